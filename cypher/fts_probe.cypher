@@ -1,0 +1,4 @@
+// name: fts_probe
+// params: q STRING, k INT64
+// returns: path, score (BM25 over path, name, symbols, headings, body)
+CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k) RETURN node.path AS path, score ORDER BY score DESC, path;

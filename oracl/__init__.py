@@ -1,0 +1,31 @@
+"""ORACL: a semantic memory for large working repositories.
+
+>>> from oracl import build
+>>> report = build("path/to/repo")       # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from oracl.errors import (  # noqa: E402
+    ConfigError,
+    NoBuildError,
+    OraclError,
+    QueryError,
+    RootError,
+    StoreError,
+    StoreLockedError,
+    VaultError,
+)
+
+
+def build(root, **kwargs):  # type: ignore[no-untyped-def]
+    """Build the graph of ``root``; see ``oracl.builder.build`` (imported lazily)."""
+    from oracl.builder import build as _build
+
+    return _build(root, **kwargs)
+
+
+__all__ = ["ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",
+           "StoreLockedError", "VaultError", "__version__", "build"]

@@ -1,0 +1,387 @@
+"""The build orchestrator: the only code that sequences the phases (from ``PHASES``),
+times them, honours skip flags, and writes the vault and the Kùzu bundle.
+
+>>> report = build(Path("my-repo"))            # doctest: +SKIP
+>>> report.counts["artifacts"], report.export_sha256[:8]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl import __version__
+from oracl.config import Config, load_config
+from oracl.errors import ConfigError, RootError
+from oracl.export import SCHEMA_VERSION, export_bytes, rounded, sha256_hex
+from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
+from oracl.extractors.resolve import IndexView
+from oracl.pipeline.annotate import load_learned_edges, load_learned_tags, make_record
+from oracl.pipeline.discover import Discovery, FtsRow, read_one, walk
+from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
+from oracl.pipeline.weigh import WeightedGraph, weigh
+from oracl.records import ArtifactRecord, Edge, FileFacts
+from oracl.vault import Vault, atomic_write
+
+Progress = Callable[[str, int, int | None], None]
+SKIPPABLE = ("phase2", "phase3", "fts")
+PARALLEL_MIN_FILES = 256  # below this a worker pool costs more than it saves
+
+
+@dataclass(slots=True)
+class BuildState:
+    root: Path
+    cfg: Config
+    vault: Vault
+    build_id: str
+    now: datetime
+    skip: frozenset[str]
+    progress: Progress
+    staging: Path
+    discovery: Discovery | None = None
+    facts: list[FileFacts] = field(default_factory=list)
+    records: list[ArtifactRecord] = field(default_factory=list)
+    index: IndexView | None = None
+    phase2: list[Edge] = field(default_factory=list)
+    phase3: list[Edge] = field(default_factory=list)
+    overlay: list[Edge] = field(default_factory=list)
+    merged: MergeResult | None = None
+    graph: WeightedGraph | None = None
+    spool: Any = None
+    export_sha256: str = ""
+    header: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class BuildReport:
+    """What ``oracl build`` prints and ``--json`` emits."""
+
+    build_id: str
+    root: str
+    files_seen: int
+    files_indexed: int
+    skipped: dict[str, int]
+    excluded_dirs: dict[str, int]
+    parse_status: dict[str, int]
+    counts: dict[str, Any]
+    dropped_edges: dict[str, int]
+    mu: float
+    sigma: float
+    seconds: dict[str, float]
+    export_path: str
+    export_sha256: str
+    bundle_path: str
+    fts: bool
+    two_layer: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
+
+
+# ---- Phase 1: discovery and reading (the only workspace access) -------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(root: str, cfg: Config) -> None:
+    _WORKER["root"], _WORKER["cfg"] = root, cfg
+
+
+def _read_in_worker(rel: str) -> tuple[FileFacts, FtsRow]:
+    return read_one(_WORKER["root"], rel, _WORKER["cfg"])
+
+
+def _phase_discover(s: BuildState) -> None:
+    s.discovery = walk(s.root, s.cfg)
+    s.progress("discover", len(s.discovery.files), len(s.discovery.files))
+
+
+def _phase_read(s: BuildState) -> None:
+    from oracl.load import ContentSpool
+
+    assert s.discovery is not None
+    files = s.discovery.files
+    s.spool = ContentSpool(s.staging / "content.arrow")
+    root = os.path.realpath(s.root)
+    workers = s.cfg.workers or os.cpu_count() or 1
+    learned = load_learned_tags(s.vault.dir)
+    facts: list[FileFacts] = []
+
+    def take(item: tuple[FileFacts, FtsRow]) -> None:
+        f, (name, symbols, headings, body) = item
+        facts.append(f)
+        s.spool.add(f.path, name, symbols, headings, body)
+        if len(facts) % 500 == 0:
+            s.progress("read", len(facts), len(files))
+
+    if workers > 1 and len(files) >= PARALLEL_MIN_FILES:
+        ctx = get_context("fork")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(root, s.cfg)) as pool:
+            for item in pool.imap(_read_in_worker, files, chunksize=64):
+                take(item)
+    else:
+        for rel in files:
+            take(read_one(root, rel, s.cfg))
+    s.spool.close()
+    s.facts = facts
+    s.records = [make_record(f, s.cfg, learned.get(f.path)) for f in facts]
+    s.index = IndexView.build({f.path: f for f in facts})
+    s.overlay = load_learned_edges(s.vault.dir)
+    s.progress("read", len(facts), len(files))
+
+
+# ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
+
+def _phase2(s: BuildState) -> None:
+    assert s.index is not None
+    s.phase2 = phase2_edges(s.facts, s.index)
+
+
+def _phase3(s: BuildState) -> None:
+    assert s.index is not None
+    s.phase3 = phase3_edges(s.facts, s.index)
+
+
+def _phase_merge(s: BuildState) -> None:
+    nodes = {f.path for f in s.facts}
+    if s.cfg.two_layer:
+        store = EvidenceStore(s.vault.dir / "evidence")
+        store.append(PHASE2, s.phase2)
+        store.append(PHASE3, s.phase3)
+        store.append(OVERLAY, s.overlay)
+        s.merged = store.committed_view(nodes)
+    else:
+        s.merged = merge_edges(s.phase2, s.phase3, s.overlay, nodes)
+    edges_dir = s.vault.dir / "edges"
+    write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(e) for e in s.phase2))
+    write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(e) for e in s.phase3))
+    write_jsonl(edges_dir / "all_edges.jsonl", (edge_to_json(e) for e in s.merged.edges))
+    write_jsonl(s.vault.dir / "index.jsonl", (r.to_json() for r in s.records))
+
+
+# ---- Phase 2b: weighted assembly ------------------------------------------------------------
+
+def _usage_from_telemetry(vault: Vault) -> Counter[str]:
+    """Times each path was returned by a search (SPEC §4 usage), from the search history."""
+    usage: Counter[str] = Counter()
+    history = vault.dir / "logs" / "search_history.jsonl"
+    try:
+        with open(history, "rb") as fh:
+            for line in fh:
+                try:
+                    row = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(row, dict):
+                    usage.update(p for p in row.get("returned_paths", []) if isinstance(p, str))
+    except OSError:
+        pass
+    return usage
+
+
+def _sensitivity_overrides(s: BuildState) -> dict[str, str]:
+    from oracl.pipeline.tags import glob_match
+
+    out: dict[str, str] = {}
+    for pattern, level in sorted(s.cfg.sensitivity_globs.items()):
+        for f in s.facts:
+            if glob_match(f.path, pattern):
+                out[f.path] = level
+    return out
+
+
+def _phase_weigh(s: BuildState) -> None:
+    assert s.merged is not None
+    s.graph = weigh(s.records, {f.path: f for f in s.facts}, s.merged.edges, s.cfg,
+                    _usage_from_telemetry(s.vault), _sensitivity_overrides(s))
+    s.graph.nodes = rounded(s.graph.nodes)
+    s.graph.edges = rounded(s.graph.edges)
+
+
+# ---- Export and bundle ---------------------------------------------------------------------
+
+def _git_state(root: Path) -> tuple[str | None, bool | None]:
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=30)
+        if head.returncode != 0:
+            return None, None
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", ".",
+                                 ":(exclude).oracl"], capture_output=True, text=True, timeout=60)
+        return head.stdout.strip(), bool(status.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+
+
+def make_header(s: BuildState) -> dict[str, Any]:
+    assert s.graph is not None and s.discovery is not None and s.merged is not None
+    commit, dirty = _git_state(s.root)
+    parse = Counter(f.parse_status for f in s.facts)
+    cfg = s.cfg
+    return {
+        "version": SCHEMA_VERSION,
+        "generated_at": s.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "build_id": s.build_id,
+        "tool_version": __version__,
+        "root": str(s.root.resolve()),
+        "source_commit": commit,
+        "dirty": dirty,
+        "counts": {
+            "nodes": len(s.graph.nodes),
+            "nodes_by_kind": {"artifact": len(s.records), "hub": s.graph.hubs},
+            "edges": len(s.graph.edges),
+            "edges_by_relation": dict(sorted(s.graph.edge_counts.items())),
+            "source_artifacts": {"seen": s.discovery.seen, "indexed": len(s.facts)},
+            "dropped_edges": dict(sorted(s.merged.dropped.items())),
+        },
+        "mu": s.graph.mu, "sigma": s.graph.sigma,
+        "alpha": cfg.alpha, "beta": cfg.beta, "gamma": cfg.gamma, "lambda": cfg.lam,
+        "caps": {"neighbourhood": cfg.neighbour_cap, "query_neighbour_guard": cfg.query_neighbour_guard,
+                 "priority": cfg.priority_cap},
+        "config_sha256": cfg.digest(),
+        "coverage": {
+            "indexed": len(s.facts), "parsed": parse.get("ok", 0),
+            "unparsed_by_reason": dict(sorted((k, v) for k, v in parse.items() if k != "ok")),
+            "skipped_by_reason": dict(sorted(s.discovery.skipped.items())),
+            "excluded_dirs_by_reason": dict(sorted(s.discovery.excluded_dirs.items())),
+        },
+        "two_layer": cfg.two_layer,
+    }
+
+
+def _phase_export(s: BuildState) -> None:
+    assert s.graph is not None
+    s.header = make_header(s)
+    data = export_bytes(s.header, s.graph.nodes, s.graph.edges)
+    s.export_sha256 = sha256_hex(data)
+    atomic_write(s.vault.export, data)
+    atomic_write(s.vault.dir / (s.vault.export.name + ".sha256"),
+                 f"{s.export_sha256}  {s.vault.export.name}\n".encode())
+
+
+def _phase_load(s: BuildState) -> None:
+    from oracl import load, store
+
+    assert s.graph is not None
+    links, belongs = load.link_tables(s.graph.edges)
+    tables = {"artifacts": load.artifact_table(s.graph.nodes), "hubs": load.hub_table(s.graph.nodes),
+              "content": s.spool.table(), "links": links, "belongs": belongs}
+    store.create_bundle(s.staging, tables, fts="fts" not in s.skip,
+                        buffer_pool_bytes=s.cfg.buffer_pool_bytes, threads=s.cfg.db_threads)
+    del tables
+    os.unlink(s.spool.path)
+    manifest = {"build_id": s.build_id, "export_sha256": s.export_sha256,
+                "counts": s.header["counts"], "fts": "fts" not in s.skip,
+                "files": {f.name: sha256_file(f) for f in sorted(s.staging.iterdir()) if f.is_file()}}
+    atomic_write(s.staging / "manifest.json", orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    final = s.vault.bundle(s.build_id)
+    os.replace(s.staging, final)
+    atomic_write(s.vault.latest, orjson.dumps({"build_id": s.build_id, "bundle": s.build_id,
+                                               "export_sha256": s.export_sha256,
+                                               "generated_at": s.header["generated_at"]},
+                                              option=orjson.OPT_SORT_KEYS))
+    _prune_bundles(s.vault, keep=max(1, s.cfg.keep_bundles), current=s.build_id)
+
+
+def sha256_file(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _prune_bundles(vault: Vault, keep: int, current: str) -> None:
+    bundles = sorted(p for p in vault.mirror.iterdir() if p.is_dir() and not p.name.endswith(".tmp"))
+    for old in bundles[:-keep]:
+        if old.name != current:
+            shutil.rmtree(old, ignore_errors=True)
+    for stale in vault.mirror.glob("*.tmp"):  # staging left by a crashed build
+        if stale.name != f"{current}.tmp":
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
+    ("discover", _phase_discover),
+    ("read", _phase_read),
+    ("phase2", _phase2),
+    ("phase3", _phase3),
+    ("merge", _phase_merge),
+    ("weigh", _phase_weigh),
+    ("export", _phase_export),
+    ("load", _phase_load),
+)
+
+
+def check_root(root: Path) -> None:
+    """RootError unless ``root`` is an existing directory."""
+    if not root.exists():
+        raise RootError(f"root {str(root)!r} does not exist")
+    if not root.is_dir():
+        raise RootError(f"root {str(root)!r} is not a directory")
+
+
+def new_build_id(now: datetime) -> str:
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond:06d}Z-{os.getpid() % 100000:05d}"
+
+
+def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
+          progress: Progress | None = None, now: datetime | None = None,
+          **overrides: Any) -> BuildReport:
+    """Build the graph of ``root`` into ``root/.oracl`` and return the report.
+
+    ``skip`` names phases to leave out: ``phase2``, ``phase3`` (edge producers), ``fts``.
+    ``overrides`` are Config fields (alpha, beta, gamma, lam, neighbour_cap, two_layer, …).
+    """
+    root = Path(root)
+    bad = sorted(set(skip) - set(SKIPPABLE))
+    if bad:
+        raise ConfigError(f"cannot skip {', '.join(bad)}: skippable phases are {', '.join(SKIPPABLE)}")
+    check_root(root)
+    cfg = cfg or load_config(root, **overrides)
+    if os.environ.get("ORACL_TWO_LAYER") == "1" and not cfg.two_layer:
+        from dataclasses import replace
+        cfg = replace(cfg, two_layer=True)
+    now = now or datetime.now(UTC)
+    vault = Vault(root)
+    build_id = new_build_id(now)
+    staging = vault.mirror / f"{build_id}.tmp"
+    staging.mkdir(parents=True, exist_ok=True)
+    state = BuildState(root=root, cfg=cfg, vault=vault, build_id=build_id, now=now,
+                       skip=frozenset(skip), progress=progress or (lambda *_: None), staging=staging)
+    seconds: dict[str, float] = {}
+    try:
+        for name, phase in PHASES:
+            if name in state.skip:
+                seconds[name] = 0.0
+                continue
+            t0 = time.perf_counter()
+            state.progress(name, 0, None)
+            phase(state)
+            seconds[name] = round(time.perf_counter() - t0, 3)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    assert state.graph is not None and state.discovery is not None and state.merged is not None
+    return BuildReport(
+        build_id=build_id, root=str(root.resolve()), files_seen=state.discovery.seen,
+        files_indexed=len(state.facts), skipped=dict(sorted(state.discovery.skipped.items())),
+        excluded_dirs=dict(sorted(state.discovery.excluded_dirs.items())),
+        parse_status=dict(sorted(Counter(f.parse_status for f in state.facts).items())),
+        counts=state.header["counts"], dropped_edges=dict(sorted(state.merged.dropped.items())),
+        mu=state.graph.mu, sigma=state.graph.sigma, seconds=seconds,
+        export_path=str(vault.export), export_sha256=state.export_sha256,
+        bundle_path=str(vault.bundle(build_id)), fts="fts" not in state.skip, two_layer=cfg.two_layer)

@@ -1,0 +1,97 @@
+"""The only module that imports typer: parse flags, call one library function, render,
+and map an OraclError to ``Error: <one sentence>`` on stderr with the class's exit code."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from oracl.errors import OraclError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="ORACL – a semantic memory for large working repositories.")
+
+RootArg = Annotated[Path, typer.Argument(help="The folder to index (default: the current one).")]
+
+
+def _fail(exc: OraclError) -> None:
+    from oracl.render import error_line
+
+    error_line(str(exc))
+    raise typer.Exit(exc.exit_code)
+
+
+def _print_json(obj: Any) -> None:
+    import orjson
+
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+
+
+@app.command()
+def build(
+    root: RootArg = Path("."),
+    alpha: Annotated[float | None, typer.Option(help="α: association-delta blend into priority [0.35].")] = None,
+    beta: Annotated[float | None, typer.Option(help="β: 2-path blend into edge rank [0.5].")] = None,
+    gamma: Annotated[float | None, typer.Option(help="γ: similarity floor of the direct term [0.2].")] = None,
+    lam: Annotated[float | None, typer.Option("--lambda", help="λ: 2-path decay [0.6].")] = None,
+    neighbour_cap: Annotated[int | None, typer.Option(help="Heaviest edges kept per node for association and 2-paths [250].")] = None,
+    priority_cap: Annotated[float | None, typer.Option(help="Cap of the base priority P0 [2.0].")] = None,
+    query_guard: Annotated[int | None, typer.Option(help="Neighbours a query may consider [5000].")] = None,
+    skip_phase: Annotated[list[str] | None, typer.Option("--skip-phase", help="Leave out a phase: phase2, phase3 or fts (repeatable).")] = None,
+    two_layer: Annotated[bool, typer.Option("--two-layer", help="Event-sourced evidence partitions per producer (same edges).")] = False,
+    no_gitignore: Annotated[bool, typer.Option("--no-gitignore", help="Index files .gitignore excludes.")] = False,
+    workers: Annotated[int | None, typer.Option(help="Reader processes (default: one per core).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary instead.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Build the weighted graph of ROOT into ROOT/.oracl: records, tags, edges, hubs,
+    priorities, edge ranks, a Kùzu bundle with a full-text index, and the canonical export."""
+    from oracl.builder import build as run_build
+    from oracl.builder import check_root
+    from oracl.render import build_progress, build_summary
+
+    overrides = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
+                 "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,
+                 "query_neighbour_guard": query_guard, "workers": workers,
+                 "two_layer": True if two_layer else None, "gitignore": False if no_gitignore else None}
+    try:
+        check_root(root)
+        with build_progress(enabled=not (as_json or quiet)) as progress:
+            report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, **overrides)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(report.to_json())
+    else:
+        build_summary(report.to_json())
+
+
+@app.command()
+def stats(
+    root: RootArg = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Counts of the latest build: artifacts, hubs with their members, edges by relation, μ, σ."""
+    from oracl.stats import stats as run_stats
+
+    try:
+        result = run_stats(root)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result)
+    else:
+        from oracl.render import stats_view
+
+        stats_view(result)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Configuration: defaults, then ``[tool.oracl]`` of the indexed root's ``pyproject.toml``,
+then ``.oracl.toml`` (its top level or its ``[tool.oracl]`` table), then CLI flags.
+
+>>> cfg = load_config(Path("."))          # doctest: +SKIP
+>>> cfg.alpha
+0.35
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.errors import ConfigError
+
+DEFAULT_SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg",
+                    ".toml", ".ps1", ".sh")
+DEFAULT_DOMAIN_MAP = {
+    "docs": "docs", "doc": "docs", "tests": "tests", "test": "tests", "scripts": "ops",
+    "tools": "tooling", "deploy": "deploy", "deployment": "deploy", ".github": "ci",
+}
+DEFAULT_DERIVED_OUTPUTS = ("report_tmp/", "deployment/staging/", "docs/reports/_tmp/", "client_data/")
+DEFAULT_RELATION_WEIGHTS = {
+    "imports": 1.0, "depends_on": 0.9, "belongs_to": 0.8, "configures": 0.7,
+    "references": 0.6, "provides": 0.6, "references_placeholder": 0.4,
+}
+DEFAULT_RELATION_FALLBACK = 0.5
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every tunable of a build. Immutable; derive variants with ``dataclasses.replace``."""
+
+    suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    domain_map: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DOMAIN_MAP))
+    exclude_dirs: tuple[str, ...] = ()          # extra directory names or root-relative globs
+    derived_outputs: tuple[str, ...] = DEFAULT_DERIVED_OUTPUTS
+    classification_globs: dict[str, str] = field(default_factory=dict)  # glob -> confidential|sensitive|public|internal
+    sensitivity_globs: dict[str, str] = field(default_factory=dict)     # glob -> low|medium|high
+    relation_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS))
+    gitignore: bool = True
+    max_read_bytes: int = 8 * 1024 * 1024       # files above this are recorded, hashed, not parsed
+    fts_body_bytes: int = 64 * 1024             # leading bytes of each text indexed for full text
+    alpha: float = 0.35
+    beta: float = 0.5
+    gamma: float = 0.2
+    lam: float = 0.6
+    neighbour_cap: int = 250
+    query_neighbour_guard: int = 5000
+    priority_cap: float = 2.0
+    two_layer: bool = False
+    workers: int = 0                            # 0 = one per core
+    buffer_pool_bytes: int = 1 << 30
+    db_threads: int = 2
+    keep_bundles: int = 2
+
+    def relation_prior(self, relation: str) -> float:
+        """ρ(r) of SPEC §5: the configured prior, 0.5 for any relation not in the table."""
+        return self.relation_weights.get(relation, DEFAULT_RELATION_FALLBACK)
+
+    def digest(self) -> str:
+        """SHA-256 of the effective configuration (canonical JSON)."""
+        return hashlib.sha256(orjson.dumps(asdict(self), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+_TOML_KEYS = {f.name for f in fields(Config)}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    default = getattr(Config(), name)
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"[tool.oracl] {name} must be a list of strings")
+        return tuple(value)
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"[tool.oracl] {name} must be a table")
+        if name == "relation_weights":
+            merged = dict(default)
+            for k, v in value.items():
+                if not isinstance(v, int | float) or not 0 < float(v) <= 1:
+                    raise ConfigError(f"[tool.oracl] relation_weights.{k} must be a number in (0, 1]")
+                merged[k] = float(v)
+            return merged
+        if name == "domain_map":
+            merged = dict(default)
+            merged.update({str(k): str(v) for k, v in value.items()})
+            return merged
+        return {str(k): str(v) for k, v in value.items()}
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"[tool.oracl] {name} must be true or false")
+        return value
+    if isinstance(default, int | float):
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise ConfigError(f"[tool.oracl] {name} must be a number")
+        return type(default)(value)
+    return value
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path.name} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def load_config(root: Path, **overrides: Any) -> Config:
+    """The effective configuration for ``root``; ``overrides`` (CLI flags) win last.
+
+    Unknown keys in ``[tool.oracl]`` are an error, so a typo never silently does nothing.
+    """
+    table: dict[str, Any] = {}
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        data = _read_toml(pyproject)
+        table.update(data.get("tool", {}).get("oracl", {}))
+    local = root / ".oracl.toml"
+    if local.is_file():
+        data = _read_toml(local)
+        table.update(data.get("tool", {}).get("oracl", data))
+    unknown = sorted(set(table) - _TOML_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown [tool.oracl] key(s): {', '.join(unknown)}")
+    values = {k: _coerce(k, v) for k, v in table.items()}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    cfg = replace(Config(), **values)
+    for name in ("alpha", "beta", "gamma", "lam"):
+        if not 0 <= getattr(cfg, name) <= 10:
+            raise ConfigError(f"{name} must be between 0 and 10")
+    if not 0 <= cfg.gamma <= 1:
+        raise ConfigError("gamma must be between 0 and 1")
+    if cfg.neighbour_cap < 1:
+        raise ConfigError("the neighbourhood cap must be at least 1")
+    return cfg

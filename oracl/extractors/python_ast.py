@@ -1,0 +1,180 @@
+"""The deep-AST analyzer for Python files (SPEC §3): structural ``ast_*`` tags, a symbol
+table with line ranges, import references and the security signals of §4.
+
+It reads names only: a secret's value is never copied into a tag, a field or an export.
+
+>>> a = analyze_python("import subprocess\\ndef f():\\n    '''doc'''\\n")
+>>> a.tags["ast_functions"], a.sensitive, a.symbols
+(1, ('subprocess',), (('f', 'function', 2, 3),))
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from oracl.records import ImportRef, Symbol
+
+SECRET_NAME = re.compile(r"(?i)(password|passwd|secret|api_?key|token|private_?key)")
+SENSITIVE_MODULES = {
+    "subprocess": "subprocess", "pty": "subprocess",
+    "pickle": "pickle", "cpickle": "pickle", "marshal": "pickle", "shelve": "pickle", "dill": "pickle",
+    "hashlib": "crypto", "hmac": "crypto", "secrets": "crypto", "ssl": "crypto",
+    "cryptography": "crypto", "crypto": "crypto", "nacl": "crypto", "jwt": "crypto",
+    "socket": "network", "requests": "network", "httpx": "network", "urllib": "network",
+    "http": "network", "aiohttp": "network", "ftplib": "network", "smtplib": "network",
+    "paramiko": "network", "urllib3": "network",
+}
+SENSITIVE_CALLS = {"eval": "eval", "exec": "eval", "compile": "eval", "__import__": "eval",
+                   "system": "subprocess", "popen": "subprocess", "execv": "subprocess",
+                   "execvp": "subprocess", "spawnl": "subprocess"}
+CLI_MODULES = {"argparse": "argparse", "click": "click", "typer": "typer", "fire": "fire",
+               "docopt": "docopt", "optparse": "optparse"}
+TEST_MODULES = {"pytest": "pytest", "unittest": "unittest", "nose": "nose", "hypothesis": "hypothesis"}
+
+
+@dataclass(slots=True)
+class PythonAnalysis:
+    tags: dict[str, object] = field(default_factory=dict)
+    symbols: tuple[Symbol, ...] = ()
+    imports: tuple[ImportRef, ...] = ()
+    module_docstring: bool = False
+    defs: int = 0
+    documented_defs: int = 0
+    sensitive: tuple[str, ...] = ()
+    secret_key_names: bool = False
+    credential_literal: bool = False
+    syntax_error: str = ""
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    parts = [node.test.left, *node.test.comparators]
+    return any(isinstance(p, ast.Name) and p.id == "__name__" for p in parts) and any(
+        isinstance(p, ast.Constant) and p.value == "__main__" for p in parts)
+
+
+def _target_names(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.Tuple | ast.List):
+        return [n for elt in node.elts for n in _target_names(elt)]
+    return []
+
+
+def _nonempty_str(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 4
+
+
+def analyze_python(text: str) -> PythonAnalysis:
+    """Analyze one module's source. A syntax error yields ``ast_error`` and no symbols."""
+    out = PythonAnalysis()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        out.syntax_error = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"[:200]
+        out.tags = {"ast_error": True}
+        return out
+
+    symbols: list[Symbol] = []
+    imports: list[ImportRef] = []
+    sensitive: set[str] = set()
+    cli: set[str] = set()
+    tests: set[str] = set()
+    classes = functions = documented = 0
+    has_async = False
+    secret_names = credential = False
+
+    def visit_defs(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
+        nonlocal classes, functions, documented, has_async
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                classes += 1
+                documented += ast.get_docstring(node, clean=False) is not None
+                name = prefix + node.name
+                symbols.append((name, "class", node.lineno, node.end_lineno or node.lineno))
+                visit_defs(node.body, name + ".", True)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                functions += 1
+                documented += ast.get_docstring(node, clean=False) is not None
+                is_async = isinstance(node, ast.AsyncFunctionDef)
+                has_async = has_async or is_async
+                kind = "method" if in_class else ("async_function" if is_async else "function")
+                name = prefix + node.name
+                symbols.append((name, kind, node.lineno, node.end_lineno or node.lineno))
+                visit_defs(node.body, name + ".", False)
+            elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+                # definitions under `if TYPE_CHECKING:` or `try:` still belong to this scope
+                for sub in ("body", "orelse", "finalbody"):
+                    visit_defs(getattr(node, sub, []), prefix, in_class)
+                for handler in getattr(node, "handlers", []):
+                    visit_defs(handler.body, prefix, in_class)
+
+    visit_defs(tree.body, "", False)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                imports.append((alias.name, (), 0, node.lineno, node.end_lineno or node.lineno))
+                top = alias.name.split(".")[0].lower()
+                sensitive.update([SENSITIVE_MODULES[top]] if top in SENSITIVE_MODULES else [])
+                cli.update([CLI_MODULES[top]] if top in CLI_MODULES else [])
+                tests.update([TEST_MODULES[top]] if top in TEST_MODULES else [])
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            names = tuple(a.name for a in node.names if a.name != "*")
+            imports.append((mod, names, node.level, node.lineno, node.end_lineno or node.lineno))
+            if node.level == 0 and mod:
+                top = mod.split(".")[0].lower()
+                sensitive.update([SENSITIVE_MODULES[top]] if top in SENSITIVE_MODULES else [])
+                cli.update([CLI_MODULES[top]] if top in CLI_MODULES else [])
+                tests.update([TEST_MODULES[top]] if top in TEST_MODULES else [])
+        elif isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+            if name in SENSITIVE_CALLS and (isinstance(fn, ast.Name) or name not in ("compile",)):
+                sensitive.add(SENSITIVE_CALLS[name])
+            for kw in node.keywords:
+                if kw.arg and SECRET_NAME.search(kw.arg):
+                    secret_names = True
+                    credential = credential or _nonempty_str(kw.value)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for n in _target_names(t):
+                    if SECRET_NAME.search(n):
+                        secret_names = True
+                        credential = credential or _nonempty_str(node.value)
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=False):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and SECRET_NAME.search(k.value):
+                    secret_names = True
+                    credential = credential or _nonempty_str(v)
+
+    out.module_docstring = ast.get_docstring(tree, clean=False) is not None
+    out.defs = classes + functions
+    out.documented_defs = documented
+    out.symbols = tuple(symbols)
+    out.imports = tuple(imports)
+    out.sensitive = tuple(sorted(sensitive))
+    out.secret_key_names = secret_names
+    out.credential_literal = credential
+    tags: dict[str, object] = {
+        "ast_classes": classes,
+        "ast_functions": functions,
+        "ast_main_guard": any(_is_main_guard(n) for n in tree.body),
+        "ast_docstring": out.module_docstring,
+        "ast_async": has_async,
+    }
+    if cli:
+        tags["ast_cli"] = sorted(cli)
+    if tests:
+        tags["ast_test_framework"] = sorted(tests)
+    if sensitive:
+        tags["ast_sensitive"] = sorted(sensitive)
+    out.tags = tags
+    return out

@@ -1,0 +1,123 @@
+"""The Arrow tables a bundle is loaded from, derived from the weighted graph's rows
+(the same rows the export is made of, so the bundle is a view of the export)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+CONTENT_SCHEMA = pa.schema([("path", pa.string()), ("name", pa.string()), ("symbols", pa.string()),
+                            ("headings", pa.string()), ("body", pa.string())])
+
+
+class ContentSpool:
+    """Full-text rows streamed to an Arrow IPC file while Phase 1 reads, so no more than
+    one batch of file bodies is held in memory; the loader memory-maps it back."""
+
+    def __init__(self, path: Path, batch_rows: int = 2000) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = pa.ipc.new_file(str(path), CONTENT_SCHEMA)
+        self._rows: list[tuple[str, str, str, str, str]] = []
+        self._batch = batch_rows
+        self.count = 0
+
+    def add(self, path: str, name: str, symbols: str, headings: str, body: str) -> None:
+        self._rows.append((path, name, symbols, headings, body))
+        if len(self._rows) >= self._batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._rows:
+            cols = list(zip(*self._rows, strict=True))
+            self._writer.write_batch(pa.record_batch([pa.array(c, pa.string()) for c in cols],
+                                                     schema=CONTENT_SCHEMA))
+            self.count += len(self._rows)
+            self._rows = []
+
+    def close(self) -> None:
+        self._flush()
+        self._writer.close()
+
+    def table(self) -> pa.Table:
+        return pa.ipc.open_file(pa.memory_map(str(self.path))).read_all()
+
+
+def _ts(iso: str) -> datetime:
+    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _column(rows: Iterable[dict[str, Any]], key: str) -> list[Any]:
+    return [r.get(key) for r in rows]
+
+
+def artifact_table(nodes: list[dict[str, Any]]) -> pa.Table:
+    arts = [n for n in nodes if n["kind"] == "artifact"]
+    tags = [n["tags"] for n in arts]
+    detail = [n["priority_detail"] for n in arts]
+    return pa.table({
+        "path": _column(arts, "path"), "id": _column(arts, "id"),
+        "checksum": _column(arts, "checksum"), "file_type": _column(arts, "file_type"),
+        "size_bytes": pa.array(_column(arts, "size_bytes"), pa.int64()),
+        "created_at": pa.array([_ts(n["created_at"]) for n in arts], pa.timestamp("us")),
+        "modified_at": pa.array([_ts(n["modified_at"]) for n in arts], pa.timestamp("us")),
+        "domain": [t.get("domain") for t in tags], "component": [t.get("component") for t in tags],
+        "lifecycle": [t.get("lifecycle") for t in tags],
+        "classification": [t.get("classification") for t in tags],
+        "content_type": [t.get("content_type") for t in tags],
+        "format": [t.get("format") for t in tags],
+        "placeholder": pa.array([bool(t.get("placeholder")) for t in tags], pa.bool_()),
+        "parse_status": _column(arts, "parse_status"),
+        "tags": [orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in tags],
+        "priority": pa.array(_column(arts, "priority"), pa.float64()),
+        "base_priority": pa.array([d["base"] for d in detail], pa.float64()),
+        "association": pa.array([d["association"] for d in detail], pa.float64()),
+        "delta": pa.array([d["delta"] for d in detail], pa.float64()),
+        "link_density": pa.array(_column(arts, "link_density"), pa.float64()),
+        "link_count": pa.array(_column(arts, "link_count"), pa.int64()),
+        "backrefs": pa.array(_column(arts, "backrefs"), pa.int64()),
+        "usage": pa.array(_column(arts, "usage"), pa.int64()),
+        "line_count": pa.array(_column(arts, "line_count"), pa.int64()),
+        "name": [n["path"].rsplit("/", 1)[-1] for n in arts],
+        "symbols": [orjson.dumps(n["symbols"]).decode() for n in arts],
+        "headings": [orjson.dumps(n["headings"]).decode() for n in arts],
+        "detail": [orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode() for d in detail],
+    })
+
+
+def hub_table(nodes: list[dict[str, Any]]) -> pa.Table:
+    hubs = [n for n in nodes if n["kind"] == "hub"]
+    return pa.table({
+        "id": _column(hubs, "id"), "domain": [h["tags"]["domain"] for h in hubs],
+        "association": pa.array(_column(hubs, "association"), pa.float64()),
+        "delta": pa.array(_column(hubs, "delta"), pa.float64()),
+        "link_density": pa.array(_column(hubs, "link_density"), pa.float64()),
+    })
+
+
+def link_tables(edges: list[dict[str, Any]]) -> tuple[pa.Table, pa.Table]:
+    links = [e for e in edges if e["relation"] != "belongs_to"]
+    belongs = [e for e in edges if e["relation"] == "belongs_to"]
+    link_tbl = pa.table({
+        "from": _column(links, "source_path"), "to": _column(links, "target_path"),
+        "relation": _column(links, "relation"),
+        "confidence": pa.array([e["metadata"]["confidence"] for e in links], pa.float64()),
+        "relation_weight": pa.array(_column(links, "relation_weight"), pa.float64()),
+        "association_rank": pa.array(_column(links, "association_rank"), pa.float64()),
+        "source_fragment": _column(links, "source_fragment"),
+        "target_fragment": _column(links, "target_fragment"),
+        "producer": [e["metadata"]["producer"] for e in links],
+        "provider": [e["metadata"]["provider"] for e in links],
+    })
+    belongs_tbl = pa.table({
+        "from": _column(belongs, "source_path"), "to": _column(belongs, "target"),
+        "confidence": pa.array([e["metadata"]["confidence"] for e in belongs], pa.float64()),
+        "relation_weight": pa.array(_column(belongs, "relation_weight"), pa.float64()),
+        "association_rank": pa.array(_column(belongs, "association_rank"), pa.float64()),
+    })
+    return link_tbl, belongs_tbl

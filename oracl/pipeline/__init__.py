@@ -1,0 +1,1 @@
+"""Build phases: one module per phase, each a pure function over records."""

@@ -1,0 +1,88 @@
+"""Phase 1c: artifact records with their tags (path tags, ``ast_*`` tags, parse status,
+then the learned-tag overlay), and the learned edges of the overlay producer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from oracl.config import Config
+from oracl.errors import ConfigError
+from oracl.extractors.providers import OVERLAY
+from oracl.pipeline.tags import path_tags
+from oracl.records import ArtifactRecord, Edge, FileFacts
+
+STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source"})
+RECORD_FIELDS = frozenset({"review_status", "estimated_savings"})
+
+
+def iso(ns: int) -> str:
+    """ISO-8601 UTC with a ``Z``, to the microsecond."""
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None = None) -> ArtifactRecord:
+    tags = path_tags(f.path, cfg)
+    tags.update(f.ast_tags)
+    if f.parse_status != "ok":
+        tags["parse_error"] = f.parse_status
+    review, savings = "draft", 0.0
+    for key, value in (learned or {}).items():
+        if key in STRIPPED_LEARNED_KEYS:
+            continue
+        if key == "review_status" and value in ("draft", "reviewed", "approved"):
+            review = str(value)
+        elif key == "estimated_savings" and isinstance(value, int | float):
+            savings = float(value)
+        elif isinstance(value, str | int | float | bool | list):
+            tags[key] = value
+    fmt = str(tags.get("format", ""))
+    return ArtifactRecord(
+        artifact_id=f.artifact_id, checksum=f.checksum, path=f.path, file_type=fmt or "none",
+        size_bytes=f.size_bytes, created_at=iso(f.ctime_ns), modified_at=iso(f.mtime_ns),
+        tags=tags, review_status=review, estimated_savings=savings)
+
+
+def _load_json(path: Path) -> object:
+    try:
+        return orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise ConfigError(f"{path.name} is not readable JSON: {exc}") from None
+
+
+def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
+    """``learned_tags.json``: ``{path: {tag: value, "confidence": …, "source": …}}``."""
+    data = _load_json(vault / "learned_tags.json")
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ConfigError("learned_tags.json must map each path to an object of tags")
+    return data
+
+
+def load_learned_edges(vault: Path) -> list[Edge]:
+    """``learned_edges.json``: a list of ``{"source", "target", "confidence"}`` (paths)."""
+    data = _load_json(vault / "learned_edges.json")
+    if data is None:
+        return []
+    if isinstance(data, dict):
+        data = data.get("edges", [])
+    if not isinstance(data, list):
+        raise ConfigError("learned_edges.json must be a list of edges")
+    out = []
+    for row in data:
+        try:
+            conf = float(row.get("confidence", 0.5))
+            if not 0 < conf <= 1:
+                raise ValueError
+            out.append(Edge(str(row["source"]), str(row["target"]), "learned_association", conf,
+                            "", "", OVERLAY, "learned"))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ConfigError("each learned edge needs source, target and a confidence in (0, 1]") from None
+    return out

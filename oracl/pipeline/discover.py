@@ -1,0 +1,265 @@
+"""Phase 1a/1b: discovery and reading. The only phase that touches the workspace.
+
+``walk`` lists the indexable files (SPEC §1) and counts what it skipped and why;
+``read_one`` reads, hashes and scans one file and never raises: a file that cannot be
+read or parsed still yields ``FileFacts`` whose ``parse_status`` says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as stat_mod
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from oracl.config import Config
+from oracl.errors import RootError
+from oracl.extractors import scan
+from oracl.extractors.python_ast import analyze_python
+from oracl.records import FileFacts
+
+VAULT_DIR = ".oracl"
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+CACHE_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
+                        ".nox", "node_modules"})
+BUILD_DIRS = frozenset({"build", "dist", "site"})
+EXTRA_NAMES = frozenset({".gitkeep"})  # suffix-less names that are still indexed
+BINARY_SNIFF = 8192
+
+
+@dataclass(slots=True)
+class Discovery:
+    """The result of a walk: sorted repo-relative POSIX paths and the skip counters."""
+
+    files: list[str] = field(default_factory=list)
+    seen: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)  # file-level reasons
+    excluded_dirs: Counter[str] = field(default_factory=Counter)  # directory-level reasons
+    git_root: str | None = None
+
+
+def _git_ignored(root: Path) -> tuple[set[str], tuple[str, ...], str | None]:
+    """Files and directory prefixes git ignores under ``root`` (empty outside a work tree)."""
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=30)
+        if top.returncode != 0:
+            return set(), (), None
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--others", "--ignored",
+             "--exclude-standard", "--directory"],
+            capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return set(), (), None
+    if out.returncode != 0:
+        return set(), (), top.stdout.strip() or None
+    files: set[str] = set()
+    dirs: list[str] = []
+    for item in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if item.endswith("/"):
+            dirs.append(item)
+        elif item:
+            files.add(item)
+    return files, tuple(dirs), top.stdout.strip()
+
+
+def _dir_exclusion(name: str, rel: str, abspath: str, cfg: Config, at_root: bool) -> str:
+    """The exclusion class of a directory, or '' when it is walked."""
+    if name in VCS_DIRS:
+        return "vcs"
+    if name.startswith(".venv") or name == "venv" or os.path.isfile(os.path.join(abspath, "pyvenv.cfg")):
+        return "virtualenv"
+    if name in CACHE_DIRS:
+        return "cache"
+    if name in BUILD_DIRS or name.endswith(".egg-info"):
+        return "build_output"
+    if at_root and name == VAULT_DIR:
+        return "vault"
+    if os.path.exists(os.path.join(abspath, ".git")):
+        return "embedded_repository"
+    slash = rel + "/"
+    if any(slash.startswith(p.rstrip("/") + "/") for p in cfg.derived_outputs):
+        return "derived_output"
+    from oracl.pipeline.tags import glob_match
+    if any(name == pat or glob_match(rel, pat) for pat in cfg.exclude_dirs):
+        return "configured"
+    return ""
+
+
+def walk(root: Path, cfg: Config) -> Discovery:
+    """List every indexable file below ``root``: suffix filter, exclusion classes,
+    ``.gitignore`` (inside a git work tree), no symlink out of the root, no loop."""
+    if not root.exists():
+        raise RootError(f"root {str(root)!r} does not exist")
+    if not root.is_dir():
+        raise RootError(f"root {str(root)!r} is not a directory")
+    root_real = os.path.realpath(root)
+    result = Discovery()
+    ignored_files: set[str] = set()
+    ignored_dirs: tuple[str, ...] = ()
+    if cfg.gitignore:
+        ignored_files, ignored_dirs, result.git_root = _git_ignored(root)
+    suffixes = tuple(s.lower() for s in cfg.suffixes)
+    st = os.stat(root_real)
+    visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
+    stack: list[tuple[str, str]] = [(root_real, "")]
+    while stack:
+        absdir, reldir = stack.pop()
+        try:
+            entries = sorted(os.scandir(absdir), key=lambda e: e.name)
+        except OSError:
+            result.excluded_dirs["unreadable"] += 1
+            continue
+        for entry in entries:
+            rel = f"{reldir}/{entry.name}" if reldir else entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError:
+                is_link, is_dir = True, False
+            if is_dir:
+                target = entry.path
+                if is_link:
+                    real = os.path.realpath(entry.path)
+                    if real != root_real and not real.startswith(root_real + os.sep):
+                        result.excluded_dirs["symlink_outside_root"] += 1
+                        continue
+                    target = real
+                reason = _dir_exclusion(entry.name, rel, target, cfg, at_root=not reldir)
+                if not reason and ignored_dirs and (rel + "/") in ignored_dirs:
+                    reason = "gitignored"
+                if reason:
+                    result.excluded_dirs[reason] += 1
+                    continue
+                try:
+                    dst = os.stat(target)
+                except OSError:
+                    result.excluded_dirs["unreadable"] += 1
+                    continue
+                key = (dst.st_dev, dst.st_ino)
+                if key in visited:
+                    result.excluded_dirs["symlink_loop"] += 1
+                    continue
+                visited.add(key)
+                stack.append((target, rel))
+                continue
+            result.seen += 1
+            name = entry.name
+            if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES:
+                result.skipped["suffix"] += 1
+                continue
+            if rel in ignored_files or (ignored_dirs and any(rel.startswith(d) for d in ignored_dirs)):
+                result.skipped["gitignored"] += 1
+                continue
+            if is_link:
+                real = os.path.realpath(entry.path)
+                if not os.path.exists(real):
+                    result.skipped["broken_symlink"] += 1
+                    continue
+                if not real.startswith(root_real + os.sep):
+                    result.skipped["symlink_outside_root"] += 1
+                    continue
+            result.files.append(rel)
+    result.files.sort()
+    return result
+
+
+def artifact_id(path: str, mtime_ns: int, size: int) -> str:
+    """``sha256("{path}|{mtime_ns}|{size}")`` – the versioning identity of SPEC §2."""
+    return hashlib.sha256(f"{path}|{mtime_ns}|{size}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+# (name, symbols, headings, body) – the full-text row of one file
+FtsRow = tuple[str, str, str, str]
+
+
+def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, FtsRow]:
+    """Read, hash and scan one file. Never raises for a problem with the file itself."""
+    full = os.path.join(root, rel)
+    name = rel.rsplit("/", 1)[-1]
+    fmt = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
+    try:
+        st = os.stat(full)
+    except FileNotFoundError:
+        return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "vanished",
+                         error="deleted before it could be read"), (name, "", "", "")
+    except OSError as exc:
+        return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
+                         error=exc.strerror or str(exc)), (name, "", "", "")
+    aid = artifact_id(rel, st.st_mtime_ns, st.st_size)
+    base = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
+                ctime_ns=st.st_ctime_ns)
+    if not stat_mod.S_ISREG(st.st_mode):
+        return FileFacts(checksum="", parse_status="unreadable", error="not a regular file",
+                         **base), (name, "", "", "")
+    try:
+        with open(full, "rb") as fh:
+            if st.st_size > cfg.max_read_bytes:
+                h = hashlib.sha256()
+                head = fh.read(BINARY_SNIFF)
+                h.update(head)
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+                status = "binary" if b"\0" in head else "oversize"
+                return FileFacts(checksum=h.hexdigest(), parse_status=status,
+                                 error=f"larger than {cfg.max_read_bytes} bytes", **base), (name, "", "", "")
+            data = fh.read()
+    except FileNotFoundError:
+        return FileFacts(checksum="", parse_status="vanished", error="deleted before it could be read",
+                         **base), (name, "", "", "")
+    except OSError as exc:
+        return FileFacts(checksum="", parse_status="unreadable", error=exc.strerror or str(exc),
+                         **base), (name, "", "", "")
+    checksum = hashlib.sha256(data).hexdigest()
+    base["size_bytes"] = len(data)
+    if b"\0" in data[:BINARY_SNIFF]:
+        return FileFacts(checksum=checksum, parse_status="binary", error="NUL byte in the first 8 KiB",
+                         **base), (name, "", "", "")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return FileFacts(checksum=checksum, parse_status="non_utf8",
+                         error=f"invalid UTF-8 at byte {exc.start}", **base), (name, "", "", "")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _scan_text(text, fmt, checksum, base, name, cfg)
+
+
+def _scan_text(text: str, fmt: str, checksum: str, base: dict, name: str,
+               cfg: Config) -> tuple[FileFacts, FtsRow]:
+    status, error = "ok", ""
+    extra: dict[str, object] = {}
+    symbols_text = headings_text = ""
+    if fmt == "py":
+        a = analyze_python(text)
+        if a.syntax_error:
+            status, error = "syntax_error", a.syntax_error
+        extra = dict(ast_tags=a.tags, symbols=a.symbols, imports=a.imports,
+                     module_docstring=a.module_docstring, defs=a.defs,
+                     documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
+                     secret_key_names=a.secret_key_names, credential_literal=a.credential_literal,
+                     key_material=bool(scan._KEY_MATERIAL.search(text)))
+        symbols_text = " ".join(s[0] for s in a.symbols)
+    else:
+        if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml"):
+            problem = scan.validate_structured(text, fmt)
+            if problem:
+                status, error = "malformed", problem
+        names, material, literal = scan.security_signals(text)
+        extra = dict(secret_key_names=names, key_material=material, credential_literal=literal)
+        if fmt == "md":
+            heads = scan.markdown_headings(text)
+            extra["headings"] = heads
+            extra["md_links"] = scan.markdown_links(text)
+            headings_text = " ".join(h[0] for h in heads)
+        extra["config_values"] = scan.config_values(text, fmt)
+    extra["mentions"] = scan.path_mentions(text)
+    extra["comment_refs"] = scan.comment_references(text, fmt)
+    facts = FileFacts(checksum=checksum, parse_status=status, error=error,
+                      line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+                      **base, **extra)  # type: ignore[arg-type]
+    body = text[: cfg.fts_body_bytes]
+    return facts, (name, symbols_text, headings_text, body)

@@ -1,0 +1,165 @@
+"""Phase 2b, last: hubs, association, μ/σ, δ, priority, link density, DuoRanker (SPEC §4, §6).
+
+Input: the Phase 1 records and facts, the merged edges (artifacts named by path).
+Output: the export's nodes and edges (artifacts named by their node id, the artifact_id).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from oracl.config import Config
+from oracl.extractors.resolve import is_test_path
+from oracl.pipeline import priority as prio
+from oracl.pipeline.duoranker import rank_edges
+from oracl.records import ArtifactRecord, Edge, FileFacts
+
+HUB_PREFIX = "hub:domain:"
+
+
+def hub_id(domain: str) -> str:
+    return HUB_PREFIX + domain
+
+
+def tagset(tags: Mapping[str, object]) -> frozenset[str]:
+    """The Jaccard set ``{"k=v"}`` of a node's exported tags (a list gives one item each)."""
+    out: set[str] = set()
+    for k, v in tags.items():
+        for item in (v if isinstance(v, list | tuple) else [v]):
+            text = ("true" if item else "false") if isinstance(item, bool) else str(item)
+            out.add(f"{k}={text}")
+    return frozenset(out)
+
+
+def association(incident: list[float], cap: int) -> float:
+    """Eq. 4: mean of the ``cap`` heaviest incident edge weights (0 for an isolated node)."""
+    if not incident:
+        return 0.0
+    top = sorted(incident, reverse=True)[:cap]
+    return sum(top) / len(top)
+
+
+def mean_std(values: list[float]) -> tuple[float, float]:
+    """Population mean and standard deviation."""
+    if not values:
+        return 0.0, 0.0
+    mu = sum(values) / len(values)
+    return mu, math.sqrt(sum((x - mu) ** 2 for x in values) / len(values))
+
+
+@dataclass(slots=True)
+class WeightedGraph:
+    nodes: list[dict[str, object]]
+    edges: list[dict[str, object]]
+    mu: float
+    sigma: float
+    hubs: int
+    edge_counts: Counter[str] = field(default_factory=Counter)
+
+
+def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
+          cfg: Config, usage: Mapping[str, int] | None = None,
+          sensitivity_overrides: Mapping[str, str] | None = None) -> WeightedGraph:
+    usage = usage or {}
+    sensitivity_overrides = sensitivity_overrides or {}
+    by_path = {r.path: r for r in records}
+    domains = sorted({str(r.tags["domain"]) for r in records})
+    hub_edges = [Edge(r.path, hub_id(str(r.tags["domain"])), "belongs_to", 1.0, "", "", "hubs", "hubs")
+                 for r in records]
+    edges = merged + hub_edges
+    weights = [cfg.relation_prior(e.relation) * e.confidence for e in edges]
+
+    incident: dict[str, list[float]] = defaultdict(list)
+    for e, w in zip(edges, weights, strict=True):
+        incident[e.source].append(w)
+        incident[e.target].append(w)
+    all_nodes = [r.path for r in records] + [hub_id(d) for d in domains]
+    assoc = {n: association(incident.get(n, []), cfg.neighbour_cap) for n in all_nodes}
+    mu, sigma = mean_std(list(assoc.values()))
+    delta = {n: (a - mu) / sigma if sigma > 0 else 0.0 for n, a in assoc.items()}
+    n_nodes = len(all_nodes)
+    degree_all = Counter[str]()
+    for e in edges:
+        degree_all[e.source] += 1
+        degree_all[e.target] += 1
+
+    degree_aa = Counter[str]()
+    referrers: dict[str, set[str]] = defaultdict(set)
+    referred: dict[str, set[str]] = defaultdict(set)
+    tested: set[str] = set()
+    for e in merged:
+        degree_aa[e.source] += 1
+        degree_aa[e.target] += 1
+        referrers[e.target].add(e.source)
+        referred[e.source].add(e.target)
+        if e.relation == "tests" and is_test_path(e.source):
+            tested.add(e.target)
+
+    newest = max((f.mtime_ns for f in facts.values()), default=0)
+    node_rows: list[dict[str, object]] = []
+    for r in records:
+        f = facts[r.path]
+        tags = r.tags
+        fmt = str(tags.get("format", ""))
+        risk = prio.risk_score(r.path, len(f.sensitive_apis), f.secret_key_names)
+        sens = prio.sensitivity(risk, f.key_material or f.credential_literal,
+                                sensitivity_overrides.get(r.path, ""))
+        testing = 1.0 if r.path in tested else 0.5 if is_test_path(r.path) else 0.0
+        inputs = prio.PriorityInputs(
+            risk_score=risk, degree=degree_aa[r.path], usage=usage.get(r.path, r.usage),
+            backrefs=len(referrers[r.path] - {r.path}), lifecycle=str(tags["lifecycle"]),
+            testing=testing,
+            documentation=prio.documentation_signal(fmt, f.module_docstring, f.defs, f.documented_defs),
+            age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
+            estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
+            placeholder=bool(tags["placeholder"]))
+        comp = prio.components(inputs)
+        cls = str(tags["classification"])
+        p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
+        node = r.to_json()
+        node.update({
+            "id": r.artifact_id,
+            "kind": "artifact",
+            "usage": inputs.usage,
+            "link_count": len(referred[r.path]),
+            "backrefs": inputs.backrefs,
+            "priority": p0 + cfg.alpha * delta[r.path],
+            "link_density": degree_all[r.path] / (n_nodes - 1) if n_nodes > 1 else 0.0,
+            "priority_detail": {
+                "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
+                "sensitivity": sens, "risk_score": risk, "base": p0,
+                "association": assoc[r.path], "delta": delta[r.path],
+            },
+            "parse_status": f.parse_status,
+            "line_count": f.line_count,
+            "symbols": [list(s) for s in f.symbols],
+            "headings": [list(h) for h in f.headings],
+        })
+        node_rows.append(node)
+    for d in domains:
+        hid = hub_id(d)
+        node_rows.append({"id": hid, "kind": "hub", "tags": {"domain": d},
+                          "association": assoc[hid], "delta": delta[hid],
+                          "link_density": degree_all[hid] / (n_nodes - 1) if n_nodes > 1 else 0.0})
+
+    tagsets = {r.path: tagset(r.tags) for r in records}
+    tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
+    ranks = rank_edges([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)],
+                       tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
+    ids = {r.path: r.artifact_id for r in records}
+    edge_rows: list[dict[str, object]] = []
+    counts: Counter[str] = Counter()
+    for e, w, rank in zip(edges, weights, ranks, strict=True):
+        counts[e.relation] += 1
+        edge_rows.append({
+            "source": ids[e.source], "target": ids.get(e.target, e.target),
+            "source_path": e.source, "target_path": e.target if e.target in ids else "",
+            "relation": e.relation, "source_fragment": e.source_fragment,
+            "target_fragment": e.target_fragment,
+            "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
+            "relation_weight": w, "association_rank": rank,
+        })
+    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts)

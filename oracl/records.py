@@ -1,0 +1,102 @@
+"""Frozen, slotted records passed between build phases.
+
+A phase takes records and returns records; nothing here touches the disk or the
+database. ``FileFacts`` is what one file yields in Phase 1 (read once, in a worker);
+``Edge`` is one extracted reference; ``ArtifactRecord`` is the §2 record of a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# (name, kind, start_line, end_line); kind is "class" | "function" | "method" | "async_function" …
+Symbol = tuple[str, str, int, int]
+# (title, level, start_line, end_line) of a Markdown heading's section
+Heading = tuple[str, int, int, int]
+# (module, imported names, relative level, start_line, end_line)
+ImportRef = tuple[str, tuple[str, ...], int, int, int]
+# (text, line) – a candidate reference found in a file, resolved later against the index
+Mention = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """Everything Phase 1 learns from reading one file (its text is not kept here)."""
+
+    path: str
+    artifact_id: str
+    checksum: str
+    size_bytes: int
+    mtime_ns: int
+    ctime_ns: int
+    parse_status: str  # ok | binary | non_utf8 | oversize | unreadable | vanished | syntax_error | malformed
+    line_count: int = 0
+    ast_tags: dict[str, object] = field(default_factory=dict)
+    symbols: tuple[Symbol, ...] = ()
+    headings: tuple[Heading, ...] = ()
+    module_docstring: bool = False
+    defs: int = 0
+    documented_defs: int = 0
+    sensitive_apis: tuple[str, ...] = ()
+    secret_key_names: bool = False
+    key_material: bool = False
+    credential_literal: bool = False
+    imports: tuple[ImportRef, ...] = ()
+    md_links: tuple[Mention, ...] = ()
+    config_values: tuple[Mention, ...] = ()
+    mentions: tuple[Mention, ...] = ()
+    comment_refs: tuple[Mention, ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One directed, typed reference between two nodes (ids are node ids)."""
+
+    source: str
+    target: str
+    relation: str
+    confidence: float  # κ, the extractor's confidence in (0, 1]
+    source_fragment: str = ""
+    target_fragment: str = ""
+    producer: str = "phase3_static_edges"  # phase2_repo_edges | phase3_static_edges | overlay | hubs
+    provider: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        """The canonical merge key of SPEC §5."""
+        return (self.source, self.source_fragment, self.target, self.target_fragment, self.relation)
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactRecord:
+    """The §2 artifact record of one file, with its tags."""
+
+    artifact_id: str
+    checksum: str
+    path: str
+    file_type: str
+    size_bytes: int
+    created_at: str
+    modified_at: str
+    tags: dict[str, object]
+    author: str = "system"
+    review_status: str = "draft"
+    usage: int = 0
+    estimated_savings: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "artifact_id": self.artifact_id,
+            "checksum": self.checksum,
+            "path": self.path,
+            "file_type": self.file_type,
+            "size_bytes": self.size_bytes,
+            "created_at": self.created_at,
+            "modified_at": self.modified_at,
+            "author": self.author,
+            "tags": self.tags,
+            "review_status": self.review_status,
+            "usage": self.usage,
+            "estimated_savings": self.estimated_savings,
+        }

@@ -1,0 +1,94 @@
+"""The only module that imports rich: progress displays and tables for the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+out = Console()
+err = Console(stderr=True)
+
+
+@contextmanager
+def build_progress(enabled: bool) -> Iterator[Any]:
+    """A callback ``(phase, done, total)`` that drives one progress row per phase."""
+    if not enabled:
+        yield lambda *_: None
+        return
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description:<9}"), BarColumn(),
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=False)
+    tasks: dict[str, Any] = {}
+    last: list[str] = []
+
+    def update(phase: str, done: int, total: int | None) -> None:
+        if phase not in tasks:
+            if last and last[-1] in tasks:
+                t = progress.tasks[tasks[last[-1]]]
+                progress.update(tasks[last[-1]], total=t.total or max(t.completed, 1),
+                                completed=t.total or max(t.completed, 1))
+            tasks[phase] = progress.add_task(phase, total=total)
+            last.append(phase)
+        progress.update(tasks[phase], completed=done, total=total)
+
+    with progress:
+        yield update
+        if last:
+            t = progress.tasks[tasks[last[-1]]]
+            progress.update(tasks[last[-1]], total=t.total or 1, completed=t.total or 1)
+
+
+def _kv_table(title: str, rows: dict[str, Any]) -> Table:
+    t = Table(title=title, show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    for k, v in rows.items():
+        t.add_row(str(k), str(v))
+    return t
+
+
+def build_summary(r: dict[str, Any]) -> None:
+    counts = r["counts"]
+    out.print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
+    files = {"seen": r["files_seen"], "indexed": r["files_indexed"]}
+    files.update({f"skipped: {k}": v for k, v in r["skipped"].items()})
+    files.update({f"not parsed: {k}": v for k, v in r["parse_status"].items() if k != "ok"})
+    files.update({f"dirs excluded: {k}": v for k, v in r["excluded_dirs"].items()})
+    out.print(_kv_table("Files", files))
+    graph = {"nodes": counts["nodes"], "artifacts": counts["nodes_by_kind"]["artifact"],
+             "hubs": counts["nodes_by_kind"]["hub"], "edges": counts["edges"]}
+    graph.update({f"edges: {k}": v for k, v in counts["edges_by_relation"].items()})
+    graph.update({f"dropped: {k}": v for k, v in r["dropped_edges"].items()})
+    graph.update({"μ (association mean)": f"{r['mu']:.4f}", "σ (association std)": f"{r['sigma']:.4f}",
+                  "full-text index": "yes" if r["fts"] else "skipped"})
+    out.print(_kv_table("Graph", graph))
+    secs = {k: f"{v:.2f} s" for k, v in r["seconds"].items()}
+    secs["total"] = f"{sum(r['seconds'].values()):.2f} s"
+    out.print(_kv_table("Seconds per phase", secs))
+    out.print(f"export  {r['export_path']}\nsha256  {r['export_sha256']}\nbundle  {r['bundle_path']}")
+
+
+def stats_view(s: dict[str, Any], top: int = 15) -> None:
+    out.print(f"[bold]Build[/] [cyan]{s['build_id']}[/] of {s['root']} at {s['generated_at']}"
+              + (f" (commit {s['source_commit'][:12]})" if s.get("source_commit") else ""))
+    summary = {"artifacts": s["artifacts"], "hubs": len(s["hubs"]), "edges": s["edges"]}
+    summary.update({f"edges: {k}": v for k, v in s["edges_by_relation"].items()})
+    summary.update({"μ": f"{s['mu']:.4f}", "σ": f"{s['sigma']:.4f}",
+                    "parsed": f"{s['coverage']['parsed']} / {s['coverage']['indexed']}"})
+    out.print(_kv_table("Graph", summary))
+    t = Table(title="Domain hubs", title_justify="left")
+    for col, just in (("hub", "left"), ("members", "right"), ("mean priority", "right"), ("top member", "left")):
+        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    for h in s["hubs"][:top]:
+        t.add_row(h["hub"], str(h["members"]), f"{h['mean_priority']:.3f}", h["top_member"] or "")
+    if len(s["hubs"]) > top:
+        t.caption = f"{len(s['hubs']) - top} more hubs"
+    out.print(t)
+
+
+def error_line(message: str) -> None:
+    err.print(f"Error: {message}", markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,127 @@
+"""The only module that imports kuzu. It opens databases (one ``Database`` object per
+file per process), runs parameterised statements, bulk-loads bundles with COPY from Arrow
+and translates the engine's bare ``RuntimeError``s into the OraclError tree.
+"""
+
+from __future__ import annotations
+
+import importlib.util  # noqa: F401  (kuzu binds Arrow parameters through importlib.util)
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from oracl.errors import StoreError, StoreLockedError
+from oracl.resources import loader_statements, query, schema_statements
+
+DB_FILE = "graph.kuzu"
+_LOCK = threading.Lock()
+_OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
+
+
+def _translate(exc: Exception, what: str) -> StoreError:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "Could not set lock" in msg or "lock on file" in msg:
+        return StoreLockedError(f"{what}: the graph database is locked by another process writing to it")
+    return StoreError(f"{what}: {msg}")
+
+
+class Store:
+    """A connection to one Kùzu database file.
+
+    >>> s = Store.open(tmp / "graph.kuzu", read_only=False)   # doctest: +SKIP
+    >>> s.rows("RETURN $x AS x", {"x": 1})                     # doctest: +SKIP
+    [{'x': 1}]
+    """
+
+    def __init__(self, path: Path, db: Any, read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._db = db
+        self._conn = kuzu.Connection(db)
+
+    @classmethod
+    def open(cls, path: Path, *, read_only: bool, buffer_pool_bytes: int = 256 << 20,
+             threads: int = 2) -> Store:
+        key = str(Path(path).resolve())
+        with _LOCK:
+            held = _OPEN.get(key)
+            if held is not None and (held[1] == read_only or not held[1]):
+                return cls(Path(path), held[0], held[1])
+            if held is not None:
+                raise StoreError("the database is already open read-only in this process")
+            try:
+                db = kuzu.Database(key, read_only=read_only, buffer_pool_size=buffer_pool_bytes,
+                                   max_num_threads=threads)
+            except RuntimeError as exc:
+                raise _translate(exc, f"cannot open {path}") from None
+            _OPEN[key] = (db, read_only)
+        return cls(Path(path), db, read_only)
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        try:
+            return self._conn.execute(statement, params or {})
+        except RuntimeError as exc:
+            raise _translate(exc, "query failed") from None
+
+    def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = self.execute(statement, params)
+        cols = result.get_column_names()
+        out = []
+        while result.has_next():
+            out.append(dict(zip(cols, result.get_next(), strict=True)))
+        return out
+
+    def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run the named query ``cypher/<name>.cypher``."""
+        return self.rows(query(name), params)
+
+
+def close(path: Path) -> None:
+    """Release this process's Database object for ``path`` (its file lock goes with it)."""
+    key = str(Path(path).resolve())
+    with _LOCK:
+        held = _OPEN.pop(key, None)
+    if held is not None:
+        held[0].close()
+
+
+def create_bundle(directory: Path, tables: dict[str, Any], *, fts: bool = True,
+                  buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+    """A fresh database in ``directory``: schema, COPY from Arrow tables, then the FTS index.
+    ``tables`` maps the loader parameters (artifacts, hubs, content, links, belongs)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / DB_FILE
+    for stale in (path, Path(str(path) + ".wal")):  # a stray WAL would be replayed into the new file
+        if stale.exists():
+            stale.unlink()
+    store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
+    try:
+        for stmt in schema_statements():
+            store.execute(stmt)
+        for stmt in loader_statements("010_copy"):
+            param = stmt.rsplit("$", 1)[1]
+            if len(tables[param]) == 0:  # COPY of an empty Arrow table is an error in 0.11
+                continue
+            store.execute(stmt, {param: tables[param]})
+        if fts:
+            for stmt in loader_statements("020_fts"):
+                store.execute(stmt)
+        store.execute("CHECKPOINT")
+    finally:
+        close(path)
+    return path
+
+
+def file_bytes(directory: Path) -> int:
+    return sum(f.stat().st_size for f in directory.iterdir() if f.is_file()) if directory.is_dir() else 0
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

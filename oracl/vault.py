@@ -1,0 +1,60 @@
+"""The vault (``.oracl/`` under the indexed root): its paths and atomic writes.
+
+Every write goes to a temp file in the same folder and is moved into place with
+``os.replace``, so a reader sees the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+
+from oracl.errors import NoBuildError, VaultError
+
+VAULT = ".oracl"
+EXPORT = "weighted_graph_index.json"
+
+
+class Vault:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.dir = root / VAULT
+
+    @property
+    def export(self) -> Path:
+        return self.dir / EXPORT
+
+    @property
+    def mirror(self) -> Path:
+        return self.dir / "mirror"
+
+    @property
+    def latest(self) -> Path:
+        return self.mirror / "LATEST.json"
+
+    def bundle(self, build_id: str) -> Path:
+        return self.mirror / build_id
+
+    def read_latest(self) -> dict:
+        """The LATEST pointer; NoBuildError when there is none, VaultError when unreadable."""
+        try:
+            data = orjson.loads(self.latest.read_bytes())
+        except FileNotFoundError:
+            raise NoBuildError(f"no build in {self.dir}: run `oracl build {self.root}` first") from None
+        except (OSError, orjson.JSONDecodeError):
+            raise VaultError(f"{self.latest} is unreadable or truncated; run `oracl build` again") from None
+        if not isinstance(data, dict) or "build_id" not in data:
+            raise VaultError(f"{self.latest} does not name a build; run `oracl build` again")
+        return data
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,18 @@
+// Node tables of the ORACL graph. Applied in file order by oracl/store.py.
+// Artifact is keyed by its repo-relative path (the query plane's handle); `id` is the
+// export's node id (the §2 artifact_id). Tags that every node has are plain columns;
+// the full tag object is kept as JSON in `tags`.
+CREATE NODE TABLE Artifact(
+  path STRING PRIMARY KEY, id STRING, checksum STRING, file_type STRING, size_bytes INT64,
+  created_at TIMESTAMP, modified_at TIMESTAMP, domain STRING, component STRING,
+  lifecycle STRING, classification STRING, content_type STRING, format STRING,
+  placeholder BOOLEAN, parse_status STRING, tags STRING, priority DOUBLE,
+  base_priority DOUBLE, association DOUBLE, delta DOUBLE, link_density DOUBLE,
+  link_count INT64, backrefs INT64, usage INT64, line_count INT64, name STRING,
+  symbols STRING, headings STRING, detail STRING);
+CREATE NODE TABLE Hub(id STRING PRIMARY KEY, domain STRING, association DOUBLE, delta DOUBLE,
+  link_density DOUBLE);
+// Full-text side table (one row per artifact, same key); the FTS index lives here so the
+// Artifact table stays lean for scans.
+CREATE NODE TABLE Content(path STRING PRIMARY KEY, name STRING, symbols STRING,
+  headings STRING, body STRING);
