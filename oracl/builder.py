@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -61,6 +62,9 @@ class BuildState:
     spool: Any = None
     export_sha256: str = ""
     header: dict[str, Any] = field(default_factory=dict)
+    content_thread: threading.Thread | None = None
+    content_error: BaseException | None = None
+    content_seconds: float = 0.0
 
 
 @dataclass(slots=True)
@@ -270,15 +274,35 @@ def _phase_export(s: BuildState) -> None:
                  f"{s.export_sha256}  {s.vault.export.name}\n".encode())
 
 
+def _phase_content(s: BuildState) -> None:
+    """Start the bundle in a background thread: schema, Content rows, full-text index.
+    kuzu releases the GIL, so the index builds while the graph is weighed."""
+    from oracl import store
+
+    def job() -> None:
+        t0 = time.perf_counter()
+        try:
+            store.start_bundle(s.staging, s.spool.table(), fts="fts" not in s.skip,
+                               buffer_pool_bytes=s.cfg.buffer_pool_bytes, threads=s.cfg.db_threads)
+        except BaseException as exc:  # handed to the load phase, which re-raises it
+            s.content_error = exc
+        s.content_seconds = time.perf_counter() - t0
+
+    s.content_thread = threading.Thread(target=job, name="oracl-fts", daemon=True)
+    s.content_thread.start()
+
+
 def _phase_load(s: BuildState) -> None:
     from oracl import load, store
 
-    assert s.graph is not None
+    assert s.graph is not None and s.content_thread is not None
     links, belongs = load.link_tables(s.graph.edges)
     tables = {"artifacts": load.artifact_table(s.graph.nodes), "hubs": load.hub_table(s.graph.nodes),
-              "content": s.spool.table(), "links": links, "belongs": belongs}
-    store.create_bundle(s.staging, tables, fts="fts" not in s.skip,
-                        buffer_pool_bytes=s.cfg.buffer_pool_bytes, threads=s.cfg.db_threads)
+              "links": links, "belongs": belongs}
+    s.content_thread.join()
+    if s.content_error is not None:
+        raise s.content_error
+    store.finish_bundle(s.staging / store.DB_FILE, tables)
     del tables
     os.unlink(s.spool.path)
     manifest = {"build_id": s.build_id, "export_sha256": s.export_sha256,
@@ -317,6 +341,7 @@ def _prune_bundles(vault: Vault, keep: int, current: str) -> None:
 PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
     ("discover", _phase_discover),
     ("read", _phase_read),
+    ("content", _phase_content),
     ("phase2", _phase2),
     ("phase3", _phase3),
     ("merge", _phase_merge),
@@ -372,7 +397,13 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
             state.progress(name, 0, None)
             phase(state)
             seconds[name] = round(time.perf_counter() - t0, 3)
+        seconds["fts_background"] = round(state.content_seconds, 3)
     finally:
+        if state.content_thread is not None and state.content_thread.is_alive():
+            state.content_thread.join()  # never leave kuzu writing into a folder we delete
+        from oracl.store import DB_FILE, close
+
+        close(staging / DB_FILE)  # a failed build must not keep the staging database open
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     assert state.graph is not None and state.discovery is not None and state.merged is not None

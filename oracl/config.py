@@ -21,7 +21,7 @@ from oracl.errors import ConfigError
 DEFAULT_SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg",
                     ".toml", ".ps1", ".sh")
 DEFAULT_DOMAIN_MAP = {
-    "docs": "docs", "doc": "docs", "tests": "tests", "test": "tests", "scripts": "ops",
+    "src": "core", "docs": "docs", "doc": "docs", "tests": "tests", "test": "tests", "scripts": "ops",
     "tools": "tooling", "deploy": "deploy", "deployment": "deploy", ".github": "ci",
 }
 DEFAULT_DERIVED_OUTPUTS = ("report_tmp/", "deployment/staging/", "docs/reports/_tmp/", "client_data/")
@@ -113,6 +113,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
 
 
+def _project_package(root: Path) -> str:
+    """The project's own top-level package (``[project] name`` of the root's pyproject, when
+    a folder of that name exists at the root): it maps to the ``core`` domain."""
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return ""
+    try:
+        name = str(_read_toml(pyproject).get("project", {}).get("name", ""))
+    except ConfigError:
+        return ""
+    pkg = name.lower().replace("-", "_").replace(".", "_")
+    return pkg if pkg and (root / pkg).is_dir() else ""
+
+
 def load_config(root: Path, **overrides: Any) -> Config:
     """The effective configuration for ``root``; ``overrides`` (CLI flags) win last.
 
@@ -127,6 +141,10 @@ def load_config(root: Path, **overrides: Any) -> Config:
     if local.is_file():
         data = _read_toml(local)
         table.update(data.get("tool", {}).get("oracl", data))
+    project_pkg = _project_package(root)
+    if project_pkg and "domain_map" not in overrides:
+        table.setdefault("domain_map", {})
+        table["domain_map"] = {project_pkg: "core", **table["domain_map"]}
     unknown = sorted(set(table) - _TOML_KEYS)
     if unknown:
         raise ConfigError(f"unknown [tool.oracl] key(s): {', '.join(unknown)}")

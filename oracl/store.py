@@ -88,31 +88,43 @@ def close(path: Path) -> None:
         held[0].close()
 
 
-def create_bundle(directory: Path, tables: dict[str, Any], *, fts: bool = True,
-                  buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
-    """A fresh database in ``directory``: schema, COPY from Arrow tables, then the FTS index.
-    ``tables`` maps the loader parameters (artifacts, hubs, content, links, belongs)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / DB_FILE
+def _reset(path: Path) -> None:
     for stale in (path, Path(str(path) + ".wal")):  # a stray WAL would be replayed into the new file
         if stale.exists():
             stale.unlink()
+
+
+def start_bundle(directory: Path, content: Any, *, fts: bool = True,
+                 buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+    """A fresh database in ``directory`` with the schema, the Content rows (COPY from an
+    Arrow table) and their full-text index. The database stays open in this process for
+    ``finish_bundle``. Safe to run in a thread: kuzu releases the GIL while it works."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / DB_FILE
+    _reset(path)
     store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
-    try:
-        for stmt in schema_statements():
+    for stmt in schema_statements():
+        store.execute(stmt)
+    if len(content):
+        store.execute(loader_statements("010_copy_content")[0], {"content": content})
+    if fts:
+        for stmt in loader_statements("020_fts"):
             store.execute(stmt)
-        for stmt in loader_statements("010_copy"):
+    return path
+
+
+def finish_bundle(path: Path, tables: dict[str, Any]) -> None:
+    """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close."""
+    store = Store.open(path, read_only=False)
+    try:
+        for stmt in loader_statements("030_copy_graph"):
             param = stmt.rsplit("$", 1)[1]
             if len(tables[param]) == 0:  # COPY of an empty Arrow table is an error in 0.11
                 continue
             store.execute(stmt, {param: tables[param]})
-        if fts:
-            for stmt in loader_statements("020_fts"):
-                store.execute(stmt)
         store.execute("CHECKPOINT")
     finally:
         close(path)
-    return path
 
 
 def file_bytes(directory: Path) -> int:

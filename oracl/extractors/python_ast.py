@@ -26,9 +26,13 @@ SENSITIVE_MODULES = {
     "http": "network", "aiohttp": "network", "ftplib": "network", "smtplib": "network",
     "paramiko": "network", "urllib3": "network",
 }
-SENSITIVE_CALLS = {"eval": "eval", "exec": "eval", "compile": "eval", "__import__": "eval",
+SENSITIVE_CALLS = {"eval": "eval", "exec": "eval", "__import__": "eval",
                    "system": "subprocess", "popen": "subprocess", "execv": "subprocess",
                    "execvp": "subprocess", "spawnl": "subprocess"}
+# eval-family builtins called bare; os.system/popen/exec*/spawn* called through os.
+SENSITIVE_CALL_TEXT = re.compile(r"(?<![\w.])(eval|exec|__import__)\s*\(|\bos\.(system|popen|execv|execvp|spawnl)\s*\(")
+# the start of a string literal bound by `=` or `:` (a keyword argument, dict entry, setting)
+LITERAL_BIND = re.compile(r"[=:][ \t]*[rbuRBU]?[\"']")
 CLI_MODULES = {"argparse": "argparse", "click": "click", "typer": "typer", "fire": "fire",
                "docopt": "docopt", "optparse": "optparse"}
 TEST_MODULES = {"pytest": "pytest", "unittest": "unittest", "nose": "nose", "hypothesis": "hypothesis"}
@@ -89,15 +93,26 @@ def analyze_python(text: str) -> PythonAnalysis:
     has_async = False
     secret_names = credential = False
 
-    def visit_defs(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
-        nonlocal classes, functions, documented, has_async
+    def note_module(top: str) -> None:
+        top = top.lower()
+        if top in SENSITIVE_MODULES:
+            sensitive.add(SENSITIVE_MODULES[top])
+        if top in CLI_MODULES:
+            cli.add(CLI_MODULES[top])
+        if top in TEST_MODULES:
+            tests.add(TEST_MODULES[top])
+
+    # Statements only: walking every expression node costs 3× the parse itself, so
+    # expression-level signals (calls, keyword and dict secrets) come from the text below.
+    def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
+        nonlocal classes, functions, documented, has_async, secret_names, credential
         for node in body:
             if isinstance(node, ast.ClassDef):
                 classes += 1
                 documented += ast.get_docstring(node, clean=False) is not None
                 name = prefix + node.name
                 symbols.append((name, "class", node.lineno, node.end_lineno or node.lineno))
-                visit_defs(node.body, name + ".", True)
+                visit(node.body, name + ".", True)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 functions += 1
                 documented += ast.get_docstring(node, clean=False) is not None
@@ -106,54 +121,51 @@ def analyze_python(text: str) -> PythonAnalysis:
                 kind = "method" if in_class else ("async_function" if is_async else "function")
                 name = prefix + node.name
                 symbols.append((name, kind, node.lineno, node.end_lineno or node.lineno))
-                visit_defs(node.body, name + ".", False)
-            elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
-                # definitions under `if TYPE_CHECKING:` or `try:` still belong to this scope
-                for sub in ("body", "orelse", "finalbody"):
-                    visit_defs(getattr(node, sub, []), prefix, in_class)
-                for handler in getattr(node, "handlers", []):
-                    visit_defs(handler.body, prefix, in_class)
-
-    visit_defs(tree.body, "", False)
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                imports.append((alias.name, (), 0, node.lineno, node.end_lineno or node.lineno))
-                top = alias.name.split(".")[0].lower()
-                sensitive.update([SENSITIVE_MODULES[top]] if top in SENSITIVE_MODULES else [])
-                cli.update([CLI_MODULES[top]] if top in CLI_MODULES else [])
-                tests.update([TEST_MODULES[top]] if top in TEST_MODULES else [])
-        elif isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            names = tuple(a.name for a in node.names if a.name != "*")
-            imports.append((mod, names, node.level, node.lineno, node.end_lineno or node.lineno))
-            if node.level == 0 and mod:
-                top = mod.split(".")[0].lower()
-                sensitive.update([SENSITIVE_MODULES[top]] if top in SENSITIVE_MODULES else [])
-                cli.update([CLI_MODULES[top]] if top in CLI_MODULES else [])
-                tests.update([TEST_MODULES[top]] if top in TEST_MODULES else [])
-        elif isinstance(node, ast.Call):
-            fn = node.func
-            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
-            if name in SENSITIVE_CALLS and (isinstance(fn, ast.Name) or name not in ("compile",)):
-                sensitive.add(SENSITIVE_CALLS[name])
-            for kw in node.keywords:
-                if kw.arg and SECRET_NAME.search(kw.arg):
-                    secret_names = True
-                    credential = credential or _nonempty_str(kw.value)
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                for n in _target_names(t):
-                    if SECRET_NAME.search(n):
+                visit(node.body, name + ".", False)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    imports.append((alias.name, (), 0, node.lineno, node.end_lineno or node.lineno))
+                    note_module(alias.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                names = tuple(a.name for a in node.names if a.name != "*")
+                imports.append((mod, names, node.level, node.lineno, node.end_lineno or node.lineno))
+                if node.level == 0 and mod:
+                    note_module(mod.split(".")[0])
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if any(SECRET_NAME.search(n) for n in _target_names(t)):
                         secret_names = True
                         credential = credential or _nonempty_str(node.value)
-        elif isinstance(node, ast.Dict):
-            for k, v in zip(node.keys, node.values, strict=False):
-                if isinstance(k, ast.Constant) and isinstance(k.value, str) and SECRET_NAME.search(k.value):
-                    secret_names = True
-                    credential = credential or _nonempty_str(v)
+            elif isinstance(node, ast.If | ast.Try | ast.With | ast.AsyncWith | ast.For
+                            | ast.AsyncFor | ast.While):
+                # definitions under `if TYPE_CHECKING:` or `try:` still belong to this scope
+                for sub in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, sub, []), prefix, in_class)
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body, prefix, in_class)
+
+    visit(tree.body, "", False)
+    if "eval" in text or "exec" in text or "__import__" in text or "os." in text:
+        for m in SENSITIVE_CALL_TEXT.finditer(text):
+            sensitive.add(SENSITIVE_CALLS[m.group(1) or m.group(2)])
+    # keyword arguments and dict entries bound to a string literal: find the rare `= "` / `: '`
+    # first, then read the name written before it (the text's length does not matter much)
+    for m in LITERAL_BIND.finditer(text):
+        k = m.start()
+        while k > 0 and text[k - 1] in " \t\"'":
+            k -= 1
+        end = k
+        while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+            k -= 1
+        if end > k and SECRET_NAME.search(text, k, end):
+            secret_names = True
+            quote = text[m.end() - 1]
+            close = text.find(quote, m.end())
+            if close - m.end() >= 4 and "\n" not in text[m.end():close]:
+                credential = True
+                break
 
     out.module_docstring = ast.get_docstring(tree, clean=False) is not None
     out.defs = classes + functions

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import configparser
 import re
+from functools import lru_cache
 
 import orjson
 
+from oracl.config import DEFAULT_SUFFIXES
 from oracl.records import Heading, Mention
 
 MAX_CANDIDATES = 2000  # per file and kind: bounds the cost of a pathological file
@@ -31,6 +33,35 @@ _SECRET_KEY_LINE = re.compile(
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:mailto|tel|data|javascript|urn):)", re.I)
 CONFIG_FORMATS = frozenset({"json", "yaml", "yml", "toml", "ini", "cfg"})
 HASH_COMMENT_FORMATS = frozenset({"py", "sh", "ps1", "yaml", "yml", "toml", "ini", "cfg"})
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def identifier_parts(word: str) -> list[str]:
+    """``parseHTTPResponse_v2`` → ``['parse', 'http', 'response', 'v', '2']``."""
+    return [p.lower() for p in _PARTS.findall(word.replace("_", " "))]
+
+
+def term_bag(text: str) -> str:
+    """The distinct words of a text in first-seen order, each compound identifier followed
+    by its snake/camel parts. This is what the full-text index holds for a body: term
+    frequency is dropped (BM25 then scores presence with length normalisation), which
+    makes the index 2–3× cheaper to build on code, where words repeat a lot."""
+    seen: dict[str, None] = {}
+    for w in dict.fromkeys(_WORD.findall(text)):  # C-speed de-duplication first
+        low = w.lower()
+        seen[low] = None
+        if low == w:
+            if "_" in w:  # snake_case: the cheap split
+                for part in w.split("_"):
+                    if part:
+                        seen.setdefault(part, None)
+        elif not w.isupper():
+            for part in identifier_parts(w):
+                seen.setdefault(part, None)
+    return " ".join(seen)
 
 
 def markdown_headings(text: str) -> tuple[Heading, ...]:
@@ -72,20 +103,38 @@ def markdown_links(text: str) -> tuple[Mention, ...]:
     return tuple(out)
 
 
-def path_mentions(text: str) -> tuple[Mention, ...]:
-    """Tokens that look like file paths (``a/b.py``, ``README.md``), one per line and token."""
+@lru_cache(maxsize=8)
+def _suffix_hit(suffixes: tuple[str, ...]) -> re.Pattern[str]:
+    alts = "|".join(sorted((re.escape(x.lstrip(".")) for x in suffixes), key=len, reverse=True))
+    return re.compile(rf"\.(?:{alts})(?![\w/])", re.I)
+
+
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-")
+
+
+def path_mentions(text: str, suffixes: tuple[str, ...] = DEFAULT_SUFFIXES) -> tuple[Mention, ...]:
+    """Tokens that look like paths of indexable files (``a/b.py``, ``README.md``), one per
+    line and token. Found from the suffix backwards, so the cost follows the hits, not the
+    text length."""
     out: list[Mention] = []
-    for i, line in enumerate(text.splitlines(), 1):
-        if "." not in line:
+    line, last = 1, 0
+    seen: set[tuple[str, int]] = set()
+    for m in _suffix_hit(suffixes).finditer(text):
+        i = m.start()
+        while i > 0 and text[i - 1] in _TOKEN_CHARS and m.start() - i < 400:
+            i -= 1
+        if i > 0 and text[i - 1] in "@:":
+            continue  # part of a URL or an e-mail address
+        tok = text[i:m.end()].lstrip("-")
+        if not _PATHLIKE.fullmatch(tok):
             continue
-        seen: set[str] = set()
-        for m in _PATHLIKE.finditer(line):
-            tok = m.group(1)
-            if tok not in seen:
-                seen.add(tok)
-                out.append((tok, i))
-        if len(out) >= MAX_CANDIDATES:
-            break
+        line += text.count("\n", last, i)
+        last = i
+        if (tok, line) not in seen:
+            seen.add((tok, line))
+            out.append((tok, line))
+            if len(out) >= MAX_CANDIDATES:
+                break
     return tuple(out)
 
 

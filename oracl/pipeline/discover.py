@@ -256,10 +256,9 @@ def _scan_text(text: str, fmt: str, checksum: str, base: dict, name: str,
             extra["md_links"] = scan.markdown_links(text)
             headings_text = " ".join(h[0] for h in heads)
         extra["config_values"] = scan.config_values(text, fmt)
-    extra["mentions"] = scan.path_mentions(text)
+    extra["mentions"] = scan.path_mentions(text, cfg.suffixes)
     extra["comment_refs"] = scan.comment_references(text, fmt)
     facts = FileFacts(checksum=checksum, parse_status=status, error=error,
                       line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                       **base, **extra)  # type: ignore[arg-type]
-    body = text[: cfg.fts_body_bytes]
-    return facts, (name, symbols_text, headings_text, body)
+    return facts, (name, symbols_text, headings_text, scan.term_bag(text[: cfg.fts_body_bytes]))
