@@ -25,11 +25,11 @@ import orjson
 from oracl import __version__
 from oracl.config import Config, load_config
 from oracl.errors import ConfigError, RootError
-from oracl.export import SCHEMA_VERSION, export_bytes, rounded, sha256_hex
+from oracl.export import SCHEMA_VERSION, export_bytes, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
 from oracl.pipeline.annotate import load_learned_edges, load_learned_tags, make_record
-from oracl.pipeline.discover import Discovery, FtsRow, read_one, walk
+from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.weigh import WeightedGraph, weigh
 from oracl.records import ArtifactRecord, Edge, FileFacts
@@ -102,7 +102,7 @@ def _init_worker(root: str, cfg: Config) -> None:
     _WORKER["root"], _WORKER["cfg"] = root, cfg
 
 
-def _read_in_worker(rel: str) -> tuple[FileFacts, FtsRow]:
+def _read_in_worker(rel: str) -> tuple[FileFacts, str]:
     return read_one(_WORKER["root"], rel, _WORKER["cfg"])
 
 
@@ -122,10 +122,10 @@ def _phase_read(s: BuildState) -> None:
     learned = load_learned_tags(s.vault.dir)
     facts: list[FileFacts] = []
 
-    def take(item: tuple[FileFacts, FtsRow]) -> None:
-        f, (name, symbols, headings, body) = item
+    def take(item: tuple[FileFacts, str]) -> None:
+        f, text = item
         facts.append(f)
-        s.spool.add(f.path, name, symbols, headings, body)
+        s.spool.add(f.path, text)
         if len(facts) % 500 == 0:
             s.progress("read", len(facts), len(files))
 
@@ -209,8 +209,6 @@ def _phase_weigh(s: BuildState) -> None:
     assert s.merged is not None
     s.graph = weigh(s.records, {f.path: f for f in s.facts}, s.merged.edges, s.cfg,
                     _usage_from_telemetry(s.vault), _sensitivity_overrides(s))
-    s.graph.nodes = rounded(s.graph.nodes)
-    s.graph.edges = rounded(s.graph.edges)
 
 
 # ---- Export and bundle ---------------------------------------------------------------------

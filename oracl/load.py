@@ -11,8 +11,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-CONTENT_SCHEMA = pa.schema([("path", pa.string()), ("name", pa.string()), ("symbols", pa.string()),
-                            ("headings", pa.string()), ("body", pa.string())])
+CONTENT_SCHEMA = pa.schema([("path", pa.string()), ("text", pa.string())])
 
 
 class ContentSpool:
@@ -23,12 +22,12 @@ class ContentSpool:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = pa.ipc.new_file(str(path), CONTENT_SCHEMA)
-        self._rows: list[tuple[str, str, str, str, str]] = []
+        self._rows: list[tuple[str, str]] = []
         self._batch = batch_rows
         self.count = 0
 
-    def add(self, path: str, name: str, symbols: str, headings: str, body: str) -> None:
-        self._rows.append((path, name, symbols, headings, body))
+    def add(self, path: str, text: str) -> None:
+        self._rows.append((path, text))
         if len(self._rows) >= self._batch:
             self._flush()
 

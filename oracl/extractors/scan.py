@@ -25,11 +25,11 @@ _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MD_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _MD_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 _PATHLIKE = re.compile(r"(?<![\w@:/.-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
-_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?::[A-Za-z_]\w*)?")
+_DOTTED = re.compile(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?::[A-Za-z_]\w*)?")
 _QUOTED = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"|'([^'\n]*)'")
 _KEY_MATERIAL = re.compile(r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----")
 _SECRET_KEY_LINE = re.compile(
-    r"(?i)(?:^|[\s\"'{,])(password|passwd|secret|api_?key|token|private_?key)[\w-]*[\"']?\s*[:=]\s*(.*)$")
+    r"(?i)(?:password|passwd|secret|api_?key|token|private_?key)[\w-]*[\"']?\s*[:=]\s*(.*)$")
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:mailto|tel|data|javascript|urn):)", re.I)
 CONFIG_FORMATS = frozenset({"json", "yaml", "yml", "toml", "ini", "cfg"})
 HASH_COMMENT_FORMATS = frozenset({"py", "sh", "ps1", "yaml", "yml", "toml", "ini", "cfg"})
@@ -252,7 +252,7 @@ def security_signals(text: str) -> tuple[bool, bool, bool]:
         m = _SECRET_KEY_LINE.search(line)
         if m:
             names = True
-            value = m.group(2).strip().strip(",").strip("\"'")
+            value = m.group(1).strip().strip(",").strip("\"'")
             if len(value) >= 4 and not value.startswith(("$", "{", "<", "%", "os.", "env")):
                 literal = True
     return names, bool(_KEY_MATERIAL.search(text)), literal

@@ -172,11 +172,9 @@ def artifact_id(path: str, mtime_ns: int, size: int) -> str:
     return hashlib.sha256(f"{path}|{mtime_ns}|{size}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
-# (name, symbols, headings, body) – the full-text row of one file
-FtsRow = tuple[str, str, str, str]
 
 
-def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, FtsRow]:
+def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
     """Read, hash and scan one file. Never raises for a problem with the file itself."""
     full = os.path.join(root, rel)
     name = rel.rsplit("/", 1)[-1]
@@ -185,16 +183,16 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, FtsRow]:
         st = os.stat(full)
     except FileNotFoundError:
         return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "vanished",
-                         error="deleted before it could be read"), (name, "", "", "")
+                         error="deleted before it could be read"), scan.term_bag(rel)
     except OSError as exc:
         return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
-                         error=exc.strerror or str(exc)), (name, "", "", "")
+                         error=exc.strerror or str(exc)), scan.term_bag(rel)
     aid = artifact_id(rel, st.st_mtime_ns, st.st_size)
     base = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
                 ctime_ns=st.st_ctime_ns)
     if not stat_mod.S_ISREG(st.st_mode):
         return FileFacts(checksum="", parse_status="unreadable", error="not a regular file",
-                         **base), (name, "", "", "")
+                         **base), scan.term_bag(rel)
     try:
         with open(full, "rb") as fh:
             if st.st_size > cfg.max_read_bytes:
@@ -205,31 +203,31 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, FtsRow]:
                     h.update(chunk)
                 status = "binary" if b"\0" in head else "oversize"
                 return FileFacts(checksum=h.hexdigest(), parse_status=status,
-                                 error=f"larger than {cfg.max_read_bytes} bytes", **base), (name, "", "", "")
+                                 error=f"larger than {cfg.max_read_bytes} bytes", **base), scan.term_bag(rel)
             data = fh.read()
     except FileNotFoundError:
         return FileFacts(checksum="", parse_status="vanished", error="deleted before it could be read",
-                         **base), (name, "", "", "")
+                         **base), scan.term_bag(rel)
     except OSError as exc:
         return FileFacts(checksum="", parse_status="unreadable", error=exc.strerror or str(exc),
-                         **base), (name, "", "", "")
+                         **base), scan.term_bag(rel)
     checksum = hashlib.sha256(data).hexdigest()
     base["size_bytes"] = len(data)
     if b"\0" in data[:BINARY_SNIFF]:
         return FileFacts(checksum=checksum, parse_status="binary", error="NUL byte in the first 8 KiB",
-                         **base), (name, "", "", "")
+                         **base), scan.term_bag(rel)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return FileFacts(checksum=checksum, parse_status="non_utf8",
-                         error=f"invalid UTF-8 at byte {exc.start}", **base), (name, "", "", "")
+                         error=f"invalid UTF-8 at byte {exc.start}", **base), scan.term_bag(rel)
     if text.startswith("\ufeff"):
         text = text[1:]
     return _scan_text(text, fmt, checksum, base, name, cfg)
 
 
 def _scan_text(text: str, fmt: str, checksum: str, base: dict, name: str,
-               cfg: Config) -> tuple[FileFacts, FtsRow]:
+               cfg: Config) -> tuple[FileFacts, str]:
     status, error = "ok", ""
     extra: dict[str, object] = {}
     symbols_text = headings_text = ""
@@ -261,4 +259,6 @@ def _scan_text(text: str, fmt: str, checksum: str, base: dict, name: str,
     facts = FileFacts(checksum=checksum, parse_status=status, error=error,
                       line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                       **base, **extra)  # type: ignore[arg-type]
-    return facts, (name, symbols_text, headings_text, scan.term_bag(text[: cfg.fts_body_bytes]))
+    # one full-text document: the path's words, the symbols, the headings, the body's terms
+    doc = "\n".join((facts.path, symbols_text, headings_text, text[: cfg.fts_body_bytes]))
+    return facts, scan.term_bag(doc)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
@@ -51,7 +51,9 @@ def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterabl
 
 
 def edge_to_json(e: Edge) -> dict[str, object]:
-    return asdict(e)
+    return {"source": e.source, "target": e.target, "relation": e.relation,
+            "confidence": e.confidence, "source_fragment": e.source_fragment,
+            "target_fragment": e.target_fragment, "producer": e.producer, "provider": e.provider}
 
 
 def edge_from_json(d: dict) -> Edge:

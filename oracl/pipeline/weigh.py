@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from oracl.config import Config
+from oracl.export import r9
 from oracl.extractors.resolve import is_test_path
 from oracl.pipeline import priority as prio
 from oracl.pipeline.duoranker import rank_edges
@@ -116,7 +117,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
             estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
             placeholder=bool(tags["placeholder"]))
-        comp = prio.components(inputs)
+        comp = {b: r9(v) for b, v in prio.components(inputs).items()}
         cls = str(tags["classification"])
         p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
         node = r.to_json()
@@ -126,12 +127,12 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             "usage": inputs.usage,
             "link_count": len(referred[r.path]),
             "backrefs": inputs.backrefs,
-            "priority": p0 + cfg.alpha * delta[r.path],
-            "link_density": degree_all[r.path] / (n_nodes - 1) if n_nodes > 1 else 0.0,
+            "priority": r9(p0 + cfg.alpha * delta[r.path]),
+            "link_density": r9(degree_all[r.path] / (n_nodes - 1)) if n_nodes > 1 else 0.0,
             "priority_detail": {
                 "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
-                "sensitivity": sens, "risk_score": risk, "base": p0,
-                "association": assoc[r.path], "delta": delta[r.path],
+                "sensitivity": sens, "risk_score": risk, "base": r9(p0),
+                "association": r9(assoc[r.path]), "delta": r9(delta[r.path]),
             },
             "parse_status": f.parse_status,
             "line_count": f.line_count,
@@ -142,8 +143,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     for d in domains:
         hid = hub_id(d)
         node_rows.append({"id": hid, "kind": "hub", "tags": {"domain": d},
-                          "association": assoc[hid], "delta": delta[hid],
-                          "link_density": degree_all[hid] / (n_nodes - 1) if n_nodes > 1 else 0.0})
+                          "association": r9(assoc[hid]), "delta": r9(delta[hid]),
+                          "link_density": r9(degree_all[hid] / (n_nodes - 1)) if n_nodes > 1 else 0.0})
 
     tagsets = {r.path: tagset(r.tags) for r in records}
     tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
@@ -159,7 +160,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             "source_path": e.source, "target_path": e.target if e.target in ids else "",
             "relation": e.relation, "source_fragment": e.source_fragment,
             "target_fragment": e.target_fragment,
-            "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
-            "relation_weight": w, "association_rank": rank,
+            "metadata": {"confidence": r9(e.confidence), "producer": e.producer, "provider": e.provider},
+            "relation_weight": r9(w), "association_rank": r9(rank),
         })
     return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts)

@@ -1,0 +1,72 @@
+"""Shared fixtures: small repositories written into tmp_path, and a built graph."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oracl.config import Config
+
+ORACL = str(Path(sys.executable).with_name("oracl"))
+
+SAMPLE = {
+    "pyproject.toml": '[project]\nname = "pkg"\n',
+    "pkg/__init__.py": '"""The package."""\n',
+    "pkg/auth.py": (
+        '"""Signing helpers."""\n'
+        "import hashlib\n"
+        "from pkg import util\n"
+        "\n"
+        "def sign(data):\n"
+        '    """Sign data."""\n'
+        "    return hashlib.sha256(data).hexdigest()\n"
+    ),
+    "pkg/util.py": "def helper():\n    # see pkg/auth.py and pkg.auth.sign\n    return 1\n",
+    "tests/test_auth.py": "from pkg.auth import sign\n\ndef test_sign():\n    assert sign(b'x')\n",
+    "docs/guide.md": "# Guide\nSee [auth](../pkg/auth.py) and [missing](nope.md).\n## Usage\nRun pkg/util.py\n",
+    "config.yaml": "entry: pkg.auth:sign\npath: docs/guide.md\n",
+}
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                          text=True, env=env).stdout
+
+
+@pytest.fixture
+def cfg() -> Config:
+    return Config(buffer_pool_bytes=64 << 20, workers=1)
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "repo", SAMPLE)
+
+
+@pytest.fixture
+def built_sample(sample_repo: Path):  # type: ignore[no-untyped-def]
+    from oracl.builder import build
+
+    report = build(sample_repo, buffer_pool_bytes=64 << 20, workers=1)
+    return sample_repo, report
+
+
+def run_cli(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    return subprocess.run([ORACL, *args], capture_output=True, text=True, cwd=cwd, timeout=300, **kw)

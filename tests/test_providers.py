@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oracl.config import Config
+from oracl.extractors.providers import (
+    PHASE2,
+    PHASE3,
+    PROVIDERS,
+    comment_refs,
+    config_refs,
+    markdown_links,
+    path_mentions,
+    phase2_edges,
+    python_imports,
+    test_targets as targets_of_tests,
+)
+from oracl.extractors.resolve import IndexView
+from oracl.pipeline.discover import read_one, walk
+from oracl.records import Edge
+
+from .conftest import SAMPLE, write_tree
+
+
+def index_of(root: Path) -> tuple[dict, IndexView]:
+    cfg = Config()
+    facts = {p: read_one(str(root), p, cfg)[0] for p in walk(root, cfg).files}
+    return facts, IndexView.build(facts)
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> tuple[dict, IndexView]:
+    return index_of(write_tree(tmp_path, {**SAMPLE, "docs/TEMPLATE.md": "x\n",
+                                          "docs/more.md": "[t](TEMPLATE.md) [g](guide.md#usage)\n",
+                                          "src/lib/__init__.py": "", "src/lib/core.py": "X = 1\n",
+                                          "src/lib/rel.py": "from . import core\nfrom .core import X\n",
+                                          "tests/core_test.py": "import lib.core\n"}))
+
+
+def edges(provider, facts, idx, path):  # type: ignore[no-untyped-def]
+    return sorted(provider(facts[path], idx, PHASE3), key=lambda e: e.key)
+
+
+def test_registry_has_six_providers() -> None:
+    assert [name for name, _ in PROVIDERS] == ["python_imports", "markdown_links", "config_refs",
+                                               "test_targets", "path_mentions", "comment_refs"]
+
+
+def test_python_imports_resolve_modules_and_symbols(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    assert edges(python_imports, facts, idx, "pkg/auth.py") == [
+        Edge("pkg/auth.py", "pkg/util.py", "imports", 1.0, "L3-3", "", PHASE3, "python_imports")]
+    assert edges(python_imports, facts, idx, "tests/test_auth.py") == [
+        Edge("tests/test_auth.py", "pkg/auth.py", "imports", 1.0, "L1-1", "L5-7", PHASE3, "python_imports")]
+
+
+def test_relative_imports_and_src_layout(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    assert [(e.target, e.source_fragment, e.target_fragment) for e in
+            edges(python_imports, facts, idx, "src/lib/rel.py")] == [
+        ("src/lib/core.py", "L1-1", ""), ("src/lib/core.py", "L2-2", "")]
+    # `import lib.core` resolves through the qualified name under src/
+    assert [e.target for e in edges(python_imports, facts, idx, "tests/core_test.py")] == ["src/lib/core.py"]
+
+
+def test_markdown_links_with_anchor_placeholder_and_dangling(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    got = edges(markdown_links, facts, idx, "docs/more.md")
+    assert [(e.target, e.relation, e.confidence, e.source_fragment, e.target_fragment) for e in got] == [
+        ("docs/TEMPLATE.md", "references_placeholder", 0.95, "L1-1", ""),
+        ("docs/guide.md", "references", 0.95, "L1-1", "L3-4")]
+    dangling = edges(markdown_links, facts, idx, "docs/guide.md")
+    assert [(e.target, e.relation) for e in dangling] == [("", "references"), ("pkg/auth.py", "references")]
+
+
+def test_config_refs_modules_and_paths(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    got = edges(config_refs, facts, idx, "config.yaml")
+    assert [(e.target, e.relation, e.confidence, e.source_fragment, e.target_fragment) for e in got] == [
+        ("pkg/auth.py", "configures", 0.8, "L1-1", "L5-7"), ("docs/guide.md", "configures", 0.8, "L2-2", "")]
+
+
+def test_test_targets_by_import_and_name(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    got = edges(targets_of_tests, facts, idx, "tests/test_auth.py")
+    assert [(e.target, e.confidence, e.source_fragment) for e in got] == [
+        ("pkg/auth.py", 0.7, ""), ("pkg/auth.py", 0.9, "L1-1")]
+    assert [e.target for e in edges(targets_of_tests, facts, idx, "tests/core_test.py")] == [
+        "src/lib/core.py", "src/lib/core.py"]
+    assert edges(targets_of_tests, facts, idx, "pkg/util.py") == []
+
+
+def test_path_mentions(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    got = edges(path_mentions, facts, idx, "docs/guide.md")
+    assert [(e.target, e.relation, e.confidence, e.source_fragment) for e in got] == [
+        ("pkg/auth.py", "mentions", 0.6, "L2-2"), ("pkg/util.py", "mentions", 0.6, "L4-4")]
+
+
+def test_comment_refs(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    got = edges(comment_refs, facts, idx, "pkg/util.py")
+    assert [(e.target, e.relation, e.confidence, e.target_fragment) for e in got] == [
+        ("pkg/auth.py", "references", 0.5, ""), ("pkg/auth.py", "references", 0.5, "L5-7")]
+
+
+def test_phase2_is_imports_and_links(sample) -> None:  # type: ignore[no-untyped-def]
+    facts, idx = sample
+    p2 = phase2_edges(list(facts.values()), idx)
+    assert {e.provider for e in p2} == {"python_imports", "markdown_links"}
+    assert all(e.producer == PHASE2 for e in p2)
+
+
+def test_nearest_module_wins_on_ambiguity(tmp_path: Path) -> None:
+    facts, idx = index_of(write_tree(tmp_path, {"a/utils.py": "", "b/utils.py": "", "b/main.py": "import utils\n"}))
+    assert [e.target for e in edges(python_imports, facts, idx, "b/main.py")] == ["b/utils.py"]
