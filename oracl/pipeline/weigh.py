@@ -47,8 +47,10 @@ def mean_std(values: list[float]) -> tuple[float, float]:
     """Population mean and standard deviation."""
     if not values:
         return 0.0, 0.0
-    mu = sum(values) / len(values)
-    return mu, math.sqrt(sum((x - mu) ** 2 for x in values) / len(values))
+    mu = math.fsum(values) / len(values)
+    sigma = math.sqrt(math.fsum((x - mu) ** 2 for x in values) / len(values))
+    # equal values leave a rounding residue (~1e-16) that would turn δ into noise
+    return mu, sigma if sigma > 1e-12 else 0.0
 
 
 @dataclass(slots=True)

@@ -1,0 +1,214 @@
+"""End to end: a real build into a real Kùzu bundle and a canonical export."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.builder import build
+from oracl.errors import ConfigError, RootError
+from oracl.stats import open_latest, stats
+from oracl.store import close
+
+from .conftest import SAMPLE, git, write_tree
+
+SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
+RECORD_FIELDS = {"artifact_id", "checksum", "path", "file_type", "size_bytes", "created_at",
+                 "modified_at", "author", "tags", "review_status", "usage", "estimated_savings",
+                 "link_count", "backrefs"}
+
+
+def export_of(root: Path) -> dict:
+    return orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+
+
+def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
+    root, report = built_sample
+    doc = export_of(root)
+    assert set(doc) == {"schema", "nodes", "edges"}
+    arts = [n for n in doc["nodes"] if n["kind"] == "artifact"]
+    hubs = [n for n in doc["nodes"] if n["kind"] == "hub"]
+    assert len(arts) == 7 and {h["id"] for h in hubs} == {
+        "hub:domain:core", "hub:domain:docs", "hub:domain:tests", "hub:domain:root"}
+    for n in arts:
+        assert RECORD_FIELDS | {"id", "kind", "tags", "priority", "link_density", "priority_detail"} <= set(n)
+        assert set(n["priority_detail"]) >= {"components", "m_cls", "m_sens", "base", "association", "delta"}
+        assert n["id"] == n["artifact_id"] and n["author"] == "system" and n["review_status"] == "draft"
+    for e in doc["edges"]:
+        assert {"source", "target", "relation", "source_fragment", "target_fragment", "metadata",
+                "relation_weight", "association_rank"} <= set(e)
+        assert 0 < e["metadata"]["confidence"] <= 1 and 0 <= e["association_rank"] <= 1
+    assert [n["id"] for n in doc["nodes"]] == sorted(n["id"] for n in doc["nodes"])
+    keys = [(e["source"], e["source_fragment"], e["target"], e["target_fragment"], e["relation"]) for e in doc["edges"]]
+    assert keys == sorted(keys)
+    h = doc["schema"]
+    assert h["version"] == "wtls-1.0" and h["build_id"] == report.build_id
+    assert (h["alpha"], h["beta"], h["gamma"], h["lambda"]) == (0.35, 0.5, 0.2, 0.6)
+    assert h["counts"]["nodes_by_kind"] == {"artifact": 7, "hub": 4}
+    # the project's own package (pyproject name "pkg") maps to the core domain
+    auth = next(n for n in arts if n["path"] == "pkg/auth.py")
+    assert auth["tags"]["domain"] == "core" and auth["tags"]["ast_sensitive"] == ["crypto"]
+    assert auth["priority_detail"]["risk_score"] == 40 + 15  # "auth" in the path + crypto API
+
+
+def test_vault_files(built_sample) -> None:  # type: ignore[no-untyped-def]
+    root, report = built_sample
+    vault = root / ".oracl"
+    index = [orjson.loads(x) for x in (vault / "index.jsonl").read_bytes().splitlines()]
+    assert sorted(r["path"] for r in index) == sorted(p for p in SAMPLE)
+    for name in ("phase2_edges", "phase3_edges", "all_edges"):
+        assert (vault / "edges" / f"{name}.jsonl").stat().st_size > 0
+    import hashlib
+    digest = (vault / "weighted_graph_index.json.sha256").read_text().split()[0]
+    assert digest == hashlib.sha256((vault / "weighted_graph_index.json").read_bytes()).hexdigest()
+    latest = orjson.loads((vault / "mirror" / "LATEST.json").read_bytes())
+    assert latest["build_id"] == report.build_id
+    manifest = orjson.loads((vault / "mirror" / report.build_id / "manifest.json").read_bytes())
+    assert manifest["export_sha256"] == digest and "graph.kuzu" in manifest["files"]
+
+
+def test_bundle_matches_export_and_fts_answers(built_sample) -> None:  # type: ignore[no-untyped-def]
+    root, _ = built_sample
+    doc = export_of(root)
+    s = stats(root)
+    assert s["artifacts"] == 7 and s["edges"] == len(doc["edges"])
+    assert s["edges_by_relation"] == doc["schema"]["counts"]["edges_by_relation"]
+    store, latest = open_latest(root)
+    try:
+        rows = store.rows("MATCH (a:Artifact) RETURN a.path AS path, a.checksum AS c, a.id AS id ORDER BY path")
+        exported = sorted((n["path"], n["checksum"], n["id"]) for n in doc["nodes"] if n["kind"] == "artifact")
+        assert [(r["path"], r["c"], r["id"]) for r in rows] == exported
+        hits = store.named("fts_probe", {"q": "hashlib hexdigest", "k": 5})
+        assert hits[0]["path"] == "pkg/auth.py"
+        hub = {h["hub"]: h for h in s["hubs"]}["hub:domain:core"]
+        assert hub["members"] == 3
+    finally:
+        close(store.path)
+
+
+def test_two_builds_differ_only_in_time_and_id(sample_repo: Path) -> None:
+    git(sample_repo, "init", "-q")
+    (sample_repo / ".gitignore").write_text(".oracl/\n")
+    git(sample_repo, "add", "-A")
+    git(sample_repo, "commit", "-qm", "x")
+    build(sample_repo, **SMALL)
+    first = export_of(sample_repo)
+    build(sample_repo, **SMALL)
+    second = export_of(sample_repo)
+    assert first["schema"]["source_commit"] == git(sample_repo, "rev-parse", "HEAD").strip()
+    assert first["schema"]["dirty"] is False
+    for doc in (first, second):
+        doc["schema"].pop("generated_at")
+        doc["schema"].pop("build_id")
+    assert first == second
+
+
+def test_two_layer_mode_gives_the_same_graph(sample_repo: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    build(sample_repo, **SMALL)
+    plain = export_of(sample_repo)
+    monkeypatch.setenv("ORACL_TWO_LAYER", "1")
+    report = build(sample_repo, **SMALL)
+    layered = export_of(sample_repo)
+    assert report.two_layer
+    assert layered["nodes"] == plain["nodes"] and layered["edges"] == plain["edges"]
+    evidence = sample_repo / ".oracl" / "evidence"
+    assert sorted(p.name for p in evidence.iterdir()) == [
+        "overlay.jsonl", "phase2_repo_edges.jsonl", "phase3_static_edges.jsonl"]
+
+
+def test_learned_tags_and_edges(sample_repo: Path) -> None:
+    vault = sample_repo / ".oracl"
+    vault.mkdir()
+    (vault / "learned_tags.json").write_bytes(orjson.dumps(
+        {"pkg/util.py": {"team": "platform", "confidence": 0.9, "source": "review", "review_status": "approved"}}))
+    (vault / "learned_edges.json").write_bytes(orjson.dumps(
+        [{"source": "pkg/util.py", "target": "docs/guide.md", "confidence": 0.7}]))
+    build(sample_repo, **SMALL)
+    doc = export_of(sample_repo)
+    util = next(n for n in doc["nodes"] if n.get("path") == "pkg/util.py")
+    assert util["tags"]["team"] == "platform" and "confidence" not in util["tags"] and "source" not in util["tags"]
+    assert util["review_status"] == "approved"
+    learned = [e for e in doc["edges"] if e["relation"] == "learned_association"]
+    assert len(learned) == 1 and learned[0]["metadata"]["confidence"] == 0.7
+    assert learned[0]["relation_weight"] == 0.35  # fallback ρ 0.5 × κ 0.7
+
+
+def test_bad_learned_edges_is_a_config_error(sample_repo: Path) -> None:
+    (sample_repo / ".oracl").mkdir()
+    (sample_repo / ".oracl" / "learned_edges.json").write_text('[{"source": "a"}]')
+    with pytest.raises(ConfigError, match="learned edge"):
+        build(sample_repo, **SMALL)
+
+
+def test_parameters_are_options_and_recorded(sample_repo: Path) -> None:
+    build(sample_repo, alpha=0.0, beta=0.0, gamma=1.0, lam=0.3, neighbour_cap=5, **SMALL)
+    doc = export_of(sample_repo)
+    h = doc["schema"]
+    assert (h["alpha"], h["beta"], h["gamma"], h["lambda"], h["caps"]["neighbourhood"]) == (0.0, 0.0, 1.0, 0.3, 5)
+    for n in doc["nodes"]:
+        if n["kind"] == "artifact":
+            assert n["priority"] == n["priority_detail"]["base"]  # α = 0
+
+
+def test_skip_phases(sample_repo: Path) -> None:
+    report = build(sample_repo, skip=("phase2", "phase3", "fts"), **SMALL)
+    assert report.counts["edges_by_relation"] == {"belongs_to": 7}
+    assert report.fts is False and report.seconds["phase2"] == 0.0
+    with pytest.raises(ConfigError, match="cannot skip weigh"):
+        build(sample_repo, skip=("weigh",), **SMALL)
+
+
+def test_root_errors(tmp_path: Path) -> None:
+    with pytest.raises(RootError, match="does not exist"):
+        build(tmp_path / "missing", **SMALL)
+
+
+def test_empty_root(tmp_path: Path) -> None:
+    report = build(tmp_path, **SMALL)
+    assert report.files_indexed == 0 and report.counts["nodes"] == 0
+    assert stats(tmp_path)["artifacts"] == 0
+
+
+def test_old_bundles_are_pruned(sample_repo: Path) -> None:
+    ids = [build(sample_repo, **SMALL).build_id for _ in range(3)]
+    bundles = sorted(p.name for p in (sample_repo / ".oracl" / "mirror").iterdir() if p.is_dir())
+    assert bundles == ids[1:]
+
+
+def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = write_tree(tmp_path / "r", {
+        "bin.py": b"\x00\x01binary", "latin.md": "caf\xe9".encode("latin-1"),
+        "broken.py": "def f(:\n", "bad.json": '{"a": ', "bad.yaml": "a:\n\t- b\n",
+        "bad.toml": "a = = 1\n", "empty.py": "", "name with spaces.md": "# x\n",
+        "quote'\"name.txt": "q", "ünïcödé.md": "# ü\n", "new\nline.txt": "nl",
+    })
+    with open(root / "huge.txt", "wb") as fh:
+        fh.truncate(8 * 1024 * 1024 + 1)  # sparse: 8 MiB + 1 byte of zeros
+    (root / "big.md").write_bytes(b"a" * (8 * 1024 * 1024 + 10))
+    os.symlink(root, root / "loop")
+    os.symlink(tmp_path, root / "outside")
+    import oracl.builder as builder
+
+    real_walk = builder.walk
+
+    def walk_then_delete(r, cfg):  # type: ignore[no-untyped-def]
+        d = real_walk(r, cfg)
+        (root / "vanishing.py").unlink()  # deleted between listing and reading
+        return d
+
+    (root / "vanishing.py").write_text("x = 1\n")
+    monkeypatch.setattr(builder, "walk", walk_then_delete)
+    report = build(root, **SMALL)
+    assert report.files_indexed == 14
+    assert report.parse_status == {"binary": 2, "malformed": 3, "non_utf8": 1, "ok": 5,
+                                   "oversize": 1, "syntax_error": 1, "vanished": 1}
+    assert report.excluded_dirs == {"symlink_loop": 1, "symlink_outside_root": 1, "vault": 1}
+    doc = export_of(root)
+    paths = {n["path"]: n for n in doc["nodes"] if n["kind"] == "artifact"}
+    assert "new\nline.txt" in paths and "quote'\"name.txt" in paths and "ünïcödé.md" in paths
+    assert paths["broken.py"]["tags"]["parse_error"] == "syntax_error"
+    assert paths["broken.py"]["tags"]["ast_error"] is True
+    assert stats(root)["artifacts"] == 14

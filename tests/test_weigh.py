@@ -1,0 +1,134 @@
+"""Hand-computed association, μ, σ, δ, link density, priority and DuoRanker values
+(SPEC §4–6) on a three-file graph:
+
+    A = core/a.py ──imports κ1.0──▶ B = core/b.py
+    C = docs/c.md ──references κ0.95──▶ A ,  C ──mentions κ0.6──▶ B
+    plus A, B ─belongs_to─▶ hub:domain:core ; C ─belongs_to─▶ hub:domain:docs
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from oracl.config import Config
+from oracl.pipeline.annotate import make_record
+from oracl.pipeline.weigh import association, mean_std, tagset, weigh
+from oracl.records import Edge, FileFacts
+
+T = 1_700_000_000 * 10**9
+
+
+def facts(path: str, **kw: object) -> FileFacts:
+    return FileFacts(path=path, artifact_id="id-" + path, checksum="0" * 64, size_bytes=1,
+                     mtime_ns=kw.pop("mtime_ns", T), ctime_ns=T, parse_status="ok", **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def graph():  # type: ignore[no-untyped-def]
+    cfg = Config()
+    fs = {"core/a.py": facts("core/a.py", module_docstring=True, defs=2, documented_defs=1),
+          "core/b.py": facts("core/b.py"),
+          "docs/c.md": facts("docs/c.md")}
+    records = [make_record(f, cfg) for f in fs.values()]
+    merged = [Edge("core/a.py", "core/b.py", "imports", 1.0, "L1-1"),
+              Edge("docs/c.md", "core/a.py", "references", 0.95, "L2-2"),
+              Edge("docs/c.md", "core/b.py", "mentions", 0.6, "L3-3")]
+    return weigh(records, fs, merged, cfg)
+
+
+def node(g, node_id: str) -> dict:  # type: ignore[no-untyped-def]
+    return next(n for n in g.nodes if n["id"] == node_id)
+
+
+def rank(g, src: str, dst: str) -> float:  # type: ignore[no-untyped-def]
+    return next(e["association_rank"] for e in g.edges if e["source"] == src and e["target"] == dst)
+
+
+# incident weights w = ρ·κ: imports 1.0·1.0, references 0.6·0.95 = 0.57, mentions 0.5·0.6 = 0.3,
+# belongs_to 0.8·1.0 = 0.8
+ASSOC = {"A": (1.0 + 0.57 + 0.8) / 3, "B": (1.0 + 0.3 + 0.8) / 3, "C": (0.57 + 0.3 + 0.8) / 3,
+         "core": (0.8 + 0.8) / 2, "docs": 0.8}
+MU = (0.79 + 0.7 + 1.67 / 3 + 0.8 + 0.8) / 5
+SIGMA = math.sqrt(sum((x - MU) ** 2 for x in (0.79, 0.7, 1.67 / 3, 0.8, 0.8)) / 5)
+
+
+def test_association_mu_sigma_delta(graph) -> None:  # type: ignore[no-untyped-def]
+    assert ASSOC["A"] == pytest.approx(0.79) and ASSOC["B"] == pytest.approx(0.7)
+    assert graph.mu == pytest.approx(MU) and graph.sigma == pytest.approx(SIGMA)
+    assert MU == pytest.approx(0.729333333) and SIGMA == pytest.approx(0.0941723, abs=1e-6)
+    a = node(graph, "id-core/a.py")["priority_detail"]
+    assert a["association"] == pytest.approx(0.79)
+    assert a["delta"] == pytest.approx((0.79 - MU) / SIGMA, abs=1e-8)
+    hub = node(graph, "hub:domain:core")
+    assert hub == {"id": "hub:domain:core", "kind": "hub", "tags": {"domain": "core"},
+                   "association": 0.8, "delta": pytest.approx((0.8 - MU) / SIGMA, abs=1e-8),
+                   "link_density": 0.5}
+
+
+def test_link_density_is_degree_over_n_minus_one(graph) -> None:  # type: ignore[no-untyped-def]
+    assert node(graph, "id-core/a.py")["link_density"] == 0.75      # 3 edges / (5 − 1)
+    assert node(graph, "hub:domain:docs")["link_density"] == 0.25
+
+
+def test_priority_breakdown_of_a(graph) -> None:  # type: ignore[no-untyped-def]
+    a = node(graph, "id-core/a.py")
+    d = a["priority_detail"]
+    assert d["components"] == {"security": 0.0, "connectivity": 0.08, "usage": 0.0, "authority": 0.1,
+                               "lifecycle": 1.0, "testing": 0.0, "documentation": 0.75,
+                               "freshness": 1.0, "governance": 0.3, "cost_savings": 0.0,
+                               "instruction": 0.0, "completeness": 1.0}
+    # 0.1·0.08 + 0.1·0.1 + 0.08 + 0.05·0.75 + 0.05 + 0.04·0.3 + 0.03 = 0.2275; × m_cls 1.15
+    assert d["base"] == pytest.approx(0.2275 * 1.15)
+    assert (d["m_cls"], d["m_sens"], d["risk_score"]) == (1.15, 1.0, 0)
+    assert a["priority"] == pytest.approx(0.2275 * 1.15 + 0.35 * (0.79 - MU) / SIGMA, abs=1e-8)
+    assert (a["link_count"], a["backrefs"]) == (1, 1)
+
+
+def test_duoranker_hand_values(graph) -> None:  # type: ignore[no-untyped-def]
+    # J(A,B) = 1 (same six tags); J(C,A) = J(C,B) = 4/8 (domain and format differ);
+    # J(artifact, its hub) = 1/6. Only C→A→B parallels an edge (C→B): R_inf = 0.6·0.57·1.0.
+    raw = {("A", "B"): 1.0 * (0.2 + 0.8 * 1.0),
+           ("C", "A"): 0.57 * (0.2 + 0.8 * 0.5),
+           ("C", "B"): 0.3 * (0.2 + 0.8 * 0.5) + 0.5 * 0.6 * 0.57 * 1.0,
+           ("A", "core"): 0.8 * (0.2 + 0.8 / 6) + 0.5 * 0.6 * 1.0 * 0.8}
+    top = max(raw.values())
+    assert top == 1.0
+    assert rank(graph, "id-core/a.py", "id-core/b.py") == 1.0
+    assert rank(graph, "id-docs/c.md", "id-core/a.py") == pytest.approx(0.342)
+    assert rank(graph, "id-docs/c.md", "id-core/b.py") == pytest.approx(0.351)
+    # A→hub also has a 2-path A→B→hub: 0.8·(0.2 + 0.8/6) + 0.5·0.6·1.0·0.8
+    assert rank(graph, "id-core/a.py", "hub:domain:core") == pytest.approx(
+        0.8 * (0.2 + 0.8 / 6) + 0.5 * 0.6 * 1.0 * 0.8, abs=1e-8)
+    assert rank(graph, "id-core/b.py", "hub:domain:core") == pytest.approx(0.8 * (0.2 + 0.8 / 6), abs=1e-8)
+
+
+def test_edge_rows_carry_weights_and_fragments(graph) -> None:  # type: ignore[no-untyped-def]
+    e = next(x for x in graph.edges if x["relation"] == "references")
+    assert e["relation_weight"] == 0.57 and e["metadata"]["confidence"] == 0.95
+    assert (e["source_fragment"], e["target_fragment"]) == ("L2-2", "")
+    assert graph.edge_counts == {"imports": 1, "references": 1, "mentions": 1, "belongs_to": 3}
+
+
+def test_helpers() -> None:
+    assert association([0.2, 0.9, 0.5], cap=2) == pytest.approx(0.7)
+    assert association([], cap=250) == 0.0
+    assert mean_std([1.0, 3.0]) == (2.0, 1.0)
+    assert tagset({"domain": "core", "x": ["a", "b"], "placeholder": False}) == frozenset(
+        {"domain=core", "x=a", "x=b", "placeholder=false"})
+
+
+def test_sigma_zero_gives_zero_delta() -> None:
+    cfg = Config()
+    fs = {"a.md": facts("a.md"), "b.md": facts("b.md")}
+    g = weigh([make_record(f, cfg) for f in fs.values()], fs, [], cfg)
+    assert g.sigma == 0.0
+    assert all(n.get("priority_detail", {"delta": 0.0})["delta"] == 0.0 for n in g.nodes)
+
+
+def test_freshness_against_newest_artifact() -> None:
+    cfg = Config()
+    fs = {"a.md": facts("a.md"), "b.md": facts("b.md", mtime_ns=T - 90 * 86_400 * 10**9)}
+    g = weigh([make_record(f, cfg) for f in fs.values()], fs, [], cfg)
+    assert node(g, "id-b.md")["priority_detail"]["components"]["freshness"] == pytest.approx(math.exp(-1))
