@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import threading
 import time
@@ -351,10 +352,16 @@ PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
 
 def check_root(root: Path) -> None:
     """RootError unless ``root`` is an existing directory."""
-    if not root.exists():
-        raise RootError(f"root {str(root)!r} does not exist")
-    if not root.is_dir():
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        raise RootError(f"root {str(root)!r} does not exist") from None
+    except OSError as exc:
+        raise RootError(f"root {str(root)!r} cannot be read: {exc.strerror}") from None
+    if not stat.S_ISDIR(st.st_mode):
         raise RootError(f"root {str(root)!r} is not a directory")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise RootError(f"root {str(root)!r} cannot be read: permission denied")
 
 
 def new_build_id(now: datetime) -> str:

@@ -14,9 +14,8 @@ from oracl.vault import Vault
 
 def open_latest(root: Path):  # type: ignore[no-untyped-def]
     """(Store opened read-only on the bundle LATEST names, the LATEST record)."""
-    from oracl.store import DB_FILE, Store
-
     from oracl.builder import check_root
+    from oracl.store import DB_FILE, Store
 
     check_root(Path(root))
     vault = Vault(Path(root))

@@ -8,4 +8,5 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+.venv/bin/ruff check oracl tests scripts
 exec .venv/bin/python -m pytest "$@"

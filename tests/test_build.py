@@ -205,7 +205,7 @@ def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[n
     assert report.files_indexed == 14
     assert report.parse_status == {"binary": 2, "malformed": 3, "non_utf8": 1, "ok": 5,
                                    "oversize": 1, "syntax_error": 1, "vanished": 1}
-    assert report.excluded_dirs == {"symlink_loop": 1, "symlink_outside_root": 1, "vault": 1}
+    assert report.excluded_dirs == {"symlink_alias": 1, "symlink_outside_root": 1, "vault": 1}
     doc = export_of(root)
     paths = {n["path"]: n for n in doc["nodes"] if n["kind"] == "artifact"}
     assert "new\nline.txt" in paths and "quote'\"name.txt" in paths and "ünïcödé.md" in paths

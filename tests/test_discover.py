@@ -64,7 +64,7 @@ def test_symlinks_loop_and_outside_root(tmp_path: Path) -> None:
     os.symlink(root / "missing.py", root / "dangling.py")
     d = walk(root, Config())
     assert d.files == ["a/b.py", "inner.py"]
-    assert d.excluded_dirs == {"symlink_loop": 1, "symlink_outside_root": 1}
+    assert d.excluded_dirs == {"symlink_alias": 1, "symlink_outside_root": 1}
     assert d.skipped == {"symlink_outside_root": 1, "broken_symlink": 1}
 
 

@@ -15,6 +15,8 @@ from oracl.extractors.providers import (
     path_mentions,
     phase2_edges,
     python_imports,
+)
+from oracl.extractors.providers import (
     test_targets as targets_of_tests,
 )
 from oracl.extractors.resolve import IndexView

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from oracl.pipeline.tags import is_placeholder
 from oracl.extractors.resolve import IndexView, fragment, is_test_path, nearest
+from oracl.pipeline.tags import is_placeholder
 from oracl.records import Edge, FileFacts
 
 PHASE2 = "phase2_repo_edges"

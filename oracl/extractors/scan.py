@@ -79,7 +79,7 @@ def markdown_headings(text: str) -> tuple[Heading, ...]:
     out: list[Heading] = []
     for idx, (title, level, start) in enumerate(found):
         end = len(lines)
-        for title2, level2, start2 in found[idx + 1:]:
+        for _title2, level2, start2 in found[idx + 1:]:
             if level2 <= level:
                 end = start2 - 1
                 break

@@ -123,11 +123,12 @@ def walk(root: Path, cfg: Config) -> Discovery:
             if is_dir:
                 target = entry.path
                 if is_link:
+                    # a link out of the root is never followed; a link inside it is an alias
+                    # (or a loop) of a folder the walk reaches anyway under its real name
                     real = os.path.realpath(entry.path)
-                    if real != root_real and not real.startswith(root_real + os.sep):
-                        result.excluded_dirs["symlink_outside_root"] += 1
-                        continue
-                    target = real
+                    inside = real == root_real or real.startswith(root_real + os.sep)
+                    result.excluded_dirs["symlink_alias" if inside else "symlink_outside_root"] += 1
+                    continue
                 reason = _dir_exclusion(entry.name, rel, target, cfg, at_root=not reldir)
                 if not reason and ignored_dirs and (rel + "/") in ignored_dirs:
                     reason = "gitignored"

@@ -68,7 +68,6 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
           sensitivity_overrides: Mapping[str, str] | None = None) -> WeightedGraph:
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
-    by_path = {r.path: r for r in records}
     domains = sorted({str(r.tags["domain"]) for r in records})
     hub_edges = [Edge(r.path, hub_id(str(r.tags["domain"])), "belongs_to", 1.0, "", "", "hubs", "hubs")
                  for r in records]

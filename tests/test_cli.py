@@ -1,0 +1,89 @@
+"""The CLI as a user runs it: a real `oracl` subprocess."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from .conftest import run_cli
+
+
+def test_build_json_and_stats(sample_repo: Path) -> None:
+    r = run_cli("build", str(sample_repo), "--json", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    report = orjson.loads(r.stdout)
+    assert report["files_indexed"] == 7 and report["counts"]["nodes_by_kind"]["hub"] == 4
+    assert set(report["seconds"]) >= {"discover", "read", "phase2", "phase3", "merge", "weigh", "export", "load"}
+    s = run_cli("stats", str(sample_repo), "--json")
+    assert s.returncode == 0, s.stderr
+    assert orjson.loads(s.stdout)["artifacts"] == 7
+
+
+def test_build_summary_is_readable(sample_repo: Path) -> None:
+    r = run_cli("build", str(sample_repo), "--quiet", "--workers", "1", env={**os.environ, "COLUMNS": "120"})
+    assert r.returncode == 0, r.stderr
+    for needle in ("Files", "indexed", "edges: imports", "μ (association mean)", "Seconds per phase", "sha256"):
+        assert needle in r.stdout
+    s = run_cli("stats", str(sample_repo), env={**os.environ, "COLUMNS": "120"})
+    assert "hub:domain:core" in s.stdout and "Domain hubs" in s.stdout
+
+
+@pytest.mark.parametrize(("args", "line", "code"), [
+    (("build", "/nonexistent/oracl-root"), "Error: root '/nonexistent/oracl-root' does not exist", 3),
+    (("stats", "/nonexistent/oracl-root"), "Error: root '/nonexistent/oracl-root' does not exist", 3),
+    (("build", ".", "--skip-phase", "weigh"),
+     "Error: cannot skip weigh: skippable phases are phase2, phase3, fts", 2),
+    (("build", ".", "--gamma", "2"), "Error: gamma must be between 0 and 1", 2),
+])
+def test_errors_are_one_line_with_exit_codes(tmp_path: Path, args: tuple, line: str, code: int) -> None:
+    r = run_cli(*args, cwd=tmp_path)
+    assert (r.returncode, r.stderr.strip()) == (code, line)
+    assert r.stdout == ""
+
+
+def test_stats_without_a_build(tmp_path: Path) -> None:
+    r = run_cli("stats", str(tmp_path))
+    assert r.returncode == 4
+    assert r.stderr.strip() == f"Error: no build in {tmp_path}/.oracl: run `oracl build {tmp_path}` first"
+
+
+def test_help_lists_options() -> None:
+    r = run_cli("build", "--help", env={**os.environ, "COLUMNS": "200"})
+    for opt in ("--alpha", "--beta", "--gamma", "--lambda", "--neighbour-cap", "--priority-cap",
+                "--skip-phase", "--two-layer", "--no-gitignore", "--json"):
+        assert opt in r.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root to drop to an unprivileged user who cannot read the file")
+def test_unreadable_file_gets_a_record() -> None:
+    """chmod 000 does not stop root, so the build runs as `nobody` and the file stays root's."""
+    import tempfile
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="oracl-unreadable-", dir="/tmp"))
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "ok.py").write_text("x = 1\n")
+    (root / "locked.py").write_text("secret = 1\n")
+    os.chmod(root / "locked.py", 0)
+    for p in (tmp_path, root, root / "ok.py"):
+        os.chown(p, 65534, 65534)
+    code = ("import sys, orjson; from oracl.builder import build; "
+            "r = build(sys.argv[1], workers=1, buffer_pool_bytes=64 << 20); "
+            "print(orjson.dumps(r.parse_status).decode())")
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
+                        code, str(root)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "HOME": str(tmp_path)})
+    if r.returncode != 0 and "Permission denied" in r.stderr and "site-packages" in r.stderr:
+        pytest.skip("the interpreter is not readable by nobody here")
+    assert r.returncode == 0, r.stderr
+    try:
+        assert orjson.loads(r.stdout.strip().splitlines()[-1]) == {"ok": 1, "unreadable": 1}
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
