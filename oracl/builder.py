@@ -8,6 +8,7 @@ times them, honours skip flags, and writes the vault and the Kùzu bundle.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import stat
 import subprocess
@@ -84,6 +85,7 @@ class BuildReport:
     mu: float
     sigma: float
     seconds: dict[str, float]
+    peak_rss_mib: dict[str, int]
     export_path: str
     export_sha256: str
     bundle_path: str
@@ -282,7 +284,8 @@ def _phase_content(s: BuildState) -> None:
         t0 = time.perf_counter()
         try:
             store.start_bundle(s.staging, s.spool.table(), fts="fts" not in s.skip,
-                               buffer_pool_bytes=s.cfg.buffer_pool_bytes, threads=s.cfg.db_threads)
+                               buffer_pool_bytes=s.cfg.build_buffer_pool(s.spool.text_bytes),
+                               threads=s.cfg.db_threads)
         except BaseException as exc:  # handed to the load phase, which re-raises it
             s.content_error = exc
         s.content_seconds = time.perf_counter() - t0
@@ -393,6 +396,7 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     state = BuildState(root=root, cfg=cfg, vault=vault, build_id=build_id, now=now,
                        skip=frozenset(skip), progress=progress or (lambda *_: None), staging=staging)
     seconds: dict[str, float] = {}
+    peak_mib: dict[str, int] = {}
     try:
         for name, phase in PHASES:
             if name in state.skip:
@@ -402,6 +406,7 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
             state.progress(name, 0, None)
             phase(state)
             seconds[name] = round(time.perf_counter() - t0, 3)
+            peak_mib[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         seconds["fts_background"] = round(state.content_seconds, 3)
     finally:
         if state.content_thread is not None and state.content_thread.is_alive():
@@ -418,6 +423,6 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
         excluded_dirs=dict(sorted(state.discovery.excluded_dirs.items())),
         parse_status=dict(sorted(Counter(f.parse_status for f in state.facts).items())),
         counts=state.header["counts"], dropped_edges=dict(sorted(state.merged.dropped.items())),
-        mu=state.graph.mu, sigma=state.graph.sigma, seconds=seconds,
+        mu=state.graph.mu, sigma=state.graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
         export_path=str(vault.export), export_sha256=state.export_sha256,
         bundle_path=str(vault.bundle(build_id)), fts="fts" not in state.skip, two_layer=cfg.two_layer)

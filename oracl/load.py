@@ -25,9 +25,11 @@ class ContentSpool:
         self._rows: list[tuple[str, str]] = []
         self._batch = batch_rows
         self.count = 0
+        self.text_bytes = 0
 
     def add(self, path: str, text: str) -> None:
         self._rows.append((path, text))
+        self.text_bytes += len(text)
         if len(self._rows) >= self._batch:
             self._flush()
 

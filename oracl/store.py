@@ -23,6 +23,9 @@ _OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
 
 def _translate(exc: Exception, what: str) -> StoreError:
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "buffer pool is full" in msg:
+        return StoreError(f"{what}: Kùzu's buffer pool is too small for this graph; "
+                          "set buffer_pool_bytes in [tool.oracl] higher")
     if "Could not set lock" in msg or "lock on file" in msg:
         return StoreLockedError(f"{what}: the graph database is locked by another process writing to it")
     return StoreError(f"{what}: {msg}")

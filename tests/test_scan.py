@@ -65,5 +65,6 @@ def test_security_signals_names_only() -> None:
 
 
 def test_term_bag_dedups_and_splits_identifiers() -> None:
-    assert scan.term_bag("def parseHTTPResponse_v2(x): x.foo_bar + FooBar + HTTP 404 x") == (
-        "def parsehttpresponse_v2 parse http response v 2 x foo_bar foo bar foobar 404")
+    assert scan.term_bag("def parseHTTPResponse_v2(x): self.foo_bar + FooBar + HTTP 404 x ü_ä") == (
+        "parse http response v 2 x foo bar 404 ü ä")
+    assert scan.term_bag(b"caf\xc3\xa9 CONST_NAME") == "café const name"

@@ -54,6 +54,25 @@ class PythonAnalysis:
     syntax_error: str = ""
 
 
+_STMT_KIND: dict[type, str] = {
+    ast.ClassDef: "class", ast.FunctionDef: "def", ast.AsyncFunctionDef: "async_def",
+    ast.Import: "import", ast.ImportFrom: "from", ast.Assign: "assign", ast.AnnAssign: "assign",
+    ast.If: "block", ast.Try: "block", ast.With: "block", ast.AsyncWith: "block", ast.For: "block",
+    ast.AsyncFor: "block", ast.While: "block",
+}
+if hasattr(ast, "TryStar"):
+    _STMT_KIND[ast.TryStar] = "block"
+
+
+def _has_docstring(node: ast.AST) -> bool:
+    body = getattr(node, "body", None)
+    if not body:
+        return False
+    first = body[0]
+    return (type(first) is ast.Expr and type(first.value) is ast.Constant
+            and isinstance(first.value.value, str))
+
+
 def _is_main_guard(node: ast.stmt) -> bool:
     if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
         return False
@@ -104,47 +123,53 @@ def analyze_python(text: str) -> PythonAnalysis:
         if top in TEST_MODULES:
             tests.add(TEST_MODULES[top])
 
+    check_secrets = SECRET_NAME.search(text) is not None  # most modules name no secret at all
+
     # Statements only: walking every expression node costs 3× the parse itself, so
     # expression-level signals (calls, keyword and dict secrets) come from the text below.
+    # Dispatch on the exact node type: most statements (Expr, Return, Assign…) fall
+    # through one dict lookup.
     def visit(body: list[ast.stmt], prefix: str, in_class: bool) -> None:
         nonlocal classes, functions, documented, has_async, secret_names, credential
         for node in body:
-            if isinstance(node, ast.ClassDef):
+            kind = _STMT_KIND.get(type(node))
+            if kind is None:
+                continue
+            if kind == "class":
                 classes += 1
-                documented += ast.get_docstring(node, clean=False) is not None
-                name = prefix + node.name
+                documented += _has_docstring(node)
+                name = prefix + node.name  # type: ignore[attr-defined]
                 symbols.append((name, "class", node.lineno, node.end_lineno or node.lineno))
-                visit(node.body, name + ".", True)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(node.body, name + ".", True)  # type: ignore[attr-defined]
+            elif kind == "def" or kind == "async_def":
                 functions += 1
-                documented += ast.get_docstring(node, clean=False) is not None
-                is_async = isinstance(node, ast.AsyncFunctionDef)
-                has_async = has_async or is_async
-                kind = "method" if in_class else ("async_function" if is_async else "function")
-                name = prefix + node.name
-                symbols.append((name, kind, node.lineno, node.end_lineno or node.lineno))
-                visit(node.body, name + ".", False)
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
+                documented += _has_docstring(node)
+                has_async = has_async or kind == "async_def"
+                sym_kind = "method" if in_class else ("async_function" if kind == "async_def" else "function")
+                name = prefix + node.name  # type: ignore[attr-defined]
+                symbols.append((name, sym_kind, node.lineno, node.end_lineno or node.lineno))
+                visit(node.body, name + ".", False)  # type: ignore[attr-defined]
+            elif kind == "import":
+                for alias in node.names:  # type: ignore[attr-defined]
                     imports.append((alias.name, (), 0, node.lineno, node.end_lineno or node.lineno))
                     note_module(alias.name.split(".")[0])
-            elif isinstance(node, ast.ImportFrom):
-                mod = node.module or ""
-                names = tuple(a.name for a in node.names if a.name != "*")
-                imports.append((mod, names, node.level, node.lineno, node.end_lineno or node.lineno))
-                if node.level == 0 and mod:
+            elif kind == "from":
+                mod = node.module or ""  # type: ignore[attr-defined]
+                names = tuple(a.name for a in node.names if a.name != "*")  # type: ignore[attr-defined]
+                imports.append((mod, names, node.level, node.lineno, node.end_lineno or node.lineno))  # type: ignore[attr-defined]
+                if node.level == 0 and mod:  # type: ignore[attr-defined]
                     note_module(mod.split(".")[0])
-            elif isinstance(node, ast.Assign | ast.AnnAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    if any(SECRET_NAME.search(n) for n in _target_names(t)):
-                        secret_names = True
-                        credential = credential or _nonempty_str(node.value)
-            elif isinstance(node, ast.If | ast.Try | ast.With | ast.AsyncWith | ast.For
-                            | ast.AsyncFor | ast.While):
-                # definitions under `if TYPE_CHECKING:` or `try:` still belong to this scope
-                for sub in ("body", "orelse", "finalbody"):
-                    visit(getattr(node, sub, []), prefix, in_class)
+            elif kind == "assign":
+                if check_secrets:
+                    targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    for t in targets:
+                        if any(SECRET_NAME.search(n) for n in _target_names(t)):
+                            secret_names = True
+                            credential = credential or _nonempty_str(node.value)  # type: ignore[attr-defined]
+            else:  # compound: definitions under `if TYPE_CHECKING:` or `try:` belong to this scope
+                visit(node.body, prefix, in_class)  # type: ignore[attr-defined]
+                visit(getattr(node, "orelse", []), prefix, in_class)
+                visit(getattr(node, "finalbody", []), prefix, in_class)
                 for handler in getattr(node, "handlers", []):
                     visit(handler.body, prefix, in_class)
 
@@ -169,7 +194,7 @@ def analyze_python(text: str) -> PythonAnalysis:
                 credential = True
                 break
 
-    out.module_docstring = ast.get_docstring(tree, clean=False) is not None
+    out.module_docstring = _has_docstring(tree)
     out.defs = classes + functions
     out.documented_defs = documented
     out.symbols = tuple(symbols)

@@ -44,24 +44,40 @@ def identifier_parts(word: str) -> list[str]:
     return [p.lower() for p in _PARTS.findall(word.replace("_", " "))]
 
 
-def term_bag(text: str) -> str:
-    """The distinct words of a text in first-seen order, each compound identifier followed
-    by its snake/camel parts. This is what the full-text index holds for a body: term
-    frequency is dropped (BM25 then scores presence with length normalisation), which
-    makes the index 2–3× cheaper to build on code, where words repeat a lot."""
-    seen: dict[str, None] = {}
-    for w in dict.fromkeys(_WORD.findall(text)):  # C-speed de-duplication first
-        low = w.lower()
-        seen[low] = None
-        if low == w:
-            if "_" in w:  # snake_case: the cheap split
-                for part in w.split("_"):
-                    if part:
-                        seen.setdefault(part, None)
-        elif not w.isupper():
+# bytes that end a word: everything but ASCII letters, digits, "_" and non-ASCII (UTF-8) bytes
+_SPLIT_TABLE = bytes(b if (chr(b).isalnum() and b < 128) or b == 95 or b >= 128 else 32
+                     for b in range(256))
+
+
+# words of every Python file: near-zero IDF, and a third of the postings of a code corpus
+CODE_NOISE = frozenset({"self", "cls", "def", "return", "import", "from", "class", "none", "true",
+                        "false", "pass", "elif", "else", "lambda", "yield", "async", "await",
+                        "raise", "except", "try", "while", "args", "kwargs", "py"})
+
+
+def term_bag(text: str | bytes) -> str:
+    """The distinct terms of a text in first-seen order, for the full-text index.
+
+    Compound identifiers are replaced by their snake/camel parts (``parseHTTPResponse_v2`` →
+    ``parse http response v 2``; the query side splits the same way), keywords of code are
+    dropped, and term frequency is dropped (BM25 then scores presence with length
+    normalisation). On the 50k benchmark this made the index 2–3× cheaper to build than
+    full bodies. Works on UTF-8 bytes with ``bytes.translate`` + ``split`` (C speed)."""
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    words = data.translate(_SPLIT_TABLE).decode("utf-8", "replace").split()
+    out: dict[str, None] = {}
+    for w in dict.fromkeys(words):
+        if "_" in w:
+            parts = w.lower().split("_") if (w.islower() or w.isupper()) else identifier_parts(w)
+            for part in parts:
+                if part:
+                    out[part] = None
+        elif w.islower() or w.isupper() or w.isdigit():
+            out[w.lower()] = None
+        else:
             for part in identifier_parts(w):
-                seen.setdefault(part, None)
-    return " ".join(seen)
+                out[part] = None
+    return " ".join(t for t in out if t not in CODE_NOISE)
 
 
 def markdown_headings(text: str) -> tuple[Heading, ...]:

@@ -224,10 +224,10 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
                          error=f"invalid UTF-8 at byte {exc.start}", **base), scan.term_bag(rel)
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _scan_text(text, fmt, checksum, base, name, cfg)
+    return _scan_text(text, data, fmt, checksum, base, cfg)
 
 
-def _scan_text(text: str, fmt: str, checksum: str, base: dict, name: str,
+def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                cfg: Config) -> tuple[FileFacts, str]:
     status, error = "ok", ""
     extra: dict[str, object] = {}
@@ -261,5 +261,5 @@ def _scan_text(text: str, fmt: str, checksum: str, base: dict, name: str,
                       line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                       **base, **extra)  # type: ignore[arg-type]
     # one full-text document: the path's words, the symbols, the headings, the body's terms
-    doc = "\n".join((facts.path, symbols_text, headings_text, text[: cfg.fts_body_bytes]))
-    return facts, scan.term_bag(doc)
+    head = "\n".join((facts.path, symbols_text, headings_text)).encode("utf-8", "surrogateescape")
+    return facts, scan.term_bag(head + b"\n" + data[: cfg.fts_body_bytes])
