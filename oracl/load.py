@@ -101,24 +101,26 @@ def hub_table(nodes: list[dict[str, Any]]) -> pa.Table:
     })
 
 
-def link_tables(edges: list[dict[str, Any]]) -> tuple[pa.Table, pa.Table]:
-    links = [e for e in edges if e["relation"] != "belongs_to"]
-    belongs = [e for e in edges if e["relation"] == "belongs_to"]
+def link_tables(edges: list[dict[str, Any]], endpoints: list[tuple[str, str]]) -> tuple[pa.Table, pa.Table]:
+    """The Link and BelongsTo tables; ``endpoints`` gives each edge row's (source path,
+    target path or hub id), in the same order as ``edges``."""
+    links = [(e, ends) for e, ends in zip(edges, endpoints, strict=True) if e["relation"] != "belongs_to"]
+    belongs = [(e, ends) for e, ends in zip(edges, endpoints, strict=True) if e["relation"] == "belongs_to"]
     link_tbl = pa.table({
-        "from": _column(links, "source_path"), "to": _column(links, "target_path"),
-        "relation": _column(links, "relation"),
-        "confidence": pa.array([e["metadata"]["confidence"] for e in links], pa.float64()),
-        "relation_weight": pa.array(_column(links, "relation_weight"), pa.float64()),
-        "association_rank": pa.array(_column(links, "association_rank"), pa.float64()),
-        "source_fragment": _column(links, "source_fragment"),
-        "target_fragment": _column(links, "target_fragment"),
-        "producer": [e["metadata"]["producer"] for e in links],
-        "provider": [e["metadata"]["provider"] for e in links],
+        "from": [ends[0] for _, ends in links], "to": [ends[1] for _, ends in links],
+        "relation": [e["relation"] for e, _ in links],
+        "confidence": pa.array([e["metadata"]["confidence"] for e, _ in links], pa.float64()),
+        "relation_weight": pa.array([e["relation_weight"] for e, _ in links], pa.float64()),
+        "association_rank": pa.array([e["association_rank"] for e, _ in links], pa.float64()),
+        "source_fragment": [e["source_fragment"] for e, _ in links],
+        "target_fragment": [e["target_fragment"] for e, _ in links],
+        "producer": [e["metadata"]["producer"] for e, _ in links],
+        "provider": [e["metadata"]["provider"] for e, _ in links],
     })
     belongs_tbl = pa.table({
-        "from": _column(belongs, "source_path"), "to": _column(belongs, "target"),
-        "confidence": pa.array([e["metadata"]["confidence"] for e in belongs], pa.float64()),
-        "relation_weight": pa.array(_column(belongs, "relation_weight"), pa.float64()),
-        "association_rank": pa.array(_column(belongs, "association_rank"), pa.float64()),
+        "from": [ends[0] for _, ends in belongs], "to": [ends[1] for _, ends in belongs],
+        "confidence": pa.array([e["metadata"]["confidence"] for e, _ in belongs], pa.float64()),
+        "relation_weight": pa.array([e["relation_weight"] for e, _ in belongs], pa.float64()),
+        "association_rank": pa.array([e["association_rank"] for e, _ in belongs], pa.float64()),
     })
     return link_tbl, belongs_tbl

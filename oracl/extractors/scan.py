@@ -66,7 +66,7 @@ def term_bag(text: str | bytes) -> str:
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     words = data.translate(_SPLIT_TABLE).decode("utf-8", "replace").split()
     out: dict[str, None] = {}
-    for w in dict.fromkeys(words):
+    for w in dict.fromkeys(words):  # C-speed de-duplication first
         if "_" in w:
             parts = w.lower().split("_") if (w.islower() or w.isupper()) else identifier_parts(w)
             for part in parts:

@@ -78,7 +78,7 @@ def load_learned_edges(vault: Path) -> list[Edge]:
     out = []
     for row in data:
         try:
-            conf = float(row.get("confidence", 0.5))
+            conf = round(float(row.get("confidence", 0.5)), 9)
             if not 0 < conf <= 1:
                 raise ValueError
             out.append(Edge(str(row["source"]), str(row["target"]), "learned_association", conf,

@@ -19,6 +19,8 @@ from oracl.pipeline.duoranker import rank_edges
 from oracl.records import ArtifactRecord, Edge, FileFacts
 
 HUB_PREFIX = "hub:domain:"
+CONTINUOUS_BUCKETS = ("security", "connectivity", "usage", "authority", "documentation", "freshness",
+                      "cost_savings")
 
 
 def hub_id(domain: str) -> str:
@@ -61,6 +63,9 @@ class WeightedGraph:
     sigma: float
     hubs: int
     edge_counts: Counter[str] = field(default_factory=Counter)
+    # (source path, target path or hub id) of each edge row, in the same order: the bundle's
+    # rel tables are keyed by path, the export by node id
+    endpoints: list[tuple[str, str]] = field(default_factory=list)
 
 
 def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
@@ -72,7 +77,13 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     hub_edges = [Edge(r.path, hub_id(str(r.tags["domain"])), "belongs_to", 1.0, "", "", "hubs", "hubs")
                  for r in records]
     edges = merged + hub_edges
-    weights = [cfg.relation_prior(e.relation) * e.confidence for e in edges]
+    wcache: dict[tuple[str, float], float] = {}
+    weights = []
+    for e in edges:  # w = ρ·κ, rounded once per distinct (relation, κ)
+        w = wcache.get((e.relation, e.confidence))
+        if w is None:
+            w = wcache[(e.relation, e.confidence)] = r9(cfg.relation_prior(e.relation) * e.confidence)
+        weights.append(w)
 
     incident: dict[str, list[float]] = defaultdict(list)
     for e, w in zip(edges, weights, strict=True):
@@ -118,7 +129,9 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
             estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
             placeholder=bool(tags["placeholder"]))
-        comp = {b: r9(v) for b, v in prio.components(inputs).items()}
+        comp = prio.components(inputs)
+        for b in CONTINUOUS_BUCKETS:  # the others are exact constants (0, 0.3, 0.5, 1 …)
+            comp[b] = r9(comp[b])
         cls = str(tags["classification"])
         p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
         node = r.to_json()
@@ -137,8 +150,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             },
             "parse_status": f.parse_status,
             "line_count": f.line_count,
-            "symbols": [list(s) for s in f.symbols],
-            "headings": [list(h) for h in f.headings],
+            "symbols": f.symbols,      # tuples serialise as JSON arrays
+            "headings": f.headings,
         })
         node_rows.append(node)
     for d in domains:
@@ -158,10 +171,10 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
         counts[e.relation] += 1
         edge_rows.append({
             "source": ids[e.source], "target": ids.get(e.target, e.target),
-            "source_path": e.source, "target_path": e.target if e.target in ids else "",
             "relation": e.relation, "source_fragment": e.source_fragment,
             "target_fragment": e.target_fragment,
-            "metadata": {"confidence": r9(e.confidence), "producer": e.producer, "provider": e.provider},
-            "relation_weight": r9(w), "association_rank": r9(rank),
+            "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
+            "relation_weight": w, "association_rank": r9(rank),
         })
-    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts)
+    endpoints = [(e.source, e.target) for e in edges]
+    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts, endpoints)
