@@ -127,9 +127,14 @@ def _phase_read(s: BuildState) -> None:
     learned = load_learned_tags(s.vault.dir)
     facts: list[FileFacts] = []
 
+    records: list[ArtifactRecord] = []
+
     def take(item: tuple[FileFacts, str]) -> None:
+        # the main process is mostly idle while the workers parse: it builds each record
+        # as its file arrives instead of in a pass afterwards
         f, text = item
         facts.append(f)
+        records.append(make_record(f, s.cfg, learned.get(f.path)))
         s.spool.add(f.path, text)
         if len(facts) % 500 == 0:
             s.progress("read", len(facts), len(files))
@@ -144,7 +149,7 @@ def _phase_read(s: BuildState) -> None:
             take(read_one(root, rel, s.cfg))
     s.spool.close()
     s.facts = facts
-    s.records = [make_record(f, s.cfg, learned.get(f.path)) for f in facts]
+    s.records = records
     s.index = IndexView.build({f.path: f for f in facts})
     s.overlay = load_learned_edges(s.vault.dir)
     s.progress("read", len(facts), len(files))

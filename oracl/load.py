@@ -50,7 +50,7 @@ class ContentSpool:
 
 
 def _ts(iso: str) -> datetime:
-    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.fromisoformat(iso[:-1])  # "…Z"; fromisoformat is ~20× faster than strptime
 
 
 def _column(rows: Iterable[dict[str, Any]], key: str) -> list[Any]:
