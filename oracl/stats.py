@@ -6,9 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from oracl.errors import NoBuildError, VaultError
+from oracl.errors import VaultError
 from oracl.vault import Vault
 
 
@@ -29,13 +27,7 @@ def open_latest(root: Path):  # type: ignore[no-untyped-def]
 def read_header(root: Path) -> dict[str, Any]:
     """The schema header of the export (parsed fully: the export is one JSON document)."""
     vault = Vault(Path(root))
-    try:
-        doc = orjson.loads(vault.export.read_bytes())
-    except FileNotFoundError:
-        raise NoBuildError(f"no export in {vault.dir}: run `oracl build {root}` first") from None
-    except (OSError, orjson.JSONDecodeError):
-        raise VaultError(f"{vault.export} is unreadable or truncated; run `oracl build` again") from None
-    return doc["schema"]
+    return vault.read_json(vault.export)["schema"]
 
 
 def stats(root: Path) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -37,14 +38,18 @@ class Vault:
     def bundle(self, build_id: str) -> Path:
         return self.mirror / build_id
 
-    def read_latest(self) -> dict:
-        """The LATEST pointer; NoBuildError when there is none, VaultError when unreadable."""
+    def read_json(self, path: Path) -> Any:
+        """A vault JSON file; NoBuildError when it is missing, VaultError when unreadable."""
         try:
-            data = orjson.loads(self.latest.read_bytes())
+            return orjson.loads(path.read_bytes())
         except FileNotFoundError:
             raise NoBuildError(f"no build in {self.dir}: run `oracl build {self.root}` first") from None
         except (OSError, orjson.JSONDecodeError):
-            raise VaultError(f"{self.latest} is unreadable or truncated; run `oracl build` again") from None
+            raise VaultError(f"{path} is unreadable or truncated; run `oracl build` again") from None
+
+    def read_latest(self) -> dict:
+        """The LATEST pointer; NoBuildError when there is none, VaultError when unreadable."""
+        data = self.read_json(self.latest)
         if not isinstance(data, dict) or "build_id" not in data:
             raise VaultError(f"{self.latest} does not name a build; run `oracl build` again")
         return data
