@@ -50,8 +50,16 @@ class ResolvedImport(NamedTuple):
     end: int
 
 
-def resolved_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
-    """Each import of a Python file resolved to an indexed module (and imported symbol)."""
+def resolved_imports(f: FileFacts, idx: IndexView) -> list[ResolvedImport]:
+    """Each import of a Python file resolved to an indexed module (and imported symbol).
+    Memoised on the index: Phase 2, Phase 3 and the test-target provider all ask."""
+    hit = idx.memo.get(("imports", f.path))
+    if hit is None:
+        hit = idx.memo[("imports", f.path)] = list(_resolve_imports(f, idx))
+    return hit
+
+
+def _resolve_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
     for mod, names, level, start, end in f.imports:
         absolute = idx.relative_module(mod, level, f.path) if level else mod
         if not absolute:
@@ -81,6 +89,22 @@ def python_imports(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iter
 
 
 def markdown_links(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    if producer != PHASE3:  # Phase 2 resolves the same links: reuse Phase 3's work
+        for e in _markdown_links(f, idx):
+            yield Edge(e.source, e.target, e.relation, e.confidence, e.source_fragment,
+                       e.target_fragment, producer, e.provider)
+        return
+    yield from _markdown_links(f, idx)
+
+
+def _markdown_links(f: FileFacts, idx: IndexView) -> list[Edge]:
+    hit = idx.memo.get(("links", f.path))
+    if hit is None:
+        hit = idx.memo[("links", f.path)] = list(_resolve_links(f, idx))
+    return hit
+
+
+def _resolve_links(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
     for link, line in f.md_links:
         target = idx.path(link, f.path)
         if target is None:

@@ -59,6 +59,7 @@ class IndexView:
     basenames: dict[str, list[str]] = field(default_factory=dict)
     symbols: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     anchors: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
 
     @classmethod
     def build(cls, facts: dict[str, FileFacts]) -> IndexView:
