@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from oracl import __version__
+from oracl import __version__, provenance
 from oracl.config import Config, load_config
 from oracl.errors import ConfigError, RootError
 from oracl.export import SCHEMA_VERSION, export_bytes, sha256_hex
@@ -68,6 +68,8 @@ class BuildState:
     content_thread: threading.Thread | None = None
     content_error: BaseException | None = None
     content_seconds: float = 0.0
+    signature: str = "unsigned"
+    bundle_bytes: int = 0
 
 
 @dataclass(slots=True)
@@ -92,6 +94,8 @@ class BuildReport:
     bundle_path: str
     fts: bool
     two_layer: bool
+    signature: str      # ed25519 | hmac-sha256 | unsigned
+    orphans: int        # artifacts with no edge to or from another artifact
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
@@ -128,6 +132,7 @@ def _phase_read(s: BuildState) -> None:
     facts: list[FileFacts] = []
 
     records: list[ArtifactRecord] = []
+    half = max(1, len(files) // 2)
 
     def take(item: tuple[FileFacts, str]) -> None:
         # the main process is mostly idle while the workers parse: it builds each record
@@ -136,6 +141,8 @@ def _phase_read(s: BuildState) -> None:
         facts.append(f)
         records.append(make_record(f, s.cfg, learned.get(f.path)))
         s.spool.add(f.path, text)
+        if len(facts) == half:
+            provenance.fault("read")
         if len(facts) % 500 == 0:
             s.progress("read", len(facts), len(files))
 
@@ -273,13 +280,21 @@ def make_header(s: BuildState) -> dict[str, Any]:
 
 
 def _phase_export(s: BuildState) -> None:
+    """The canonical export, its digest and its signature, written into the staging
+    bundle: a bundle always carries the export it was loaded from."""
+    from oracl.sign import sign
+
     assert s.graph is not None
     s.header = make_header(s)
     data = export_bytes(s.header, s.graph.nodes, s.graph.edges)
     s.export_sha256 = sha256_hex(data)
-    atomic_write(s.vault.export, data)
-    atomic_write(s.vault.dir / (s.vault.export.name + ".sha256"),
-                 f"{s.export_sha256}  {s.vault.export.name}\n".encode())
+    name = s.vault.export.name
+    atomic_write(s.staging / name, data)
+    atomic_write(s.staging / (name + ".sha256"), f"{s.export_sha256}  {name}\n".encode())
+    sig = sign(data)
+    s.signature = sig.split(":", 1)[0] if sig else "unsigned"
+    if sig:
+        atomic_write(s.staging / (name + ".sig"), sig.encode() + b"\n")
 
 
 def _phase_content(s: BuildState) -> None:
@@ -311,20 +326,18 @@ def _phase_load(s: BuildState) -> None:
     s.content_thread.join()
     if s.content_error is not None:
         raise s.content_error
-    store.finish_bundle(s.staging / store.DB_FILE, tables)
+    store.finish_bundle(s.staging / store.DB_FILE, tables, after_each=lambda: provenance.fault("copy"))
     del tables
     os.unlink(s.spool.path)
-    manifest = {"build_id": s.build_id, "export_sha256": s.export_sha256,
-                "counts": s.header["counts"], "fts": "fts" not in s.skip,
-                "files": {f.name: sha256_file(f) for f in sorted(s.staging.iterdir()) if f.is_file()}}
-    atomic_write(s.staging / "manifest.json", orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    provenance.write_manifest(s.staging, s.build_id, s.export_sha256, s.header["counts"])
     final = s.vault.bundle(s.build_id)
     os.replace(s.staging, final)
-    atomic_write(s.vault.latest, orjson.dumps({"build_id": s.build_id, "bundle": s.build_id,
-                                               "export_sha256": s.export_sha256,
-                                               "generated_at": s.header["generated_at"]},
-                                              option=orjson.OPT_SORT_KEYS))
-    _prune_bundles(s.vault, keep=max(1, s.cfg.keep_bundles), current=s.build_id)
+    store.fsync_dir(s.vault.mirror)
+    provenance.fault("flip")
+    provenance.flip_latest(s.vault, s.build_id, s.export_sha256, s.header["generated_at"])
+    provenance.publish_export(s.vault, final)
+    provenance.snapshot(s.vault, final, s.build_id, s.cfg.snapshots)
+    s.bundle_bytes = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
 
 
 def sha256_file(path: Path) -> str:
@@ -335,16 +348,6 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def _prune_bundles(vault: Vault, keep: int, current: str) -> None:
-    bundles = sorted(p for p in vault.mirror.iterdir() if p.is_dir() and not p.name.endswith(".tmp"))
-    for old in bundles[:-keep]:
-        if old.name != current:
-            shutil.rmtree(old, ignore_errors=True)
-    for stale in vault.mirror.glob("*.tmp"):  # staging left by a crashed build
-        if stale.name != f"{current}.tmp":
-            shutil.rmtree(stale, ignore_errors=True)
 
 
 PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
@@ -397,6 +400,12 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
         cfg = replace(cfg, two_layer=True)
     now = now or datetime.now(UTC)
     vault = Vault(root)
+    with provenance.build_lock(vault):
+        return _run(root, cfg, vault, now, skip, progress)
+
+
+def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, ...],
+         progress: Progress | None) -> BuildReport:
     build_id = new_build_id(now)
     staging = vault.mirror / f"{build_id}.tmp"
     staging.mkdir(parents=True, exist_ok=True)
@@ -426,17 +435,30 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
         from oracl.store import DB_FILE, close
 
         close(staging / DB_FILE)  # a failed build must not keep the staging database open
-        if gc_was_enabled:
-            gc.enable()
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+        if gc_was_enabled:
+            gc.enable()
     assert state.graph is not None and state.discovery is not None and state.merged is not None
+    parse = Counter(f.parse_status for f in state.facts)
+    provenance.append_health(vault, {
+        "build_id": build_id, "generated_at": state.header["generated_at"],
+        "counts": {"artifacts": len(state.records), "hubs": state.graph.hubs,
+                   "edges": len(state.graph.edges),
+                   "edges_by_relation": dict(sorted(state.graph.edge_counts.items()))},
+        "mu": state.graph.mu, "sigma": state.graph.sigma, "orphans": state.graph.orphans,
+        "dropped": dict(sorted(state.merged.dropped.items())),
+        "parse_errors": sum(v for k, v in parse.items() if k != "ok"),
+        "seconds": seconds, "bundle_bytes": state.bundle_bytes, "signature": state.signature,
+    })
+    provenance.prune_bundles(vault, keep=max(1, cfg.keep_bundles), current=build_id)
     return BuildReport(
         build_id=build_id, root=str(root.resolve()), files_seen=state.discovery.seen,
         files_indexed=len(state.facts), skipped=dict(sorted(state.discovery.skipped.items())),
         excluded_dirs=dict(sorted(state.discovery.excluded_dirs.items())),
-        parse_status=dict(sorted(Counter(f.parse_status for f in state.facts).items())),
+        parse_status=dict(sorted(parse.items())),
         counts=state.header["counts"], dropped_edges=dict(sorted(state.merged.dropped.items())),
         mu=state.graph.mu, sigma=state.graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
         export_path=str(vault.export), export_sha256=state.export_sha256,
-        bundle_path=str(vault.bundle(build_id)), fts="fts" not in state.skip, two_layer=cfg.two_layer)
+        bundle_path=str(vault.bundle(build_id)), fts="fts" not in state.skip, two_layer=cfg.two_layer,
+        signature=state.signature, orphans=state.graph.orphans)

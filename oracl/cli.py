@@ -81,12 +81,73 @@ def stats(
         result = run_stats(root)
     except OraclError as exc:
         _fail(exc)
+    from oracl.render import notice
+
+    for line in result.get("notices", []):
+        notice(line)
     if as_json:
         _print_json(result)
     else:
         from oracl.render import stats_view
 
         stats_view(result)
+
+
+@app.command()
+def keygen(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the key pair (default: ~/.config/oracl).")] = Path("~/.config/oracl"),
+) -> None:
+    """Write an Ed25519 key pair for signing exports: oracl_ed25519.pem (private, mode 0600)
+    and oracl_ed25519.pub. Keep the private key out of the repository and the vault."""
+    from oracl.render import keygen_done
+    from oracl.sign import keygen as run_keygen
+
+    try:
+        priv, pub = run_keygen(out.expanduser())
+    except OraclError as exc:
+        _fail(exc)
+    keygen_done(priv, pub)
+
+
+@app.command()
+def verify(
+    root: RootArg = Path("."),
+    public_key: Annotated[Path | None, typer.Option("--public-key", help="Ed25519 public key (PEM or base64); default ORACL_ED25519_PUBLIC_KEY.")] = None,
+    require_signature: Annotated[bool, typer.Option("--require-signature", help="Fail when the export is unsigned.")] = False,
+) -> None:
+    """Check the latest build and fail closed: the bundle against its manifest, the export
+    against its digest and signature, and the Kùzu bundle against the export (counts and
+    every artifact checksum). Exit codes: 11 digest, 12 bad signature, 13 missing
+    signature, 14 bundle mismatch, 15 LATEST/manifest."""
+    from oracl.render import verified
+    from oracl.verify import verify as run_verify
+
+    try:
+        checked = run_verify(root, public_key_file=public_key, require_signature=require_signature)
+    except OraclError as exc:
+        _fail(exc)
+    verified(checked)
+
+
+@app.command()
+def health(
+    root: RootArg = Path("."),
+    threshold: Annotated[float, typer.Option(help="Flag a build whose artifact, hub or edge count moved by more than this fraction.")] = 0.2,
+    last: Annotated[int, typer.Option(help="Builds to show.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """The trend of graph health over builds: counts, μ, σ, orphans, dropped references,
+    parse errors, build seconds and bundle size; flags large moves between builds."""
+    from oracl.provenance import health_trend, read_health
+    from oracl.vault import Vault
+
+    rows = health_trend(read_health(Vault(root)), threshold)[-last:]
+    if as_json:
+        _print_json(rows)
+        return
+    from oracl.render import health_view
+
+    health_view(rows, threshold)
 
 
 def main() -> None:

@@ -58,6 +58,8 @@ class Config:
     buffer_pool_bytes: int = 0                  # 0 = sized from the full text (see build_buffer_pool)
     db_threads: int = 2
     keep_bundles: int = 2
+    snapshots: int = 5                          # timestamped signed exports kept under snapshots/
+    health_threshold: float = 0.2               # `oracl health` flags count moves beyond this
 
     def build_buffer_pool(self, fts_text_bytes: int) -> int:
         """Kùzu's buffer pool for a build. Creating the FTS index keeps its postings in the

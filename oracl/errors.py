@@ -11,7 +11,15 @@ a traceback.
     ├── StoreError (5)           the Kùzu engine refused or failed (translated in store.py)
     │   └── StoreLockedError (6) another process holds the database for writing
     ├── VaultError (7)           a vault file is missing, truncated or unreadable
-    └── QueryError (8)           a query or path argument the plane cannot answer
+    ├── QueryError (8)           a query or path argument the plane cannot answer
+    ├── BuildLockedError (9)     another build holds the vault
+    └── VerifyError (10)         `oracl verify` failed closed
+        ├── DigestError (11)            the export does not match its .sha256
+        ├── SignatureError (12)         bad signature, unknown algorithm, or no key to check it
+        ├── SignatureMissingError (13)  no .sig while a key is configured or required
+        ├── BundleMismatchError (14)    the Kùzu bundle disagrees with the export
+        └── LatestError (15)            LATEST is unreadable, names a missing bundle, or its
+                                        manifest does not match the bundle's files
 """
 
 from __future__ import annotations
@@ -49,3 +57,31 @@ class VaultError(OraclError):
 
 class QueryError(OraclError):
     exit_code = 8
+
+
+class BuildLockedError(OraclError):
+    exit_code = 9
+
+
+class VerifyError(OraclError):
+    exit_code = 10
+
+
+class DigestError(VerifyError):
+    exit_code = 11
+
+
+class SignatureError(VerifyError):
+    exit_code = 12
+
+
+class SignatureMissingError(VerifyError):
+    exit_code = 13
+
+
+class BundleMismatchError(VerifyError):
+    exit_code = 14
+
+
+class LatestError(VerifyError):
+    exit_code = 15

@@ -77,6 +77,10 @@ def build_summary(r: dict[str, Any]) -> None:
     secs["total"] = f"{sum(r['seconds'].values()):.2f} s"
     out.print(_kv_table("Seconds per phase", secs))
     out.print(f"export  {r['export_path']}\nsha256  {r['export_sha256']}\nbundle  {r['bundle_path']}")
+    if r["signature"] == "unsigned":
+        out.print("signed  no – the export is unsigned (set ORACL_ED25519_PRIVATE_KEY; `oracl keygen` makes a key)")
+    else:
+        out.print(f"signed  {r['signature']}")
 
 
 def stats_view(s: dict[str, Any], top: int = 15) -> None:
@@ -99,3 +103,40 @@ def stats_view(s: dict[str, Any], top: int = 15) -> None:
 
 def error_line(message: str) -> None:
     err.print(f"Error: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
+def notice(message: str) -> None:
+    err.print(f"Note: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
+def keygen_done(priv: Any, pub: Any) -> None:
+    out.print(f"private key  {priv}  (mode 0600; never commit it, never put it in the vault)")
+    out.print(f"public key   {pub}")
+    out.print("Sign every build:   export ORACL_ED25519_PRIVATE_KEY=" + str(priv))
+    out.print(f"Verify a build:     oracl verify ROOT --public-key {pub}")
+
+
+def verified(checked: list[str]) -> None:
+    out.print("[bold green]Verified[/]")
+    for line in checked:
+        out.print(f"  ✓ {line}", markup=False, highlight=False)
+
+
+def health_view(rows: list[dict[str, Any]], threshold: float) -> None:
+    if not rows:
+        out.print("No builds recorded yet.")
+        return
+    t = Table(title=f"Graph health (flag: a count moved more than {threshold:.0%})", title_justify="left")
+    for col in ("build", "artifacts", "hubs", "edges", "μ", "σ", "orphans", "dangling", "parse errors",
+                "seconds", "bundle MiB", "signed", "flag"):
+        t.add_column(col, justify="left" if col in ("build", "signed", "flag") else "right",
+                     no_wrap=col == "build")
+    for r in rows:
+        c = r["counts"]
+        flag = ", ".join(f"{k} {v:+.0%}" for k, v in r["moved"].items())
+        t.add_row(r["build_id"][:15], str(c["artifacts"]), str(c["hubs"]), str(c["edges"]), f"{r['mu']:.4f}",
+                  f"{r['sigma']:.4f}", str(r["orphans"]), str(r["dropped"].get("dangling", 0)),
+                  str(r["parse_errors"]), f"{sum(r['seconds'].values()):.1f}",
+                  f"{r['bundle_bytes'] / 2**20:.1f}", r.get("signature", "unsigned"),
+                  f"[bold red]⚑ {flag}[/]" if flag else "")
+    out.print(t)

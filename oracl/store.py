@@ -116,8 +116,9 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
     return path
 
 
-def finish_bundle(path: Path, tables: dict[str, Any]) -> None:
-    """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close."""
+def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) -> None:
+    """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
+    ``after_each`` is called after every COPY (the crash tests kill the process there)."""
     store = Store.open(path, read_only=False)
     try:
         for stmt in loader_statements("030_copy_graph"):
@@ -125,6 +126,8 @@ def finish_bundle(path: Path, tables: dict[str, Any]) -> None:
             if len(tables[param]) == 0:  # COPY of an empty Arrow table is an error in 0.11
                 continue
             store.execute(stmt, {param: tables[param]})
+            if after_each is not None:
+                after_each()
         store.execute("CHECKPOINT")
     finally:
         close(path)

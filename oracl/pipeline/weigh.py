@@ -66,6 +66,7 @@ class WeightedGraph:
     # (source path, target path or hub id) of each edge row, in the same order: the bundle's
     # rel tables are keyed by path, the export by node id
     endpoints: list[tuple[str, str]] = field(default_factory=list)
+    orphans: int = 0  # artifacts with no artifact–artifact edge
 
 
 def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
@@ -177,4 +178,5 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             "relation_weight": w, "association_rank": r9(rank),
         })
     endpoints = [(e.source, e.target) for e in edges]
-    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts, endpoints)
+    orphans = sum(1 for r in records if degree_aa[r.path] == 0)
+    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts, endpoints, orphans)

@@ -1,0 +1,208 @@
+"""The provenance chain around a build (SPEC §7): the build lock, reader locks on bundles,
+publishing the export beside its bundle, snapshots, the health history, and the fault
+points the crash tests use.
+
+Layout of one build (everything under ``.oracl/``)::
+
+    mirror/<build_id>/graph.kuzu              the Kùzu bundle
+    mirror/<build_id>/weighted_graph_index.json (+ .sha256, .sig)   the export of that build
+    mirror/<build_id>/manifest.json           SHA-256 of each file, export digest, counts
+    mirror/<build_id>/readers.lock            shared-locked by every process reading it
+    mirror/LATEST.json                        the bundle readers open, flipped atomically
+    weighted_graph_index.json (+ sidecars)    hard links to the latest bundle's export
+    snapshots/<build_id>/…                    hard links to earlier exports, newest N kept
+    graph_health_history.jsonl                one line per build
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.errors import BuildLockedError
+from oracl.vault import EXPORT, Vault, atomic_write
+
+SIDECARS = (EXPORT, EXPORT + ".sha256", EXPORT + ".sig")
+READERS_LOCK = "readers.lock"
+HEALTH = "graph_health_history.jsonl"
+FAULT_ENV = "ORACL_FAULT"
+_HELD: dict[str, int] = {}  # bundle folder → fd holding its shared reader lock
+
+
+def fault(point: str) -> None:
+    """Crash tests: ``ORACL_FAULT=<point>`` kills this process with SIGKILL at ``point``
+    (``read``, ``copy``, ``flip``), the way a power cut or the OOM killer would."""
+    if os.environ.get(FAULT_ENV) == point:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@contextmanager
+def build_lock(vault: Vault) -> Iterator[None]:
+    """One build (or bundle rebuild) per vault at a time; a second one fails at once."""
+    vault.dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(vault.dir / "build.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BuildLockedError(f"another oracl build is running on {vault.dir}") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def hold_bundle(bundle: Path) -> None:
+    """Take a shared lock on a bundle for the rest of this process, so a build never
+    prunes a bundle that is being read. Missing lock file (older bundle): no lock."""
+    key = str(bundle)
+    if key in _HELD:
+        return
+    try:
+        fd = os.open(bundle / READERS_LOCK, os.O_RDONLY)
+    except OSError:
+        return
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    _HELD[key] = fd
+
+
+def release_bundle(bundle: Path) -> None:
+    fd = _HELD.pop(str(bundle), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def prune_bundles(vault: Vault, keep: int, current: str) -> list[str]:
+    """Remove bundles beyond the newest ``keep`` unless a reader holds them, and staging
+    folders left by crashed builds. Returns the names removed."""
+    removed: list[str] = []
+    if not vault.mirror.is_dir():
+        return removed
+    bundles = sorted(p for p in vault.mirror.iterdir() if p.is_dir() and not p.name.endswith(".tmp"))
+    for old in bundles[:-keep] if keep > 0 else bundles:
+        if old.name == current:
+            continue
+        try:
+            fd = os.open(old / READERS_LOCK, os.O_RDONLY)
+        except OSError:
+            fd = -1
+        try:
+            if fd >= 0:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a reader holds it; a later build will remove it
+            shutil.rmtree(old, ignore_errors=True)
+            removed.append(old.name)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    for stale in vault.mirror.glob("*.tmp"):
+        if stale.name != f"{current}.tmp":
+            shutil.rmtree(stale, ignore_errors=True)
+    return removed
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """Put ``src`` at ``dst`` atomically: a hard link (no copy of a large export) moved
+    into place with os.replace; a copy where links are not possible."""
+    tmp = dst.with_name(f".{dst.name}.tmp{os.getpid()}")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def publish_export(vault: Vault, bundle: Path) -> None:
+    """Make the bundle's export (and its sidecars) the vault's top-level export."""
+    for name in SIDECARS:
+        src = bundle / name
+        if src.exists():
+            _link_or_copy(src, vault.dir / name)
+        elif (vault.dir / name).exists():
+            (vault.dir / name).unlink()  # an unsigned build must not keep an older signature
+
+
+def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:
+    """A timestamped copy (hard links) of the export and its sidecars; oldest rotated out."""
+    target = vault.dir / "snapshots" / build_id
+    target.mkdir(parents=True, exist_ok=True)
+    for name in SIDECARS:
+        if (bundle / name).exists():
+            _link_or_copy(bundle / name, target / name)
+    snaps = sorted(p for p in target.parent.iterdir() if p.is_dir())
+    for old in snaps[:-keep] if keep > 0 else snaps:
+        shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def append_health(vault: Vault, row: dict[str, Any]) -> None:
+    """One line per build; appended with O_APPEND so concurrent writers never interleave."""
+    line = orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n"
+    fd = os.open(vault.dir / HEALTH, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def read_health(vault: Vault) -> list[dict[str, Any]]:
+    """Every readable line of the health history (a torn last line is skipped)."""
+    try:
+        raw = (vault.dir / HEALTH).read_bytes()
+    except FileNotFoundError:
+        return []
+    rows = []
+    for line in raw.splitlines():
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """Each build with the relative change of its counts against the previous one, and a
+    flag when any of artifacts, hubs or edges moved by more than ``threshold``."""
+    out = []
+    prev: dict[str, Any] | None = None
+    for row in rows:
+        moved: dict[str, float] = {}
+        if prev is not None:
+            for key in ("artifacts", "hubs", "edges"):
+                a, b = prev["counts"].get(key, 0), row["counts"].get(key, 0)
+                change = (b - a) / a if a else (0.0 if b == a else 1.0)
+                if abs(change) > threshold:
+                    moved[key] = change
+        out.append({**row, "moved": moved, "flagged": bool(moved)})
+        prev = row
+    return out
+
+
+def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any]) -> None:
+    from oracl.builder import sha256_file
+
+    files = {f.name: sha256_file(f) for f in sorted(bundle.iterdir())
+             if f.is_file() and f.name not in ("manifest.json", READERS_LOCK)}
+    manifest = {"build_id": build_id, "export_sha256": export_sha256, "counts": counts, "files": files}
+    atomic_write(bundle / "manifest.json", orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    (bundle / READERS_LOCK).touch()
+
+
+def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str) -> None:
+    atomic_write(vault.latest, orjson.dumps({"build_id": build_id, "bundle": build_id,
+                                             "export_sha256": export_sha256,
+                                             "generated_at": generated_at},
+                                            option=orjson.OPT_SORT_KEYS))

@@ -1,0 +1,185 @@
+"""``oracl verify`` (fails closed) and the fail-open bundle rebuild of the read path.
+
+``verify`` checks, in order: LATEST names a bundle whose manifest matches its files; the
+export matches its ``.sha256`` and is the export LATEST names; the signature (when there
+is one, when a key is configured, or when one is required); and the Kùzu bundle's counts
+and per-node checksums against the export. Each failure is one sentence with its own
+exit code (see ``oracl.errors``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.errors import (
+    BundleMismatchError,
+    DigestError,
+    LatestError,
+    NoBuildError,
+    OraclError,
+    VaultError,
+)
+from oracl.sign import VerifyKeys, verify_signature
+from oracl.vault import EXPORT, Vault
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
+    try:
+        latest = vault.read_latest()
+    except NoBuildError:
+        raise
+    except VaultError as exc:
+        raise LatestError(str(exc)) from None
+    bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
+    if not bundle.is_dir():
+        raise LatestError(f"LATEST.json names the bundle {bundle.name}, which is missing")
+    try:
+        manifest = orjson.loads((bundle / "manifest.json").read_bytes())
+        files = manifest["files"]
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        raise LatestError(f"the manifest of bundle {bundle.name} is missing or unreadable") from None
+    for name, digest in sorted(files.items()):
+        path = bundle / name
+        if not path.is_file():
+            raise LatestError(f"bundle {bundle.name} lacks {name}, which its manifest lists")
+        if _sha256(path) != digest:
+            raise LatestError(f"{name} in bundle {bundle.name} does not match its manifest")
+    return latest, bundle, manifest
+
+
+def _read_sidecar(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+
+
+def check_export(vault: Vault, keys: VerifyKeys, *, require_signature: bool) -> tuple[bytes, list[str]]:
+    """Digest and signature of the vault's export; returns its bytes and what was checked."""
+    try:
+        data = vault.export.read_bytes()
+    except FileNotFoundError:
+        raise NoBuildError(f"no export in {vault.dir}: run `oracl build {vault.root}` first") from None
+    side = _read_sidecar(vault.dir / (EXPORT + ".sha256"))
+    if side is None:
+        raise DigestError(f"{EXPORT}.sha256 is missing")
+    digest = hashlib.sha256(data).hexdigest()
+    if side.split()[0:1] != [digest]:
+        raise DigestError(f"{EXPORT} does not match its .sha256 digest")
+    checked = [f"digest: sha256 {digest[:16]}… matches {EXPORT}.sha256"]
+    sig = _read_sidecar(vault.dir / (EXPORT + ".sig"))
+    checked.append(verify_signature(data, sig, keys, required=require_signature))
+    return data, checked
+
+
+def verify(root: Path, *, public_key_file: Path | None = None, require_signature: bool = False) -> list[str]:
+    """Verify the latest build of ``root``; returns one line per check that passed."""
+    from oracl.store import DB_FILE, Store, close
+
+    vault = Vault(Path(root))
+    keys = VerifyKeys.from_env(public_key_file)
+    latest, bundle, manifest = _latest_bundle(vault)
+    checked = [f"latest: {latest['build_id']}; manifest matches its {len(manifest['files'])} files"]
+    data, more = check_export(vault, keys, require_signature=require_signature)
+    checked += more
+    digest = hashlib.sha256(data).hexdigest()
+    if manifest.get("export_sha256") != digest or latest.get("export_sha256") != digest:
+        raise LatestError("the vault's export is not the export of the bundle LATEST names")
+    doc = orjson.loads(data)
+    nodes = doc["nodes"]
+    arts = {n["id"]: n["checksum"] for n in nodes if n["kind"] == "artifact"}
+    hubs = sum(1 for n in nodes if n["kind"] == "hub")
+    n_belongs = sum(1 for e in doc["edges"] if e["relation"] == "belongs_to")
+    n_links = len(doc["edges"]) - n_belongs
+    store = Store.open(bundle / DB_FILE, read_only=True)
+    try:
+        counts = {
+            "artifacts": store.rows("MATCH (a:Artifact) RETURN count(a) AS n")[0]["n"],
+            "hubs": store.rows("MATCH (h:Hub) RETURN count(h) AS n")[0]["n"],
+            "links": store.rows("MATCH ()-[l:Link]->() RETURN count(l) AS n")[0]["n"],
+            "belongs": store.rows("MATCH ()-[b:BelongsTo]->() RETURN count(b) AS n")[0]["n"],
+        }
+        expected = {"artifacts": len(arts), "hubs": hubs, "links": n_links, "belongs": n_belongs}
+        for key, want in expected.items():
+            if counts[key] != want:
+                raise BundleMismatchError(f"the bundle holds {counts[key]} {key}, the export {want}")
+        rows = store.rows("MATCH (a:Artifact) RETURN a.id AS id, a.checksum AS checksum")
+    finally:
+        close(bundle / DB_FILE)
+    bad = [r["id"] for r in rows if arts.get(r["id"]) != r["checksum"]]
+    if bad:
+        raise BundleMismatchError(f"{len(bad)} artifact checksum(s) in the bundle disagree with the export")
+    checked.append(f"bundle: {counts['artifacts']} artifacts, {counts['hubs']} hubs, "
+                   f"{counts['links'] + counts['belongs']} edges and every artifact checksum match the export")
+    return checked
+
+
+def rebuild_bundle(root: Path) -> str:
+    """Fail-open read path: rebuild a Kùzu bundle from the verified export and flip LATEST
+    to it. The full-text rows are re-derived from the files on disk whose checksum still
+    matches the export (others keep their path, symbols and headings only)."""
+    from oracl import load, provenance, store
+    from oracl.builder import new_build_id
+    from oracl.config import load_config
+    from oracl.extractors.scan import term_bag
+
+    vault = Vault(Path(root))
+    keys = VerifyKeys.from_env()
+    with provenance.build_lock(vault):
+        data, _ = check_export(vault, keys, require_signature=False)
+        doc = orjson.loads(data)
+        header, nodes, edges = doc["schema"], doc["nodes"], doc["edges"]
+        cfg = load_config(Path(root))
+        from datetime import UTC, datetime
+
+        build_id = new_build_id(datetime.now(UTC)) + "-rebuilt"
+        staging = vault.mirror / f"{build_id}.tmp"
+        paths = {n["id"]: n["path"] for n in nodes if n["kind"] == "artifact"}
+        spool = load.ContentSpool(staging / "content.arrow")
+        for n in nodes:
+            if n["kind"] != "artifact":
+                continue
+            head = "\n".join([n["path"], " ".join(s[0] for s in n["symbols"]),
+                              " ".join(h[0] for h in n["headings"])]).encode("utf-8", "surrogateescape")
+            body = b""
+            try:
+                raw = (Path(root) / n["path"]).read_bytes()
+                if hashlib.sha256(raw).hexdigest() == n["checksum"] and n["parse_status"] in ("ok", "syntax_error", "malformed"):
+                    body = raw[: cfg.fts_body_bytes]
+            except OSError:
+                pass
+            spool.add(n["path"], term_bag(head + b"\n" + body))
+        spool.close()
+        endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
+        links, belongs = load.link_tables(edges, endpoints)
+        try:
+            db = store.start_bundle(staging, spool.table(), buffer_pool_bytes=cfg.build_buffer_pool(spool.text_bytes))
+            store.finish_bundle(db, {"artifacts": load.artifact_table(nodes), "hubs": load.hub_table(nodes),
+                                     "links": links, "belongs": belongs})
+            spool.path.unlink()
+            for name in provenance.SIDECARS:
+                if (vault.dir / name).exists():
+                    provenance._link_or_copy(vault.dir / name, staging / name)
+            digest = hashlib.sha256(data).hexdigest()
+            provenance.write_manifest(staging, build_id, digest, header["counts"])
+            final = vault.bundle(build_id)
+            staging.rename(final)
+            provenance.flip_latest(vault, build_id, digest, header["generated_at"])
+        except OraclError:
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return build_id
