@@ -17,6 +17,7 @@ Layout of one build (everything under ``.oracl/``)::
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import signal
@@ -191,18 +192,25 @@ def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str,
     return out
 
 
-def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any]) -> None:
+def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any]) -> str:
+    """Seal a bundle: the SHA-256 of each of its files, the export digest and the counts.
+    Returns the manifest's own digest, which LATEST records."""
     from oracl.builder import sha256_file
 
     files = {f.name: sha256_file(f) for f in sorted(bundle.iterdir())
              if f.is_file() and f.name not in ("manifest.json", READERS_LOCK)}
     manifest = {"build_id": build_id, "export_sha256": export_sha256, "counts": counts, "files": files}
-    atomic_write(bundle / "manifest.json", orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    data = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS)
+    atomic_write(bundle / "manifest.json", data)
     (bundle / READERS_LOCK).touch()
+    return hashlib.sha256(data).hexdigest()
 
 
-def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str) -> None:
+def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str,
+                manifest_sha256: str) -> None:
+    """Point readers at a sealed bundle: one atomic rename of LATEST.json."""
     atomic_write(vault.latest, orjson.dumps({"build_id": build_id, "bundle": build_id,
                                              "export_sha256": export_sha256,
+                                             "manifest_sha256": manifest_sha256,
                                              "generated_at": generated_at},
                                             option=orjson.OPT_SORT_KEYS))

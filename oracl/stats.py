@@ -18,7 +18,7 @@ def open_latest(root: Path, notices: list[str] | None = None):  # type: ignore[n
     without an export the user is told to run ``oracl build``."""
     from oracl import provenance
     from oracl.builder import check_root
-    from oracl.store import DB_FILE, Store
+    from oracl.store import DB_FILE, Store, close
 
     check_root(Path(root))
     vault = Vault(Path(root))
@@ -45,7 +45,11 @@ def open_latest(root: Path, notices: list[str] | None = None):  # type: ignore[n
         latest = vault.read_latest()
         bundle = vault.bundle(str(latest["bundle"]))
     provenance.hold_bundle(bundle)
-    return Store.open(bundle / DB_FILE, read_only=True), latest
+    store = Store.open(bundle / DB_FILE, read_only=True)
+    for other in [p for p in vault.mirror.iterdir() if p != bundle] if vault.mirror.is_dir() else []:
+        close(other / DB_FILE)
+        provenance.release_bundle(other)
+    return store, latest
 
 
 def read_header(root: Path, bundle: str | None = None) -> dict[str, Any]:

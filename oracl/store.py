@@ -17,6 +17,7 @@ from oracl.errors import StoreError, StoreLockedError
 from oracl.resources import loader_statements, query, schema_statements
 
 DB_FILE = "graph.kuzu"
+MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
 _LOCK = threading.Lock()
 _OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
 
@@ -56,8 +57,10 @@ class Store:
             if held is not None:
                 raise StoreError("the database is already open read-only in this process")
             try:
+                # max_db_size bounds the address space kuzu reserves per database (default
+                # 8 TiB): a long-lived reader that opens one bundle per build ran out of it
                 db = kuzu.Database(key, read_only=read_only, buffer_pool_size=buffer_pool_bytes,
-                                   max_num_threads=threads)
+                                   max_num_threads=threads, max_db_size=MAX_DB_BYTES)
             except RuntimeError as exc:
                 raise _translate(exc, f"cannot open {path}") from None
             _OPEN[key] = (db, read_only)

@@ -46,10 +46,15 @@ def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
     if not bundle.is_dir():
         raise LatestError(f"LATEST.json names the bundle {bundle.name}, which is missing")
     try:
-        manifest = orjson.loads((bundle / "manifest.json").read_bytes())
+        raw = (bundle / "manifest.json").read_bytes()
+        manifest = orjson.loads(raw)
         files = manifest["files"]
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         raise LatestError(f"the manifest of bundle {bundle.name} is missing or unreadable") from None
+    if latest.get("manifest_sha256") not in (None, hashlib.sha256(raw).hexdigest()):
+        raise LatestError(f"the manifest of bundle {bundle.name} does not match the digest LATEST.json records")
+    if manifest.get("build_id") != latest["build_id"]:
+        raise LatestError(f"the manifest of bundle {bundle.name} names another build")
     for name, digest in sorted(files.items()):
         path = bundle / name
         if not path.is_file():
@@ -173,10 +178,10 @@ def rebuild_bundle(root: Path) -> str:
                 if (vault.dir / name).exists():
                     provenance._link_or_copy(vault.dir / name, staging / name)
             digest = hashlib.sha256(data).hexdigest()
-            provenance.write_manifest(staging, build_id, digest, header["counts"])
+            manifest_digest = provenance.write_manifest(staging, build_id, digest, header["counts"])
             final = vault.bundle(build_id)
             staging.rename(final)
-            provenance.flip_latest(vault, build_id, digest, header["generated_at"])
+            provenance.flip_latest(vault, build_id, digest, header["generated_at"], manifest_digest)
         except OraclError:
             import shutil
 
