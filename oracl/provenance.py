@@ -197,7 +197,8 @@ def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict
     Returns the manifest's own digest, which LATEST records."""
     from oracl.builder import sha256_file
 
-    files = {f.name: sha256_file(f) for f in sorted(bundle.iterdir())
+    files = {f.name: export_sha256 if f.name == EXPORT else sha256_file(f)  # known: not hashed twice
+             for f in sorted(bundle.iterdir())
              if f.is_file() and f.name not in ("manifest.json", READERS_LOCK)}
     manifest = {"build_id": build_id, "export_sha256": export_sha256, "counts": counts, "files": files}
     data = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS)
