@@ -94,6 +94,44 @@ def stats(
 
 
 @app.command()
+def query(
+    text: Annotated[list[str], typer.Argument(help="What you are looking for, in your own words (or - to read stdin).")],
+    root: Annotated[Path, typer.Option("--root", "-r", help="The indexed folder.")] = Path("."),
+    limit: Annotated[int, typer.Option("--limit", "-k", help="Results to show.")] = 10,
+    persona: Annotated[str, typer.Option(help="default, developer, operator, writer or security.")] = "default",
+    explain: Annotated[bool, typer.Option("--explain", help="Show each parse pass, the Cypher and its parameters, and why each result scored.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (schema oracl.search/1).")] = False,
+) -> None:
+    """Search the latest build: filters (domain: type: ext: lifecycle: since:), negation
+    (-term, "but not X"), fast lookups (file: filename: path: prefix:) and free text, ranked
+    by field matches, BM25 over the content, and priority."""
+    from oracl.query.run import search
+
+    words = " ".join(text)
+    if words.strip() == "-":
+        words = sys.stdin.read()
+    try:
+        result = search(root, words, limit=limit, persona=persona, explain=explain)
+    except OraclError as exc:
+        _fail(exc)
+    from oracl.render import notice, query_view
+
+    for line in result.notices:
+        notice(line)
+    if as_json:
+        doc = result.to_json()
+        if explain:
+            doc["explain"] = {"passes": [list(p) for p in result.query.passes],
+                              "cypher": [{"template": c.template, "text": c.cypher,
+                                          "params": {k: str(v) for k, v in c.params.items()}}
+                                         for c in result.compiled],
+                              "results": result.explain}
+        _print_json(doc)
+    else:
+        query_view(result, explain)
+
+
+@app.command()
 def keygen(
     out: Annotated[Path, typer.Option("--out", help="Folder for the key pair (default: ~/.config/oracl).")] = Path("~/.config/oracl"),
 ) -> None:

@@ -140,3 +140,34 @@ def health_view(rows: list[dict[str, Any]], threshold: float) -> None:
                   f"{r['bundle_bytes'] / 2**20:.1f}", r.get("signature", "unsigned"),
                   f"[bold red]⚑ {flag}[/]" if flag else "")
     out.print(t)
+
+
+def query_view(result: Any, explain: bool) -> None:
+    q = result.query
+    if explain:
+        t = Table(title="Parse", title_justify="left", show_header=False)
+        t.add_column(style="bold")
+        t.add_column()
+        for name, what in q.passes:
+            t.add_row(name, what)
+        out.print(t)
+        for c in result.compiled:
+            out.print(f"[bold]Cypher[/] ({c.template})")
+            out.print(c.cypher, markup=False, highlight=False)
+            out.print("params " + ", ".join(f"{k}={v!r}" for k, v in sorted(c.params.items())),
+                      markup=False, highlight=False)
+    t = Table(title=f"{len(result.results)} results · build {result.build_id} · {result.latency_ms:.0f} ms",
+              title_justify="left")
+    for col, just in (("#", "right"), ("path", "left"), ("score", "right"), ("domain", "left"),
+                      ("type", "left"), ("lifecycle", "left"), ("priority", "right"), ("matched", "left")):
+        t.add_column(col, justify=just, overflow="fold" if col == "path" else "ellipsis")  # type: ignore[arg-type]
+    for r in result.results:
+        t.add_row(str(r["rank"]), r["path"], f"{r['score']:.3f}", r["domain"], r["content_type"],
+                  r["lifecycle"], f"{r['priority']:.3f}", ", ".join(r["matched_fields"]))
+    out.print(t)
+    if explain:
+        for e in result.explain:
+            parts = ", ".join(f"{m['term']}→{m['field']} {m['contribution']:g}" for m in e["matches"][:12])
+            out.print(f"  {e['path']}: A(m)={e['amplification']:g} × Σ + tag {e['tag_bonus']:g} = "
+                      f"{e['lexical']:.3f}; bm25 {e['bm25_normalised']:.3f}; φ {e['persona']:g}; {parts}",
+                      markup=False, highlight=False)

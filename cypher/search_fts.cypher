@@ -1,0 +1,11 @@
+// name: search_fts
+// params: q STRING (bag of words), k INT64 (candidates), plus the filter parameters of the
+//         predicates the compiler inserts at /*AND_FILTERS*/ (see oracl/query/compile.py)
+// returns: one row per candidate artifact with its BM25 score over the Content text
+CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k)
+WITH node, score
+MATCH (a:Artifact {path: node.path})
+WHERE true /*AND_FILTERS*/
+RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,
+       a.tags AS tags, a.priority AS priority, a.domain AS domain, a.content_type AS content_type,
+       a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, score AS bm25;

@@ -1,0 +1,1 @@
+"""ORACall, the query plane: parse (six passes) → compile (parameterised Cypher) → run."""

@@ -1,0 +1,147 @@
+"""Run a search against the latest bundle: parse → compile → execute (read-only) → score
+→ post-filter exclusions → telemetry.
+
+>>> result = search(Path("repo"), "where is the export signed")   # doctest: +SKIP
+>>> [r["path"] for r in result.results]
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from oracl import telemetry
+from oracl.errors import OraclError, QueryError
+from oracl.extractors.resolve import is_test_path
+from oracl.query.compile import CompiledQuery, compile_fast, compile_query
+from oracl.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
+from oracl.query.score import PERSONAS, Scored, propagate_tests, score_rows
+from oracl.vault import Vault
+
+RESULT_SCHEMA = "oracl.search/1"
+MAX_LIMIT = 1000
+GRAPH_TESTS = 20  # the best-scored tests whose `tests` edges vote for their targets
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: ParsedQuery
+    results: list[dict[str, Any]]
+    compiled: list[CompiledQuery]
+    build_id: str
+    latency_ms: float
+    query_class: str
+    notices: list[str] = field(default_factory=list)
+    explain: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented, stable ``--json`` schema (docs/query.md)."""
+        return {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": self.query.to_json(),
+                "query_class": self.query_class, "latency_ms": round(self.latency_ms, 3),
+                "results": self.results, "notices": self.notices}
+
+
+def _domains(store: Any) -> tuple[str, ...]:
+    return tuple(r["domain"] for r in store.named("domains"))
+
+
+def _result(rank: int, s: Scored, provenance: str) -> dict[str, Any]:
+    r = s.row
+    return {"rank": rank, "path": r["path"], "id": r["id"], "score": round(s.score, 6),
+            "domain": r["domain"], "content_type": r["content_type"], "lifecycle": r["lifecycle"],
+            "format": r["format"], "priority": round(r["priority"] or 0.0, 6),
+            "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
+
+
+def _explain(s: Scored) -> dict[str, Any]:
+    return {"path": s.row["path"], "lexical": round(s.lexical, 6), "amplification": s.amplification,
+            "tag_bonus": s.tag_bonus, "bm25_normalised": round(s.bm25, 6), "persona": s.persona,
+            "graph": round(s.graph, 6),
+            "matches": [{"term": t, "field": f, "contribution": round(c, 6)} for t, f, c in s.matches]}
+
+
+def search(root: Path, text: str, *, limit: int = 10, persona: str = "default", explain: bool = False,
+           now: datetime | None = None, log: bool = True) -> SearchResult:
+    """Search the latest build of ``root``. Raises QueryError for a query it cannot answer."""
+    from oracl.stats import open_latest
+
+    if persona not in PERSONAS:
+        raise QueryError(f"unknown persona {persona!r}: choose one of {', '.join(PERSONAS)}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise QueryError(f"--limit must be between 1 and {MAX_LIMIT}")
+    t0, c0 = time.perf_counter(), time.process_time()
+    notices: list[str] = []
+    store, latest = open_latest(Path(root), notices)
+    pq = SearchQueryBuilder(_domains(store), now or datetime.now(UTC)).parse(text)
+    compiled: list[CompiledQuery] = []
+    ranked: list[Scored] = []
+    provenance = "fts"
+    if pq.fast is not None:
+        try:
+            c = compile_fast(pq, limit)
+            compiled.append(c)
+            rows = store.rows(c.cypher, c.params)
+            ranked = [Scored(r, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, [(pq.fast[1], "path", 1.0)]) for r in rows]
+            provenance = "mirror"
+        except OraclError:
+            ranked = []
+        if not ranked:
+            notices.append(f"{pq.fast[0]}:{pq.fast[1]} named no file; searched for its words instead")
+            from dataclasses import replace
+
+            pq = SearchQueryBuilder(_domains(store), now or datetime.now(UTC)).parse(
+                text.replace(f"{pq.fast[0]}:", " ", 1))
+            pq = replace(pq, fast=None)
+    if pq.fast is None:
+        c = compile_query(pq, limit)
+        compiled.append(c)
+        rows = store.rows(c.cypher, c.params)
+        if not rows and pq.typed_filters:
+            from dataclasses import replace
+
+            notices.append("no file matched the filters read from the query's words; searched without them")
+            pq = replace(pq, filters=Filters(since=pq.filters.since), typed_filters=False,
+                         wildcard=pq.wildcard and not pq.filters.empty)
+            c = compile_query(pq, limit)
+            compiled.append(c)
+            rows = store.rows(c.cypher, c.params)
+        ranked = score_rows(pq, rows, persona)
+        provenance = "graph" if pq.wildcard else "fts"
+        tests = [s.row["path"] for s in ranked[:GRAPH_TESTS] if is_test_path(s.row["path"])]
+        if tests and not pq.wildcard:
+            edges = store.named("tests_targets", {"paths": tests})
+            have = {s.row["path"] for s in ranked}
+            missing = sorted({e["target"] for e in edges} - have)
+            extra = store.named("artifact_rows", {"paths": missing}) if missing else []
+            ranked = propagate_tests(ranked, edges, extra)
+    pattern = exclusion_pattern(pq.exclusions)
+    if pattern:  # the path-level post-filter, on every path (the fast path included)
+        rx = re.compile(pattern)
+        ranked = [s for s in ranked if not rx.search(s.row["path"].lower())]
+    ranked = ranked[:limit]
+    results = [_result(i + 1, s, provenance) for i, s in enumerate(ranked)]
+    latency = (time.perf_counter() - t0) * 1000
+    qclass = "fast_path" if provenance == "mirror" else "wildcard" if pq.wildcard else (
+        "long" if pq.long else "concept")
+    out = SearchResult(pq, results, compiled, str(latest["build_id"]), latency, qclass, notices,
+                       [_explain(s) for s in ranked] if explain else [])
+    if log:
+        _log(Vault(Path(root)), out, time.process_time() - c0)
+    return out
+
+
+def _log(vault: Vault, r: SearchResult, cpu: float) -> None:
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    sid = telemetry.session_id()
+    telemetry.append(vault.dir, "search_history.jsonl", {
+        "timestamp": now, "session_id": sid, "query": r.query.raw[:2000], "parsed": r.query.to_json(),
+        "returned_ids": [x["id"] for x in r.results], "returned_paths": [x["path"] for x in r.results],
+        "result_count": len(r.results), "latency_ms": round(r.latency_ms, 3), "build_id": r.build_id})
+    telemetry.append(vault.dir, "agent_metrics.jsonl", {
+        "timestamp": now, "session_id": sid, "query_class": r.query_class,
+        "latency_ms": round(r.latency_ms, 3), "result_count": len(r.results),
+        "cpu_seconds": round(cpu, 6), "estimated_cost_usd": telemetry.estimated_cost(cpu)})

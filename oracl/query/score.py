@@ -1,0 +1,164 @@
+"""Eq. 11 of SPEC §8, explainable, with two corrections (docs/decisions.md):
+
+    lexical(a) = A(m) · Σ_t ω_t · idf_t · Σ_f b_f · match(t, f(a))  +  [q ⊆ tagstring(a)]
+    score(a)   = (lexical(a) / max_c lexical(c) + b_body · bm25(a) / max_c bm25(c)) · φ(ext(a))
+
+with b_f = filename stem 4.0, path 3.0, symbols 2.5, headings 2.0, tags 2.0; A(m) =
+1 + 0.5·(m − 1) for m distinct matched query terms (a part or synonym counts for the word
+it came from); b_body 1.0; ties by priority, then path.
+
+As written, the lexical sum (ω 5 × b_f 4 = 20 per matched term) dwarfs a BM25 normalised
+to [0, 1], so content relevance only broke ties, and every term counted the same however
+common. So (1) lexical is normalised by the best candidate of the query, like BM25, and
+(2) each term is weighted by its inverse frequency among the candidates,
+idf_t = ln(1 + N / (1 + n_t)) / ln(1 + N), so a word every candidate matches counts little.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from oracl.extractors.resolve import is_test_path
+from oracl.query.parse import ParsedQuery, identifier_parts, stem
+
+BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headings": 2.0, "tags": 2.0}
+B_BODY = 1.0
+# A query that does not ask for tests ranks implementation above tests: test names restate
+# the behaviour under test, so they out-match the code itself on almost every query.
+TEST_PRIOR = 0.6
+TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "conftest"})
+PERSONAS: dict[str, dict[str, float]] = {
+    "default": {},
+    "developer": {"py": 1.2, "toml": 1.05, "cfg": 1.05, "ini": 1.05, "md": 0.9, "txt": 0.8, "jsonl": 0.8},
+    "operator": {"sh": 1.3, "ps1": 1.3, "yaml": 1.25, "yml": 1.25, "toml": 1.15, "ini": 1.15, "cfg": 1.15,
+                 "json": 1.1, "md": 1.05, "py": 0.9},
+    "writer": {"md": 1.3, "txt": 1.25, "py": 0.8, "json": 0.8, "jsonl": 0.7},
+    "security": {"py": 1.1, "cfg": 1.2, "ini": 1.2, "yaml": 1.15, "yml": 1.15, "toml": 1.15, "json": 1.1,
+                 "sh": 1.1, "ps1": 1.1},
+}
+_SPLIT = re.compile(r"[^0-9A-Za-z]+")
+
+
+def _tokens(texts: list[str]) -> set[str]:
+    out: set[str] = set()
+    for text in texts:
+        for word in _SPLIT.split(text):
+            if not word:
+                continue
+            out.add(stem(word.lower()))
+            for part in identifier_parts(word):
+                out.add(stem(part))
+    return out
+
+
+def field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
+    """The stemmed tokens of each scored field of one candidate row."""
+    name = row["name"] or ""
+    stem_name = name.rsplit(".", 1)[0] if "." in name[1:] else name
+    symbols = [s[0] for s in orjson.loads(row["symbols"] or "[]")]
+    headings = [h[0] for h in orjson.loads(row["headings"] or "[]")]
+    tags = orjson.loads(row["tags"] or "{}")
+    tag_text = [str(v) for k, v in tags.items() if isinstance(v, str) and k != "format"]
+    whole = {stem(stem_name.lower())}
+    return {"filename": _tokens([stem_name]) | whole,
+            "path": _tokens(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
+            "symbols": _tokens(symbols) | {stem(s.lower()) for s in symbols},
+            "headings": _tokens(headings), "tags": _tokens(tag_text)}
+
+
+@dataclass(slots=True)
+class Scored:
+    row: dict[str, Any]
+    score: float
+    lexical: float
+    bm25: float
+    persona: float
+    amplification: float
+    tag_bonus: float
+    matches: list[tuple[str, str, float]] = field(default_factory=list)  # (term, field, ω·idf·b_f)
+    graph: float = 0.0  # score handed over by the tests that test this file
+
+    @property
+    def matched_fields(self) -> list[str]:
+        fields = sorted({f for _, f, _ in self.matches}, key=list(BOOSTS).index)
+        return fields + (["body"] if self.bm25 > 0 else []) + (["tests→"] if self.graph > 0 else [])
+
+
+def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "default") -> list[Scored]:
+    """Score candidate rows; returns them best first (score, then priority, then path)."""
+    phi = PERSONAS[persona]
+    top_bm25 = max((float(r["bm25"] or 0.0) for r in rows), default=0.0)
+    terms = [t for t in pq.terms if t.weight_class != "stop" or len(pq.terms) <= 3]
+    roots = {t.parent or t.text for t in terms if t.origin == "query" and t.weight_class != "stop"}
+    all_toks = [field_tokens(row) for row in rows]
+    n = len(rows)
+    idf: dict[str, float] = {}
+    for t in terms:
+        n_t = sum(1 for toks in all_toks if any(t.stem in fs or t.text in fs for fs in toks.values()))
+        idf[t.text] = math.log(1 + n / (1 + n_t)) / math.log(1 + n) if n > 1 else 1.0
+    out: list[Scored] = []
+    for row, toks in zip(rows, all_toks, strict=True):
+        matches: list[tuple[str, str, float]] = []
+        matched_roots: set[str] = set()
+        total = 0.0
+        for t in terms:
+            hit = False
+            for f, boost in BOOSTS.items():
+                if t.stem in toks[f] or t.text in toks[f]:
+                    contribution = t.weight * idf[t.text] * boost
+                    matches.append((t.text, f, contribution))
+                    total += contribution
+                    hit = True
+            if hit and t.weight_class != "stop":
+                matched_roots.add(t.parent or t.text)
+        m = len(matched_roots)
+        amp = 1 + 0.5 * (m - 1) if m else 1.0
+        tag_bonus = 1.0 if roots and {stem(r) for r in roots} <= toks["tags"] else 0.0
+        lexical = amp * total + tag_bonus
+        bm25 = float(row["bm25"] or 0.0) / top_bm25 if top_bm25 > 0 else 0.0
+        factor = phi.get(row["format"] or "", 1.0)
+        out.append(Scored(row, 0.0, lexical, bm25, factor, amp, tag_bonus, matches))
+    top_lexical = max((s.lexical for s in out), default=0.0)
+    wants_tests = any(t.stem in TEST_WORDS or t.text in TEST_WORDS or t.text.startswith("test_")
+                      for t in pq.terms) or "tests" in pq.filters.domains
+    for s in out:
+        if not wants_tests and is_test_path(s.row["path"]):
+            s.persona *= TEST_PRIOR
+        s.score = ((s.lexical / top_lexical if top_lexical > 0 else 0.0) + B_BODY * s.bm25) * s.persona
+    out.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return out
+
+
+PROPAGATION = 0.5  # share of a test's score handed to the code it tests
+
+
+def propagate_tests(ranked: list[Scored], edges: list[dict[str, Any]], extra_rows: list[dict[str, Any]]) -> list[Scored]:
+    """The graph's vote: a test that matches the query points at the code it tests. Each
+    test candidate hands ``PROPAGATION`` × its score to its `tests` targets, split by edge
+    weight; targets outside the candidates join with that share alone."""
+    by_path = {s.row["path"]: s for s in ranked}
+    for row in extra_rows:
+        if row["path"] not in by_path:
+            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
+            ranked.append(s)
+            by_path[row["path"]] = s
+    out_w: dict[str, float] = {}
+    for e in edges:
+        out_w[e["test"]] = out_w.get(e["test"], 0.0) + float(e["w"])
+    gains: dict[str, float] = {}
+    for e in edges:
+        src = by_path.get(e["test"])
+        if src is None or e["target"] not in by_path or out_w[e["test"]] <= 0:
+            continue
+        gains[e["target"]] = gains.get(e["target"], 0.0) + PROPAGATION * src.score * float(e["w"]) / out_w[e["test"]]
+    for path, gain in gains.items():
+        s = by_path[path]
+        s.score += gain
+        s.graph = gain
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked

@@ -1,0 +1,139 @@
+"""Retrieval evaluation on the commit-bench sets: ORACL against plain BM25, same trees.
+
+    python scripts/eval_commit_bench.py CLONE SET.jsonl [--cache DIR] [--rows N]
+
+CLONE is a git clone of the set's repository (never committed; `fetch` one); SET is a
+`../shared/eval-data/commit-bench/*.jsonl` file. For each row the script exports the
+row's `parent` commit into a scratch tree under --cache (one per parent, reused across
+runs), builds it with `oracl build` (cached: a tree that already has a build is not
+rebuilt), runs the row's query through `oracl.query.run.search`, and ranks the same
+tree's files with a plain BM25 baseline (`bm25s`, English stop words, no stemming,
+the same included suffixes, whole file contents). A hit needs *every* gold file:
+
+* Acc@k: all gold files in the top k;  Recall@10: the share of gold files in the top 10;
+* MRR: 1 / rank of the first gold file (0 when none is in the top 100).
+
+Needs `pip install bm25s` (not a dependency of ORACL itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+import orjson
+
+SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg", ".toml", ".ps1", ".sh")
+DEPTH = 100
+
+
+def export_tree(clone: Path, commit: str, dest: Path) -> None:
+    """The files of ``commit`` written to ``dest`` (git archive; no worktree bookkeeping)."""
+    if dest.is_dir() and any(dest.iterdir()):
+        return
+    dest.mkdir(parents=True, exist_ok=True)
+    data = subprocess.run(["git", "-C", str(clone), "archive", "--format=tar", commit],
+                          check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def ensure_build(tree: Path) -> float:
+    if (tree / ".oracl" / "mirror" / "LATEST.json").is_file():
+        return 0.0
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(Path(sys.executable).with_name("oracl")), "build", str(tree), "-q", "--json"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"build of {tree} failed: {proc.stderr.strip()}")
+    return time.perf_counter() - t0
+
+
+def bm25_rank(tree: Path, query: str) -> list[str]:
+    import bm25s
+
+    paths, texts = [], []
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".oracl", "__pycache__", ".venv"))
+        for name in sorted(filenames):
+            if name.endswith(SUFFIXES):
+                full = Path(dirpath) / name
+                try:
+                    texts.append(full.read_text(encoding="utf-8", errors="replace"))
+                except OSError:
+                    continue
+                paths.append(str(full.relative_to(tree)))
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    k = min(DEPTH, len(paths))
+    docs, _ = retriever.retrieve(bm25s.tokenize([query], stopwords="en", show_progress=False), k=k,
+                                 show_progress=False)
+    return [paths[i] for i in docs[0]]
+
+
+def metrics(ranked: list[str], gold: list[str]) -> dict[str, float]:
+    gold_set = set(gold)
+    out = {f"acc@{k}": float(gold_set <= set(ranked[:k])) for k in (1, 5, 10)}
+    out["recall@10"] = len(gold_set & set(ranked[:10])) / len(gold_set)
+    first = next((i for i, p in enumerate(ranked[:DEPTH], 1) if p in gold_set), None)
+    out["mrr"] = 1.0 / first if first else 0.0
+    return out
+
+
+def mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]} if rows else {}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("clone", type=Path)
+    ap.add_argument("set", type=Path)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/oracl-eval"))
+    ap.add_argument("--rows", type=int, default=0, help="only the first N rows")
+    ap.add_argument("--out", type=Path, help="write per-row results as JSON lines here")
+    a = ap.parse_args()
+    from oracl.query.run import search
+    from oracl.store import close
+
+    rows = [orjson.loads(line) for line in a.set.read_bytes().splitlines() if line.strip()]
+    if a.rows:
+        rows = rows[: a.rows]
+    name = a.set.stem.removeprefix("commit_bench_")
+    ours, base, per_row = [], [], []
+    build_seconds = 0.0
+    t_start = time.perf_counter()
+    for i, row in enumerate(rows, 1):
+        tree = a.cache / name / row["parent"][:12]
+        export_tree(a.clone, row["parent"], tree)
+        build_seconds += ensure_build(tree)
+        result = search(tree, row["query"], limit=DEPTH, log=False)
+        ranked = [r["path"] for r in result.results]
+        for p in list((tree / ".oracl" / "mirror").iterdir()):
+            close(p / "graph.kuzu")
+        baseline = bm25_rank(tree, row["query"])
+        m_ours, m_base = metrics(ranked, row["gold_files"]), metrics(baseline, row["gold_files"])
+        ours.append(m_ours)
+        base.append(m_base)
+        per_row.append({"commit": row["commit"], "query": row["query"][:200], "gold": row["gold_files"],
+                        "oracl_top5": ranked[:5], "bm25_top5": baseline[:5], "oracl": m_ours, "bm25": m_base})
+        if i % 10 == 0:
+            print(f"  {i}/{len(rows)} rows, {time.perf_counter() - t_start:.0f} s", file=sys.stderr, flush=True)
+    if a.out:
+        a.out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in per_row))
+    mo, mb = mean(ours), mean(base)
+    print(f"set={name} rows={len(rows)} builds={build_seconds:.0f}s")
+    print("| system | Acc@1 | Acc@5 | Acc@10 | Recall@10 | MRR |")
+    print("|---|---|---|---|---|---|")
+    for label, m in (("ORACL", mo), ("BM25 (bm25s)", mb)):
+        print(f"| {label} | {m['acc@1']:.3f} | {m['acc@5']:.3f} | {m['acc@10']:.3f} | {m['recall@10']:.3f} | {m['mrr']:.3f} |")
+    print(f"Acc@5 difference: {100 * (mo['acc@5'] - mb['acc@5']):+.1f} points")
+
+
+if __name__ == "__main__":
+    main()
