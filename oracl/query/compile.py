@@ -56,10 +56,10 @@ def compile_query(pq: ParsedQuery, limit: int = 10) -> CompiledQuery:
     where, params = _filters(pq)
     if pq.wildcard:
         params["limit"] = int(limit)
-        return CompiledQuery("search_wildcard", query("search_wildcard").replace("/*AND_FILTERS*/", where), params)
+        return CompiledQuery("search_wildcard", query("search_wildcard").replace(" /*AND_FILTERS*/", where), params)
     params["q"] = pq.fts_text
     params["k"] = max(CANDIDATES_MIN, 20 * int(limit))
-    return CompiledQuery("search_fts", query("search_fts").replace("/*AND_FILTERS*/", where), params)
+    return CompiledQuery("search_fts", query("search_fts").replace(" /*AND_FILTERS*/", where), params)
 
 
 def compile_fast(pq: ParsedQuery, limit: int = 10) -> CompiledQuery:
@@ -69,5 +69,5 @@ def compile_fast(pq: ParsedQuery, limit: int = 10) -> CompiledQuery:
     where, params = _filters(pq)
     params["value"] = value.lstrip("./") if directive != "filename" else value
     params["limit"] = int(limit)
-    text = query("search_fast").replace("/*MATCH*/", FAST_MATCH[directive]).replace("/*AND_FILTERS*/", where)
+    text = query("search_fast").replace("/*MATCH*/", FAST_MATCH[directive]).replace(" /*AND_FILTERS*/", where)
     return CompiledQuery("search_fast", text, params)

@@ -338,9 +338,13 @@ class SearchQueryBuilder:
                         add(Term(p, stem(p), cls, WEIGHT[cls] * 0.6, "part", low))
         for low in typed:
             add(Term(low, stem(low), "type", WEIGHT["type"], "query"))
+        stems = {t.stem for t in terms.values()}
         for t in list(terms.values()):
             if t.origin == "query" and t.weight_class != "stop":
                 for syn in SYNONYMS.get(t.text, SYNONYMS.get(t.stem, ())):
+                    if stem(syn) in stems:
+                        continue  # "signing" for "sign" is the same word once stemmed
+                    stems.add(stem(syn))
                     add(Term(syn, stem(syn), t.weight_class, t.weight * SYNONYM_FACTOR, "synonym", t.text))
         ordered = sorted(terms.values(), key=lambda t: (-t.weight, t.text))
         if len(ordered) > MAX_TERMS * 2:

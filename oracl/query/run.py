@@ -19,7 +19,7 @@ from oracl.errors import OraclError, QueryError
 from oracl.extractors.resolve import is_test_path
 from oracl.query.compile import CompiledQuery, compile_fast, compile_query
 from oracl.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
-from oracl.query.score import PERSONAS, Scored, propagate_tests, score_rows
+from oracl.query.score import PERSONAS, Scored, identifier_terms, propagate_tests, score_rows
 from oracl.vault import Vault
 
 RESULT_SCHEMA = "oracl.search/1"
@@ -43,6 +43,24 @@ class SearchResult:
         return {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": self.query.to_json(),
                 "query_class": self.query_class, "latency_ms": round(self.latency_ms, 3),
                 "results": self.results, "notices": self.notices}
+
+
+VERBATIM_CANDIDATES = 40
+VERBATIM_MAX_BYTES = 512 * 1024
+
+
+def _texts(root: Path, rows: list[dict[str, Any]], pq: ParsedQuery) -> dict[str, str]:
+    """The lower-cased text of the best BM25 candidates, for verbatim identifier matches
+    (bounded: the first candidates, the first 512 KiB of each)."""
+    out: dict[str, str] = {}
+    best = sorted(rows, key=lambda r: -(r["bm25"] or 0.0))[:VERBATIM_CANDIDATES]
+    for r in best:
+        try:
+            with open(root / r["path"], "rb") as fh:
+                out[r["path"]] = fh.read(VERBATIM_MAX_BYTES).decode("utf-8", "replace").lower()
+        except OSError:
+            continue
+    return out
 
 
 def _domains(store: Any) -> tuple[str, ...]:
@@ -109,7 +127,8 @@ def search(root: Path, text: str, *, limit: int = 10, persona: str = "default", 
             c = compile_query(pq, limit)
             compiled.append(c)
             rows = store.rows(c.cypher, c.params)
-        ranked = score_rows(pq, rows, persona)
+        texts = _texts(Path(root), rows, pq) if identifier_terms(pq) else None
+        ranked = score_rows(pq, rows, persona, texts)
         provenance = "graph" if pq.wildcard else "fts"
         tests = [s.row["path"] for s in ranked[:GRAPH_TESTS] if is_test_path(s.row["path"])]
         if tests and not pq.wildcard:

@@ -1,0 +1,100 @@
+"""Golden Cypher from the compiler (no database) and hand-computed Eq. 11 scores."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+import orjson
+import pytest
+
+from oracl.query.compile import PREDICATES, compile_fast, compile_query
+from oracl.query.parse import parse
+from oracl.query.score import propagate_tests, score_rows
+
+
+def test_general_path_golden() -> None:
+    c = compile_query(parse("auth domain:core -legacy since:2026-01-01"), limit=10)
+    assert c.template == "search_fts"
+    assert c.cypher == (
+        "CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k)\n"
+        "WITH node, score\n"
+        "MATCH (a:Artifact {path: node.path})\n"
+        "WHERE true AND a.domain IN $domains AND a.modified_at >= $since"
+        " AND NOT regexp_matches(lower(a.path), $exclude)\n"
+        "RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,\n"
+        "       a.tags AS tags, a.priority AS priority, a.domain AS domain, a.content_type AS content_type,\n"
+        "       a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, score AS bm25")
+    assert c.params == {"q": "auth authentication login", "k": 200, "domains": ["core"],
+                        "since": datetime(2026, 1, 1), "exclude": "(^|[^a-z0-9])(legacy)"}
+
+
+def test_wildcard_and_fast_path_golden() -> None:
+    c = compile_query(parse("archived reports"), limit=7)
+    assert c.template == "search_wildcard"
+    assert "WHERE true AND a.content_types" not in c.cypher
+    assert "AND a.content_type IN $content_types AND a.lifecycle IN $lifecycles" in c.cypher
+    assert c.params == {"content_types": ["report"], "lifecycles": ["archived"], "limit": 7}
+    f = compile_fast(parse("filename:auth.py -test"), limit=5)
+    assert "WHERE a.name = $value AND NOT regexp_matches(lower(a.path), $exclude)" in f.cypher
+    assert f.params == {"value": "auth.py", "limit": 5, "exclude": "(^|[^a-z0-9])(test)"}
+
+
+@pytest.mark.parametrize("hostile", ['"}) DETACH DELETE n //', "'; MATCH (n) DELETE n; //", "CALL db.x()",
+                                     "LOAD FROM 'x'", "\\'\\\"", "/*AND_FILTERS*/ OR true"])
+def test_user_text_never_reaches_the_statement(hostile: str) -> None:
+    for text in (hostile, f"domain:{hostile} x", f"file:{hostile}", f"x but not {hostile}"):
+        try:
+            pq = parse(text)
+        except Exception:  # noqa: BLE001 – a QueryError is an acceptable answer
+            continue
+        c = compile_fast(pq) if pq.fast else compile_query(pq)
+        statement = c.cypher
+        for snippet in list(PREDICATES.values()):
+            statement = statement.replace(snippet, "")
+        assert hostile not in statement and "DELETE" not in statement and "LOAD" not in statement
+
+
+def row(path: str, name: str, symbols: list, bm25: float, priority: float = 0.5, fmt: str = "py",
+        tags: dict | None = None) -> dict:
+    return {"path": path, "id": path, "name": name, "symbols": orjson.dumps(symbols).decode(), "headings": "[]",
+            "tags": orjson.dumps(tags or {"domain": "core"}).decode(), "priority": priority, "domain": "core",
+            "content_type": "generic", "lifecycle": "active", "format": fmt, "checksum": "", "bm25": bm25}
+
+
+def test_eq11_hand_computed() -> None:
+    pq = parse("sign export")  # entity terms sign (5), export (5); synonym signature (2.5)
+    rows = [row("core/sign.py", "sign.py", [["export_bundle", "function", 1, 9]], bm25=2.0),
+            row("core/other.py", "other.py", [["helper", "function", 1, 2]], bm25=4.0)]
+    a, b = score_rows(pq, rows)[0], score_rows(pq, rows)[1]
+    # N = 2 candidates; "sign" and "export" each match 1 of them: idf = ln(1 + 2/2) / ln(3)
+    idf = math.log(2) / math.log(3)
+    # sign.py: sign→filename 5·idf·4, export→symbols 5·idf·2.5; m = 2 → A = 1.5
+    lexical = 1.5 * (5 * idf * 4 + 5 * idf * 2.5)
+    assert a.row["path"] == "core/sign.py" and a.lexical == pytest.approx(lexical)
+    assert a.bm25 == 0.5 and b.bm25 == 1.0 and b.lexical == 0.0
+    assert a.score == pytest.approx(1.0 + 0.5) and b.score == pytest.approx(0.0 + 1.0)
+    assert [(t, f) for t, f, _ in a.matches] == [("export", "symbols"), ("sign", "filename")]
+
+
+def test_persona_tests_prior_tag_bonus_and_ties() -> None:
+    rows = [row("core/a.md", "a.md", [], 1.0, fmt="md", priority=0.2),
+            row("core/b.md", "b.md", [], 1.0, fmt="md", priority=0.9),
+            row("tests/test_c.py", "test_c.py", [], 1.0)]
+    ranked = score_rows(parse("zzz"), rows, persona="writer")
+    assert [s.row["path"] for s in ranked] == ["core/b.md", "core/a.md", "tests/test_c.py"]  # tie → priority
+    # φ: writer md 1.3; the test file: writer py 0.8 × tests prior 0.6
+    assert ranked[0].score == pytest.approx(1.3) and ranked[2].score == pytest.approx(0.48)
+    tagged = score_rows(parse("core"), [row("x/y.py", "y.py", [], 0.0, tags={"domain": "core"})])[0]
+    assert tagged.tag_bonus == 1.0
+
+
+def test_tests_vote_for_their_targets() -> None:
+    ranked = score_rows(parse("zzz"), [row("tests/test_x.py", "test_x.py", [], 1.0)])
+    s_test = ranked[0].score
+    out = propagate_tests(ranked, [{"test": "tests/test_x.py", "target": "core/x.py", "w": 0.45},
+                                   {"test": "tests/test_x.py", "target": "core/y.py", "w": 0.35}],
+                          [row("core/x.py", "x.py", [], 0.0), row("core/y.py", "y.py", [], 0.0)])
+    gains = {s.row["path"]: s.graph for s in out}
+    assert gains["core/x.py"] == pytest.approx(0.5 * s_test * 0.45 / 0.8)
+    assert gains["core/y.py"] == pytest.approx(0.5 * s_test * 0.35 / 0.8)

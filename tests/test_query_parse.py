@@ -1,0 +1,108 @@
+"""The six passes of the SearchQueryBuilder, pass by pass."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from oracl.errors import QueryError
+from oracl.query.parse import exclusion_pattern, parse, singular, stem
+
+NOW = datetime(2026, 11, 29, 12, 0, 0)
+
+
+def texts(q) -> list[str]:  # type: ignore[no-untyped-def]
+    return [t.text for t in q.terms]
+
+
+def test_directives_filters_and_fast_path() -> None:
+    q = parse('domain:core type:report ext:py,md lifecycle:active since:2026-01-31 hub:docs "x"', now=NOW)
+    f = q.filters
+    assert f.domains == ("core", "docs") and f.content_types == ("report",) and f.formats == ("py", "md")
+    assert f.lifecycles == ("active",) and f.since == datetime(2026, 1, 31)
+    assert parse("file:src/app.py").fast == ("file", "src/app.py")
+    assert parse('path:"docs/a b.md"').fast == ("path", "docs/a b.md")
+    assert parse("prefix:src/ auth").fast == ("prefix", "src/")
+    assert parse("-path:legacy auth").exclusions == ("legacy",)
+    with pytest.raises(QueryError, match="since: expects a date"):
+        parse("since:yesterday x")
+
+
+def test_tokenise_keeps_paths_and_splits_identifiers() -> None:
+    q = parse("parseHTTPResponse in src/net/http_client.py")
+    assert {"parsehttpresponse", "parse", "http", "response", "src/net/http_client.py", "client"} <= set(texts(q))
+    weights = {t.text: t.weight for t in q.terms}
+    assert weights["src/net/http_client.py"] == 5.0 and weights["parse"] == 3.0  # a part: 0.6 × 5
+
+
+@pytest.mark.parametrize(("text", "excluded"), [
+    ("signing code but not archived reports", ("archived",)),
+    ("auth except legacy", ("legacy",)),
+    ("deploy scripts excluding drafts", ("draft",)),
+    ("export without snapshots", ("snapshot",)),
+    ("auth -vendor NOT policies", ("vendor", "policy")),
+])
+def test_negation(text: str, excluded: tuple) -> None:
+    assert parse(text).exclusions == excluded
+
+
+def test_negation_in_a_long_query_is_prose() -> None:
+    report = ("Traceback (most recent call last):\n  File \"src/flask/app.py\", line 1498, in wsgi_app\n"
+              "KeyError: 'x' but not when debug is on, and -1 is returned without a session")
+    q = parse(report)
+    assert q.long and q.exclusions == ()
+    weights = {t.text: (t.weight_class, t.weight) for t in q.terms}
+    assert weights["src/flask/app.py"] == ("entity", 5.0) and weights["wsgi_app"] == ("entity", 5.0)
+    assert weights["debug"] == ("type", 2.0)  # plain words of prose weigh less than identifiers
+
+
+def test_type_extraction_via_aliases_and_domains() -> None:
+    q = parse("archived reports", domains=("core",))
+    assert q.filters.content_types == ("report",) and q.filters.lifecycles == ("archived",)
+    assert q.wildcard and q.typed_filters
+    q = parse("core python", domains=("core",))
+    assert q.filters.domains == ("core",) and q.filters.formats == ("py",) and q.wildcard
+    # a sentence: its "issues" and "json" are topics, not filters
+    assert parse("Fix mutability issues with headers input types").filters.empty
+    assert parse("Make json doc strings consistent").filters.empty
+    assert parse("docs: indent continuation line in Session.get").filters.empty
+
+
+def test_temporal_expansion() -> None:
+    assert parse("recent auth changes", now=NOW).filters.since == datetime(2026, 11, 15, 12)
+    assert parse("auth last 3 days", now=NOW).filters.since == datetime(2026, 11, 26, 12)
+    assert parse("auth today", now=NOW).filters.since == datetime(2026, 11, 29)
+    assert parse("auth this week", now=NOW).filters.since == datetime(2026, 11, 22, 12)
+    assert parse("auth since 2025-05-01", now=NOW).filters.since == datetime(2025, 5, 1)
+
+
+def test_synonyms_and_weight_classes() -> None:
+    q = parse("the auth config")
+    w = {t.text: (t.weight_class, t.weight, t.origin) for t in q.terms}
+    assert w["auth"] == ("entity", 5.0, "query")
+    assert w["authentication"] == ("entity", 2.5, "synonym") and w["settings"] == ("entity", 2.5, "synonym")
+    assert w["the"] == ("stop", 0.1, "query")
+
+
+def test_empty_and_wildcard() -> None:
+    with pytest.raises(QueryError, match="the query is empty"):
+        parse("  the of  ")
+    assert parse("domain:core").wildcard
+
+
+def test_stemming_and_exclusion_pattern() -> None:
+    assert [singular(w) for w in ("archives", "policies", "classes", "status")] == ["archive", "policy", "class", "status"]
+    assert [stem(w) for w in ("signing", "streaming", "callbacks", "parsed", "running")] == [
+        "sign", "stream", "callback", "pars", "run"]
+    import re
+
+    rx = re.compile(exclusion_pattern(("archived", "test")))
+    assert [bool(rx.search(p)) for p in ("archive/x.md", "latest.py", "tests/a.py", "x/contest.py")] == [
+        True, False, True, False]
+    assert exclusion_pattern(()) == ""
+
+
+def test_fts_text_is_a_bounded_bag() -> None:
+    q = parse("x " * 30000)
+    assert len(q.raw) == 20000 and q.fts_text == "x"
