@@ -46,6 +46,7 @@ class Config:
     gitignore: bool = True
     max_read_bytes: int = 8 * 1024 * 1024       # files above this are recorded, hashed, not parsed
     fts_body_bytes: int = 64 * 1024             # leading bytes of each text indexed for full text
+    fts_tf_cap: int = 3                         # a term counts at most this often in a document
     alpha: float = 0.35
     beta: float = 0.5
     gamma: float = 0.2

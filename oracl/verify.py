@@ -165,7 +165,7 @@ def rebuild_bundle(root: Path) -> str:
                     body = raw[: cfg.fts_body_bytes]
             except OSError:
                 pass
-            spool.add(n["path"], term_bag(head + b"\n" + body))
+            spool.add(n["path"], term_bag(head + b"\n" + body, cfg.fts_tf_cap))
         spool.close()
         endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
         links, belongs = load.link_tables(edges, endpoints)

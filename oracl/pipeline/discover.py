@@ -262,4 +262,4 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                       **base, **extra)  # type: ignore[arg-type]
     # one full-text document: the path's words, the symbols, the headings, the body's terms
     head = "\n".join((facts.path, symbols_text, headings_text)).encode("utf-8", "surrogateescape")
-    return facts, scan.term_bag(head + b"\n" + data[: cfg.fts_body_bytes])
+    return facts, scan.term_bag(head + b"\n" + data[: cfg.fts_body_bytes], cfg.fts_tf_cap)

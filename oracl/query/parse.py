@@ -181,7 +181,10 @@ class ParsedQuery:
         seen: dict[str, None] = {}
         for t in sorted(self.terms, key=lambda t: -t.weight):
             if t.weight_class != "stop":
-                for part in identifier_parts(t.text) or [t.text]:
+                parts = identifier_parts(t.text) or [t.text]
+                if len(parts) > 1 and "/" not in t.text:
+                    seen.setdefault(re.sub(r"[^\w]+", "_", t.text).strip("_"), None)
+                for part in parts:
                     seen.setdefault(part, None)
         return " ".join(list(seen)[:MAX_TERMS])
 

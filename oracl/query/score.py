@@ -32,7 +32,7 @@ WEIGHT_ENTITY = 5.0
 B_BODY = 1.0
 # A query that does not ask for tests ranks implementation above tests: test names restate
 # the behaviour under test, so they out-match the code itself on almost every query.
-TEST_PRIOR = 0.6
+TEST_PRIOR = 0.4
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "conftest"})
 PERSONAS: dict[str, dict[str, float]] = {
     "default": {},
