@@ -84,7 +84,7 @@ def test_read_one_record_fields(tmp_path: Path) -> None:
     import hashlib
     assert facts.checksum == hashlib.sha256((tmp_path / "m.py").read_bytes()).hexdigest()
     assert facts.parse_status == "ok" and facts.line_count == 3
-    assert fts == "m f doc"  # path words, symbol, body terms; code keywords dropped
+    assert fts == "m f f doc"  # path words, symbol (+ its def: tf 2), body terms; code keywords dropped
 
 
 @pytest.mark.parametrize(("name", "content", "status"), [

@@ -83,8 +83,8 @@ def test_persona_tests_prior_tag_bonus_and_ties() -> None:
             row("tests/test_c.py", "test_c.py", [], 1.0)]
     ranked = score_rows(parse("zzz"), rows, persona="writer")
     assert [s.row["path"] for s in ranked] == ["core/b.md", "core/a.md", "tests/test_c.py"]  # tie → priority
-    # φ: writer md 1.3; the test file: writer py 0.8 × tests prior 0.6
-    assert ranked[0].score == pytest.approx(1.3) and ranked[2].score == pytest.approx(0.48)
+    # φ: writer md 1.3; the test file: writer py 0.8 × tests prior 0.4
+    assert ranked[0].score == pytest.approx(1.3) and ranked[2].score == pytest.approx(0.32)
     tagged = score_rows(parse("core"), [row("x/y.py", "y.py", [], 0.0, tags={"domain": "core"})])[0]
     assert tagged.tag_bonus == 1.0
 
