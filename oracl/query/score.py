@@ -33,6 +33,10 @@ B_BODY = 1.0
 # A query that does not ask for tests ranks implementation above tests: test names restate
 # the behaviour under test, so they out-match the code itself on almost every query.
 TEST_PRIOR = 0.4
+# Archived and draft copies are stale or unfinished by definition: below the live file
+# unless the query asks for them (a lifecycle filter, or words like "archived", "legacy").
+LIFECYCLE_PRIOR = {"archived": 0.7, "staging": 0.9}
+LIFECYCLE_WORDS = frozenset({"archive", "archived", "legacy", "quarantine", "draft", "drafts", "old", "deprecated"})
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "conftest"})
 PERSONAS: dict[str, dict[str, float]] = {
     "default": {},
@@ -155,9 +159,13 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     top_lexical = max((s.lexical for s in out), default=0.0)
     wants_tests = any(t.stem in TEST_WORDS or t.text in TEST_WORDS or t.text.startswith("test_")
                       for t in pq.terms) or "tests" in pq.filters.domains
+    wants_old = bool(pq.filters.lifecycles) or any(t.text in LIFECYCLE_WORDS or t.stem in LIFECYCLE_WORDS
+                                                   for t in pq.terms)
     for s in out:
         if not wants_tests and is_test_path(s.row["path"]):
             s.persona *= TEST_PRIOR
+        if not wants_old:
+            s.persona *= LIFECYCLE_PRIOR.get(s.row["lifecycle"] or "", 1.0)
         s.score = ((s.lexical / top_lexical if top_lexical > 0 else 0.0) + B_BODY * s.bm25) * s.persona
     out.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return out
