@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util  # noqa: F401  (kuzu binds Arrow parameters through importlib.util)
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ DB_FILE = "graph.kuzu"
 MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
 _LOCK = threading.Lock()
 _OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
+_STORES: dict[str, Store] = {}
 
 
 def _translate(exc: Exception, what: str) -> StoreError:
@@ -45,15 +47,22 @@ class Store:
         self.read_only = read_only
         self._db = db
         self._conn = kuzu.Connection(db)
+        self._prepared: dict[str, Any] = {}
+        self.memo: dict[str, Any] = {}  # per-bundle answers a caller may cache (the bundle never changes)
 
     @classmethod
     def open(cls, path: Path, *, read_only: bool, buffer_pool_bytes: int = 256 << 20,
              threads: int = 2) -> Store:
         key = str(Path(path).resolve())
         with _LOCK:
+            cached = _STORES.get(key)
+            if cached is not None and (cached.read_only == read_only or not cached.read_only):
+                return cached
             held = _OPEN.get(key)
             if held is not None and (held[1] == read_only or not held[1]):
-                return cls(Path(path), held[0], held[1])
+                store = cls(Path(path), held[0], held[1])
+                _STORES[key] = store
+                return store
             if held is not None:
                 raise StoreError("the database is already open read-only in this process")
             try:
@@ -64,11 +73,23 @@ class Store:
             except RuntimeError as exc:
                 raise _translate(exc, f"cannot open {path}") from None
             _OPEN[key] = (db, read_only)
-        return cls(Path(path), db, read_only)
+            store = cls(Path(path), db, read_only)
+            _STORES[key] = store
+        return store
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        """Run a statement; parameterised ones are prepared once per connection."""
         try:
-            return self._conn.execute(statement, params or {})
+            if not params or statement.lstrip()[:4].upper() == "COPY":  # COPY binds Arrow at run time
+                return self._conn.execute(statement, params or {})
+            prepared = self._prepared.get(statement)
+            if prepared is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)  # prepare() is deprecated, still the fast path
+                    prepared = self._conn.prepare(statement)
+                if len(self._prepared) < 256:
+                    self._prepared[statement] = prepared
+            return self._conn.execute(prepared, params)
         except RuntimeError as exc:
             raise _translate(exc, "query failed") from None
 
@@ -89,6 +110,7 @@ def close(path: Path) -> None:
     """Release this process's Database object for ``path`` (its file lock goes with it)."""
     key = str(Path(path).resolve())
     with _LOCK:
+        _STORES.pop(key, None)
         held = _OPEN.pop(key, None)
     if held is not None:
         held[0].close()

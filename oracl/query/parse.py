@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 
 from oracl.errors import QueryError
 
@@ -107,8 +108,10 @@ def singular(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
-    """A light stemmer shared by query terms and field tokens: plural, -ing, -ed."""
+    """A light stemmer shared by query terms and field tokens: plural, -ing, -ed.
+    Memoised: field tokens repeat across candidates and queries."""
     w = singular(word)
     if len(w) > 5 and w.endswith("ing"):
         w = w[:-3]
@@ -129,9 +132,14 @@ def exclusion_pattern(exclusions: tuple[str, ...]) -> str:
     return "(^|[^a-z0-9])(" + "|".join(re.escape(s) for s in stems) + ")"
 
 
+@lru_cache(maxsize=1 << 17)
+def _parts(word: str) -> tuple[str, ...]:
+    return tuple(p.lower() for p in _PART.findall(re.sub(r"[_./:-]+", " ", word)))
+
+
 def identifier_parts(word: str) -> list[str]:
     """snake_case / camelCase / dotted parts, lower-cased."""
-    return [p.lower() for p in _PART.findall(re.sub(r"[_./:-]+", " ", word))]
+    return list(_parts(word))
 
 
 def _is_entity_like(token: str) -> bool:

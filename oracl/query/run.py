@@ -64,7 +64,9 @@ def _texts(root: Path, rows: list[dict[str, Any]], pq: ParsedQuery) -> dict[str,
 
 
 def _domains(store: Any) -> tuple[str, ...]:
-    return tuple(r["domain"] for r in store.named("domains"))
+    if "domains" not in store.memo:
+        store.memo["domains"] = tuple(r["domain"] for r in store.named("domains"))
+    return store.memo["domains"]
 
 
 def _result(rank: int, s: Scored, provenance: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,8 +63,26 @@ def _tokens(texts: list[str]) -> set[str]:
     return out
 
 
+_FIELD_CACHE: OrderedDict[tuple[str, str], dict[str, set[str]]] = OrderedDict()
+FIELD_CACHE_SIZE = 20_000
+
+
 def field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
-    """The stemmed tokens of each scored field of one candidate row."""
+    """The stemmed tokens of each scored field of one candidate row (cached per path and
+    checksum: a long-lived process scores the same files again and again)."""
+    key = (row["path"], row.get("checksum") or "")
+    hit = _FIELD_CACHE.get(key)
+    if hit is not None:
+        _FIELD_CACHE.move_to_end(key)
+        return hit
+    toks = _field_tokens(row)
+    _FIELD_CACHE[key] = toks
+    if len(_FIELD_CACHE) > FIELD_CACHE_SIZE:
+        _FIELD_CACHE.popitem(last=False)
+    return toks
+
+
+def _field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
     name = row["name"] or ""
     stem_name = name.rsplit(".", 1)[0] if "." in name[1:] else name
     symbols = [s[0] for s in orjson.loads(row["symbols"] or "[]")]
