@@ -20,6 +20,14 @@ from oracl.errors import (  # noqa: E402
 )
 
 
+def __getattr__(name: str):  # type: ignore[no-untyped-def]
+    if name == "Memory":  # imported lazily: `import oracl` stays cheap for the CLI
+        from oracl.memory import Memory
+
+        return Memory
+    raise AttributeError(name)
+
+
 def build(root, **kwargs):  # type: ignore[no-untyped-def]
     """Build the graph of ``root``; see ``oracl.builder.build`` (imported lazily)."""
     from oracl.builder import build as _build
@@ -27,5 +35,5 @@ def build(root, **kwargs):  # type: ignore[no-untyped-def]
     return _build(root, **kwargs)
 
 
-__all__ = ["ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",
+__all__ = ["Memory", "ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",
            "StoreLockedError", "VaultError", "__version__", "build"]

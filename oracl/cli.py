@@ -131,6 +131,134 @@ def query(
         query_view(result, explain)
 
 
+RootOpt = Annotated[Path, typer.Option("--root", "-r", help="The indexed folder.")]
+
+
+def _emit(result: dict[str, Any], as_json: bool, view: str) -> None:
+    from oracl import render
+
+    for line in result.get("notices", []):
+        render.notice(line)
+    if as_json:
+        _print_json(result)
+    else:
+        getattr(render, view)(result)
+
+
+@app.command()
+def trace(
+    path: Annotated[str, typer.Argument(help="A file of the graph (repo-relative path).")],
+    root: RootOpt = Path("."),
+    direction: Annotated[str, typer.Option(help="out (what it uses), in (what uses it) or both.")] = "out",
+    depth: Annotated[int, typer.Option(help="Levels to follow, 1 to 5.")] = 2,
+    relation: Annotated[str | None, typer.Option(help="Only this relation (imports, references, tests, …).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The dependency tree of PATH, with relation, weight and fragment on each branch."""
+    from oracl.graph import trace as run
+
+    try:
+        result = run(root, path, direction, depth, relation)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "trace_view")
+
+
+@app.command()
+def related(
+    path: Annotated[str, typer.Argument(help="A file of the graph.")],
+    root: RootOpt = Path("."),
+    k: Annotated[int, typer.Option("-k", help="Neighbours to show.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """PATH's neighbourhood ordered by association rank (at most 5,000 edges considered)."""
+    from oracl.graph import related as run
+
+    try:
+        result = run(root, path, k)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "related_view")
+
+
+@app.command()
+def hub(
+    domain: Annotated[str | None, typer.Argument(help="A domain (core, docs, …); omit to list every hub.")] = None,
+    root: RootOpt = Path("."),
+    k: Annotated[int, typer.Option("-k", help="Members to show.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Domain hubs: every hub with its size, or one hub's members ranked."""
+    from oracl.graph import hub as run
+
+    try:
+        result = run(root, domain, k)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "hub_view")
+
+
+@app.command()
+def show(
+    path: Annotated[str, typer.Argument(help="A file of the graph.")],
+    root: RootOpt = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Every stored field of PATH, its tags, its edges by relation, and the priority
+    breakdown from which its priority can be recomputed by hand."""
+    from oracl.graph import show as run
+
+    try:
+        result = run(root, path)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "show_view")
+
+
+@app.command()
+def fragment(
+    locator: Annotated[str, typer.Argument(help="PATH#L40-60, or PATH with a range after it.")],
+    lines: Annotated[str | None, typer.Argument(help="L40-60 (when not given after #).")] = None,
+    root: RootOpt = Path("."),
+    context: Annotated[int, typer.Option(help="Extra lines around the range.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The quoted lines, syntax-highlighted; warns when the file changed since the build."""
+    from oracl.graph import fragment as run
+
+    try:
+        result = run(root, locator, lines, context)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "fragment_view")
+
+
+@app.command()
+def cypher(
+    statement: Annotated[str | None, typer.Argument(help="One statement to run; omit for the interactive console.")] = None,
+    root: RootOpt = Path("."),
+    param: Annotated[list[str] | None, typer.Option("--param", help="k=v parameter (repeatable; v parsed as JSON when it can be).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON.")] = False,
+) -> None:
+    """A read-only Cypher console over the latest bundle: line editing and history,
+    statements end with ';', :schema, :help, :quit. Write statements are refused."""
+    from oracl import console
+
+    try:
+        if statement is None:
+            console.interactive(root)
+            return
+        result = console.run_one(root, statement, console.parse_params(param or []))
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result)
+    else:
+        from oracl.render import rows_view
+
+        rows_view(result)
+
+
 @app.command()
 def keygen(
     out: Annotated[Path, typer.Option("--out", help="Folder for the key pair (default: ~/.config/oracl).")] = Path("~/.config/oracl"),

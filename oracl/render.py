@@ -83,14 +83,15 @@ def build_summary(r: dict[str, Any]) -> None:
         out.print(f"signed  {r['signature']}")
 
 
-def stats_view(s: dict[str, Any], top: int = 15) -> None:
-    out.print(f"[bold]Build[/] [cyan]{s['build_id']}[/] of {s['root']} at {s['generated_at']}"
-              + (f" (commit {s['source_commit'][:12]})" if s.get("source_commit") else ""))
-    summary = {"artifacts": s["artifacts"], "hubs": len(s["hubs"]), "edges": s["edges"]}
-    summary.update({f"edges: {k}": v for k, v in s["edges_by_relation"].items()})
-    summary.update({"μ": f"{s['mu']:.4f}", "σ": f"{s['sigma']:.4f}",
-                    "parsed": f"{s['coverage']['parsed']} / {s['coverage']['indexed']}"})
-    out.print(_kv_table("Graph", summary))
+def stats_view(s: dict[str, Any], top: int = 15, hubs_only: bool = False) -> None:
+    if not hubs_only:
+        out.print(f"[bold]Build[/] [cyan]{s['build_id']}[/] of {s['root']} at {s['generated_at']}"
+                  + (f" (commit {s['source_commit'][:12]})" if s.get("source_commit") else ""))
+        summary = {"artifacts": s["artifacts"], "hubs": len(s["hubs"]), "edges": s["edges"]}
+        summary.update({f"edges: {k}": v for k, v in s["edges_by_relation"].items()})
+        summary.update({"μ": f"{s['mu']:.4f}", "σ": f"{s['sigma']:.4f}",
+                        "parsed": f"{s['coverage']['parsed']} / {s['coverage']['indexed']}"})
+        out.print(_kv_table("Graph", summary))
     t = Table(title="Domain hubs", title_justify="left")
     for col, just in (("hub", "left"), ("members", "right"), ("mean priority", "right"), ("top member", "left")):
         t.add_column(col, justify=just)  # type: ignore[arg-type]
@@ -171,3 +172,126 @@ def query_view(result: Any, explain: bool) -> None:
             out.print(f"  {e['path']}: A(m)={e['amplification']:g} × Σ + tag {e['tag_bonus']:g} = "
                       f"{e['lexical']:.3f}; bm25 {e['bm25_normalised']:.3f}; φ {e['persona']:g}; {parts}",
                       markup=False, highlight=False)
+
+
+def _stale_line(r: dict[str, Any]) -> None:
+    if r.get("staleness"):
+        style = "yellow" if r["staleness"].startswith("stale") else "dim"
+        out.print(f"[{style}]{r['staleness']}[/]", highlight=False)
+
+
+def trace_view(r: dict[str, Any]) -> None:
+    from rich.tree import Tree
+
+    arrow = {"out": "→", "in": "←", "both": "↔"}[r["direction"]]
+    tree = Tree(f"[bold]{r['root']}[/] ({arrow} depth {r['depth']}" + (f", {r['relation']}" if r["relation"] else "") + ")")
+    branches = {r["root"]: tree}
+    for level in r["levels"]:
+        nxt: dict[str, Any] = {}
+        for e in level:
+            parent = branches.get(e["parent"])
+            if parent is None:
+                continue
+            sym = "→" if e["direction"] == "out" else "←"
+            frag = " ".join(e.get("fragments") or [])
+            label = (f"{sym} [cyan]{e['node']}[/]  [dim]{e['relation']} w={e['weight']:.2f} "
+                     f"rank={e['rank']:.3f}{' ' + frag if frag else ''}[/]")
+            if e["repeat"]:
+                parent.add(label + " [dim](shown above)[/]")
+            else:
+                nxt[e["node"]] = parent.add(label)
+        branches.update(nxt)
+    out.print(tree)
+    out.print(f"[dim]{r['nodes']} files · build {r['build_id']}[/]")
+    _stale_line(r)
+
+
+def related_view(r: dict[str, Any]) -> None:
+    t = Table(title=f"Related to {r['path']} (top {r['k']} by association rank)", title_justify="left")
+    for col in ("#", "neighbour", "rank", "relations", "dir", "fragment"):
+        t.add_column(col, justify="right" if col in ("#", "rank") else "left")
+    for i, n in enumerate(r["neighbours"], 1):
+        t.add_row(str(i), n["path"], f"{n['rank']:.3f}", ", ".join(n["relations"]), n["direction"], n["fragment"] or "")
+    if r["guard_cut"]:
+        t.caption = f"only the {r['guard']} highest-ranked edges were considered"
+    out.print(t)
+    _stale_line(r)
+
+
+def hub_view(r: dict[str, Any]) -> None:
+    if "hubs" in r:
+        stats_view({"build_id": r["build_id"], "root": "", "generated_at": "", "artifacts": sum(h["members"] for h in r["hubs"]),
+                    "hubs": r["hubs"], "edges": 0, "edges_by_relation": {}, "mu": 0.0, "sigma": 0.0,
+                    "coverage": {"parsed": 0, "indexed": 0}}, top=len(r["hubs"]), hubs_only=True)
+        return
+    t = Table(title=f"{r['hub']}: top {len(r['members'])} of {r['total']} members", title_justify="left")
+    for col in ("#", "member", "rank", "priority"):
+        t.add_column(col, justify="left" if col == "member" else "right")
+    for i, m in enumerate(r["members"], 1):
+        t.add_row(str(i), m["path"], f"{m['rank']:.3f}", f"{m['priority']:.3f}")
+    out.print(t)
+
+
+def show_view(r: dict[str, Any]) -> None:
+    a = r["artifact"]
+    fields = {k: v for k, v in a.items() if k not in ("tags", "symbols", "headings")}
+    fields["hub"] = r["hub"]
+    fields["symbols"] = f"{len(a['symbols'])} (" + ", ".join(s[0] for s in a["symbols"][:8]) + (" …" if len(a["symbols"]) > 8 else "") + ")"
+    fields["headings"] = len(a["headings"])
+    out.print(_kv_table(a["path"], fields))
+    out.print(_kv_table("Tags", a["tags"]))
+    t = Table(title="Edges by relation", title_justify="left")
+    for col in ("relation", "direction", "other file", "weight", "rank", "fragment"):
+        t.add_column(col)
+    for rel, sides in r["edges"].items():
+        for side, edges in sides.items():
+            for e in edges[:15]:
+                other = e["target"] if side == "out" else e["source"]
+                frag = e["source_fragment"] if side == "out" else e["target_fragment"]
+                t.add_row(rel, side, other, f"{e['weight']:.2f}", f"{e['rank']:.3f}", frag or "")
+            if len(edges) > 15:
+                t.add_row(rel, side, f"… {len(edges) - 15} more", "", "", "")
+    out.print(t)
+    p = r["priority"]
+    t = Table(title="Priority breakdown (SPEC Eq. 2 and 6)", title_justify="left")
+    for col in ("bucket", "weight w_b", "signal c_b", "contribution"):
+        t.add_column(col, justify="left" if col == "bucket" else "right")
+    for b in p["buckets"]:
+        t.add_row(b["bucket"], f"{b['weight']:.2f}", f"{b['signal']:.6f}", f"{b['contribution']:.6f}")
+    t.add_row("Σ w_b·c_b", "", "", f"{p['weighted_sum']:.6f}")
+    t.add_row("× m_cls", "", "", f"{p['m_cls']:.2f}")
+    t.add_row(f"× m_sens ({p['sensitivity']}, risk {p['risk_score']})", "", "", f"{p['m_sens']:.2f}")
+    t.add_row(f"= min(cap {p['cap']:.1f}, {p['uncapped']:.6f})  P0", "", "", f"{p['base']:.6f}")
+    t.add_row(f"association {p['association']:.6f} → δ", "", "", f"{p['delta']:.6f}")
+    t.add_row("final = P0 + 0.35·δ", "", "", f"{p['final']:.6f}")
+    out.print(t)
+    _stale_line(r)
+
+
+def fragment_view(r: dict[str, Any]) -> None:
+    from rich.syntax import Syntax
+
+    if r["warning"]:
+        err.print(f"Warning: {r['warning']}", markup=False, highlight=False)
+    lexer = {"py": "python", "md": "markdown", "yaml": "yaml", "yml": "yaml", "json": "json", "toml": "toml",
+             "sh": "bash", "ps1": "powershell", "ini": "ini", "cfg": "ini", "cypher": "cypher"}.get(r["format"], "text")
+    out.print(f"[bold]{r['path']}[/] L{r['start']}-{r['end']}")
+    out.print(Syntax("\n".join(r["lines"]), lexer, line_numbers=True, start_line=r["start"], word_wrap=True))
+
+
+def rows_view(r: dict[str, Any]) -> None:
+    t = Table(show_lines=False)
+    for col in r["columns"]:
+        t.add_column(str(col), overflow="fold")
+    for row in r["rows"][:500]:
+        t.add_row(*["" if v is None else str(v) for v in row])
+    out.print(t)
+    out.print(f"[dim]{len(r['rows'])} row(s)" + (" (500 shown)" if len(r["rows"]) > 500 else "") + "[/]")
+
+
+def console_banner(build_id: str) -> None:
+    out.print(f"ORACL Cypher console · build {build_id} · read-only · :help for help, :quit to leave")
+
+
+def console_text(text: str) -> None:
+    out.print(text, markup=False, highlight=False)

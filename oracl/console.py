@@ -1,0 +1,159 @@
+"""``oracl cypher``: a read-only Cypher console over the latest bundle.
+
+The bundle is opened read-only, so a write can never reach the graph; a write statement
+gets one line of refusal. Interactive mode has line editing and a persistent history
+(``readline``; ``ORACL_CYPHER_HISTORY`` or ``~/.oracl_cypher_history``), statements that
+span lines until a ``;``, and the commands ``:schema``, ``:help`` and ``:quit``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.errors import OraclError, QueryError, StoreError
+
+HELP = """Statements end with ';' and may span lines. Examples:
+  MATCH (a:Artifact) RETURN a.path, a.priority ORDER BY a.priority DESC LIMIT 5;
+  MATCH (a:Artifact {path: 'README.md'})-[l:Link]->(b) RETURN b.path, l.relation;
+  CALL QUERY_FTS_INDEX('Content', 'content_fts', 'export sign', top := 5) RETURN node.path, score;
+Commands: :schema (tables and their columns), :help, :quit (or Ctrl-D)."""
+_WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|DROP|ALTER|COPY|INSTALL|LOAD\s+EXTENSION|IMPORT|"
+                    r"EXPORT|BEGIN|COMMIT|ROLLBACK|CHECKPOINT|REMOVE)\b", re.I)
+_STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+REFUSAL = "write statements are refused: the console opens the graph read-only"
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """``k=v`` pairs; ``v`` is JSON when it parses (numbers, lists, true), else a string."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", key):
+            raise QueryError(f"--param expects name=value, not {item[:40]!r}")
+        try:
+            out[key] = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def is_write(statement: str) -> bool:
+    """A statement that would write (keywords outside string literals)."""
+    return bool(_WRITE.search(_STRINGS.sub("''", statement)))
+
+
+def _store(root: Path) -> tuple[Any, dict[str, Any]]:
+    from oracl.stats import open_latest
+
+    return open_latest(Path(root))
+
+
+def run_one(root: Path, statement: str, params: dict[str, Any] | None = None, store: Any = None) -> dict[str, Any]:
+    """Run one read statement; returns columns and rows."""
+    text = statement.strip().rstrip(";").strip()
+    if not text:
+        raise QueryError("empty statement")
+    if is_write(text):
+        raise QueryError(REFUSAL)
+    if store is None:
+        store, _ = _store(root)
+    try:
+        result = store.execute(text, params or {})
+    except StoreError as exc:
+        msg = str(exc)
+        if "read-only" in msg or "read only" in msg:
+            raise QueryError(REFUSAL) from None
+        raise QueryError(msg.removeprefix("query failed: ")) from None
+    columns = result.get_column_names()
+    rows = []
+    while result.has_next():
+        rows.append(result.get_next())
+    return {"columns": columns, "rows": rows}
+
+
+def schema(store: Any) -> dict[str, Any]:
+    tables = run_one(Path("."), "CALL show_tables() RETURN *", store=store)
+    out: dict[str, Any] = {"columns": ["table", "type", "columns"], "rows": []}
+    name_i = tables["columns"].index("name")
+    type_i = tables["columns"].index("type")
+    for row in tables["rows"]:
+        name = row[name_i]
+        if not re.fullmatch(r"\w+", str(name)):
+            continue
+        info = run_one(Path("."), f"CALL table_info('{name}') RETURN *", store=store)
+        ni = info["columns"].index("name")
+        ti = info["columns"].index("type")
+        cols = ", ".join(f"{r[ni]} {r[ti]}" for r in info["rows"])
+        out["rows"].append([name, row[type_i], cols])
+    return out
+
+
+def _history_file() -> Path:
+    return Path(os.environ.get("ORACL_CYPHER_HISTORY") or Path.home() / ".oracl_cypher_history")
+
+
+def interactive(root: Path) -> None:
+    """The read–eval–print loop."""
+    from oracl import render
+
+    store, latest = _store(root)
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - every Linux Python has it
+        readline = None  # type: ignore[assignment]
+    hist = _history_file()
+    if readline is not None:
+        try:
+            readline.read_history_file(hist)
+        except OSError:
+            pass
+        readline.set_history_length(2000)
+    render.console_banner(str(latest["build_id"]))
+    buffer: list[str] = []
+    try:
+        while True:
+            try:
+                line = input("....> " if buffer else "oracl> ")
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                buffer = []
+                print()
+                continue
+            stripped = line.strip()
+            if not buffer and stripped.startswith(":"):
+                cmd = stripped.lower()
+                if cmd in (":quit", ":q", ":exit"):
+                    break
+                if cmd == ":help":
+                    render.console_text(HELP)
+                elif cmd == ":schema":
+                    render.rows_view(schema(store))
+                else:
+                    render.error_line(f"unknown command {stripped[:30]}; try :help")
+                continue
+            if not stripped and not buffer:
+                continue
+            buffer.append(line)
+            if not stripped.endswith(";"):
+                continue
+            text = "\n".join(buffer)
+            buffer = []
+            try:
+                render.rows_view(run_one(root, text, store=store))
+            except OraclError as exc:
+                render.error_line(str(exc))
+    finally:
+        if readline is not None:
+            try:
+                hist.parent.mkdir(parents=True, exist_ok=True)
+                readline.write_history_file(hist)
+            except OSError:
+                pass
+    sys.stdout.flush()

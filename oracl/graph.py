@@ -1,0 +1,271 @@
+"""Graph primitives over the latest bundle (SPEC §8.2): trace, related, hub, show, fragment,
+and the staleness check every answer carries.
+
+>>> related(Path("."), "oracl/sign.py", k=5)["neighbours"][0]["path"]      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.errors import QueryError
+from oracl.pipeline.annotate import iso
+from oracl.pipeline.priority import BUCKET_WEIGHTS
+
+DIRECTIONS = ("out", "in", "both")
+MAX_DEPTH = 5
+_RANGE = re.compile(r"^L?(\d+)(?:\s*[-:]\s*L?(\d+))?$")
+
+
+def _open(root: Path) -> tuple[Any, dict[str, Any], list[str]]:
+    from oracl.stats import open_latest
+
+    notices: list[str] = []
+    store, latest = open_latest(Path(root), notices)
+    return store, latest, notices
+
+
+def _artifact(store: Any, path: str) -> dict[str, Any]:
+    rows = store.named("artifact_by_path", {"path": _norm(path)})
+    if not rows:
+        raise QueryError(f"{path!r} is not in the latest build (run `oracl query` to find a file by its words)")
+    return rows[0]
+
+
+def _norm(path: str) -> str:
+    p = path.strip().replace("\\", "/")
+    while p.startswith("./"):
+        p = p[2:]
+    return p
+
+
+def staleness(root: Path, rows: list[tuple[str, str]]) -> dict[str, str]:
+    """For each (path, checksum at build time): ``fresh``, ``modified`` or ``deleted``.
+    A stat first; the file is hashed only when it exists (bounded to the files named)."""
+    out: dict[str, str] = {}
+    for path, checksum in rows:
+        full = Path(root) / path
+        try:
+            with open(full, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+        except FileNotFoundError:
+            out[path] = "deleted"
+            continue
+        except OSError:
+            out[path] = "unreadable"
+            continue
+        out[path] = "fresh" if not checksum or digest == checksum else "modified"
+    return out
+
+
+def summary(stale: dict[str, str]) -> str:
+    changed = {k: v for k, v in stale.items() if v != "fresh"}
+    if not changed:
+        return "fresh: the files named are unchanged since the build"
+    return f"stale: {len(changed)} of {len(stale)} named files changed since the build (" + ", ".join(
+        f"{p} {s}" for p, s in sorted(changed.items())[:5]) + (" …" if len(changed) > 5 else "") + ")"
+
+
+def trace(root: Path, path: str, direction: str = "out", depth: int = 2,
+          relation: str | None = None) -> dict[str, Any]:
+    """The dependency tree of ``path``: edges out (what it uses), in (what uses it) or both,
+    breadth-first to ``depth``; a node already shown is listed again as a cycle/repeat
+    marker but not expanded twice."""
+    if direction not in DIRECTIONS:
+        raise QueryError(f"--direction must be one of {', '.join(DIRECTIONS)}")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
+    store, latest, notices = _open(root)
+    start = _artifact(store, path)
+    seen = {start["path"]}
+    frontier = [start["path"]]
+    levels: list[list[dict[str, Any]]] = []
+    for _ in range(depth):
+        edges: list[dict[str, Any]] = []
+        if direction in ("out", "both"):
+            edges += [dict(e, direction="out", node=e["target"], parent=e["source"])
+                      for e in store.named("links_out", {"paths": frontier})]
+        if direction in ("in", "both"):
+            edges += [dict(e, direction="in", node=e["source"], parent=e["target"])
+                      for e in store.named("links_in", {"paths": frontier})]
+        if relation:
+            edges = [e for e in edges if e["relation"] == relation]
+        # parallel edges (one import line naming three symbols) are one branch with their fragments
+        grouped: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        for e in edges:
+            key = (e["direction"], e["parent"], e["node"], e["relation"])
+            frag = e["source_fragment"] if e["direction"] == "out" else e["target_fragment"]
+            g = grouped.get(key)
+            if g is None:
+                grouped[key] = g = {**e, "fragments": []}
+            g["weight"], g["rank"] = max(g["weight"], e["weight"]), max(g["rank"], e["rank"])
+            if frag and frag not in g["fragments"]:
+                g["fragments"].append(frag)
+        edges = list(grouped.values())
+        nxt: list[str] = []
+        for e in edges:
+            e["repeat"] = e["node"] in seen
+            if not e["repeat"]:
+                seen.add(e["node"])
+                nxt.append(e["node"])
+        levels.append(edges)
+        frontier = sorted(set(nxt))
+        if not frontier:
+            break
+    checksums = {start["path"]: start["checksum"]}
+    return {"build_id": latest["build_id"], "root": start["path"], "direction": direction, "depth": depth,
+            "relation": relation, "levels": levels, "nodes": len(seen), "notices": notices,
+            "staleness": summary(staleness(root, list(checksums.items())))}
+
+
+def _neighbour_rows(store: Any, rows: list[dict[str, Any]], k: int, guard: int) -> tuple[list[dict[str, Any]], bool]:
+    cut = len(rows) > guard
+    merged: dict[str, dict[str, Any]] = {}
+    for r in rows[: guard] if cut else rows:
+        best = merged.get(r["neighbour"])
+        if best is None or r["rank"] > best["rank"]:
+            merged[r["neighbour"]] = {**r, "relations": sorted({r["relation"]} | set(best["relations"] if best else []))}
+        else:
+            best["relations"] = sorted(set(best["relations"]) | {r["relation"]})
+    ordered = sorted(merged.values(), key=lambda r: (-r["rank"], -(r["priority"] or 0.0), r["neighbour"]))
+    return ordered[:k], cut
+
+
+def related(root: Path, path: str, k: int = 10, guard: int = 5000) -> dict[str, Any]:
+    """The neighbourhood of ``path`` ordered by association_rank (top-k); at most ``guard``
+    edges are considered, and the answer says when that guard cut the list."""
+    if k < 1:
+        raise QueryError("-k must be at least 1")
+    store, latest, notices = _open(root)
+    art = _artifact(store, path)
+    rows = store.named("neighbours", {"path": art["path"], "guard": guard + 1})
+    hub = store.named("hub_of", {"path": art["path"]})
+    if hub:
+        rows.append({"neighbour": hub[0]["hub"], "relation": "belongs_to", "rank": hub[0]["rank"],
+                     "weight": hub[0]["weight"], "outgoing": True, "source_fragment": "", "target_fragment": "",
+                     "domain": art["domain"], "priority": None})
+    rows.sort(key=lambda r: (-r["rank"], r["neighbour"]))
+    top, cut = _neighbour_rows(store, rows, k, guard)
+    return {"build_id": latest["build_id"], "path": art["path"], "k": k, "guard": guard, "guard_cut": cut,
+            "neighbours": [{"path": r["neighbour"], "rank": r["rank"], "relations": r["relations"],
+                            "direction": "out" if r["outgoing"] else "in", "weight": r["weight"],
+                            "fragment": r["source_fragment"] if r["outgoing"] else r["target_fragment"]}
+                           for r in top],
+            "notices": notices, "staleness": summary(staleness(root, [(art["path"], art["checksum"])]))}
+
+
+def hub(root: Path, domain: str | None = None, k: int = 20, guard: int = 5000) -> dict[str, Any]:
+    """Without a domain: every hub with member count, mean priority and top member. With
+    one: its members ranked by the association rank of their hub edge (like ``related``
+    on ``hub:domain:<d>``)."""
+    store, latest, notices = _open(root)
+    hubs = store.named("hub_summary")
+    if domain is None:
+        return {"build_id": latest["build_id"], "hubs": hubs, "notices": notices}
+    d = domain.removeprefix("hub:domain:").removeprefix("hub:").lower()
+    hub_id = f"hub:domain:{d}"
+    known = {h["hub"] for h in hubs}
+    if hub_id not in known:
+        names = ", ".join(sorted(h.removeprefix("hub:domain:") for h in known)[:20])
+        raise QueryError(f"no domain {d!r} in the latest build; domains: {names}")
+    rows = store.named("hub_members", {"hub": hub_id, "guard": guard + 1})
+    cut = len(rows) > guard
+    members = rows[:guard][:k]
+    return {"build_id": latest["build_id"], "hub": hub_id, "k": k, "guard_cut": cut,
+            "members": [{"path": r["neighbour"], "rank": r["rank"], "priority": r["priority"]} for r in members],
+            "total": next(h["members"] for h in hubs if h["hub"] == hub_id), "notices": notices}
+
+
+def show(root: Path, path: str) -> dict[str, Any]:
+    """Every stored field, the tags, the incident edges by relation, and the priority
+    breakdown (bucket, weight, signal, contribution, multipliers, cap, association, δ,
+    final) from which the priority can be recomputed by hand."""
+    store, latest, notices = _open(root)
+    art = _artifact(store, path)
+    detail = orjson.loads(art.pop("detail"))
+    tags = orjson.loads(art["tags"])
+    out_edges = store.named("links_out", {"paths": [art["path"]]})
+    in_edges = store.named("links_in", {"paths": [art["path"]]})
+    by_relation: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: {"out": [], "in": []})
+    for e in out_edges:
+        by_relation[e["relation"]]["out"].append(e)
+    for e in in_edges:
+        by_relation[e["relation"]]["in"].append(e)
+    hub_rows = store.named("hub_of", {"path": art["path"]})
+    comps = detail["components"]
+    weighted = sum(BUCKET_WEIGHTS[b] * comps[b] for b in BUCKET_WEIGHTS)
+    breakdown = {
+        "buckets": [{"bucket": b, "weight": w, "signal": comps[b], "contribution": w * comps[b]}
+                    for b, w in BUCKET_WEIGHTS.items()],
+        "weighted_sum": weighted, "m_cls": detail["m_cls"], "m_sens": detail["m_sens"],
+        "uncapped": weighted * detail["m_cls"] * detail["m_sens"], "cap": 2.0, "base": detail["base"],
+        "association": detail["association"], "delta": detail["delta"], "final": art["priority"],
+        "sensitivity": detail.get("sensitivity"), "risk_score": detail.get("risk_score"),
+    }
+    for key in ("created_at", "modified_at"):
+        if hasattr(art[key], "isoformat"):
+            art[key] = art[key].isoformat()
+    art["symbols"] = orjson.loads(art["symbols"])
+    art["headings"] = orjson.loads(art["headings"])
+    art["tags"] = tags
+    return {"build_id": latest["build_id"], "artifact": art, "hub": hub_rows[0]["hub"] if hub_rows else None,
+            "edges": {r: dict(v) for r, v in sorted(by_relation.items())}, "priority": breakdown,
+            "notices": notices, "staleness": summary(staleness(root, [(art["path"], art["checksum"])]))}
+
+
+def parse_range(spec: str) -> tuple[int, int]:
+    """``L40-60``, ``40-60``, ``L40`` → (40, 60) / (40, 40)."""
+    m = _RANGE.match(spec.strip())
+    if not m:
+        raise QueryError(f"a line range looks like L40-60, not {spec[:40]!r}")
+    start = int(m.group(1))
+    end = int(m.group(2) or start)
+    if start < 1 or end < start:
+        raise QueryError(f"the range {spec!r} is empty or starts before line 1")
+    return start, end
+
+
+def split_locator(locator: str, range_arg: str | None = None) -> tuple[str, tuple[int, int] | None]:
+    """``PATH#L40-60`` or (``PATH``, ``L40-60``)."""
+    if range_arg:
+        return locator, parse_range(range_arg)
+    if "#" in locator:
+        path, _, spec = locator.rpartition("#")
+        return path, parse_range(spec)
+    return locator, None
+
+
+def fragment(root: Path, locator: str, range_arg: str | None = None, context: int = 0) -> dict[str, Any]:
+    """The quoted lines of a file, with a warning when the file no longer matches the
+    build (stale evidence) and a clear error for a range outside the file."""
+    path, rng = split_locator(locator, range_arg)
+    store, latest, notices = _open(root)
+    art = _artifact(store, path)
+    full = Path(root) / art["path"]
+    try:
+        data = full.read_bytes()
+    except FileNotFoundError:
+        raise QueryError(f"{art['path']} was deleted since the build") from None
+    except OSError as exc:
+        raise QueryError(f"cannot read {art['path']}: {exc.strerror}") from None
+    text = data.decode("utf-8", "replace")
+    lines = text.splitlines()
+    start, end = rng or (1, len(lines))
+    if not lines and rng is None:
+        start, end = 1, 0
+    elif start > len(lines) or end > len(lines):
+        raise QueryError(f"{art['path']} has {len(lines)} lines; L{start}-{end} is outside it")
+    start, end = max(1, start - context), min(len(lines), end + context)
+    stale = hashlib.sha256(data).hexdigest() != art["checksum"]
+    warning = (f"{art['path']} changed since build {latest['build_id']}: these lines may not be the ones the graph "
+               "describes" if stale else "")
+    return {"build_id": latest["build_id"], "path": art["path"], "start": start, "end": end,
+            "lines": lines[start - 1:end], "format": art["format"], "stale": stale, "warning": warning,
+            "modified_at": iso(os.stat(full).st_mtime_ns), "notices": notices}

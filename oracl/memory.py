@@ -1,0 +1,203 @@
+"""``oracl.Memory``: the Python API agents use.
+
+>>> from oracl import Memory
+>>> mem = Memory.open("path/to/repo")                       # doctest: +SKIP
+>>> pack = mem.context("where is the export signed?", budget_tokens=2000)
+>>> for item in pack.items:
+...     print(item.path, item.why, item.lines)
+>>> mem.query_knowledge_graph("path:oracl/sign.py")          # a node query
+>>> mem.query_knowledge_graph("oracl/sign.py", mode="neighbors")
+
+Every answer carries the build id and a staleness summary of the files it names (a stat
+and a checksum of those files only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl import graph
+from oracl.errors import QueryError
+
+CHARS_PER_TOKEN = 4
+QUALIFIERS = ("path:", "file:", "filename:", "prefix:", "hub:", "domain:")
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token estimate: one token per 4 characters, at least one."""
+    return max(1, -(-len(text) // CHARS_PER_TOKEN))
+
+
+@dataclass(slots=True)
+class ContextItem:
+    path: str
+    score: float
+    why: str                 # which fields matched, in words
+    start: int               # quoted line range (1-based, inclusive)
+    end: int
+    lines: str               # the quoted fragment: the symbol or section that matched
+    stale: str               # fresh | modified | deleted | unreadable
+    tokens: int
+
+
+@dataclass(slots=True)
+class ContextPack:
+    query: str
+    build_id: str
+    budget_tokens: int
+    used_tokens: int
+    items: list[ContextItem] = field(default_factory=list)
+    staleness: str = ""
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"query": self.query, "build_id": self.build_id, "budget_tokens": self.budget_tokens,
+                "used_tokens": self.used_tokens, "truncated": self.truncated, "staleness": self.staleness,
+                "items": [{"path": i.path, "score": i.score, "why": i.why, "lines": f"L{i.start}-{i.end}",
+                           "text": i.lines, "stale": i.stale, "tokens": i.tokens} for i in self.items]}
+
+    def render(self) -> str:
+        """The pack as text for a prompt: one fenced fragment per file, best first."""
+        parts = [f"# context for: {self.query} (build {self.build_id}; {self.staleness})"]
+        for i in self.items:
+            parts.append(f"## {i.path} L{i.start}-{i.end} — {i.why}" + (f" [{i.stale}]" if i.stale != "fresh" else ""))
+            parts.append(i.lines)
+        return "\n".join(parts)
+
+
+class Memory:
+    """Read-only access to the latest build of one repository."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @classmethod
+    def open(cls, root: str | Path) -> Memory:
+        """Check that ``root`` has a build (fail open: a missing bundle is rebuilt from the
+        verified export) and return a Memory on it."""
+        from oracl.stats import open_latest
+
+        open_latest(Path(root))
+        return cls(Path(root))
+
+    # -- primitives -----------------------------------------------------------------------
+    def search(self, q: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
+        """Ranked files for free text (``oracl query``), with staleness."""
+        from oracl.query.run import search
+
+        r = search(self.root, q, limit=k, persona=persona)
+        out = r.to_json()
+        stale = graph.staleness(self.root, [(x["path"], x["checksum"]) for x in r.results])
+        for x in out["results"]:
+            x["stale"] = stale[x["path"]]
+        out["staleness"] = graph.summary(stale)
+        return out
+
+    def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None) -> dict[str, Any]:
+        return graph.trace(self.root, path, direction, depth, relation)
+
+    def related(self, path: str, k: int = 10) -> dict[str, Any]:
+        return graph.related(self.root, path, k)
+
+    def hub(self, domain: str | None = None, k: int = 20) -> dict[str, Any]:
+        return graph.hub(self.root, domain, k)
+
+    def show(self, path: str) -> dict[str, Any]:
+        return graph.show(self.root, path)
+
+    def fragment(self, locator: str, lines: str | None = None) -> dict[str, Any]:
+        return graph.fragment(self.root, locator, lines)
+
+    def query_knowledge_graph(self, q: str, k: int = 10, mode: str = "auto") -> dict[str, Any]:
+        """``mode="auto"``: a node query when ``q`` carries a qualifier (``path:x``,
+        ``file:x``, ``hub:core``), else a concept query (search). ``mode="neighbors"``: the
+        neighbourhood of the file ``q`` names."""
+        text = q.strip()
+        if mode == "neighbors":
+            return {"mode": "neighbors", **self.related(text.split(":", 1)[-1] if text.startswith(QUALIFIERS) else text, k)}
+        if mode not in ("auto", "concept", "node"):
+            raise QueryError("mode must be auto, concept, node or neighbors")
+        low = text.lower()
+        if mode == "node" or (mode == "auto" and low.startswith(QUALIFIERS) and " " not in text):
+            kind, _, value = text.partition(":")
+            if kind.lower() in ("hub", "domain"):
+                return {"mode": "node", **self.hub(value, k)}
+            if kind.lower() in ("path", "file"):
+                return {"mode": "node", **self.show(value)}
+            return {"mode": "node", **self.search(text, k)}
+        return {"mode": "concept", **self.search(text, k)}
+
+    # -- the context pack -------------------------------------------------------------------
+    def context(self, q: str, budget_tokens: int = 4000, k: int = 12) -> ContextPack:
+        """An ordered context pack for an agent: for each of the best files, the symbol or
+        section that matched (not the whole file), why it was chosen, and whether it
+        changed since the build. Never exceeds ``budget_tokens`` (estimated at 4
+        characters a token, headers included)."""
+        from oracl.query.run import search
+        from oracl.store import DB_FILE, Store
+        from oracl.vault import Vault
+
+        if budget_tokens < 50:
+            raise QueryError("budget_tokens must be at least 50")
+        r = search(self.root, q, limit=k)
+        latest = Vault(self.root).read_latest()
+        store = Store.open(Vault(self.root).bundle(latest["bundle"]) / DB_FILE, read_only=True)
+        stale = graph.staleness(self.root, [(x["path"], x["checksum"]) for x in r.results])
+        terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
+        pack = ContextPack(q[:2000], r.build_id, budget_tokens, 0, staleness=graph.summary(stale))
+        pack.used_tokens = estimate_tokens(f"# context for: {pack.query[:200]} (build {pack.build_id}; {pack.staleness})")
+        for res in r.results:
+            row = store.named("artifact_by_path", {"path": res["path"]})
+            if not row or stale[res["path"]] in ("deleted", "unreadable"):
+                continue
+            start, end, why = _best_span(row[0], terms, res["matched_fields"])
+            try:
+                lines = (self.root / res["path"]).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            if not lines:
+                continue
+            end = min(end, len(lines))
+            header = f"## {res['path']} L{start}-{end} — {why}"
+            remaining = budget_tokens - pack.used_tokens - estimate_tokens(header) - 1
+            if remaining < 20:
+                pack.truncated = True
+                break
+            chosen = lines[start - 1:end]
+            text = "\n".join(chosen)
+            while chosen and estimate_tokens(text) > remaining:  # trim the span to the budget
+                chosen = chosen[: max(1, len(chosen) * 3 // 4)] if len(chosen) > 1 else []
+                text = "\n".join(chosen)
+                pack.truncated = True
+            if not chosen:
+                break
+            end = start + len(chosen) - 1
+            tokens = estimate_tokens(f"## {res['path']} L{start}-{end} — {why}") + estimate_tokens(text) + 1
+            pack.items.append(ContextItem(res["path"], res["score"], why, start, end, text, stale[res["path"]], tokens))
+            pack.used_tokens += tokens
+        return pack
+
+
+def _best_span(row: dict[str, Any], terms: set[str], fields: list[str]) -> tuple[int, int, str]:
+    """The symbol or heading section whose name shares most words with the query; else the
+    head of the file."""
+    from oracl.query.parse import identifier_parts, stem
+
+    best: tuple[int, int, int, str] | None = None
+    for kind, items in (("symbol", orjson.loads(row["symbols"] or "[]")), ("section", orjson.loads(row["headings"] or "[]"))):
+        for item in items:
+            name = item[0]
+            start, end = (item[2], item[3])
+            words = {stem(p) for p in identifier_parts(name)} | {stem(name.lower())}
+            hits = len(words & terms)
+            if hits and (best is None or hits > best[0] or (hits == best[0] and end - start < best[2] - best[1])):
+                best = (hits, start, end, f"{kind} {name}")
+    matched = ", ".join(fields) or "content"
+    if best is None:
+        return 1, 40, f"matched {matched}; head of the file"
+    hits, start, end, label = best
+    return start, min(end, start + 120), f"matched {matched}; {label}"

@@ -1,0 +1,200 @@
+"""Graph primitives, oracl.Memory and the Cypher console against a real built graph."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl import Memory
+from oracl.builder import build
+from oracl.errors import QueryError
+from oracl.graph import fragment, hub, related, show, trace
+from oracl.memory import estimate_tokens
+
+from .conftest import ORACL, SAMPLE, run_cli, write_tree
+
+SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
+FILES = {
+    **SAMPLE,
+    "pkg/export.py": ('"""Write the canonical export."""\nfrom pkg import auth\n\n\n'
+                      "def sign_export(data):\n    \"\"\"Sign the export bytes.\"\"\"\n"
+                      "    return auth.sign(data)\n\n\ndef other():\n    return 1\n"),
+    "pkg/cycle_a.py": "from pkg import cycle_b\n", "pkg/cycle_b.py": "from pkg import cycle_a\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "repo", FILES)
+    build(root, **SMALL)
+    return root
+
+
+def test_trace_out_in_both_depth_and_cycles(repo: Path) -> None:
+    out = trace(repo, "pkg/export.py", "out", 2)
+    level1 = {(e["node"], e["relation"]) for e in out["levels"][0]}
+    assert ("pkg/auth.py", "imports") in level1
+    assert any(e["node"] == "pkg/util.py" for e in out["levels"][1])  # export → auth → util
+    inbound = trace(repo, "pkg/auth.py", "in", 1)
+    assert {e["node"] for e in inbound["levels"][0]} >= {"pkg/export.py", "tests/test_auth.py", "docs/guide.md"}
+    cyc = trace(repo, "pkg/cycle_a.py", "out", 5)
+    assert [e["node"] for lvl in cyc["levels"] for e in lvl] == ["pkg/cycle_b.py", "pkg/cycle_a.py"]
+    assert cyc["levels"][1][0]["repeat"] is True  # the cycle is shown once, not expanded again
+    only_tests = trace(repo, "pkg/auth.py", "in", 1, relation="tests")
+    assert {e["relation"] for e in only_tests["levels"][0]} == {"tests"}
+    with pytest.raises(QueryError, match="--depth must be between 1 and 5"):
+        trace(repo, "pkg/auth.py", "out", 6)
+    with pytest.raises(QueryError, match="is not in the latest build"):
+        trace(repo, "nope.py")
+
+
+def test_related_orders_by_rank_and_reports_the_guard(repo: Path) -> None:
+    r = related(repo, "pkg/auth.py", k=3)
+    ranks = [n["rank"] for n in r["neighbours"]]
+    assert len(ranks) == 3 and ranks == sorted(ranks, reverse=True) and not r["guard_cut"]
+    cut = related(repo, "pkg/auth.py", k=50, guard=2)
+    assert cut["guard_cut"] is True
+    assert r["staleness"].startswith("fresh")
+
+
+def test_hub_listing_and_members(repo: Path) -> None:
+    listing = hub(repo)
+    assert {h["hub"] for h in listing["hubs"]} == {"hub:domain:core", "hub:domain:docs", "hub:domain:tests",
+                                                   "hub:domain:root"}
+    core = hub(repo, "core", k=2)
+    assert core["hub"] == "hub:domain:core" and len(core["members"]) == 2 and core["total"] == 6
+    assert [m["rank"] for m in core["members"]] == sorted((m["rank"] for m in core["members"]), reverse=True)
+    with pytest.raises(QueryError, match="no domain 'nope'"):
+        hub(repo, "nope")
+
+
+def test_show_breakdown_recomputes_the_priority(repo: Path) -> None:
+    s = show(repo, "./pkg/auth.py")
+    p = s["priority"]
+    total = sum(b["weight"] * b["signal"] for b in p["buckets"])
+    assert total == pytest.approx(p["weighted_sum"])
+    p0 = min(p["cap"], total * p["m_cls"] * p["m_sens"])
+    assert p0 == pytest.approx(p["base"], abs=1e-6)
+    assert p["final"] == pytest.approx(p0 + 0.35 * p["delta"], abs=1e-6)
+    assert s["artifact"]["tags"]["domain"] == "core" and s["hub"] == "hub:domain:core"
+    assert set(s["edges"]) >= {"imports", "tests", "references"}
+
+
+def test_fragment_ranges_staleness_and_errors(repo: Path) -> None:
+    f = fragment(repo, "pkg/export.py#L5-7")
+    assert f["lines"] == ["def sign_export(data):", '    """Sign the export bytes."""', "    return auth.sign(data)"]
+    assert f["stale"] is False
+    assert fragment(repo, "pkg/export.py", "L1")["lines"] == ['"""Write the canonical export."""']
+    with pytest.raises(QueryError, match="has 11 lines; L20-30 is outside it"):
+        fragment(repo, "pkg/export.py#L20-30")
+    with pytest.raises(QueryError, match="a line range looks like L40-60"):
+        fragment(repo, "pkg/export.py#lines")
+    (repo / "pkg" / "export.py").write_text("changed\n" * 20)
+    g = fragment(repo, "pkg/export.py#L1-2")
+    assert g["stale"] and "changed since build" in g["warning"]
+
+
+def test_memory_api(repo: Path) -> None:
+    mem = Memory.open(repo)
+    found = mem.search("sign the export", k=3)
+    assert found["results"][0]["path"] == "pkg/export.py" and found["results"][0]["stale"] == "fresh"
+    assert mem.query_knowledge_graph("path:pkg/auth.py")["mode"] == "node"
+    assert mem.query_knowledge_graph("hub:core", k=2)["hub"] == "hub:domain:core"
+    assert mem.query_knowledge_graph("signing", k=2)["mode"] == "concept"
+    assert mem.query_knowledge_graph("pkg/auth.py", mode="neighbors")["neighbours"]
+
+
+@pytest.mark.parametrize("budget", [120, 400, 4000])
+def test_context_pack_respects_the_budget(repo: Path, budget: int) -> None:
+    pack = Memory.open(repo).context("where is the export signed", budget_tokens=budget)
+    assert pack.used_tokens <= budget
+    assert estimate_tokens(pack.render()) <= budget + len(pack.items) + 1
+    if budget >= 400:
+        first = pack.items[0]
+        assert first.path == "pkg/export.py" and "symbol sign_export" in first.why
+        assert (first.start, first.end) == (5, 7) and "return auth.sign(data)" in first.lines
+
+
+def test_context_says_when_files_changed(repo: Path) -> None:
+    (repo / "pkg" / "export.py").write_text((repo / "pkg" / "export.py").read_text() + "# edited\n")
+    pack = Memory.open(repo).context("sign export", budget_tokens=2000)
+    assert pack.staleness.startswith("stale: 1 of")
+    assert next(i for i in pack.items if i.path == "pkg/export.py").stale == "modified"
+
+
+def test_cypher_one_statement_json_params_and_refusal(repo: Path) -> None:
+    r = run_cli("cypher", "MATCH (a:Artifact) WHERE a.domain = $d RETURN count(*) AS n", "-r", str(repo),
+                "--param", "d=core", "--json")
+    assert r.returncode == 0, r.stderr
+    assert orjson.loads(r.stdout) == {"columns": ["n"], "rows": [[6]]}
+    for stmt in ("MATCH (a:Artifact) DETACH DELETE a", "CREATE (h:Hub {id: 'x'})",
+                 "MATCH (a:Artifact) SET a.priority = 1"):
+        w = run_cli("cypher", stmt, "-r", str(repo))
+        assert (w.returncode, w.stderr.strip()) == (8, "Error: write statements are refused: the console opens the graph read-only")
+    bad = run_cli("cypher", "MATCH (a:Nope) RETURN a", "-r", str(repo))
+    assert bad.returncode == 8 and bad.stderr.startswith("Error: Binder exception")
+
+
+def _read_until(fd: int, needle: bytes, timeout: float = 30.0) -> bytes:
+    buf = b""
+    end = time.time() + timeout
+    while needle not in buf and time.time() < end:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+    return buf
+
+
+def test_interactive_console_through_a_pty(repo: Path, tmp_path: Path) -> None:
+    history = tmp_path / "hist"
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real CLI on a pseudo-terminal
+        os.environ.update({"ORACL_CYPHER_HISTORY": str(history), "COLUMNS": "100", "TERM": "dumb"})
+        os.execv(ORACL, [ORACL, "cypher", "-r", str(repo)])
+    try:
+        assert b"read-only" in _read_until(fd, b"oracl> ")
+        os.write(fd, b"MATCH (a:Artifact)\r")
+        assert b"....> " in _read_until(fd, b"....> ")
+        os.write(fd, b"RETURN count(*) AS n;\r")
+        out = _read_until(fd, b"row(s)")
+        assert b"10" in out and b"1 row(s)" in out
+        os.write(fd, b":schema\r")
+        assert b"Artifact" in _read_until(fd, b"row(s)")
+        os.write(fd, b"MATCH (a:Artifact) DELETE a;\r")
+        assert b"write statements are refused" in _read_until(fd, b"refused")
+        os.write(fd, b":quit\r")
+        _read_until(fd, b"\x00", timeout=5)
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.WEXITSTATUS(status) == 0
+    assert "RETURN count(*) AS n;" in history.read_text()  # persistent history
+
+
+def test_cli_graph_commands(repo: Path) -> None:
+    env = {**os.environ, "COLUMNS": "140"}
+    t = run_cli("trace", "pkg/export.py", "-r", str(repo), "--depth", "2", env=env)
+    assert t.returncode == 0 and "pkg/auth.py" in t.stdout and "imports" in t.stdout
+    assert "pkg/util.py" in run_cli("related", "pkg/auth.py", "-r", str(repo), env=env).stdout
+    assert "hub:domain:core" in run_cli("hub", "-r", str(repo), env=env).stdout
+    assert "pkg/export.py" in run_cli("hub", "core", "-r", str(repo), env=env).stdout
+    s = run_cli("show", "pkg/auth.py", "-r", str(repo), env=env)
+    assert "Priority breakdown" in s.stdout and "final = P0 + 0.35·δ" in s.stdout
+    f = run_cli("fragment", "pkg/export.py#L5-7", "-r", str(repo), env=env)
+    assert "def sign_export" in f.stdout
+    e = run_cli("fragment", "pkg/export.py", "L50-60", "-r", str(repo), env=env)
+    assert (e.returncode, e.stderr.strip()) == (8, "Error: pkg/export.py has 11 lines; L50-60 is outside it")
+    assert subprocess.run([ORACL, "show", "x.py", "-r", str(repo)], capture_output=True).returncode == 8
