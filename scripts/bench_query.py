@@ -87,7 +87,7 @@ def main() -> None:
     rg = shutil.which("rg")
     rg_times = []
     if rg:
-        for text, terms in queries[: a.cold]:
+        for _text, terms in queries[: a.cold]:
             args = [rg, "-l", "-i", "--no-messages", "-g", "!.oracl"]
             for t in terms:
                 args += ["-e", t]
@@ -98,7 +98,7 @@ def main() -> None:
     print(f"files={files} queries={len(lat)} in-process p50={statistics.median(lat):.1f}ms "
           f"p95={pct(lat, 0.95):.1f}ms | cold CLI median={statistics.median(cold):.2f}s "
           f"| rg -l -i median={statistics.median(rg_times) if rg_times else float('nan'):.2f}s "
-          f"| rg ÷ in-process p50 = {statistics.median(rg_times) * 1000 / statistics.median(lat) if rg_times else float("nan"):.1f}× "
+          f"| rg ÷ in-process p50 = {statistics.median(rg_times) * 1000 / statistics.median(lat) if rg_times else float('nan'):.1f}× "
           f"| rg ÷ cold CLI = {statistics.median(rg_times) / statistics.median(cold) if rg_times else float('nan'):.1f}× "
           f"| peak RSS of a query process {peak:.0f} MiB | cpus={os.cpu_count()}")
 
