@@ -14,6 +14,7 @@ and a checksum of those files only).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,8 @@ class Memory:
                 continue
             if not lines:
                 continue
+            if stale[res["path"]] == "modified":  # lines moved since the build: find the span again
+                start, end = _relocate(lines, why, start, end)
             end = min(end, len(lines))
             header = f"## {res['path']} L{start}-{end} — {why}"
             remaining = budget_tokens - pack.used_tokens - estimate_tokens(header) - 1
@@ -180,6 +183,23 @@ class Memory:
             pack.items.append(ContextItem(res["path"], res["score"], why, start, end, text, stale[res["path"]], tokens))
             pack.used_tokens += tokens
         return pack
+
+
+def _relocate(lines: list[str], why: str, start: int, end: int) -> tuple[int, int]:
+    """The same symbol or section in the file as it is now (its def/class or heading
+    line), keeping the span's length; unchanged when it cannot be found."""
+    label = why.rsplit("; ", 1)[-1]
+    kind, _, name = label.partition(" ")
+    if kind not in ("symbol", "section") or not name:
+        return start, end
+    short = name.rsplit(".", 1)[-1]
+    for i, line in enumerate(lines, 1):
+        text = line.strip()
+        hit = (kind == "symbol" and re.match(rf"(async\s+def|def|class)\s+{re.escape(short)}\b", text)) or (
+            kind == "section" and text.startswith("#") and text.lstrip("#").strip() == name)
+        if hit:
+            return i, i + (end - start)
+    return start, end
 
 
 def _best_span(row: dict[str, Any], terms: set[str], fields: list[str]) -> tuple[int, int, str]:

@@ -122,11 +122,13 @@ def test_context_pack_respects_the_budget(repo: Path, budget: int) -> None:
         assert (first.start, first.end) == (5, 7) and "return auth.sign(data)" in first.lines
 
 
-def test_context_says_when_files_changed(repo: Path) -> None:
-    (repo / "pkg" / "export.py").write_text((repo / "pkg" / "export.py").read_text() + "# edited\n")
+def test_context_says_when_files_changed_and_finds_the_moved_symbol(repo: Path) -> None:
+    (repo / "pkg" / "export.py").write_text("# two new lines\n# at the top\n" + (repo / "pkg" / "export.py").read_text())
     pack = Memory.open(repo).context("sign export", budget_tokens=2000)
     assert pack.staleness.startswith("stale: 1 of")
-    assert next(i for i in pack.items if i.path == "pkg/export.py").stale == "modified"
+    item = next(i for i in pack.items if i.path == "pkg/export.py")
+    assert item.stale == "modified" and (item.start, item.end) == (7, 9)
+    assert item.lines.startswith("def sign_export(data):")
 
 
 def test_cypher_one_statement_json_params_and_refusal(repo: Path) -> None:
