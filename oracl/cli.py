@@ -260,6 +260,18 @@ def cypher(
 
 
 @app.command()
+def mcp(root: RootArg = Path(".")) -> None:
+    """Serve ROOT's graph to agents over the Model Context Protocol (stdio): eight
+    read-only tools (agent context, search, trace, related, hub, fragment, show, stats)."""
+    from oracl.mcp_server import serve
+
+    try:
+        serve(root)
+    except OraclError as exc:
+        _fail(exc)
+
+
+@app.command()
 def keygen(
     out: Annotated[Path, typer.Option("--out", help="Folder for the key pair (default: ~/.config/oracl).")] = Path("~/.config/oracl"),
 ) -> None:

@@ -1,0 +1,127 @@
+"""`oracl mcp` as a real subprocess, driven by the SDK's stdio client."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+pytest.importorskip("mcp")
+from mcp import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+from oracl.builder import build  # noqa: E402
+from oracl.mcp_server import bound  # noqa: E402
+
+from .conftest import ORACL, SAMPLE, write_tree  # noqa: E402
+
+TOOLS = ["oracl_agent_context", "oracl_fragment", "oracl_hub", "oracl_related", "oracl_search", "oracl_show",
+         "oracl_stats", "oracl_trace"]
+
+
+async def _session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[dict[str, Any]]]:
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)])
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        tools = sorted(t.name for t in (await s.list_tools()).tools)
+        answers = []
+        for name, args in calls:
+            res = await s.call_tool(name, args)
+            answers.append(orjson.loads(res.content[0].text))
+        return tools, answers
+
+
+def run(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[dict[str, Any]]]:
+    return asyncio.run(asyncio.wait_for(_session(root, calls), timeout=120))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "repo", SAMPLE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    return root
+
+
+def test_every_tool_answers_on_a_built_graph(repo: Path) -> None:
+    tools, a = run(repo, [
+        ("oracl_agent_context", {"query": "where is data signed", "budget_tokens": 300}),
+        ("oracl_search", {"query": "hashlib sign", "k": 3}),
+        ("oracl_trace", {"path": "pkg/auth.py", "direction": "both", "depth": 2}),
+        ("oracl_related", {"path": "pkg/auth.py", "k": 3}),
+        ("oracl_hub", {}),
+        ("oracl_hub", {"domain": "core"}),
+        ("oracl_fragment", {"locator": "pkg/auth.py#L5-7"}),
+        ("oracl_show", {"path": "pkg/auth.py"}),
+        ("oracl_stats", {}),
+        ("oracl_show", {"path": "missing.py"}),
+    ])
+    assert tools == TOOLS
+    ctx, search, trace, related, hubs, core, frag, show, stats, missing = a
+    build_id = stats["build_id"]
+    assert all(x.get("build_id") == build_id for x in a[:-1])
+    assert ctx["items"][0]["path"] == "pkg/auth.py" and ctx["used_tokens"] <= 300
+    assert search["results"][0]["path"] == "pkg/auth.py" and search["results"][0]["stale"] == "fresh"
+    assert search["staleness"].startswith("fresh")
+    assert {e["node"] for e in trace["levels"][0]} >= {"pkg/util.py", "tests/test_auth.py"}
+    assert len(related["neighbours"]) == 3 and related["staleness"].startswith("fresh")
+    assert {h["hub"] for h in hubs["hubs"]} >= {"hub:domain:core"} and core["hub"] == "hub:domain:core"
+    assert frag["lines"][0] == "def sign(data):" and frag["stale"] is False
+    assert show["priority"]["final"] == show["artifact"]["priority"]
+    assert stats["artifacts"] == 7
+    assert missing == {"error": "'missing.py' is not in the latest build (run `oracl query` to find a file by its words)",
+                       "truncated": False}
+
+
+def test_answers_are_bounded_and_say_so(repo: Path) -> None:
+    _, (small,) = run(repo, [("oracl_trace", {"path": "pkg/auth.py", "direction": "both", "depth": 5,
+                                               "max_chars": 1000})])
+    assert small["truncated"] is True and len(orjson.dumps(small)) <= 1100
+    big = {"results": list(range(5000)), "build_id": "b"}
+    out = bound(big, 2000)
+    assert out["truncated"] and len(orjson.dumps(out)) <= 2000 and out["build_id"] == "b"
+    assert bound({"a": 1}, 2000) == {"a": 1, "truncated": False}
+
+
+def test_without_a_build_the_tools_say_how_to_make_one(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "empty", {"a.py": "x = 1\n"})
+    tools, (stats, search) = run(root, [("oracl_stats", {}), ("oracl_search", {"query": "x"})])
+    assert tools == TOOLS
+    assert stats["error"].startswith("no build in") and "oracl build" in stats["hint"]
+    assert search["error"].startswith("no build in")
+    assert not (root / ".oracl" / "mirror").exists()  # nothing was built inside the handshake
+
+
+def test_two_servers_and_a_build_share_one_vault(repo: Path) -> None:
+    async def scenario() -> tuple[dict, dict, dict, dict, str]:
+        params = StdioServerParameters(command=ORACL, args=["mcp", str(repo)])
+        async with stdio_client(params) as (r1, w1), ClientSession(r1, w1) as s1, \
+                stdio_client(params) as (r2, w2), ClientSession(r2, w2) as s2:
+            await s1.initialize()
+            await s2.initialize()
+            before1 = orjson.loads((await s1.call_tool("oracl_stats", {})).content[0].text)
+            before2 = orjson.loads((await s2.call_tool("oracl_search", {"query": "hashlib"})).content[0].text)
+            (repo / "pkg" / "new.py").write_text("import hashlib\n")
+            proc = await asyncio.create_subprocess_exec(ORACL, "build", str(repo), "-q", "--workers", "1",
+                                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            during = []
+            while proc.returncode is None:  # both servers keep answering while the build runs
+                during.append(orjson.loads((await s1.call_tool("oracl_search", {"query": "hashlib"})).content[0].text))
+                during.append(orjson.loads((await s2.call_tool("oracl_stats", {})).content[0].text))
+                try:
+                    await asyncio.wait_for(proc.wait(), timeout=0.05)
+                except TimeoutError:
+                    pass
+            _, err = await proc.communicate()
+            after1 = orjson.loads((await s1.call_tool("oracl_stats", {})).content[0].text)
+            after2 = orjson.loads((await s2.call_tool("oracl_stats", {})).content[0].text)
+            assert all("error" not in d for d in during), during
+            return before1, before2, after1, after2, err.decode()
+
+    before1, before2, after1, after2, err = asyncio.run(asyncio.wait_for(scenario(), timeout=180))
+    assert err == "" and before1["artifacts"] == 7 and before2["results"]
+    assert after1["build_id"] == after2["build_id"] != before1["build_id"]
+    assert after1["artifacts"] == after2["artifacts"] == 8
