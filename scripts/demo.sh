@@ -8,6 +8,6 @@ TARGET="${1:-.}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[mcp]"
 .venv/bin/oracl build "$TARGET"
 .venv/bin/oracl stats "$TARGET"
