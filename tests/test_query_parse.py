@@ -106,3 +106,15 @@ def test_stemming_and_exclusion_pattern() -> None:
 def test_fts_text_is_a_bounded_bag() -> None:
     q = parse("x " * 30000)
     assert len(q.raw) == 20000 and q.fts_text == "x"
+
+
+@pytest.mark.parametrize(("text", "kept", "dropped"), [
+    ("docs: indent continuation line in Session.get", {"session.get", "indent"}, {"docs"}),
+    ("polys: optimize sparse ground truncation", {"polys", "sparse"}, set()),
+    ("fix(parser): handle tabs", {"parser", "tabs"}, {"fix"}),
+    ("[tests] cover the cli", {"cli"}, {"tests"}),
+])
+def test_commit_prefixes_types_are_prose_scopes_are_code(text: str, kept: set, dropped: set) -> None:
+    q = parse(text)
+    words = {t.text for t in q.terms if t.origin == "query"}
+    assert kept <= words and not (dropped & words) and q.filters.empty

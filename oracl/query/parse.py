@@ -89,8 +89,12 @@ _TOKEN = re.compile(r"[\w][\w./:-]*[\w]|[\w]", re.UNICODE)
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _NEG_PHRASE = re.compile(r"\b(?:but not|except(?: for)?|excluding|without)\s+([\w./-]+)", re.I)
 _NEG_OP = re.compile(r"(?:(?<=\s)|^)(?:-|NOT\s+)([A-Za-z_][\w./]*)")
-# "docs: …", "fix(parser): …", "[tests] …": the conventional-commit scope of a message is prose
-_COMMIT_PREFIX = re.compile(r"^\s*(?:\[[\w -]+\]|[A-Za-z]+(?:\([\w./ -]*\))?!?:)\s+")
+# "docs: …", "fix(parser): …", "[tests] …", "polys: …": a commit message's prefix. A
+# conventional-commit *type* (docs, fix, chore …) is prose and dropped; anything else
+# ("polys:", "manualintegrate:", the "(parser)" scope) names the code and is kept.
+_COMMIT_PREFIX = re.compile(r"^\s*(?:\[([\w -]+)\]|([A-Za-z][\w.-]*)(?:\(([\w./ -]*)\))?!?:)\s+")
+COMMIT_TYPES = frozenset("""feat feature fix fixes bugfix docs doc test tests chore refactor ci build perf style
+revert release deps dep bump typing types lint maint wip cleanup misc security""".split())
 TYPE_PASS_MAX_WORDS = 5  # the alias table reads a few words typed by a person, not a sentence
 _LAST_N = re.compile(r"\blast\s+(\d{1,4})\s+days?\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(\d{4}-\d{2}-\d{2})\b", re.I)
@@ -263,7 +267,12 @@ class SearchQueryBuilder:
             elif name == "since":
                 since = _parse_date(value)
         rest = _DIRECTIVE.sub(" ", text)
-        rest = _COMMIT_PREFIX.sub(" ", rest, count=1)
+        prefix = _COMMIT_PREFIX.match(rest)
+        if prefix:
+            head = (prefix.group(1) or prefix.group(2) or "").strip()
+            scope = (prefix.group(3) or "").strip()
+            kept = [w for w in (head, scope) if w and w.lower() not in COMMIT_TYPES]
+            rest = " ".join(kept) + " " + rest[prefix.end():]
         passes.append(("directives", ", ".join(found) or "none"))
 
         # 3 (before tokenising, on the text). negation: short queries only
@@ -308,7 +317,7 @@ class SearchQueryBuilder:
         # a sentence ("Fix mutability issues with headers", "Make json doc strings
         # consistent") is prose: its "issues" and "json" are topics, not filters
         typing = (not long and len(content_words) <= TYPE_PASS_MAX_WORDS and bool(raw_tokens)
-                  and raw_tokens[0].lower() not in PROSE_WORDS)
+                  and raw_tokens[0].lower() not in PROSE_WORDS and not prefix)
         for tok in raw_tokens:
             low = tok.lower()
             alias = TYPE_ALIASES.get(low) if typing else None
