@@ -98,3 +98,20 @@ def test_tests_vote_for_their_targets() -> None:
     gains = {s.row["path"]: s.graph for s in out}
     assert gains["core/x.py"] == pytest.approx(0.5 * s_test * 0.45 / 0.8)
     assert gains["core/y.py"] == pytest.approx(0.5 * s_test * 0.35 / 0.8)
+
+
+def test_definitions_and_glued_file_names() -> None:
+    pq = parse("call recognize_log_derivative in sparse code")
+    rows = [row("pkg/risch.py", "risch.py", [["recognize_log_derivative", "function", 1, 9]], bm25=1.0),
+            row("pkg/sparsetools.py", "sparsetools.py", [], bm25=1.0),
+            row("pkg/other.py", "other.py", [["log", "function", 1, 2]], bm25=1.0)]
+    by_path = {s.row["path"]: s for s in score_rows(pq, rows)}
+    risch = {(t, f) for t, f, _ in by_path["pkg/risch.py"].matches}
+    assert ("recognize_log_derivative", "definition") in risch  # the identifier it defines: boost 6
+    d = next(c for t, f, c in by_path["pkg/risch.py"].matches if f == "definition")
+    idf = math.log(1 + 3 / 2) / math.log(4)  # one of three candidates defines it
+    assert d == pytest.approx(5.0 * idf * 6.0)
+    sparse = by_path["pkg/sparsetools.py"].matches
+    assert [(t, f) for t, f, _ in sparse] == [("sparse", "filename")]
+    idf_sparse = math.log(1 + 3 / 1) / math.log(4)  # no candidate has the token "sparse" itself
+    assert sparse[0][2] == pytest.approx(5.0 * idf_sparse * 4.0 * 0.5)  # a glued name counts half

@@ -28,8 +28,10 @@ from oracl.extractors.resolve import is_test_path
 from oracl.query.parse import ParsedQuery, identifier_parts, stem
 
 BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headings": 2.0, "tags": 2.0,
-                            "text": 2.5}  # text: a quoted identifier found verbatim in the file
+                            "text": 2.5,        # a quoted identifier found verbatim in the file
+                            "definition": 6.0}  # a quoted identifier this file defines (a symbol's full name)
 WEIGHT_ENTITY = 5.0
+PREFIX_FACTOR = 0.5  # a term that only starts a glued file name counts half
 B_BODY = 1.0
 # A query that does not ask for tests ranks implementation above tests: test names restate
 # the behaviour under test, so they out-match the code itself on almost every query.
@@ -93,7 +95,15 @@ def _field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
     return {"filename": _tokens([stem_name]) | whole,
             "path": _tokens(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
             "symbols": _tokens(symbols) | {stem(s.lower()) for s in symbols},
-            "headings": _tokens(headings), "tags": _tokens(tag_text)}
+            "headings": _tokens(headings), "tags": _tokens(tag_text),
+            "definition": {n.lower() for s in symbols for n in (s, s.rsplit(".", 1)[-1]) if _is_identifier(n)}}
+
+
+def _is_identifier(name: str) -> bool:
+    """A compound identifier (snake_case, camelCase, dotted): specific enough that
+    naming it in a query points at its definition."""
+    core = name.strip("_")
+    return "_" in core or "." in core or bool(re.search(r"[a-z][A-Z]", core))
 
 
 @dataclass(slots=True)
@@ -153,6 +163,22 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
         for t in terms:
             hit = False
             for f, boost in BOOSTS.items():
+                if f == "definition":
+                    if t.origin == "query" and (t.text in toks[f] or t.text.rsplit(".", 1)[-1] in toks[f]):
+                        contribution = t.weight * idf[t.text] * boost
+                        matches.append((t.text, f, contribution))
+                        total += contribution
+                        hit = True
+                    continue
+                if f == "filename" and t.weight_class != "stop" and len(t.stem) >= 4 and not (
+                        t.stem in toks[f] or t.text in toks[f]) and any(
+                        tok.startswith(t.stem) for tok in toks[f] if len(tok) > len(t.stem)):
+                    # "sparse" → sparsetools.py, "poly" → polytools.py: names glued without a separator
+                    contribution = t.weight * idf[t.text] * boost * PREFIX_FACTOR
+                    matches.append((t.text, "filename", contribution))
+                    total += contribution
+                    hit = True
+                    continue
                 if f in toks and (t.stem in toks[f] or t.text in toks[f]):
                     contribution = t.weight * idf[t.text] * boost
                     matches.append((t.text, f, contribution))
