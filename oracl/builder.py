@@ -340,16 +340,6 @@ def _phase_load(s: BuildState) -> None:
     s.bundle_bytes = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
 
 
-def sha256_file(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
     ("discover", _phase_discover),
     ("read", _phase_read),

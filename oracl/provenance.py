@@ -195,7 +195,7 @@ def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str,
 def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any]) -> str:
     """Seal a bundle: the SHA-256 of each of its files, the export digest and the counts.
     Returns the manifest's own digest, which LATEST records."""
-    from oracl.builder import sha256_file
+    from oracl.export import sha256_file
 
     files = {f.name: export_sha256 if f.name == EXPORT else sha256_file(f)  # known: not hashed twice
              for f in sorted(bundle.iterdir())

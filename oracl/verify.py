@@ -23,16 +23,9 @@ from oracl.errors import (
     OraclError,
     VaultError,
 )
+from oracl.export import sha256_file
 from oracl.sign import VerifyKeys, verify_signature
 from oracl.vault import EXPORT, Vault
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
@@ -59,7 +52,7 @@ def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
         path = bundle / name
         if not path.is_file():
             raise LatestError(f"bundle {bundle.name} lacks {name}, which its manifest lists")
-        if _sha256(path) != digest:
+        if sha256_file(path) != digest:
             raise LatestError(f"{name} in bundle {bundle.name} does not match its manifest")
     return latest, bundle, manifest
 
