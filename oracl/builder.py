@@ -70,6 +70,8 @@ class BuildState:
     content_seconds: float = 0.0
     signature: str = "unsigned"
     bundle_bytes: int = 0
+    parse_counts: Counter[str] = field(default_factory=Counter)
+    n_records: int = 0
 
 
 @dataclass(slots=True)
@@ -226,6 +228,14 @@ def _phase_weigh(s: BuildState) -> None:
     assert s.merged is not None
     s.graph = weigh(s.records, {f.path: f for f in s.facts}, s.merged.edges, s.cfg,
                     _usage_from_telemetry(s.vault), _sensitivity_overrides(s))
+    # what the later phases need is in the graph rows now: let the facts, the index and the
+    # per-producer edge lists go before the bundle load, while the FTS build still grows
+    s.parse_counts = Counter(f.parse_status for f in s.facts)
+    s.n_records = len(s.records)
+    s.index = None
+    s.phase2, s.phase3, s.overlay = [], [], []
+    s.facts, s.records = [], []
+    s.merged.edges = []
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -246,7 +256,7 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 def make_header(s: BuildState) -> dict[str, Any]:
     assert s.graph is not None and s.discovery is not None and s.merged is not None
     commit, dirty = _git_state(s.root)
-    parse = Counter(f.parse_status for f in s.facts)
+    parse = s.parse_counts
     cfg = s.cfg
     return {
         "version": SCHEMA_VERSION,
@@ -258,10 +268,10 @@ def make_header(s: BuildState) -> dict[str, Any]:
         "dirty": dirty,
         "counts": {
             "nodes": len(s.graph.nodes),
-            "nodes_by_kind": {"artifact": len(s.records), "hub": s.graph.hubs},
+            "nodes_by_kind": {"artifact": s.n_records, "hub": s.graph.hubs},
             "edges": len(s.graph.edges),
             "edges_by_relation": dict(sorted(s.graph.edge_counts.items())),
-            "source_artifacts": {"seen": s.discovery.seen, "indexed": len(s.facts)},
+            "source_artifacts": {"seen": s.discovery.seen, "indexed": s.n_records},
             "dropped_edges": dict(sorted(s.merged.dropped.items())),
         },
         "mu": s.graph.mu, "sigma": s.graph.sigma,
@@ -270,7 +280,7 @@ def make_header(s: BuildState) -> dict[str, Any]:
                  "priority": cfg.priority_cap},
         "config_sha256": cfg.digest(),
         "coverage": {
-            "indexed": len(s.facts), "parsed": parse.get("ok", 0),
+            "indexed": s.n_records, "parsed": parse.get("ok", 0),
             "unparsed_by_reason": dict(sorted((k, v) for k, v in parse.items() if k != "ok")),
             "skipped_by_reason": dict(sorted(s.discovery.skipped.items())),
             "excluded_dirs_by_reason": dict(sorted(s.discovery.excluded_dirs.items())),
@@ -297,22 +307,61 @@ def _phase_export(s: BuildState) -> None:
         atomic_write(s.staging / (name + ".sig"), sig.encode() + b"\n")
 
 
-def _phase_content(s: BuildState) -> None:
-    """Start the bundle in a background thread: schema, Content rows, full-text index.
-    kuzu releases the GIL, so the index builds while the graph is weighed."""
-    from oracl import store
+def _content_child(staging: str, spool: str, fts: bool, pool: int, threads: int, conn: Any) -> None:
+    """In a child process: the bundle's schema, its Content rows and their full-text index.
+    A separate process keeps Kùzu's buffer pool (≈ 12 × the indexed text while the index
+    is built) out of the main process, whose own peak is the weighted graph."""
+    try:
+        import ctypes
 
-    def job() -> None:
+        ctypes.CDLL("libc.so.6").prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: die with the build
+    except (OSError, AttributeError):
+        pass
+    try:
+        import pyarrow as pa
+
+        from oracl import store
+
         t0 = time.perf_counter()
-        try:
-            store.start_bundle(s.staging, s.spool.table(), fts="fts" not in s.skip,
-                               buffer_pool_bytes=s.cfg.build_buffer_pool(s.spool.text_bytes),
-                               threads=s.cfg.db_threads)
-        except BaseException as exc:  # handed to the load phase, which re-raises it
-            s.content_error = exc
-        s.content_seconds = time.perf_counter() - t0
+        table = pa.ipc.open_file(pa.memory_map(spool)).read_all()
+        path = store.start_bundle(Path(staging), table, fts=fts, buffer_pool_bytes=pool, threads=threads)
+        store.close(path)
+        conn.send(("ok", time.perf_counter() - t0, ""))
+    except BaseException as exc:  # noqa: BLE001 – reported to the parent, which re-raises it
+        conn.send(("error", type(exc).__name__, str(exc)))
+    finally:
+        conn.close()
 
-    s.content_thread = threading.Thread(target=job, name="oracl-fts", daemon=True)
+
+def _phase_content(s: BuildState) -> None:
+    """Start the bundle in a child process (schema, Content rows, full-text index) while
+    the graph is weighed; a thread waits for it so the load phase can join."""
+    from multiprocessing import get_context
+
+    from oracl import errors
+
+    ctx = get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_content_child, name="oracl-fts", daemon=True,
+                       args=(str(s.staging), str(s.spool.path), "fts" not in s.skip,
+                             s.cfg.build_buffer_pool(s.spool.text_bytes), s.cfg.db_threads, child))
+    proc.start()
+    child.close()
+
+    def wait() -> None:
+        try:
+            status, a, b = parent.recv()
+        except EOFError:
+            status, a, b = "error", "StoreError", f"the full-text indexer died (exit code {proc.exitcode})"
+        proc.join()
+        if status == "ok":
+            s.content_seconds = float(a)
+        else:
+            cls = getattr(errors, a, None)
+            s.content_error = cls(b) if isinstance(cls, type) and issubclass(cls, errors.OraclError) else \
+                errors.StoreError(f"full-text index: {b}")
+
+    s.content_thread = threading.Thread(target=wait, name="oracl-fts-wait", daemon=True)
     s.content_thread.start()
 
 
@@ -430,10 +479,10 @@ def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, 
         if gc_was_enabled:
             gc.enable()
     assert state.graph is not None and state.discovery is not None and state.merged is not None
-    parse = Counter(f.parse_status for f in state.facts)
+    parse = state.parse_counts
     provenance.append_health(vault, {
         "build_id": build_id, "generated_at": state.header["generated_at"],
-        "counts": {"artifacts": len(state.records), "hubs": state.graph.hubs,
+        "counts": {"artifacts": state.n_records, "hubs": state.graph.hubs,
                    "edges": len(state.graph.edges),
                    "edges_by_relation": dict(sorted(state.graph.edge_counts.items()))},
         "mu": state.graph.mu, "sigma": state.graph.sigma, "orphans": state.graph.orphans,
@@ -444,7 +493,7 @@ def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, 
     provenance.prune_bundles(vault, keep=max(1, cfg.keep_bundles), current=build_id)
     return BuildReport(
         build_id=build_id, root=str(root.resolve()), files_seen=state.discovery.seen,
-        files_indexed=len(state.facts), skipped=dict(sorted(state.discovery.skipped.items())),
+        files_indexed=state.n_records, skipped=dict(sorted(state.discovery.skipped.items())),
         excluded_dirs=dict(sorted(state.discovery.excluded_dirs.items())),
         parse_status=dict(sorted(parse.items())),
         counts=state.header["counts"], dropped_edges=dict(sorted(state.merged.dropped.items())),
