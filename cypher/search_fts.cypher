@@ -1,9 +1,12 @@
 // name: search_fts
 // params: q STRING (bag of words), k INT64 (candidates), plus the filter parameters of the
-//         predicates the compiler inserts at /*AND_FILTERS*/ (see oracl/query/compile.py)
+//         predicates the compiler inserts at /*AND_FILTERS*/ (see oracl/query/compile.py);
+//         the path exclusion goes at /*NODE_FILTERS*/, on the FTS rows before the join
+//         (after the join Kùzu applied it to every artifact: 345 ms instead of 32 at 50k)
 // returns: one row per candidate artifact with its BM25 score over the Content text
 CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k)
 WITH node, score
+WHERE true /*NODE_FILTERS*/
 MATCH (a:Artifact {path: node.path})
 WHERE true /*AND_FILTERS*/
 RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,

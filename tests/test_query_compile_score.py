@@ -8,7 +8,7 @@ from datetime import datetime
 import orjson
 import pytest
 
-from oracl.query.compile import PREDICATES, compile_fast, compile_query
+from oracl.query.compile import NODE_EXCLUDE, PREDICATES, compile_fast, compile_query
 from oracl.query.parse import parse
 from oracl.query.score import propagate_tests, score_rows
 
@@ -19,9 +19,9 @@ def test_general_path_golden() -> None:
     assert c.cypher == (
         "CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k)\n"
         "WITH node, score\n"
+        "WHERE true AND NOT regexp_matches(lower(node.path), $exclude)\n"
         "MATCH (a:Artifact {path: node.path})\n"
-        "WHERE true AND a.domain IN $domains AND a.modified_at >= $since"
-        " AND NOT regexp_matches(lower(a.path), $exclude)\n"
+        "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"
         "RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,\n"
         "       a.tags AS tags, a.priority AS priority, a.domain AS domain, a.content_type AS content_type,\n"
         "       a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, score AS bm25")
@@ -50,7 +50,7 @@ def test_user_text_never_reaches_the_statement(hostile: str) -> None:
             continue
         c = compile_fast(pq) if pq.fast else compile_query(pq)
         statement = c.cypher
-        for snippet in list(PREDICATES.values()):
+        for snippet in [*PREDICATES.values(), NODE_EXCLUDE]:
             statement = statement.replace(snippet, "")
         assert hostile not in statement and "DELETE" not in statement and "LOAD" not in statement
 

@@ -26,6 +26,7 @@ PREDICATES: dict[str, str] = {
     "since": "a.modified_at >= $since",
     "exclude": "NOT regexp_matches(lower(a.path), $exclude)",
 }
+NODE_EXCLUDE = "NOT regexp_matches(lower(node.path), $exclude)"  # on the FTS rows, before the join
 FAST_MATCH: dict[str, str] = {
     "path": "a.path = $value",
     "filename": "a.name = $value",
@@ -42,24 +43,27 @@ class CompiledQuery:
     params: dict[str, Any]
 
 
-def _filters(pq: ParsedQuery) -> tuple[str, dict[str, Any]]:
+def _filters(pq: ParsedQuery, skip: tuple[str, ...] = ()) -> tuple[str, dict[str, Any]]:
     f = pq.filters
     values: dict[str, Any] = {"domains": list(f.domains), "content_types": list(f.content_types),
                               "formats": list(f.formats), "lifecycles": list(f.lifecycles),
                               "since": f.since, "exclude": exclusion_pattern(pq.exclusions)}
     used = {k: v for k, v in values.items() if v}
-    return "".join(f" AND {PREDICATES[k]}" for k in PREDICATES if k in used), used
+    return "".join(f" AND {PREDICATES[k]}" for k in PREDICATES if k in used and k not in skip), used
 
 
 def compile_query(pq: ParsedQuery, limit: int = 10) -> CompiledQuery:
     """The general path: full-text candidates (or the filtered wildcard) with filters."""
-    where, params = _filters(pq)
     if pq.wildcard:
+        where, params = _filters(pq)
         params["limit"] = int(limit)
         return CompiledQuery("search_wildcard", query("search_wildcard").replace(" /*AND_FILTERS*/", where), params)
+    where, params = _filters(pq, skip=("exclude",))
+    node_where = f" AND {NODE_EXCLUDE}" if "exclude" in params else ""
     params["q"] = pq.fts_text
     params["k"] = max(CANDIDATES_MIN, 20 * int(limit))
-    return CompiledQuery("search_fts", query("search_fts").replace(" /*AND_FILTERS*/", where), params)
+    text = query("search_fts").replace(" /*NODE_FILTERS*/", node_where).replace(" /*AND_FILTERS*/", where)
+    return CompiledQuery("search_fts", text, params)
 
 
 def compile_fast(pq: ParsedQuery, limit: int = 10) -> CompiledQuery:
