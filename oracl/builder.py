@@ -11,7 +11,6 @@ import gc
 import os
 import resource
 import shutil
-import stat
 import subprocess
 import threading
 import time
@@ -27,7 +26,7 @@ import orjson
 
 from oracl import __version__, provenance
 from oracl.config import Config, load_config
-from oracl.errors import ConfigError, RootError
+from oracl.errors import ConfigError
 from oracl.export import SCHEMA_VERSION, export_bytes, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
@@ -36,7 +35,7 @@ from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.weigh import WeightedGraph, weigh
 from oracl.records import ArtifactRecord, Edge, FileFacts
-from oracl.vault import Vault, atomic_write
+from oracl.vault import Vault, atomic_write, check_root
 
 Progress = Callable[[str, int, int | None], None]
 SKIPPABLE = ("phase2", "phase3", "fts")
@@ -400,20 +399,6 @@ PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
     ("export", _phase_export),
     ("load", _phase_load),
 )
-
-
-def check_root(root: Path) -> None:
-    """RootError unless ``root`` is an existing directory."""
-    try:
-        st = os.stat(root)
-    except FileNotFoundError:
-        raise RootError(f"root {str(root)!r} does not exist") from None
-    except OSError as exc:
-        raise RootError(f"root {str(root)!r} cannot be read: {exc.strerror}") from None
-    if not stat.S_ISDIR(st.st_mode):
-        raise RootError(f"root {str(root)!r} is not a directory")
-    if not os.access(root, os.R_OK | os.X_OK):
-        raise RootError(f"root {str(root)!r} cannot be read: permission denied")
 
 
 def new_build_id(now: datetime) -> str:

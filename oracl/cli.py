@@ -50,8 +50,8 @@ def build(
     """Build the weighted graph of ROOT into ROOT/.oracl: records, tags, edges, hubs,
     priorities, edge ranks, a Kùzu bundle with a full-text index, and the canonical export."""
     from oracl.builder import build as run_build
-    from oracl.builder import check_root
     from oracl.render import build_progress, build_summary
+    from oracl.vault import check_root
 
     overrides = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
                  "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,

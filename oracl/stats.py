@@ -17,8 +17,8 @@ def open_latest(root: Path, notices: list[str] | None = None):  # type: ignore[n
     export exists, the bundle is rebuilt from the export (a line goes to ``notices``);
     without an export the user is told to run ``oracl build``."""
     from oracl import provenance
-    from oracl.builder import check_root
     from oracl.store import DB_FILE, Store, close
+    from oracl.vault import check_root
 
     check_root(Path(root))
     vault = Vault(Path(root))

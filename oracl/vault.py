@@ -7,12 +7,13 @@ Every write goes to a temp file in the same folder and is moved into place with
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from oracl.errors import NoBuildError, VaultError
+from oracl.errors import NoBuildError, RootError, VaultError
 
 VAULT = ".oracl"
 EXPORT = "weighted_graph_index.json"
@@ -63,3 +64,17 @@ def atomic_write(path: Path, data: bytes) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def check_root(root: Path) -> None:
+    """RootError unless ``root`` is an existing directory."""
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        raise RootError(f"root {str(root)!r} does not exist") from None
+    except OSError as exc:
+        raise RootError(f"root {str(root)!r} cannot be read: {exc.strerror}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise RootError(f"root {str(root)!r} is not a directory")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise RootError(f"root {str(root)!r} cannot be read: permission denied")
