@@ -177,12 +177,12 @@ def hub(root: Path, domain: str | None = None, k: int = 20, guard: int = 5000) -
     if hub_id not in known:
         names = ", ".join(sorted(h.removeprefix("hub:domain:") for h in known)[:20])
         raise QueryError(f"no domain {d!r} in the latest build; domains: {names}")
-    rows = store.named("hub_members", {"hub": hub_id, "guard": guard + 1})
-    cut = len(rows) > guard
-    members = rows[:guard][:k]
-    return {"build_id": latest["build_id"], "hub": hub_id, "k": k, "guard_cut": cut,
+    total = next(h["members"] for h in hubs if h["hub"] == hub_id)
+    # the ranking runs in Cypher over every member; only the top k rows come back
+    members = store.named("hub_members", {"hub": hub_id, "k": min(k, guard)})
+    return {"build_id": latest["build_id"], "hub": hub_id, "k": k, "guard_cut": total > guard,
             "members": [{"path": r["neighbour"], "rank": r["rank"], "priority": r["priority"]} for r in members],
-            "total": next(h["members"] for h in hubs if h["hub"] == hub_id), "notices": notices}
+            "total": total, "notices": notices}
 
 
 def show(root: Path, path: str) -> dict[str, Any]:
