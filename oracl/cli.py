@@ -260,6 +260,22 @@ def cypher(
 
 
 @app.command()
+def status(
+    root: RootArg = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """How far the working tree moved since the latest build: the build and its commit,
+    HEAD now, the files added, modified and deleted since, and a one-line verdict."""
+    from oracl.status import status as run
+
+    try:
+        result = run(root)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "status_view")
+
+
+@app.command()
 def mcp(root: RootArg = Path(".")) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio): eight
     read-only tools (agent context, search, trace, related, hub, fragment, show, stats)."""

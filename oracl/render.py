@@ -295,3 +295,16 @@ def console_banner(build_id: str) -> None:
 
 def console_text(text: str) -> None:
     out.print(text, markup=False, highlight=False)
+
+
+def status_view(r: dict[str, Any]) -> None:
+    out.print(f"build   {r['build_id']} at {r['generated_at']}")
+    if r.get("source_commit") or r.get("head"):
+        out.print(f"commit  built from {str(r['source_commit'])[:12]}, HEAD now {str(r['head'])[:12]}")
+    for label in ("added", "modified", "deleted"):
+        items = r[label]
+        if items:
+            out.print(f"{label:8}{len(items)}: " + ", ".join(items[:8]) + (" …" if len(items) > 8 else ""),
+                      markup=False, highlight=False)
+    style = "green" if r["fresh"] else "yellow"
+    out.print(f"[{style}]{r['verdict']}[/]", highlight=False)
