@@ -19,6 +19,7 @@ import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -43,36 +44,33 @@ def _key_text(value: str) -> str:
     return value
 
 
-def load_private_key(value: str) -> Ed25519PrivateKey:
+def _load_key(value: str, source: str, pem: Any, raw: Any, kind: type, what: str) -> Any:
+    """A key from PEM text, or from base64 of its 32 raw bytes; ConfigError otherwise."""
     text = _key_text(value).strip()
     try:
         if text.startswith("-----BEGIN"):
-            key = serialization.load_pem_private_key(text.encode(), password=None)
-            if not isinstance(key, Ed25519PrivateKey):
-                raise ConfigError(f"{PRIVATE_ENV} is not an Ed25519 key")
+            key = pem(text.encode())
+            if not isinstance(key, kind):
+                raise ConfigError(f"{source} is not an Ed25519 {what}")
             return key
-        seed = base64.b64decode(text, validate=True)
-        if len(seed) != 32:
+        data = base64.b64decode(text, validate=True)
+        if len(data) != 32:
             raise ValueError
-        return Ed25519PrivateKey.from_private_bytes(seed)
+        return raw(data)
     except (ValueError, binascii.Error, TypeError):
-        raise ConfigError(f"{PRIVATE_ENV} is neither an Ed25519 PEM key nor base64 of a 32-byte seed") from None
+        raise ConfigError(f"{source} is neither an Ed25519 PEM {what} nor base64 of its 32 bytes") from None
+
+
+def load_private_key(value: str) -> Ed25519PrivateKey:
+    """PEM (PKCS8) or base64 of the 32-byte seed."""
+    return _load_key(value, PRIVATE_ENV, lambda b: serialization.load_pem_private_key(b, password=None),
+                     Ed25519PrivateKey.from_private_bytes, Ed25519PrivateKey, "private key")
 
 
 def load_public_key(value: str, source: str = PUBLIC_ENV) -> Ed25519PublicKey:
-    text = _key_text(value).strip()
-    try:
-        if text.startswith("-----BEGIN"):
-            key = serialization.load_pem_public_key(text.encode())
-            if not isinstance(key, Ed25519PublicKey):
-                raise ConfigError(f"{source} is not an Ed25519 public key")
-            return key
-        raw = base64.b64decode(text, validate=True)
-        if len(raw) != 32:
-            raise ValueError
-        return Ed25519PublicKey.from_public_bytes(raw)
-    except (ValueError, binascii.Error, TypeError):
-        raise ConfigError(f"{source} is neither an Ed25519 PEM public key nor base64 of 32 bytes") from None
+    """PEM (SubjectPublicKeyInfo) or base64 of the 32 raw bytes."""
+    return _load_key(value, source, serialization.load_pem_public_key, Ed25519PublicKey.from_public_bytes,
+                     Ed25519PublicKey, "public key")
 
 
 def sign(data: bytes, env: dict[str, str] | None = None) -> str | None:

@@ -75,5 +75,5 @@ def test_fails_closed() -> None:
 
 
 def test_bad_key_material_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="neither an Ed25519 PEM key nor base64"):
+    with pytest.raises(ConfigError, match="neither an Ed25519 PEM private key nor base64"):
         sign(DATA, {"ORACL_ED25519_PRIVATE_KEY": "not-a-key"})
