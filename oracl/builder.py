@@ -30,6 +30,17 @@ from oracl.errors import ConfigError
 from oracl.export import SCHEMA_VERSION, export_bytes, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
+from oracl.incremental import (
+    FACTS_FILE,
+    MAX_CHANGED_FRACTION,
+    STAT_FILE,
+    Previous,
+    encode_facts,
+    encode_stat,
+    load_previous,
+    settings,
+    stat_rows,
+)
 from oracl.pipeline.annotate import load_learned_edges, load_learned_tags, make_record
 from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
@@ -71,6 +82,13 @@ class BuildState:
     bundle_bytes: int = 0
     parse_counts: Counter[str] = field(default_factory=Counter)
     n_records: int = 0
+    full: bool = False                 # --full: never start from the previous build
+    previous: Previous | None = None   # the build a selective rebuild starts from
+    mode: str = ""                     # "full: why" | "incremental: …", as the report shows it
+    reread: list[str] = field(default_factory=list)   # files read in this build
+    removed: list[str] = field(default_factory=list)  # files of the previous build that are gone
+    scan_started_ns: int = 0
+    stat_files: dict[str, list[object]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -95,6 +113,9 @@ class BuildReport:
     bundle_path: str
     fts: bool
     two_layer: bool
+    mode: str           # "incremental: …" or "full: <why>"
+    files_read: int     # files read and parsed by this build (the rest were reused)
+    files_removed: int  # files of the previous build that are gone
     signature: str      # ed25519 | hmac-sha256 | unsigned
     orphans: int        # artifacts with no edge to or from another artifact
 
@@ -117,8 +138,37 @@ def _read_in_worker(rel: str) -> tuple[FileFacts, str]:
 
 
 def _phase_discover(s: BuildState) -> None:
+    s.scan_started_ns = time.time_ns()
     s.discovery = walk(s.root, s.cfg)
     s.progress("discover", len(s.discovery.files), len(s.discovery.files))
+    if s.full:
+        s.mode = "full: requested"
+    else:
+        s.previous, s.mode = load_previous(s.vault, s.cfg.digest(), "fts" not in s.skip)
+
+
+def _select(s: BuildState, root: str) -> dict[str, FileFacts]:
+    """The reusable facts of unchanged files (empty for a full build); sets ``reread``,
+    ``removed`` and, when too much changed for a selective rebuild to pay, drops back to full."""
+    assert s.discovery is not None
+    prev = s.previous
+    if prev is None:
+        return {}
+    reused: dict[str, FileFacts] = {}
+    for rel in s.discovery.files:
+        f = prev.reusable(root, rel)
+        if f is not None:
+            reused[rel] = f
+    current = set(s.discovery.files)
+    s.reread = [rel for rel in s.discovery.files if rel not in reused]
+    s.removed = sorted(p for p in prev.facts if p not in current)
+    changed = len(s.reread) + len(s.removed)
+    if changed > MAX_CHANGED_FRACTION * max(1, len(prev.facts)):
+        s.mode = f"full: {changed:,} of {len(prev.facts):,} files changed"
+        s.previous, s.reread, s.removed = None, [], []
+        return {}
+    s.mode = f"incremental: {len(reused):,} reused, {len(s.reread):,} read, {len(s.removed):,} removed"
+    return reused
 
 
 def _phase_read(s: BuildState) -> None:
@@ -130,37 +180,45 @@ def _phase_read(s: BuildState) -> None:
     root = os.path.realpath(s.root)
     workers = s.cfg.workers or os.cpu_count() or 1
     learned = load_learned_tags(s.vault.dir)
-    facts: list[FileFacts] = []
-
-    records: list[ArtifactRecord] = []
-    half = max(1, len(files) // 2)
+    reused = _select(s, root)
+    to_read = s.reread if s.previous is not None else files
+    s.reread = to_read
+    fresh: dict[str, FileFacts] = {}
+    records: dict[str, ArtifactRecord] = {}
+    half = max(1, len(to_read) // 2)
 
     def take(item: tuple[FileFacts, str]) -> None:
         # the main process is mostly idle while the workers parse: it builds each record
         # as its file arrives instead of in a pass afterwards
         f, text = item
-        facts.append(f)
-        records.append(make_record(f, s.cfg, learned.get(f.path)))
+        fresh[f.path] = f
+        records[f.path] = make_record(f, s.cfg, learned.get(f.path))
         s.spool.add(f.path, text)
-        if len(facts) == half:
+        if len(fresh) == half:
             provenance.fault("read")
-        if len(facts) % 500 == 0:
-            s.progress("read", len(facts), len(files))
+        if len(fresh) % 500 == 0:
+            s.progress("read", len(fresh) + len(reused), len(files))
 
-    if workers > 1 and len(files) >= PARALLEL_MIN_FILES:
+    if workers > 1 and len(to_read) >= PARALLEL_MIN_FILES:
         ctx = get_context("fork")
         with ctx.Pool(workers, initializer=_init_worker, initargs=(root, s.cfg)) as pool:
-            for item in pool.imap(_read_in_worker, files, chunksize=64):
+            for item in pool.imap(_read_in_worker, to_read, chunksize=64):
                 take(item)
     else:
-        for rel in files:
+        for rel in to_read:
             take(read_one(root, rel, s.cfg))
     s.spool.close()
+    # discovery order, whichever way each file's facts were obtained: the same list a full build makes
+    facts = [reused[rel] if rel in reused else fresh[rel] for rel in files]
     s.facts = facts
-    s.records = records
+    s.records = [records.get(f.path) or make_record(f, s.cfg, learned.get(f.path)) for f in facts]
+    header = {**settings(s.cfg.digest(), "fts" not in s.skip), "scan_started_ns": s.scan_started_ns,
+              "chain": s.previous.chain + 1 if s.previous is not None else 0}
+    atomic_write(s.staging / FACTS_FILE, encode_facts(facts, header))
+    s.stat_files = stat_rows(facts)
     s.index = IndexView.build({f.path: f for f in facts})
     s.overlay = load_learned_edges(s.vault.dir)
-    s.progress("read", len(facts), len(files))
+    s.progress("read", len(files), len(files))
 
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
@@ -235,6 +293,8 @@ def _phase_weigh(s: BuildState) -> None:
     s.phase2, s.phase3, s.overlay = [], [], []
     s.facts, s.records = [], []
     s.merged.edges = []
+    if s.previous is not None:
+        s.previous.facts = {}
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -304,12 +364,19 @@ def _phase_export(s: BuildState) -> None:
     s.signature = sig.split(":", 1)[0] if sig else "unsigned"
     if sig:
         atomic_write(s.staging / (name + ".sig"), sig.encode() + b"\n")
+    atomic_write(s.staging / STAT_FILE, encode_stat(s.stat_files, {
+        "build_id": s.build_id, "generated_at": s.header["generated_at"],
+        "source_commit": s.header["source_commit"], "dirty": s.header["dirty"],
+        "config_sha256": s.header["config_sha256"]}))
+    s.stat_files = {}
 
 
-def _content_child(staging: str, spool: str, fts: bool, pool: int, threads: int, conn: Any) -> None:
-    """In a child process: the bundle's schema, its Content rows and their full-text index.
-    A separate process keeps Kùzu's buffer pool (≈ 12 × the indexed text while the index
-    is built) out of the main process, whose own peak is the weighted graph."""
+def _content_child(staging: str, spool: str, fts: bool, pool: int, threads: int, conn: Any,
+                   previous: str = "", delete: tuple[str, ...] = ()) -> None:
+    """In a child process: the bundle's schema, its Content rows and their full-text index –
+    built from scratch, or (``previous`` set) patched into a copy of the previous bundle's
+    database. A separate process keeps Kùzu's buffer pool (≈ 12 × the indexed text while
+    the index is built) out of the main process, whose own peak is the weighted graph."""
     try:
         import ctypes
 
@@ -323,7 +390,11 @@ def _content_child(staging: str, spool: str, fts: bool, pool: int, threads: int,
 
         t0 = time.perf_counter()
         table = pa.ipc.open_file(pa.memory_map(spool)).read_all()
-        path = store.start_bundle(Path(staging), table, fts=fts, buffer_pool_bytes=pool, threads=threads)
+        if previous:
+            path = store.patch_bundle(Path(staging), Path(previous), list(delete), table,
+                                      buffer_pool_bytes=pool, threads=threads)
+        else:
+            path = store.start_bundle(Path(staging), table, fts=fts, buffer_pool_bytes=pool, threads=threads)
         store.close(path)
         conn.send(("ok", time.perf_counter() - t0, ""))
     except BaseException as exc:  # noqa: BLE001 – reported to the parent, which re-raises it
@@ -339,11 +410,21 @@ def _phase_content(s: BuildState) -> None:
 
     from oracl import errors
 
+    from oracl.store import DB_FILE
+
     ctx = get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
+    pool = s.cfg.build_buffer_pool(s.spool.text_bytes)
+    previous, delete = "", ()
+    if s.previous is not None:
+        # the copy holds the previous index: give the patch room for its pages
+        pool = max(pool, s.cfg.build_buffer_pool(0) + (s.previous.bundle / DB_FILE).stat().st_size // 2)
+        previous = str(s.previous.bundle / DB_FILE)
+        old = s.previous.facts
+        delete = tuple(sorted(set(s.removed) | {p for p in s.reread if p in old}))
     proc = ctx.Process(target=_content_child, name="oracl-fts", daemon=True,
-                       args=(str(s.staging), str(s.spool.path), "fts" not in s.skip,
-                             s.cfg.build_buffer_pool(s.spool.text_bytes), s.cfg.db_threads, child))
+                       args=(str(s.staging), str(s.spool.path), "fts" not in s.skip, pool,
+                             s.cfg.db_threads, child, previous, delete))
     proc.start()
     child.close()
 
@@ -406,10 +487,13 @@ def new_build_id(now: datetime) -> str:
 
 
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
-          progress: Progress | None = None, now: datetime | None = None,
+          progress: Progress | None = None, now: datetime | None = None, full: bool = False,
           **overrides: Any) -> BuildReport:
     """Build the graph of ``root`` into ``root/.oracl`` and return the report.
 
+    By default the build is selective: files whose ``(path, mtime_ns, size)`` did not
+    change since the previous build keep their facts and are not read again; the result
+    is the same as a full build's (``full=True`` forces one).
     ``skip`` names phases to leave out: ``phase2``, ``phase3`` (edge producers), ``fts``.
     ``overrides`` are Config fields (alpha, beta, gamma, lam, neighbour_cap, two_layer, …).
     """
@@ -425,16 +509,17 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     now = now or datetime.now(UTC)
     vault = Vault(root)
     with provenance.build_lock(vault):
-        return _run(root, cfg, vault, now, skip, progress)
+        return _run(root, cfg, vault, now, skip, progress, full)
 
 
 def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, ...],
-         progress: Progress | None) -> BuildReport:
+         progress: Progress | None, full: bool = False) -> BuildReport:
     build_id = new_build_id(now)
     staging = vault.mirror / f"{build_id}.tmp"
     staging.mkdir(parents=True, exist_ok=True)
     state = BuildState(root=root, cfg=cfg, vault=vault, build_id=build_id, now=now,
-                       skip=frozenset(skip), progress=progress or (lambda *_: None), staging=staging)
+                       skip=frozenset(skip), progress=progress or (lambda *_: None), staging=staging,
+                       full=full)
     seconds: dict[str, float] = {}
     peak_mib: dict[str, int] = {}
     # The build allocates millions of small acyclic objects (facts, edges, rows); the cyclic
@@ -474,6 +559,7 @@ def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, 
         "dropped": dict(sorted(state.merged.dropped.items())),
         "parse_errors": sum(v for k, v in parse.items() if k != "ok"),
         "seconds": seconds, "bundle_bytes": state.bundle_bytes, "signature": state.signature,
+        "mode": state.mode, "files_read": len(state.reread),
     })
     provenance.prune_bundles(vault, keep=max(1, cfg.keep_bundles), current=build_id)
     return BuildReport(
@@ -485,4 +571,5 @@ def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, 
         mu=state.graph.mu, sigma=state.graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
         export_path=str(vault.export), export_sha256=state.export_sha256,
         bundle_path=str(vault.bundle(build_id)), fts="fts" not in state.skip, two_layer=cfg.two_layer,
-        signature=state.signature, orphans=state.graph.orphans)
+        signature=state.signature, orphans=state.graph.orphans, mode=state.mode,
+        files_read=len(state.reread), files_removed=len(state.removed))

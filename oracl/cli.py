@@ -44,11 +44,16 @@ def build(
     two_layer: Annotated[bool, typer.Option("--two-layer", help="Event-sourced evidence partitions per producer (same edges).")] = False,
     no_gitignore: Annotated[bool, typer.Option("--no-gitignore", help="Index files .gitignore excludes.")] = False,
     workers: Annotated[int | None, typer.Option(help="Reader processes (default: one per core).")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Read every file again instead of reusing the unchanged ones.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary instead.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
 ) -> None:
     """Build the weighted graph of ROOT into ROOT/.oracl: records, tags, edges, hubs,
-    priorities, edge ranks, a Kùzu bundle with a full-text index, and the canonical export."""
+    priorities, edge ranks, a Kùzu bundle with a full-text index, and the canonical export.
+
+    Selective by default: files whose (path, mtime, size) did not change since the previous
+    build are not read again, and the bundle starts from a copy of the previous one; the
+    result equals a full build's. --full reads everything."""
     from oracl.builder import build as run_build
     from oracl.render import build_progress, build_summary
     from oracl.vault import check_root
@@ -60,7 +65,7 @@ def build(
     try:
         check_root(root)
         with build_progress(enabled=not (as_json or quiet)) as progress:
-            report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, **overrides)
+            report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full, **overrides)
     except OraclError as exc:
         _fail(exc)
     if as_json:

@@ -61,7 +61,10 @@ def _kv_table(title: str, rows: dict[str, Any]) -> Table:
 def build_summary(r: dict[str, Any]) -> None:
     counts = r["counts"]
     out.print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
-    files = {"seen": r["files_seen"], "indexed": r["files_indexed"]}
+    out.print(f"[dim]{r['mode']}[/]", highlight=False)
+    files = {"seen": r["files_seen"], "indexed": r["files_indexed"], "read": r["files_read"]}
+    if r["files_removed"]:
+        files["removed since the previous build"] = r["files_removed"]
     files.update({f"skipped: {k}": v for k, v in r["skipped"].items()})
     files.update({f"not parsed: {k}": v for k, v in r["parse_status"].items() if k != "ok"})
     files.update({f"dirs excluded: {k}": v for k, v in r["excluded_dirs"].items()})

@@ -141,6 +141,53 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
     return path
 
 
+GRAPH_TABLES = ("BelongsTo", "Link", "Hub", "Artifact")  # drop order: rel tables first
+
+
+def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
+                 buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+    """A new database in ``directory`` made from a copy of the ``previous`` bundle's: the
+    Content rows of ``delete`` removed, those of ``content`` (an Arrow table) created –
+    with CREATE, which keeps the full-text index current where COPY would not – and the
+    graph tables emptied for ``finish_bundle``. The previous file is only read."""
+    import shutil
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / DB_FILE
+    _reset(path)
+    shutil.copyfile(previous, path)
+    store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
+    store.execute("BEGIN TRANSACTION")
+    try:
+        if delete:
+            store.execute(query("content_delete"), {"paths": delete})
+        # one CREATE per row: an UNWIND of several rows indexes only some of them (0.11.3)
+        for row in content.to_pylist() if len(content) else []:
+            store.execute(query("content_create"), row)
+        store.execute("COMMIT")
+    except BaseException:
+        try:
+            store.execute("ROLLBACK")
+        except StoreError:
+            pass  # the engine already rolled back
+        raise
+    for table in GRAPH_TABLES:
+        store.execute(f"DROP TABLE {table}")
+    for stmt in schema_statements():
+        if _creates(stmt) in GRAPH_TABLES:
+            store.execute(stmt)
+    return path
+
+
+def _creates(statement: str) -> str:
+    """The table a CREATE … TABLE statement makes ('' for any other statement)."""
+    words = statement.replace("(", " ").split()
+    for i, w in enumerate(words[:-1]):
+        if w.upper() == "TABLE":
+            return words[i + 1]
+    return ""
+
+
 def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) -> None:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
     ``after_each`` is called after every COPY (the crash tests kill the process there)."""
