@@ -33,6 +33,7 @@ from oracl.extractors.resolve import IndexView
 from oracl.incremental import (
     FACTS_FILE,
     MAX_CHANGED_FRACTION,
+    MIN_CHANGED_FOR_FULL,
     STAT_FILE,
     Previous,
     encode_facts,
@@ -163,7 +164,7 @@ def _select(s: BuildState, root: str) -> dict[str, FileFacts]:
     s.reread = [rel for rel in s.discovery.files if rel not in reused]
     s.removed = sorted(p for p in prev.facts if p not in current)
     changed = len(s.reread) + len(s.removed)
-    if changed > MAX_CHANGED_FRACTION * max(1, len(prev.facts)):
+    if changed > MAX_CHANGED_FRACTION * len(prev.facts) and changed > MIN_CHANGED_FOR_FULL:
         s.mode = f"full: {changed:,} of {len(prev.facts):,} files changed"
         s.previous, s.reread, s.removed = None, [], []
         return {}

@@ -40,7 +40,8 @@ FORMAT = 1
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a chmod changes no mtime: try again
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt
-MAX_CHANGED_FRACTION = 0.25      # above this share of changed files a full build is cheaper
+MAX_CHANGED_FRACTION = 0.25      # above this share of changed files a full build is cheaper …
+MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading them is cheap anyway
 
 FIELDS = tuple(f.name for f in fields(FileFacts))
 # fields holding tuples of tuples (JSON turns them into lists; the providers hash some)

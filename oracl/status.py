@@ -1,8 +1,12 @@
 """``oracl status``: how far the working tree has moved since the latest build.
 
-A stat walk of the tree (the build's own discovery rules) against the latest export:
-files whose (size, mtime) match are unchanged without being read; the others are hashed,
-so a touched-but-identical file is not reported as modified.
+A stat walk of the tree (the build's own discovery rules) against the bundle's
+``stat.bin`` (path → size, mtime, checksum): files whose size and mtime match are
+unchanged without being read; the others are hashed, so a touched-but-identical file is
+not reported as modified. Neither the database nor the export is opened.
+
+``freshness`` is the same check as a one-line summary, cached for a few seconds per
+process, for the answers of query, show, context and the MCP tools.
 
 >>> status(Path("."))["verdict"]        # doctest: +SKIP
 'fresh: the build matches the working tree'
@@ -13,11 +17,20 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from datetime import datetime
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from oracl.vault import check_root
+import orjson
+
+from oracl.errors import VaultError
+from oracl.incremental import STAT_FILE
+from oracl.vault import Vault, check_root
+
+FRESHNESS_TTL = 5.0  # seconds a process reuses its last tree check
+_CACHE: dict[str, tuple[float, str, dict[str, Any]]] = {}
+_CACHE_LOCK = threading.Lock()
 
 
 def _head(root: Path) -> str | None:
@@ -28,42 +41,72 @@ def _head(root: Path) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
+def _built(root: Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """(LATEST record with the build's time and commit, path → [size, mtime_ns, checksum, status])."""
+    vault = Vault(root)
+    latest = vault.read_latest()
+    bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
+    try:
+        doc = orjson.loads((bundle / STAT_FILE).read_bytes())
+        files = doc.pop("files")
+        return {**latest, **{k: doc.get(k) for k in ("generated_at", "source_commit")}}, files
+    except (OSError, orjson.JSONDecodeError, KeyError, AttributeError):
+        pass
+    # a bundle from before stat.bin (or one rebuilt from the export): ask its database
+    from oracl.stats import open_latest, read_header
+
+    store, latest = open_latest(root)
+    header = read_header(root, str(latest.get("bundle", latest["build_id"])))
+    files = {r["path"]: [r["size"], _micros(r["mtime"]) * 1000, r["checksum"], "ok"]
+             for r in store.named("artifact_stats")}
+    return {**latest, "generated_at": header["generated_at"], "source_commit": header.get("source_commit")}, files
+
+
+def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[str], list[str]]:
+    from oracl.config import load_config
+    from oracl.pipeline.discover import walk
+
+    current = walk(root, load_config(root)).files
+    base = os.path.realpath(root)
+    added: list[str] = []
+    modified: list[str] = []
+    deleted = set(built)
+    for path in current:
+        old = built.get(path)
+        if old is None:
+            added.append(path)
+            continue
+        deleted.discard(path)
+        full = os.path.join(base, path)
+        try:
+            st = os.stat(full)
+        except OSError:
+            deleted.add(path)
+            continue
+        size, mtime_ns, checksum = old[0], old[1], old[2]
+        if st.st_size == size and (st.st_mtime_ns == mtime_ns or st.st_mtime_ns // 1000 == mtime_ns // 1000
+                                   and mtime_ns % 1000 == 0):
+            continue
+        try:
+            with open(full, "rb") as fh:
+                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError:
+            modified.append(path)
+            continue
+        if digest != checksum:
+            modified.append(path)
+    return added, modified, sorted(deleted)
+
+
 def status(root: Path) -> dict[str, Any]:
     """Build id and time, the commit built from and the current HEAD, and the files added,
     modified and deleted since the build, with a one-line verdict."""
-    from oracl.config import load_config
-    from oracl.pipeline.discover import walk
-    from oracl.stats import open_latest, read_header
-
     root = Path(root)
     check_root(root)
-    store, latest = open_latest(root)
-    header = read_header(root, str(latest.get("bundle", latest["build_id"])))
-    # the bundle, not the export: one column scan instead of parsing every node and edge
-    built = {r["path"]: r for r in store.named("artifact_stats")}
-    current = walk(root, load_config(root)).files
-    added = sorted(set(current) - set(built))
-    deleted = sorted(set(built) - set(current))
-    modified: list[str] = []
-    for path in sorted(set(current) & set(built)):
-        node = built[path]
-        try:
-            st = os.stat(root / path)
-        except OSError:
-            deleted.append(path)
-            continue
-        same_stat = st.st_size == node["size"] and _micros(node["mtime"]) == st.st_mtime_ns // 1000
-        if same_stat:
-            continue
-        try:
-            digest = hashlib.sha256((root / path).read_bytes()).hexdigest()
-        except OSError:
-            modified.append(path)
-            continue
-        if digest != node["checksum"]:
-            modified.append(path)
+    latest, built = _built(root)
+    added, modified, deleted = _changed(root, built)
     head = _head(root)
-    built_from = header.get("source_commit")
+    built_from = latest.get("source_commit")
     changed = len(added) + len(modified) + len(deleted)
     if changed == 0 and (head == built_from or head is None):
         verdict = "fresh: the build matches the working tree"
@@ -72,17 +115,35 @@ def status(root: Path) -> dict[str, Any]:
     else:
         verdict = (f"stale: {len(added)} added, {len(modified)} modified, {len(deleted)} deleted since the build; "
                    "run `oracl build`")
-    return {"build_id": latest["build_id"], "generated_at": header["generated_at"], "source_commit": built_from,
-            "head": head, "added": added, "modified": modified, "deleted": sorted(deleted), "verdict": verdict,
+    return {"build_id": latest["build_id"], "generated_at": latest["generated_at"], "source_commit": built_from,
+            "head": head, "added": added, "modified": modified, "deleted": deleted, "verdict": verdict,
             "fresh": changed == 0}
 
 
-_EPOCH = datetime(1970, 1, 1)
+def freshness(root: Path, ttl: float = FRESHNESS_TTL) -> str:
+    """``status``'s verdict for an answer to carry, re-checked at most every ``ttl`` seconds
+    per process (an MCP server answering a burst of calls walks the tree once)."""
+    key = str(Path(root).resolve())
+    now = time.monotonic()
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is not None and now - hit[0] < ttl:
+        return hit[1]
+    try:
+        s = status(Path(root))
+    except (VaultError, OSError) as exc:
+        return f"freshness unknown: {exc}"
+    verdict = s["verdict"]
+    with _CACHE_LOCK:
+        _CACHE[key] = (now, verdict, s)
+    return verdict
 
 
-def _micros(ts: datetime | None) -> int:
+def _micros(ts: Any) -> int:
     """A stored (naive UTC) timestamp as microseconds since the epoch."""
+    from datetime import datetime
+
     if ts is None:
         return -1
-    delta = ts.replace(tzinfo=None) - _EPOCH
+    delta = ts.replace(tzinfo=None) - datetime(1970, 1, 1)
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
