@@ -111,15 +111,17 @@ def query(
     (-term, "but not X"), fast lookups (file: filename: path: prefix:) and free text, ranked
     by field matches, BM25 over the content, and priority."""
     from oracl.query.run import search
+    from oracl.status import FreshnessCheck
 
     words = " ".join(text)
     if words.strip() == "-":
         words = sys.stdin.read()
     try:
+        check = FreshnessCheck(root)  # the tree walk runs beside the search
         result = search(root, words, limit=limit, persona=persona, explain=explain)
     except OraclError as exc:
         _fail(exc)
-    from oracl.render import notice, query_view
+    from oracl.render import freshness_line, notice, query_view
 
     for line in result.notices:
         notice(line)
@@ -131,9 +133,11 @@ def query(
                                           "params": {k: str(v) for k, v in c.params.items()}}
                                          for c in result.compiled],
                               "results": result.explain}
+        doc["freshness"] = check.result()
         _print_json(doc)
     else:
         query_view(result, explain)
+        freshness_line(check.result())
 
 
 RootOpt = Annotated[Path, typer.Option("--root", "-r", help="The indexed folder.")]
@@ -212,11 +216,14 @@ def show(
     """Every stored field of PATH, its tags, its edges by relation, and the priority
     breakdown from which its priority can be recomputed by hand."""
     from oracl.graph import show as run
+    from oracl.status import FreshnessCheck
 
     try:
+        check = FreshnessCheck(root)
         result = run(root, path)
     except OraclError as exc:
         _fail(exc)
+    result["freshness"] = check.result()
     _emit(result, as_json, "show_view")
 
 

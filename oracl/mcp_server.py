@@ -57,10 +57,15 @@ def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
     return obj
 
 
-def _answer(fn: Any, max_chars: int) -> str:
-    """Run one primitive; a missing build or a bad argument is an answer, not a crash."""
+def _answer(fn: Any, max_chars: int, root: Path | None = None) -> str:
+    """Run one primitive; a missing build or a bad argument is an answer, not a crash.
+    With ``root``, the answer carries the tree's freshness (``oracl status``'s verdict)."""
     try:
         result = fn()
+        if root is not None and isinstance(result, dict) and "freshness" not in result:
+            from oracl.status import freshness
+
+            result["freshness"] = freshness(root)
     except NoBuildError as exc:
         result = {"error": str(exc), "hint": "run `oracl build ROOT` in a shell, then call the tool again"}
     except OraclError as exc:
@@ -92,7 +97,7 @@ def create_server(root: Path) -> Any:
         (estimated at 4 characters a token). Use this first; follow up with oracl_fragment
         for more lines of one file."""
         return _answer(lambda: mem.context(query, budget_tokens=max(50, min(budget_tokens, 32000))).to_json(),
-                       max_chars)
+                       max_chars, root)
 
     @server.tool()
     def oracl_search(query: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> str:
@@ -100,7 +105,7 @@ def create_server(root: Path) -> Any:
         type:report, ext:py, lifecycle:active, since:2026-01-31), negation (-word, "but not
         X"), and exact lookups (file:PATH, filename:NAME, prefix:DIR/). Returns path, score,
         domain, content type, priority, matched fields and staleness per file."""
-        return _answer(lambda: mem.search(query, k=max(1, min(k, 100))), max_chars)
+        return _answer(lambda: mem.search(query, k=max(1, min(k, 100))), max_chars, root)
 
     @server.tool()
     def oracl_trace(path: str, direction: str = "out", depth: int = 2, relation: str | None = None,
@@ -109,32 +114,32 @@ def create_server(root: Path) -> Any:
         "in" (what uses or tests it) or "both", depth 1 to 5, optionally one relation
         (imports, references, configures, tests, mentions). Each edge has its relation,
         weight and the line range of the reference."""
-        return _answer(lambda: graph.trace(root, path, direction, depth, relation), max_chars)
+        return _answer(lambda: graph.trace(root, path, direction, depth, relation), max_chars, root)
 
     @server.tool()
     def oracl_related(path: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """The files most strongly associated with one file (both directions), ordered by
         the graph's association rank, with the relations that connect them."""
-        return _answer(lambda: graph.related(root, path, max(1, min(k, 200))), max_chars)
+        return _answer(lambda: graph.related(root, path, max(1, min(k, 200))), max_chars, root)
 
     @server.tool()
     def oracl_hub(domain: str | None = None, k: int = 20, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """Without a domain: every domain hub (core, docs, tests, …) with its size, mean
         priority and top file. With a domain: its member files, ranked."""
-        return _answer(lambda: graph.hub(root, domain, max(1, min(k, 500))), max_chars)
+        return _answer(lambda: graph.hub(root, domain, max(1, min(k, 500))), max_chars, root)
 
     @server.tool()
     def oracl_fragment(locator: str, lines: str | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """Quote lines of a file: locator "path/to/file.py#L40-60" (or the path, with lines
         "L40-60"). Warns when the file changed since the build; a range outside the file is
         an error."""
-        return _answer(lambda: graph.fragment(root, locator, lines), max_chars)
+        return _answer(lambda: graph.fragment(root, locator, lines), max_chars, root)
 
     @server.tool()
     def oracl_show(path: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """Everything the graph knows about one file: its record and tags, its symbols and
         headings, its edges by relation, and its priority breakdown."""
-        return _answer(lambda: graph.show(root, path), max_chars)
+        return _answer(lambda: graph.show(root, path), max_chars, root)
 
     @server.tool()
     def oracl_stats(max_chars: int = DEFAULT_MAX_CHARS) -> str:
@@ -142,7 +147,7 @@ def create_server(root: Path) -> Any:
         and parse coverage. Tells how to build when there is no build yet."""
         from oracl.stats import stats
 
-        return _answer(lambda: stats(root), max_chars)
+        return _answer(lambda: stats(root), max_chars, root)
 
     return server
 

@@ -54,16 +54,22 @@ class ContextPack:
     items: list[ContextItem] = field(default_factory=list)
     staleness: str = ""
     truncated: bool = False
+    freshness: str = ""      # the working tree against the build (``oracl status``'s verdict)
+
+    @property
+    def header(self) -> str:
+        return f"# context for: {self.query[:200]} (build {self.build_id}; {self.staleness}; tree {self.freshness})"
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "build_id": self.build_id, "budget_tokens": self.budget_tokens,
                 "used_tokens": self.used_tokens, "truncated": self.truncated, "staleness": self.staleness,
+                "freshness": self.freshness,
                 "items": [{"path": i.path, "score": i.score, "why": i.why, "lines": f"L{i.start}-{i.end}",
                            "text": i.lines, "stale": i.stale, "tokens": i.tokens} for i in self.items]}
 
     def render(self) -> str:
         """The pack as text for a prompt: one fenced fragment per file, best first."""
-        parts = [f"# context for: {self.query} (build {self.build_id}; {self.staleness})"]
+        parts = [self.header]
         for i in self.items:
             parts.append(f"## {i.path} L{i.start}-{i.end} — {i.why}" + (f" [{i.stale}]" if i.stale != "fresh" else ""))
             parts.append(i.lines)
@@ -89,13 +95,16 @@ class Memory:
     def search(self, q: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
         """Ranked files for free text (``oracl query``), with staleness."""
         from oracl.query.run import search
+        from oracl.status import FreshnessCheck
 
+        check = FreshnessCheck(self.root)
         r = search(self.root, q, limit=k, persona=persona)
         out = r.to_json()
         stale = graph.staleness(self.root, [(x["path"], x["checksum"]) for x in r.results])
         for x in out["results"]:
             x["stale"] = stale[x["path"]]
         out["staleness"] = graph.summary(stale)
+        out["freshness"] = check.result()
         return out
 
     def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None) -> dict[str, Any]:
@@ -108,7 +117,12 @@ class Memory:
         return graph.hub(self.root, domain, k)
 
     def show(self, path: str) -> dict[str, Any]:
-        return graph.show(self.root, path)
+        from oracl.status import FreshnessCheck
+
+        check = FreshnessCheck(self.root)
+        out = graph.show(self.root, path)
+        out["freshness"] = check.result()
+        return out
 
     def fragment(self, locator: str, lines: str | None = None) -> dict[str, Any]:
         return graph.fragment(self.root, locator, lines)
@@ -139,18 +153,21 @@ class Memory:
         changed since the build. Never exceeds ``budget_tokens`` (estimated at 4
         characters a token, headers included)."""
         from oracl.query.run import search
+        from oracl.status import FreshnessCheck
         from oracl.store import DB_FILE, Store
         from oracl.vault import Vault
 
         if budget_tokens < 50:
             raise QueryError("budget_tokens must be at least 50")
+        check = FreshnessCheck(self.root)
         r = search(self.root, q, limit=k)
         latest = Vault(self.root).read_latest()
         store = Store.open(Vault(self.root).bundle(latest["bundle"]) / DB_FILE, read_only=True)
         stale = graph.staleness(self.root, [(x["path"], x["checksum"]) for x in r.results])
         terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
-        pack = ContextPack(q[:2000], r.build_id, budget_tokens, 0, staleness=graph.summary(stale))
-        pack.used_tokens = estimate_tokens(f"# context for: {pack.query[:200]} (build {pack.build_id}; {pack.staleness})")
+        pack = ContextPack(q[:2000], r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
+                           freshness=check.result())
+        pack.used_tokens = estimate_tokens(pack.header)
         for res in r.results:
             row = store.named("artifact_by_path", {"path": res["path"]})
             if not row or stale[res["path"]] in ("deleted", "unreadable"):

@@ -181,6 +181,14 @@ def _stale_line(r: dict[str, Any]) -> None:
     if r.get("staleness"):
         style = "yellow" if r["staleness"].startswith("stale") else "dim"
         out.print(f"[{style}]{r['staleness']}[/]", highlight=False)
+    freshness_line(r.get("freshness", ""))
+
+
+def freshness_line(verdict: str) -> None:
+    """The working tree against the build, as ``oracl status`` says it."""
+    if verdict:
+        style = "dim" if verdict.startswith("fresh:") else "yellow"
+        out.print(f"tree: {verdict}", style=style, markup=False, highlight=False)
 
 
 def trace_view(r: dict[str, Any]) -> None:
@@ -236,6 +244,11 @@ def hub_view(r: dict[str, Any]) -> None:
 
 
 def show_view(r: dict[str, Any]) -> None:
+    _show_tables(r)
+    freshness_line(r.get("freshness", ""))
+
+
+def _show_tables(r: dict[str, Any]) -> None:
     a = r["artifact"]
     fields = {k: v for k, v in a.items() if k not in ("tags", "symbols", "headings")}
     fields["hub"] = r["hub"]

@@ -128,7 +128,7 @@ def freshness(root: Path, ttl: float = FRESHNESS_TTL) -> str:
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
     if hit is not None and now - hit[0] < ttl:
-        return hit[1]
+        return f"{hit[1]} (checked {now - hit[0]:.0f} s ago)"
     try:
         s = status(Path(root))
     except (VaultError, OSError) as exc:
@@ -137,6 +137,30 @@ def freshness(root: Path, ttl: float = FRESHNESS_TTL) -> str:
     with _CACHE_LOCK:
         _CACHE[key] = (now, verdict, s)
     return verdict
+
+
+class FreshnessCheck:
+    """``freshness(root)`` in a background thread, started at once: the tree walk overlaps
+    the query it will be attached to.
+
+    >>> check = FreshnessCheck(root); answer = search(root, "x"); check.result()   # doctest: +SKIP
+    'fresh: the build matches the working tree'
+    """
+
+    def __init__(self, root: Path) -> None:
+        self._value = "freshness unknown: the check did not finish"
+        self._thread = threading.Thread(target=self._run, args=(Path(root),), name="oracl-freshness", daemon=True)
+        self._thread.start()
+
+    def _run(self, root: Path) -> None:
+        try:
+            self._value = freshness(root)
+        except Exception as exc:  # noqa: BLE001 – a freshness check never fails an answer
+            self._value = f"freshness unknown: {type(exc).__name__}"
+
+    def result(self, timeout: float = 30.0) -> str:
+        self._thread.join(timeout)
+        return self._value
 
 
 def _micros(ts: Any) -> int:

@@ -63,6 +63,9 @@ def test_every_tool_answers_on_a_built_graph(repo: Path) -> None:
     ctx, search, trace, related, hubs, core, frag, show, stats, missing = a
     build_id = stats["build_id"]
     assert all(x.get("build_id") == build_id for x in a[:-1])
+    # every answer says whether the working tree still matches the build (the first check
+    # of the server process; later ones within its 5 s TTL say how old the check is)
+    assert all(x["freshness"].startswith("fresh: the build matches the working tree") for x in a[:-1])
     assert ctx["items"][0]["path"] == "pkg/auth.py" and ctx["used_tokens"] <= 300
     assert search["results"][0]["path"] == "pkg/auth.py" and search["results"][0]["stale"] == "fresh"
     assert search["staleness"].startswith("fresh")

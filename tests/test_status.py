@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import orjson
+
 from oracl.builder import build
 from oracl.status import status
 
@@ -28,3 +30,45 @@ def test_status_follows_the_working_tree(tmp_path: Path) -> None:
     assert s["verdict"] == "stale: 1 added, 1 modified, 1 deleted since the build; run `oracl build`"
     out = run_cli("status", str(root))
     assert out.returncode == 0 and "stale: 1 added" in out.stdout
+
+
+def test_status_without_stat_file_asks_the_database(tmp_path: Path) -> None:
+    """A bundle from before stat.bin (or rebuilt from the export) gives the same answer."""
+    from oracl.incremental import STAT_FILE
+    from oracl.vault import Vault
+
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    (root / "pkg" / "auth.py").write_text("changed = True\n")
+    (root / "pkg" / "new.py").write_text("x = 1\n")
+    with_stat = status(root)
+    vault = Vault(root)
+    (vault.bundle(vault.read_latest()["bundle"]) / STAT_FILE).unlink()
+    assert status(root) == with_stat
+    assert with_stat["verdict"] == "stale: 1 added, 1 modified, 0 deleted since the build; run `oracl build`"
+
+
+def test_answers_carry_the_tree_freshness(tmp_path: Path) -> None:
+    import re
+
+    from oracl import status as status_mod
+    from oracl.memory import Memory
+
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    status_mod._CACHE.clear()
+    mem = Memory(root)
+    assert mem.search("sign")["freshness"] == "fresh: the build matches the working tree"
+    # a second answer within the TTL says how old its check is
+    assert re.fullmatch(r"fresh: the build matches the working tree \(checked \d+ s ago\)", mem.show("pkg/auth.py")["freshness"])
+    (root / "pkg" / "util.py").write_text("def helper():\n    return 2\n")
+    status_mod._CACHE.clear()
+    stale = "stale: 0 added, 1 modified, 0 deleted since the build; run `oracl build`"
+    pack = mem.context("signing helpers", budget_tokens=400)
+    assert pack.to_json()["freshness"] == stale
+    assert pack.render().splitlines()[0].endswith(f"tree {stale})")
+    assert pack.used_tokens <= 400
+    out = run_cli("query", "sign", "--root", str(root))
+    assert out.returncode == 0 and f"tree: {stale}" in out.stdout
+    out = run_cli("show", "pkg/auth.py", "--root", str(root), "--json")
+    assert out.returncode == 0 and orjson.loads(out.stdout)["freshness"] == stale
