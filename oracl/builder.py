@@ -145,7 +145,7 @@ def _phase_discover(s: BuildState) -> None:
     if s.full:
         s.mode = "full: requested"
     else:
-        s.previous, s.mode = load_previous(s.vault, s.cfg.digest(), "fts" not in s.skip)
+        s.previous, s.mode = load_previous(s.vault, s.cfg.read_digest(), "fts" not in s.skip)
 
 
 def _select(s: BuildState, root: str) -> dict[str, FileFacts]:
@@ -213,7 +213,7 @@ def _phase_read(s: BuildState) -> None:
     facts = [reused[rel] if rel in reused else fresh[rel] for rel in files]
     s.facts = facts
     s.records = [records.get(f.path) or make_record(f, s.cfg, learned.get(f.path)) for f in facts]
-    header = {**settings(s.cfg.digest(), "fts" not in s.skip), "scan_started_ns": s.scan_started_ns,
+    header = {**settings(s.cfg.read_digest(), "fts" not in s.skip), "scan_started_ns": s.scan_started_ns,
               "chain": s.previous.chain + 1 if s.previous is not None else 0}
     atomic_write(s.staging / FACTS_FILE, encode_facts(facts, header))
     s.stat_files = stat_rows(facts)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from oracl.errors import OraclError
+from oracl.errors import ConfigError, OraclError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="ORACL – a semantic memory for large working repositories.")
@@ -285,6 +285,30 @@ def status(
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "status_view")
+
+
+@app.command()
+def watch(
+    root: RootArg = Path("."),
+    settle: Annotated[float, typer.Option(help="Seconds without a change before a rebuild starts.")] = 1.0,
+    interval: Annotated[float, typer.Option(help="Seconds between two looks at the tree.")] = 1.0,
+    max_builds: Annotated[int, typer.Option(help="Stop after this many rebuilds (0: run until Ctrl-C).")] = 0,
+) -> None:
+    """Rebuild ROOT whenever its files change, once the changes settle: one line per
+    rebuild (selective, so its cost follows the change). Builds first if ROOT is stale."""
+    from oracl.render import plain_line
+    from oracl.vault import check_root
+    from oracl.watch import watch as run
+
+    if settle < 0 or interval <= 0:
+        _fail(ConfigError("--settle must be ≥ 0 and --interval > 0"))
+    try:
+        check_root(root)
+        run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max(0, max_builds))
+    except KeyboardInterrupt:
+        plain_line("stopped")
+    except OraclError as exc:
+        _fail(exc)
 
 
 @app.command()

@@ -80,7 +80,15 @@ class Config:
         """SHA-256 of the effective configuration (canonical JSON)."""
         return hashlib.sha256(orjson.dumps(asdict(self), option=orjson.OPT_SORT_KEYS)).hexdigest()
 
+    def read_digest(self) -> str:
+        """SHA-256 of the settings a file's Phase 1 facts and full-text document depend on
+        (the others act on later phases, which every build recomputes): a selective rebuild
+        may reuse facts only when this is unchanged."""
+        part = {k: getattr(self, k) for k in READ_FIELDS}
+        return hashlib.sha256(orjson.dumps(part, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
+
+READ_FIELDS = ("suffixes", "max_read_bytes", "fts_body_bytes", "fts_tf_cap")
 _TOML_KEYS = {f.name for f in fields(Config)}
 
 

@@ -58,10 +58,16 @@ def schema_digest() -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def settings(cfg_digest: str, fts: bool) -> dict[str, Any]:
-    """What the cached facts and the bundle's content were derived under."""
-    return {"format": FORMAT, "tool_version": __version__, "config_sha256": cfg_digest, "fts": fts,
+def settings(read_digest: str, fts: bool) -> dict[str, Any]:
+    """What the cached facts and the bundle's content were derived under (``read_digest``:
+    ``Config.read_digest()``, the settings reading a file depends on)."""
+    return {"format": FORMAT, "tool_version": __version__, "read_config_sha256": read_digest, "fts": fts,
             "schema_sha256": schema_digest()}
+
+
+_WHY = {"format": "the cache format changed", "tool_version": "the tool version changed",
+        "read_config_sha256": "settings that change how files are read changed",
+        "fts": "the full-text setting changed", "schema_sha256": "the database schema changed"}
 
 
 def encode_facts(facts: list[FileFacts], header: dict[str, Any]) -> bytes:
@@ -130,7 +136,7 @@ class Previous:
         return old
 
 
-def load_previous(vault: Vault, cfg_digest: str, fts: bool) -> tuple[Previous | None, str]:
+def load_previous(vault: Vault, read_digest: str, fts: bool) -> tuple[Previous | None, str]:
     """The previous build when a selective rebuild can start from it, and why (not)."""
     from oracl.errors import NoBuildError
     from oracl.store import DB_FILE
@@ -154,10 +160,9 @@ def load_previous(vault: Vault, cfg_digest: str, fts: bool) -> tuple[Previous | 
         header, facts = decode_facts(raw)
     except (ValueError, TypeError, KeyError, IndexError, orjson.JSONDecodeError):
         return None, "full: the facts cache is unreadable"
-    want = settings(cfg_digest, fts)
-    for key, value in want.items():
+    for key, value in settings(read_digest, fts).items():
         if header.get(key) != value:
-            return None, f"full: {key.replace('_sha256', '')} changed since the previous build"
+            return None, f"full: {_WHY[key]} since the previous build"
     chain = int(header.get("chain", 0))
     if chain >= MAX_CHAIN:
         return None, f"full: {chain} incremental builds in a row; the content index is rebuilt"

@@ -184,6 +184,12 @@ def _stale_line(r: dict[str, Any]) -> None:
     freshness_line(r.get("freshness", ""))
 
 
+def plain_line(text: str) -> None:
+    """One line, flushed at once (``oracl watch`` output read by other programs)."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True)
+    out.file.flush()
+
+
 def freshness_line(verdict: str) -> None:
     """The working tree against the build, as ``oracl status`` says it."""
     if verdict:

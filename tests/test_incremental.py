@@ -91,12 +91,12 @@ def _first_difference(a: dict, b: dict) -> str:
     return ""
 
 
-def _full_beside(root: Path, now: datetime) -> tuple[dict, list[tuple[str, float]]]:
+def _full_beside(root: Path, now: datetime, **overrides: object) -> tuple[dict, list[tuple[str, float]]]:
     """A full build of the same tree, its vault then put back: (export, search answer)."""
     vault = root / ".oracl"
     saved = root.parent / "saved-vault"
     shutil.copytree(vault, saved, symlinks=True)
-    report = build(root, full=True, now=now, **KW)
+    report = build(root, full=True, now=now, **{**KW, **overrides})
     assert report.mode == "full: requested"
     out = _canonical(root), _answer(root)
     shutil.rmtree(vault)
@@ -225,8 +225,13 @@ def test_when_the_previous_build_cannot_be_used_the_build_is_full(tmp_path: Path
     build(root, **KW)
     assert build(root, **KW).mode == "incremental: 3 reused, 0 read, 0 removed"
     assert build(root, full=True, **KW).mode == "full: requested"
-    assert build(root, **{**KW, "alpha": 0.5}).mode == "full: config changed since the previous build"
-    assert build(root, skip=("fts",), **{**KW, "alpha": 0.5}).mode == "full: fts changed since the previous build"
+    # a weight acts after reading: still selective, and still what a full build makes
+    assert build(root, **{**KW, "alpha": 0.5}).mode == "incremental: 3 reused, 0 read, 0 removed"
+    assert _canonical(root) == _full_beside(root, datetime.now(UTC), alpha=0.5)[0]
+    assert build(root, **{**KW, "max_read_bytes": 1000}).mode == \
+        "full: settings that change how files are read changed since the previous build"
+    assert build(root, skip=("fts",), **{**KW, "max_read_bytes": 1000}).mode == \
+        "full: the full-text setting changed since the previous build"
     build(root, **KW)
     vault = Vault(root)
     bundle = vault.bundle(vault.read_latest()["bundle"])
@@ -256,3 +261,46 @@ def test_too_many_changes_make_a_full_build(tmp_path: Path) -> None:
         (root / f"pkg/m{i}.py").write_text(f"z = {i}\n")
         _stamp(root / f"pkg/m{i}.py", 6)
     assert build(root, **KW).mode == "full: 65 of 100 files changed"
+
+
+def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
+    """A real `oracl watch` process: fresh at start, one edit, one selective rebuild line."""
+    from .conftest import ORACL
+
+    root = _one_file_repo(tmp_path)
+    build(root)  # the settings the CLI will use
+    proc = subprocess.Popen([ORACL, "watch", str(root), "--interval", "0.2", "--settle", "0.4", "--max-builds", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "250"})
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first.rstrip().endswith(f"watching {root} (fresh: the build matches the working tree)"), first
+    (root / "pkg" / "c.py").write_text("import pkg.b\n")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and "incremental: 3 reused, 1 read, 0 removed" in lines[0] and "(1 change seen)" in lines[0]
+    assert Vault(root).read_latest()["build_id"] in lines[0]
+
+
+def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None:
+    """In-process, with a scripted clock of edits: a burst of edits is one rebuild."""
+    from oracl.watch import watch
+
+    root = _one_file_repo(tmp_path)
+    build(root, **KW)
+    edits = iter([lambda: (root / "pkg" / "a.py").write_text("x = 2\n"),
+                  lambda: (root / "pkg" / "d.py").write_text("y = 1\n"),
+                  lambda: (root / "README.md").unlink()])
+
+    def sleep(_: float) -> None:
+        step = next(edits, None)
+        if step is not None:
+            step()
+        else:
+            time.sleep(0.05)
+
+    lines: list[str] = []
+    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
+    assert len(lines) == 2 and "(3 changes seen)" in lines[1]
+    assert "incremental: 1 reused, 2 read, 1 removed" in lines[1]
