@@ -410,7 +410,7 @@ def _phase_content(s: BuildState) -> None:
     from multiprocessing import get_context
 
     from oracl import errors
-    from oracl.store import DB_FILE
+    from oracl.vault import DB_FILE
 
     ctx = get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)

@@ -139,7 +139,7 @@ class Previous:
 def load_previous(vault: Vault, read_digest: str, fts: bool) -> tuple[Previous | None, str]:
     """The previous build when a selective rebuild can start from it, and why (not)."""
     from oracl.errors import NoBuildError
-    from oracl.store import DB_FILE
+    from oracl.vault import DB_FILE
 
     try:
         latest = vault.read_latest()

@@ -16,8 +16,8 @@ import kuzu
 
 from oracl.errors import StoreError, StoreLockedError
 from oracl.resources import loader_statements, query, schema_statements
+from oracl.vault import DB_FILE  # noqa: E402,F401  (re-exported: store.DB_FILE)
 
-DB_FILE = "graph.kuzu"
 MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
 _LOCK = threading.Lock()
 _OPEN: dict[str, tuple[kuzu.Database, bool]] = {}

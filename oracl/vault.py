@@ -17,6 +17,7 @@ from oracl.errors import NoBuildError, RootError, VaultError
 
 VAULT = ".oracl"
 EXPORT = "weighted_graph_index.json"
+DB_FILE = "graph.kuzu"  # the database file of a bundle (named here so callers need not import the engine)
 
 
 class Vault:

@@ -189,13 +189,17 @@ def test_a_bundle_held_by_a_reader_is_not_pruned(sample_repo: Path) -> None:
     assert first not in {p.name for p in (sample_repo / ".oracl" / "mirror").iterdir()}
 
 
+@pytest.mark.parametrize("mode", ["--full", "--selective"])
 @pytest.mark.parametrize("point", ["read", "copy", "flip"])
-def test_sigkill_during_a_build_leaves_the_previous_one_whole(tmp_path: Path, point: str) -> None:
+def test_sigkill_during_a_build_leaves_the_previous_one_whole(tmp_path: Path, point: str, mode: str) -> None:
+    """Killed while reading, after a COPY, or before LATEST flips – a full build, or a
+    selective one patching a copy of the previous database: the previous build is whole."""
     root = write_tree(tmp_path / "r", {f"pkg/m{i}.py": f"import pkg.m{i - 1}\n" if i else "" for i in range(300)})
     first = run_cli("build", str(root), "-q", "--workers", "2", env=clean_env())
     assert first.returncode == 0, first.stderr
     (root / "pkg" / "new.py").write_text("import pkg.m1\n")
-    crashed = run_cli("build", str(root), "-q", "--workers", "2", env={**clean_env(), "ORACL_FAULT": point})
+    extra = ["--full"] if mode == "--full" else []
+    crashed = run_cli("build", str(root), "-q", "--workers", "2", *extra, env={**clean_env(), "ORACL_FAULT": point})
     assert crashed.returncode == -9
     ok = run_cli("verify", str(root), env=clean_env())
     assert ok.returncode == 0, ok.stderr
