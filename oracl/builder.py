@@ -165,7 +165,8 @@ def _select(s: BuildState, root: str) -> dict[str, FileFacts]:
     s.removed = sorted(p for p in prev.facts if p not in current)
     changed = len(s.reread) + len(s.removed)
     if changed > MAX_CHANGED_FRACTION * len(prev.facts) and changed > MIN_CHANGED_FOR_FULL:
-        s.mode = f"full: {changed:,} of {len(prev.facts):,} files changed"
+        s.mode = (f"full: {len(s.reread):,} files to read and {len(s.removed):,} removed, "
+                  f"against {len(prev.facts):,} in the previous build")
         s.previous, s.reread, s.removed = None, [], []
         return {}
     s.mode = f"incremental: {len(reused):,} reused, {len(s.reread):,} read, {len(s.removed):,} removed"

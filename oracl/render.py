@@ -326,7 +326,7 @@ def status_view(r: dict[str, Any]) -> None:
     for label in ("added", "modified", "deleted"):
         items = r[label]
         if items:
-            out.print(f"{label:8}{len(items)}: " + ", ".join(items[:8]) + (" …" if len(items) > 8 else ""),
+            out.print(f"{label:9}{len(items)}: " + ", ".join(items[:8]) + (" …" if len(items) > 8 else ""),
                       markup=False, highlight=False)
     style = "green" if r["fresh"] else "yellow"
     out.print(f"[{style}]{r['verdict']}[/]", highlight=False)

@@ -260,7 +260,7 @@ def test_too_many_changes_make_a_full_build(tmp_path: Path) -> None:
     for i in range(65):
         (root / f"pkg/m{i}.py").write_text(f"z = {i}\n")
         _stamp(root / f"pkg/m{i}.py", 6)
-    assert build(root, **KW).mode == "full: 65 of 100 files changed"
+    assert build(root, **KW).mode == "full: 65 files to read and 0 removed, against 100 in the previous build"
 
 
 def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
@@ -279,7 +279,7 @@ def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     lines = out.strip().splitlines()
-    assert len(lines) == 1 and "incremental: 3 reused, 1 read, 0 removed" in lines[0] and "(1 change seen)" in lines[0]
+    assert len(lines) == 1 and "incremental: 3 reused, 1 read, 0 removed" in lines[0] and "(1 file changed)" in lines[0]
     assert Vault(root).read_latest()["build_id"] in lines[0]
 
 
@@ -302,5 +302,5 @@ def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None
 
     lines: list[str] = []
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
-    assert len(lines) == 2 and "(3 changes seen)" in lines[1]
+    assert len(lines) == 2 and "(3 files changed)" in lines[1]
     assert "incremental: 1 reused, 2 read, 1 removed" in lines[1]
