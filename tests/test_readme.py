@@ -24,7 +24,7 @@ def test_two_commands_and_ci() -> None:
 def test_documented_build_options_exist() -> None:
     help_text = run_cli("build", "--help", env={**os.environ, "COLUMNS": "200"}).stdout
     for opt in ("--alpha", "--beta", "--gamma", "--lambda", "--neighbour-cap", "--priority-cap",
-                "--query-guard", "--skip-phase", "--two-layer", "--no-gitignore", "--workers", "--json"):
+                "--query-guard", "--skip-phase", "--two-layer", "--no-gitignore", "--workers", "--full", "--json"):
         assert opt in README and opt in help_text, opt
 
 
