@@ -141,7 +141,7 @@ def _read_in_worker(rel: str) -> tuple[FileFacts, str]:
 
 def _phase_discover(s: BuildState) -> None:
     s.scan_started_ns = time.time_ns()
-    s.discovery = walk(s.root, s.cfg)
+    s.discovery = walk(s.root, s.cfg, stat=not s.full)
     s.progress("discover", len(s.discovery.files), len(s.discovery.files))
     if s.full:
         s.mode = "full: requested"
@@ -149,7 +149,7 @@ def _phase_discover(s: BuildState) -> None:
         s.previous, s.mode = load_previous(s.vault, s.cfg.read_digest(), "fts" not in s.skip)
 
 
-def _select(s: BuildState, root: str) -> dict[str, FileFacts]:
+def _select(s: BuildState) -> dict[str, FileFacts]:
     """The reusable facts of unchanged files (empty for a full build); sets ``reread``,
     ``removed`` and, when too much changed for a selective rebuild to pay, drops back to full."""
     assert s.discovery is not None
@@ -157,10 +157,12 @@ def _select(s: BuildState, root: str) -> dict[str, FileFacts]:
     if prev is None:
         return {}
     reused: dict[str, FileFacts] = {}
+    stats = s.discovery.stats
     for rel in s.discovery.files:
-        f = prev.reusable(root, rel)
+        f = prev.reusable(rel, stats.get(rel))
         if f is not None:
             reused[rel] = f
+    s.discovery.stats = {}
     current = set(s.discovery.files)
     s.reread = [rel for rel in s.discovery.files if rel not in reused]
     s.removed = sorted(p for p in prev.facts if p not in current)
@@ -183,7 +185,7 @@ def _phase_read(s: BuildState) -> None:
     root = os.path.realpath(s.root)
     workers = s.cfg.workers or os.cpu_count() or 1
     learned = load_learned_tags(s.vault.dir)
-    reused = _select(s, root)
+    reused = _select(s)
     to_read = s.reread if s.previous is not None else files
     s.reread = to_read
     fresh: dict[str, FileFacts] = {}

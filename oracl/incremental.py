@@ -118,14 +118,10 @@ class Previous:
     scan_started_ns: int
     chain: int          # incremental builds since the content was last built from scratch
 
-    def reusable(self, root: str, rel: str) -> FileFacts | None:
-        """The cached facts of ``rel`` when its stat says it is unchanged, else None."""
+    def reusable(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
+        """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged."""
         old = self.facts.get(rel)
-        if old is None or old.parse_status in NEVER_REUSED:
-            return None
-        try:
-            st = os.stat(os.path.join(root, rel))
-        except OSError:
+        if old is None or st is None or old.parse_status in NEVER_REUSED:
             return None
         if (not stat_mod.S_ISREG(st.st_mode) or st.st_size != old.size_bytes or st.st_mtime_ns != old.mtime_ns
                 or st.st_mtime_ns >= self.scan_started_ns - RACY_NS):

@@ -66,23 +66,23 @@ def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[s
     from oracl.config import load_config
     from oracl.pipeline.discover import walk
 
-    current = walk(root, load_config(root)).files
+    found = walk(root, load_config(root), stat=True)
+    stats = found.stats
     base = os.path.realpath(root)
     added: list[str] = []
     modified: list[str] = []
     deleted = set(built)
-    for path in current:
+    for path in found.files:
         old = built.get(path)
         if old is None:
             added.append(path)
             continue
         deleted.discard(path)
-        full = os.path.join(base, path)
-        try:
-            st = os.stat(full)
-        except OSError:
+        st = stats.get(path)
+        if st is None:
             deleted.add(path)
             continue
+        full = os.path.join(base, path)
         size, mtime_ns, checksum = old[0], old[1], old[2]
         if st.st_size == size and (st.st_mtime_ns == mtime_ns or st.st_mtime_ns // 1000 == mtime_ns // 1000
                                    and mtime_ns % 1000 == 0):

@@ -12,7 +12,6 @@ goes on; a build already running elsewhere is waited for.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -28,15 +27,8 @@ def snapshot(root: Path) -> Snapshot:
     from oracl.config import load_config
     from oracl.pipeline.discover import walk
 
-    base = os.path.realpath(root)
-    out: Snapshot = {}
-    for rel in walk(root, load_config(root)).files:
-        try:
-            st = os.stat(os.path.join(base, rel))
-        except OSError:
-            continue
-        out[rel] = (st.st_size, st.st_mtime_ns)
-    return out
+    found = walk(root, load_config(root), stat=True)
+    return {rel: (st.st_size, st.st_mtime_ns) for rel, st in found.stats.items()}
 
 
 def _diff(a: Snapshot, b: Snapshot) -> set[str]:

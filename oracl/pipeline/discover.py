@@ -39,6 +39,7 @@ class Discovery:
     skipped: Counter[str] = field(default_factory=Counter)  # file-level reasons
     excluded_dirs: Counter[str] = field(default_factory=Counter)  # directory-level reasons
     git_root: str | None = None
+    stats: dict[str, os.stat_result] = field(default_factory=dict)  # with walk(stat=True)
 
 
 def _git_ignored(root: Path) -> tuple[set[str], tuple[str, ...], str | None]:
@@ -89,9 +90,11 @@ def _dir_exclusion(name: str, rel: str, abspath: str, cfg: Config, at_root: bool
     return ""
 
 
-def walk(root: Path, cfg: Config) -> Discovery:
+def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
     """List every indexable file below ``root``: suffix filter, exclusion classes,
-    ``.gitignore`` (inside a git work tree), no symlink out of the root, no loop."""
+    ``.gitignore`` (inside a git work tree), no symlink out of the root, no loop.
+    ``stat=True`` also keeps each listed file's ``stat`` (links followed; a file that
+    cannot be stat'ed is listed without one), taken from the directory entry."""
     if not root.exists():
         raise RootError(f"root {str(root)!r} does not exist")
     if not root.is_dir():
@@ -164,6 +167,11 @@ def walk(root: Path, cfg: Config) -> Discovery:
                     result.skipped["symlink_outside_root"] += 1
                     continue
             result.files.append(rel)
+            if stat:
+                try:
+                    result.stats[rel] = entry.stat()
+                except OSError:
+                    pass
     result.files.sort()
     return result
 
