@@ -194,8 +194,8 @@ def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[n
 
     real_walk = builder.walk
 
-    def walk_then_delete(r, cfg):  # type: ignore[no-untyped-def]
-        d = real_walk(r, cfg)
+    def walk_then_delete(r, cfg, **kw):  # type: ignore[no-untyped-def]
+        d = real_walk(r, cfg, **kw)
         (root / "vanishing.py").unlink()  # deleted between listing and reading
         return d
 
