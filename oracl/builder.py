@@ -52,6 +52,7 @@ from oracl.vault import Vault, atomic_write, check_root
 Progress = Callable[[str, int, int | None], None]
 SKIPPABLE = ("phase2", "phase3", "fts")
 PARALLEL_MIN_FILES = 256  # below this a worker pool costs more than it saves
+RANK_FORK_MIN_EDGES = 20_000  # below this, ranking in a second process costs more than it saves
 
 
 @dataclass(slots=True)
@@ -90,7 +91,9 @@ class BuildState:
     removed: list[str] = field(default_factory=list)  # files of the previous build that are gone
     scan_started_ns: int = 0
     stat_files: dict[str, list[object]] = field(default_factory=dict)
-    export_child: tuple[int, int] | None = None   # (pid, pipe) of the process writing the export
+    children: list[Any] = field(default_factory=list)  # forked helpers still running (_Child)
+    export_child: Any = None       # the _Child writing the export
+    vault_child: Any = None        # the _Child writing index.jsonl and edges/*.jsonl
 
 
 @dataclass(slots=True)
@@ -248,11 +251,18 @@ def _phase_merge(s: BuildState) -> None:
         s.merged = store.committed_view(nodes)
     else:
         s.merged = merge_edges(s.phase2, s.phase3, s.overlay, nodes)
+    s.vault_child = _fork(s, "writing the vault's JSON-lines files", lambda: _write_vault_files(s))
+
+
+def _write_vault_files(s: BuildState) -> bytes:
+    """``edges/{phase2,phase3,all}_edges.jsonl`` and ``index.jsonl`` (in a forked child)."""
+    assert s.merged is not None
     edges_dir = s.vault.dir / "edges"
     write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(e) for e in s.phase2))
     write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(e) for e in s.phase3))
     write_jsonl(edges_dir / "all_edges.jsonl", (edge_to_json(e) for e in s.merged.edges))
     write_jsonl(s.vault.dir / "index.jsonl", (r.to_json() for r in s.records))
+    return b""
 
 
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
@@ -286,10 +296,33 @@ def _sensitivity_overrides(s: BuildState) -> dict[str, str]:
     return out
 
 
+def _rank_in_child(s: BuildState, edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
+                   cfg: Config) -> Callable[[], list[float]]:
+    """The DuoRanker in a forked child while this process makes the node rows; the ranks
+    come back as raw doubles (exact)."""
+    from array import array
+
+    from oracl.pipeline.duoranker import rank_edges
+
+    if len(edges) < RANK_FORK_MIN_EDGES:
+        ranks = rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
+        return lambda: ranks
+    child = _fork(s, "ranking the edges", lambda: array("d", rank_edges(
+        edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)).tobytes())
+
+    def wait() -> list[float]:
+        out = array("d")
+        out.frombytes(_join(s, child))
+        return out.tolist()
+
+    return wait
+
+
 def _phase_weigh(s: BuildState) -> None:
     assert s.merged is not None
     s.graph = weigh(s.records, {f.path: f for f in s.facts}, s.merged.edges, s.cfg,
-                    _usage_from_telemetry(s.vault), _sensitivity_overrides(s))
+                    _usage_from_telemetry(s.vault), _sensitivity_overrides(s),
+                    rank_job=lambda edges, tagsets, cfg: _rank_in_child(s, edges, tagsets, cfg))
     # what the later phases need is in the graph rows now: let the facts, the index and the
     # per-producer edge lists go before the bundle load, while the FTS build still grows
     s.parse_counts = Counter(f.parse_status for f in s.facts)
@@ -377,63 +410,72 @@ def _write_export(s: BuildState) -> dict[str, str]:
 def _phase_export(s: BuildState) -> None:
     """Start writing the export in a forked child: it serialises and hashes the rows while
     this process builds the bundle's Arrow tables and loads them (the engine is not open in
-    this process yet, and the rows are only read on both sides). ``_join_export`` waits."""
+    this process yet, and the rows are only read on both sides). ``_phase_load`` joins it."""
     s.header = make_header(s)
+    s.export_child = _fork(s, "writing the export", lambda: orjson.dumps(_write_export(s)))
+    s.stat_files = {}
+
+
+@dataclass(slots=True)
+class _Child:
+    pid: int
+    fd: int
+    what: str
+
+
+def _fork(s: BuildState, what: str, work: Callable[[], bytes]) -> _Child:
+    """Run ``work`` in a forked copy of this process; ``_join`` returns its bytes. Used for
+    work that only reads the build's rows, beside this process's own next step (2 cores).
+    The child dies with the build (PDEATHSIG) and leaves without running any cleanup."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: write, report, and leave without running any cleanup
+    if pid == 0:
         code = 1
         try:
             os.close(read_fd)
             _die_with_parent()
-            answer = {"ok": True, **_write_export(s)}
+            payload = b"\x00" + work()
             code = 0
         except BaseException as exc:  # noqa: BLE001 – reported to the parent, which raises it
-            answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            payload = b"\x01" + f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")
         try:
-            os.write(write_fd, orjson.dumps(answer))
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(write_fd, view):]
         finally:
             os._exit(code)
     os.close(write_fd)
-    s.export_child = (pid, read_fd)
-    s.stat_files = {}
+    child = _Child(pid, read_fd, what)
+    s.children.append(child)
+    return child
 
 
-def _join_export(s: BuildState) -> None:
-    """Wait for the export child; its digest and signature kind become the build's."""
+def _join(s: BuildState, child: _Child) -> bytes:
     from oracl.errors import VaultError
 
-    if s.export_child is None:
-        return
-    pid, fd = s.export_child
-    s.export_child = None
-    chunks = []
-    with os.fdopen(fd, "rb") as fh:
-        chunks.append(fh.read())
-    _, status = os.waitpid(pid, 0)
-    try:
-        answer = orjson.loads(b"".join(chunks))
-    except orjson.JSONDecodeError:
-        raise VaultError(f"the export writer died (wait status {status})") from None
-    if not answer.get("ok"):
-        raise VaultError(f"writing the export failed: {answer.get('error')}")
-    s.export_sha256 = answer["sha256"]
-    s.signature = answer["signature"]
+    s.children.remove(child)
+    with os.fdopen(child.fd, "rb") as fh:
+        data = fh.read()
+    _, status = os.waitpid(child.pid, 0)
+    if not data:
+        raise VaultError(f"{child.what}: the process died (wait status {status})")
+    if data[0] == 1:
+        raise VaultError(f"{child.what} failed: {data[1:].decode('utf-8', 'replace')}")
+    return data[1:]
 
 
-def _reap_export(s: BuildState) -> None:
-    """A failed build: stop the export child if it still runs."""
+def _reap(s: BuildState) -> None:
+    """A failed build: stop the children that still run."""
     import signal
 
-    if s.export_child is not None:
-        pid, fd = s.export_child
-        s.export_child = None
+    for child in list(s.children):
+        s.children.remove(child)
         try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            os.kill(child.pid, signal.SIGKILL)
+            os.waitpid(child.pid, 0)
         except (ProcessLookupError, ChildProcessError):
             pass
-        os.close(fd)
+        os.close(child.fd)
 
 
 def _die_with_parent() -> None:
@@ -526,7 +568,9 @@ def _phase_load(s: BuildState) -> None:
     store.finish_bundle(s.staging / store.DB_FILE, tables, after_each=lambda: provenance.fault("copy"))
     del tables
     os.unlink(s.spool.path)
-    _join_export(s)
+    _join(s, s.vault_child)
+    answer = orjson.loads(_join(s, s.export_child))
+    s.export_sha256, s.signature = answer["sha256"], answer["signature"]
     manifest_sha256 = provenance.write_manifest(s.staging, s.build_id, s.export_sha256, s.header["counts"])
     final = s.vault.bundle(s.build_id)
     os.replace(s.staging, final)
@@ -608,7 +652,7 @@ def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, 
             peak_mib[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         seconds["fts_background"] = round(state.content_seconds, 3)
     finally:
-        _reap_export(state)
+        _reap(state)
         if state.content_thread is not None and state.content_thread.is_alive():
             state.content_thread.join()  # never leave kuzu writing into a folder we delete
         from oracl.store import DB_FILE, close

@@ -304,3 +304,18 @@ def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
     assert len(lines) == 2 and "(3 files changed)" in lines[1]
     assert "incremental: 1 reused, 2 read, 1 removed" in lines[1]
+
+
+def test_ranks_from_the_second_process_are_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large graphs rank their edges in a forked child: the export does not change."""
+    from oracl import builder
+
+    root = _one_file_repo(tmp_path)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, full=True, now=t0, **KW)
+    here = _canonical(root)
+    monkeypatch.setattr(builder, "RANK_FORK_MIN_EDGES", 0)
+    build(root, full=True, now=t0 + timedelta(seconds=1), **KW)
+    assert _canonical(root) == here
+    ranks = [e["association_rank"] for e in here["edges"]]
+    assert len(ranks) == 4 and len(set(ranks)) == 4  # b→a imports, and three hub memberships

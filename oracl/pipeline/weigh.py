@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from oracl.config import Config
@@ -69,9 +69,22 @@ class WeightedGraph:
     orphans: int = 0  # artifacts with no artifact–artifact edge
 
 
+RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
+
+
+def rank_here(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
+              cfg: Config) -> Callable[[], list[float]]:
+    """The DuoRanker ranks, computed now (``weigh``'s default ``rank_job``)."""
+    ranks = rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
+    return lambda: ranks
+
+
 def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
           cfg: Config, usage: Mapping[str, int] | None = None,
-          sensitivity_overrides: Mapping[str, str] | None = None) -> WeightedGraph:
+          sensitivity_overrides: Mapping[str, str] | None = None,
+          rank_job: RankJob = rank_here) -> WeightedGraph:
+    """``rank_job`` starts the edge ranking and returns a function that waits for it: the
+    builder runs it in a second process while this one makes the node rows."""
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
     domains = sorted({str(r.tags["domain"]) for r in records})
@@ -111,6 +124,10 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
         referred[e.source].add(e.target)
         if e.relation == "tests" and is_test_path(e.source):
             tested.add(e.target)
+
+    tagsets = {r.path: tagset(r.tags) for r in records}
+    tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
+    ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], tagsets, cfg)
 
     newest = max((f.mtime_ns for f in facts.values()), default=0)
     node_rows: list[dict[str, object]] = []
@@ -161,10 +178,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
                           "association": r9(assoc[hid]), "delta": r9(delta[hid]),
                           "link_density": r9(degree_all[hid] / (n_nodes - 1)) if n_nodes > 1 else 0.0})
 
-    tagsets = {r.path: tagset(r.tags) for r in records}
-    tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
-    ranks = rank_edges([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)],
-                       tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
+    ranks = ranked()
     ids = {r.path: r.artifact_id for r in records}
     edge_rows: list[dict[str, object]] = []
     counts: Counter[str] = Counter()
