@@ -101,7 +101,7 @@ def decode_facts(data: bytes) -> tuple[dict[str, Any], dict[str, FileFacts]]:
 
 
 def stat_rows(facts: list[FileFacts]) -> dict[str, list[object]]:
-    return {f.path: [f.size_bytes, f.mtime_ns, f.checksum, f.parse_status] for f in facts}
+    return {f.path: [f.size_bytes, f.mtime_ns, f.checksum, f.parse_status, f.ctime_ns] for f in facts}
 
 
 def encode_stat(files: dict[str, list[object]], header: dict[str, Any]) -> bytes:
@@ -119,16 +119,15 @@ class Previous:
     chain: int          # incremental builds since the content was last built from scratch
 
     def reusable(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
-        """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged."""
+        """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged:
+        same size, mtime and – as git checks – ctime, which no tool can set back (``cp -p``,
+        ``rsync -t`` and ``tar x`` restore an old mtime on new bytes, never an old ctime)."""
         old = self.facts.get(rel)
         if old is None or st is None or old.parse_status in NEVER_REUSED:
             return None
         if (not stat_mod.S_ISREG(st.st_mode) or st.st_size != old.size_bytes or st.st_mtime_ns != old.mtime_ns
-                or st.st_mtime_ns >= self.scan_started_ns - RACY_NS):
+                or st.st_ctime_ns != old.ctime_ns or st.st_mtime_ns >= self.scan_started_ns - RACY_NS):
             return None
-        if st.st_ctime_ns != old.ctime_ns:  # created_at comes from ctime; it is cheap to keep true
-            from dataclasses import replace
-            return replace(old, ctime_ns=st.st_ctime_ns)
         return old
 
 

@@ -1,9 +1,9 @@
 """``oracl status``: how far the working tree has moved since the latest build.
 
 A stat walk of the tree (the build's own discovery rules) against the bundle's
-``stat.bin`` (path → size, mtime, checksum): files whose size and mtime match are
-unchanged without being read; the others are hashed, so a touched-but-identical file is
-not reported as modified. Neither the database nor the export is opened.
+``stat.bin`` (path → size, mtime, checksum, ctime): files whose size, mtime and ctime
+match are unchanged without being read; the others are hashed, so a touched-but-identical
+file is not reported as modified, and a rewrite that restored the old mtime is. Neither the database nor the export is opened.
 
 ``freshness`` is the same check as a one-line summary, cached for a few seconds per
 process, for the answers of query, show, context and the MCP tools.
@@ -84,9 +84,10 @@ def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[s
             continue
         full = os.path.join(base, path)
         size, mtime_ns, checksum = old[0], old[1], old[2]
-        if st.st_size == size and (st.st_mtime_ns == mtime_ns or st.st_mtime_ns // 1000 == mtime_ns // 1000
-                                   and mtime_ns % 1000 == 0):
-            continue
+        ctime_ns = old[4] if len(old) > 4 else st.st_ctime_ns  # unknown for a bundle's database rows
+        if st.st_size == size and st.st_ctime_ns == ctime_ns and (
+                st.st_mtime_ns == mtime_ns or st.st_mtime_ns // 1000 == mtime_ns // 1000 and mtime_ns % 1000 == 0):
+            continue  # same size, mtime and ctime: unchanged without reading it
         try:
             with open(full, "rb") as fh:
                 digest = hashlib.file_digest(fh, "sha256").hexdigest()

@@ -19,16 +19,16 @@ from pathlib import Path
 
 from oracl.errors import BuildLockedError, NoBuildError, OraclError
 
-Snapshot = dict[str, tuple[int, int]]
+Snapshot = dict[str, tuple[int, int, int]]
 
 
 def snapshot(root: Path) -> Snapshot:
-    """path → (size, mtime_ns) of every file a build would index."""
+    """path → (size, mtime_ns, ctime_ns) of every file a build would index."""
     from oracl.config import load_config
     from oracl.pipeline.discover import walk
 
     found = walk(root, load_config(root), stat=True)
-    return {rel: (st.st_size, st.st_mtime_ns) for rel, st in found.stats.items()}
+    return {rel: (st.st_size, st.st_mtime_ns, st.st_ctime_ns) for rel, st in found.stats.items()}
 
 
 def _diff(a: Snapshot, b: Snapshot) -> set[str]:

@@ -201,6 +201,24 @@ def test_a_racily_clean_file_is_read_again(tmp_path: Path) -> None:
     assert row["checksum"] == hashlib.sha256(b"y = 2\n").hexdigest()
 
 
+def test_new_bytes_under_the_old_mtime_and_size_are_read(tmp_path: Path) -> None:
+    """`cp -p` / `rsync -t` / `tar x`: same size, old mtime, new bytes – ctime tells."""
+    from oracl.status import status
+
+    root = _one_file_repo(tmp_path)
+    build(root, **KW)
+    target = root / "pkg" / "a.py"
+    before = target.stat()
+    target.write_text("x = 9\n")  # same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size and target.stat().st_mtime_ns == before.st_mtime_ns
+    assert status(root)["modified"] == ["pkg/a.py"]
+    report = build(root, **KW)
+    assert report.mode == "incremental: 2 reused, 1 read, 0 removed"
+    row = next(n for n in orjson.loads(Vault(root).export.read_bytes())["nodes"] if n.get("path") == "pkg/a.py")
+    assert row["checksum"] == hashlib.sha256(b"x = 9\n").hexdigest()
+
+
 def test_an_unreadable_file_is_retried_even_with_its_old_stat(tmp_path: Path) -> None:
     """chmod changes no mtime: a file that could not be read is read again every build."""
     from .test_cli import _without_dac_override
