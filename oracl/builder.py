@@ -91,6 +91,7 @@ class BuildState:
     removed: list[str] = field(default_factory=list)  # files of the previous build that are gone
     scan_started_ns: int = 0
     stat_files: dict[str, list[object]] = field(default_factory=dict)
+    facts_header: dict[str, Any] = field(default_factory=dict)  # what facts.bin records with the facts
     children: list[Any] = field(default_factory=list)  # forked helpers still running (_Child)
     export_child: Any = None       # the _Child writing the export
     vault_child: Any = None        # the _Child writing index.jsonl and edges/*.jsonl
@@ -220,9 +221,8 @@ def _phase_read(s: BuildState) -> None:
     facts = [reused[rel] if rel in reused else fresh[rel] for rel in files]
     s.facts = facts
     s.records = [records.get(f.path) or make_record(f, s.cfg, learned.get(f.path)) for f in facts]
-    header = {**settings(s.cfg.read_digest(), "fts" not in s.skip), "scan_started_ns": s.scan_started_ns,
-              "chain": s.previous.chain + 1 if s.previous is not None else 0}
-    atomic_write(s.staging / FACTS_FILE, encode_facts(facts, header))
+    s.facts_header = {**settings(s.cfg.read_digest(), "fts" not in s.skip), "scan_started_ns": s.scan_started_ns,
+                      "chain": s.previous.chain + 1 if s.previous is not None else 0}
     s.stat_files = stat_rows(facts)
     s.index = IndexView.build({f.path: f for f in facts})
     s.overlay = load_learned_edges(s.vault.dir)
@@ -255,8 +255,10 @@ def _phase_merge(s: BuildState) -> None:
 
 
 def _write_vault_files(s: BuildState) -> bytes:
-    """``edges/{phase2,phase3,all}_edges.jsonl`` and ``index.jsonl`` (in a forked child)."""
+    """``edges/{phase2,phase3,all}_edges.jsonl``, ``index.jsonl`` and the bundle's
+    ``facts.bin`` (in a forked child)."""
     assert s.merged is not None
+    atomic_write(s.staging / FACTS_FILE, encode_facts(s.facts, s.facts_header))
     edges_dir = s.vault.dir / "edges"
     write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(e) for e in s.phase2))
     write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(e) for e in s.phase3))

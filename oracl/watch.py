@@ -23,11 +23,17 @@ Snapshot = dict[str, tuple[int, int, int]]
 
 
 def snapshot(root: Path) -> Snapshot:
-    """path → (size, mtime_ns, ctime_ns) of every file a build would index."""
-    from oracl.config import load_config
+    """path → (size, mtime_ns, ctime_ns) of every file a build would index (with a broken
+    ``[tool.oracl]`` the default rules: the watch goes on, and the build says what is wrong)."""
+    from oracl.config import Config, load_config
+    from oracl.errors import ConfigError
     from oracl.pipeline.discover import walk
 
-    found = walk(root, load_config(root), stat=True)
+    try:
+        cfg = load_config(root)
+    except ConfigError:
+        cfg = Config()
+    found = walk(root, cfg, stat=True)
     return {rel: (st.st_size, st.st_mtime_ns, st.st_ctime_ns) for rel, st in found.stats.items()}
 
 

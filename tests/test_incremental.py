@@ -337,3 +337,24 @@ def test_ranks_from_the_second_process_are_the_same(tmp_path: Path, monkeypatch:
     assert _canonical(root) == here
     ranks = [e["association_rank"] for e in here["edges"]]
     assert len(ranks) == 4 and len(set(ranks)) == 4  # b→a imports, and three hub memberships
+
+
+def test_watch_builds_a_tree_without_a_build_and_survives_a_failed_one(tmp_path: Path) -> None:
+    from oracl.watch import watch
+
+    root = _one_file_repo(tmp_path)
+    steps = iter([lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 'high'\n"),
+                  lambda: None,
+                  lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 0.4\n")])
+
+    def sleep(_: float) -> None:
+        step = next(steps, None)
+        if step is not None:
+            step()
+
+    lines: list[str] = []
+    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=3, sleep=sleep) == 3
+    assert lines[0].endswith("(no build yet)") and "full: no previous build" in lines[1]
+    assert "build failed (1 file changed): " in lines[2] and "alpha" in lines[2]
+    assert "incremental: 3 reused, 1 read, 0 removed" in lines[3]  # pyproject.toml itself
+    assert len(lines) == 4
