@@ -82,14 +82,13 @@ def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[s
         if st is None:
             deleted.add(path)
             continue
-        full = os.path.join(base, path)
         size, mtime_ns, checksum = old[0], old[1], old[2]
         ctime_ns = old[4] if len(old) > 4 else st.st_ctime_ns  # unknown for a bundle's database rows
         if st.st_size == size and st.st_ctime_ns == ctime_ns and (
                 st.st_mtime_ns == mtime_ns or st.st_mtime_ns // 1000 == mtime_ns // 1000 and mtime_ns % 1000 == 0):
             continue  # same size, mtime and ctime: unchanged without reading it
         try:
-            with open(full, "rb") as fh:
+            with open(os.path.join(base, path), "rb") as fh:
                 digest = hashlib.file_digest(fh, "sha256").hexdigest()
         except OSError:
             modified.append(path)
