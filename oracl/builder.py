@@ -430,12 +430,13 @@ def _fork(s: BuildState, what: str, work: Callable[[], bytes]) -> _Child:
     work that only reads the build's rows, beside this process's own next step (2 cores).
     The child dies with the build (PDEATHSIG) and leaves without running any cleanup."""
     read_fd, write_fd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             os.close(read_fd)
-            _die_with_parent()
+            _die_with_parent(parent)
             payload = b"\x00" + work()
             code = 0
         except BaseException as exc:  # noqa: BLE001 – reported to the parent, which raises it
@@ -480,13 +481,17 @@ def _reap(s: BuildState) -> None:
         os.close(child.fd)
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int | None = None) -> None:
+    """SIGKILL this process when the build dies (Linux PR_SET_PDEATHSIG); with ``parent``,
+    also when it died before the request was made."""
     try:
         import ctypes
 
         ctypes.CDLL("libc.so.6").prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def _content_child(staging: str, spool: str, fts: bool, pool: int, threads: int, conn: Any,

@@ -3,7 +3,9 @@
 A stat walk of the tree (the build's own discovery rules) against the bundle's
 ``stat.bin`` (path → size, mtime, checksum, ctime): files whose size, mtime and ctime
 match are unchanged without being read; the others are hashed, so a touched-but-identical
-file is not reported as modified, and a rewrite that restored the old mtime is. Neither the database nor the export is opened.
+file is not reported as modified, and a rewrite that restored the old mtime is. Neither
+the database nor the export is opened (unless LATEST or stat.bin is missing: then the
+reader's fail-open path and the database answer).
 
 ``freshness`` is the same check as a one-line summary, cached for a few seconds per
 process, for the answers of query, show, context and the MCP tools.
@@ -24,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from oracl.errors import VaultError
+from oracl.errors import OraclError, VaultError
 from oracl.incremental import STAT_FILE
 from oracl.vault import Vault, check_root
 
@@ -44,15 +46,16 @@ def _head(root: Path) -> str | None:
 def _built(root: Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:
     """(LATEST record with the build's time and commit, path → [size, mtime_ns, checksum, status])."""
     vault = Vault(root)
-    latest = vault.read_latest()
-    bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
     try:
+        latest = vault.read_latest()
+        bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
         doc = orjson.loads((bundle / STAT_FILE).read_bytes())
         files = doc.pop("files")
         return {**latest, **{k: doc.get(k) for k in ("generated_at", "source_commit")}}, files
-    except (OSError, orjson.JSONDecodeError, KeyError, AttributeError):
+    except (OraclError, OSError, orjson.JSONDecodeError, KeyError, AttributeError, TypeError):
         pass
-    # a bundle from before stat.bin (or one rebuilt from the export): ask its database
+    # a bundle from before stat.bin, one rebuilt from the export, or a damaged LATEST: the
+    # readers' path (which rebuilds a bundle from a verified export, or says to build)
     from oracl.stats import open_latest, read_header
 
     store, latest = open_latest(root)

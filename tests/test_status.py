@@ -72,3 +72,16 @@ def test_answers_carry_the_tree_freshness(tmp_path: Path) -> None:
     assert out.returncode == 0 and f"tree: {stale}" in out.stdout
     out = run_cli("show", "pkg/auth.py", "--root", str(root), "--json")
     assert out.returncode == 0 and orjson.loads(out.stdout)["freshness"] == stale
+
+
+def test_status_fails_open_like_the_readers(tmp_path: Path) -> None:
+    """A truncated LATEST: status rebuilds the bundle from the verified export, as a query would."""
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    latest = root / ".oracl" / "mirror" / "LATEST.json"
+    latest.write_bytes(latest.read_bytes()[:10])
+    assert status(root)["fresh"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = run_cli("status", str(empty))
+    assert out.returncode == 4 and out.stderr.startswith("Error: no build in")
