@@ -92,6 +92,7 @@ class BuildState:
     scan_started_ns: int = 0
     stat_files: dict[str, list[object]] = field(default_factory=dict)
     facts_header: dict[str, Any] = field(default_factory=dict)  # what facts.bin records with the facts
+    export_seconds: float = 0.0    # the export writer's own time (it runs beside the load)
     children: list[Any] = field(default_factory=list)  # forked helpers still running (_Child)
     export_child: Any = None       # the _Child writing the export
     vault_child: Any = None        # the _Child writing index.jsonl and edges/*.jsonl
@@ -394,6 +395,7 @@ def _write_export(s: BuildState) -> dict[str, str]:
     from oracl.sign import sign
 
     assert s.graph is not None
+    t0 = time.perf_counter()
     data = export_bytes(s.header, s.graph.nodes, s.graph.edges)
     digest = sha256_hex(data)
     name = s.vault.export.name
@@ -406,7 +408,8 @@ def _write_export(s: BuildState) -> dict[str, str]:
         "build_id": s.build_id, "generated_at": s.header["generated_at"],
         "source_commit": s.header["source_commit"], "dirty": s.header["dirty"],
         "config_sha256": s.header["config_sha256"]}))
-    return {"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned"}
+    return {"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
+            "seconds": time.perf_counter() - t0}
 
 
 def _phase_export(s: BuildState) -> None:
@@ -578,6 +581,7 @@ def _phase_load(s: BuildState) -> None:
     _join(s, s.vault_child)
     answer = orjson.loads(_join(s, s.export_child))
     s.export_sha256, s.signature = answer["sha256"], answer["signature"]
+    s.export_seconds = float(answer["seconds"])
     manifest_sha256 = provenance.write_manifest(s.staging, s.build_id, s.export_sha256, s.header["counts"])
     final = s.vault.bundle(s.build_id)
     os.replace(s.staging, final)
@@ -658,6 +662,7 @@ def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, 
             seconds[name] = round(time.perf_counter() - t0, 3)
             peak_mib[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         seconds["fts_background"] = round(state.content_seconds, 3)
+        seconds["export_background"] = round(state.export_seconds, 3)
     finally:
         _reap(state)
         if state.content_thread is not None and state.content_thread.is_alive():

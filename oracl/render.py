@@ -76,8 +76,8 @@ def build_summary(r: dict[str, Any]) -> None:
     graph.update({"μ (association mean)": f"{r['mu']:.4f}", "σ (association std)": f"{r['sigma']:.4f}",
                   "full-text index": "yes" if r["fts"] else "skipped"})
     out.print(_kv_table("Graph", graph))
-    secs = {k: f"{v:.2f} s" for k, v in r["seconds"].items()}
-    secs["total"] = f"{sum(r['seconds'].values()):.2f} s"
+    secs = {(k.replace("_background", " (beside the phases)")): f"{v:.2f} s" for k, v in r["seconds"].items()}
+    secs["total (the phases)"] = f"{sum(v for k, v in r['seconds'].items() if not k.endswith('_background')):.2f} s"
     out.print(_kv_table("Seconds per phase", secs))
     out.print(f"export  {r['export_path']}\nsha256  {r['export_sha256']}\nbundle  {r['bundle_path']}")
     if r["signature"] == "unsigned":

@@ -81,9 +81,13 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
         rebuild("no build yet")
     pending: set[str] = set()
     quiet_since = 0.0
+    poll = 0.0
     while not max_builds or builds < max_builds:
-        sleep(interval)
+        # on a big tree a look costs time: never spend more than a third of a core on looking
+        sleep(max(interval, 2 * poll))
+        t0 = time.perf_counter()
         now = snapshot(root)
+        poll = time.perf_counter() - t0
         changed = _diff(last, now)
         last = now
         if changed:
