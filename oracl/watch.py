@@ -56,29 +56,33 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     builds = 0
     last = snapshot(root)  # before the first check: an edit made after it is seen at the first poll
 
-    def rebuild(reason: str) -> None:
+    def rebuild(reason: str) -> bool:
+        """One build; False when another process holds the build lock (try again later)."""
         nonlocal builds
         t0 = time.perf_counter()
         try:
             r = build(root)
         except BuildLockedError:
-            emit(f"{_stamp()} another build is running; waiting for it")
-            return
+            emit(f"{_stamp()} another build is running; trying again after it")
+            return False
         except OraclError as exc:
             emit(f"{_stamp()} build failed ({reason}): {exc}")
             builds += 1
-            return
+            return True
         builds += 1
         emit(f"{_stamp()} build {r.build_id}  {r.mode}  {time.perf_counter() - t0:.1f} s  ({reason})")
+        return True
 
+    start = ""  # why the tree needs a build before any change, until one succeeds
     try:
         state = status(root)
         emit(f"{_stamp()} watching {root} ({state['verdict']})")
-        if not state["fresh"]:
-            rebuild("stale at start")
+        start = "" if state["fresh"] else "stale at start"
     except NoBuildError:
         emit(f"{_stamp()} watching {root} (no build yet)")
-        rebuild("no build yet")
+        start = "no build yet"
+    if start and rebuild(start):
+        start = ""
     pending: set[str] = set()
     quiet_since = 0.0
     poll = 0.0
@@ -94,9 +98,10 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
             pending |= changed
             quiet_since = time.monotonic()
             continue
-        if pending and time.monotonic() - quiet_since >= settle:
+        if (pending or start) and time.monotonic() - quiet_since >= settle:
             # ``last`` stays the tree as it was before the build: an edit made while the
             # build runs shows up at the next poll and brings another rebuild
-            rebuild(f"{len(pending)} file{'s' if len(pending) != 1 else ''} changed")
-            pending = set()
+            why = f"{len(pending)} file{'s' if len(pending) != 1 else ''} changed" if pending else start
+            if rebuild(why):
+                pending, start = set(), ""
     return builds

@@ -358,3 +358,27 @@ def test_watch_builds_a_tree_without_a_build_and_survives_a_failed_one(tmp_path:
     assert "build failed (1 file changed): " in lines[2] and "alpha" in lines[2]
     assert "incremental: 3 reused, 1 read, 0 removed" in lines[3]  # pyproject.toml itself
     assert len(lines) == 4
+
+
+def test_watch_waits_for_a_build_it_cannot_lock_then_builds(tmp_path: Path) -> None:
+    """Another build holds the lock: the watch says so, keeps the change, builds after."""
+    from contextlib import ExitStack
+
+    from oracl import provenance
+    from oracl.watch import watch
+
+    root = _one_file_repo(tmp_path)
+    build(root, **KW)
+    held = ExitStack()
+    held.enter_context(provenance.build_lock(Vault(root)))
+    steps = iter([lambda: (root / "pkg" / "a.py").write_text("x = 3\n"), lambda: None, held.close])
+
+    def sleep(_: float) -> None:
+        step = next(steps, None)
+        if step is not None:
+            step()
+
+    lines: list[str] = []
+    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
+    assert "another build is running; trying again after it" in lines[1]
+    assert "(1 file changed)" in lines[-1] and "1 read" in lines[-1]
