@@ -14,7 +14,7 @@ A file modified less than ``RACY_NS`` before the previous build started its walk
 re-read even when its stat matches ("racily clean", as git calls it): two writes of the
 same size inside one timestamp tick would otherwise go unseen.
 
->>> prev, why = load_previous(vault, cfg, fts=True)          # doctest: +SKIP
+>>> prev, why = load_previous(vault, cfg.read_digest(), fts=True)   # doctest: +SKIP
 >>> why                                                      # doctest: +SKIP
 'incremental: 50,004 files in the previous build'
 """
