@@ -301,22 +301,29 @@ def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
     assert Vault(root).read_latest()["build_id"] in lines[0]
 
 
+def _scripted(*steps: object, idle: float = 0.0):  # type: ignore[no-untyped-def]
+    """A ``sleep`` for ``watch`` that runs one scripted step per call, then idles."""
+    pending = iter(steps)
+
+    def sleep(_: float) -> None:
+        step = next(pending, None)
+        if step is not None:
+            step()  # type: ignore[operator]
+        elif idle:
+            time.sleep(idle)
+
+    return sleep
+
+
 def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None:
     """In-process, with a scripted clock of edits: a burst of edits is one rebuild."""
     from oracl.watch import watch
 
     root = _one_file_repo(tmp_path)
     build(root, **KW)
-    edits = iter([lambda: (root / "pkg" / "a.py").write_text("x = 2\n"),
-                  lambda: (root / "pkg" / "d.py").write_text("y = 1\n"),
-                  lambda: (root / "README.md").unlink()])
-
-    def sleep(_: float) -> None:
-        step = next(edits, None)
-        if step is not None:
-            step()
-        else:
-            time.sleep(0.05)
+    sleep = _scripted(lambda: (root / "pkg" / "a.py").write_text("x = 2\n"),
+                      lambda: (root / "pkg" / "d.py").write_text("y = 1\n"),
+                      lambda: (root / "README.md").unlink(), idle=0.05)
 
     lines: list[str] = []
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
@@ -343,14 +350,9 @@ def test_watch_builds_a_tree_without_a_build_and_survives_a_failed_one(tmp_path:
     from oracl.watch import watch
 
     root = _one_file_repo(tmp_path)
-    steps = iter([lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 'high'\n"),
-                  lambda: None,
-                  lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 0.4\n")])
-
-    def sleep(_: float) -> None:
-        step = next(steps, None)
-        if step is not None:
-            step()
+    sleep = _scripted(lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 'high'\n"),
+                      lambda: None,
+                      lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 0.4\n"))
 
     lines: list[str] = []
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=3, sleep=sleep) == 3
@@ -371,12 +373,7 @@ def test_watch_waits_for_a_build_it_cannot_lock_then_builds(tmp_path: Path) -> N
     build(root, **KW)
     held = ExitStack()
     held.enter_context(provenance.build_lock(Vault(root)))
-    steps = iter([lambda: (root / "pkg" / "a.py").write_text("x = 3\n"), lambda: None, held.close])
-
-    def sleep(_: float) -> None:
-        step = next(steps, None)
-        if step is not None:
-            step()
+    sleep = _scripted(lambda: (root / "pkg" / "a.py").write_text("x = 3\n"), lambda: None, held.close)
 
     lines: list[str] = []
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
