@@ -215,15 +215,12 @@ def show(
 ) -> None:
     """Every stored field of PATH, its tags, its edges by relation, and the priority
     breakdown from which its priority can be recomputed by hand."""
-    from oracl.graph import show as run
-    from oracl.status import FreshnessCheck
+    from oracl.memory import Memory
 
     try:
-        check = FreshnessCheck(root)
-        result = run(root, path)
+        result = Memory(root).show(path)  # with the tree's freshness
     except OraclError as exc:
         _fail(exc)
-    result["freshness"] = check.result()
     _emit(result, as_json, "show_view")
 
 

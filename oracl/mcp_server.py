@@ -57,12 +57,12 @@ def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
     return obj
 
 
-def _answer(fn: Any, max_chars: int, root: Path | None = None) -> str:
+def _answer(fn: Any, max_chars: int, root: Path) -> str:
     """Run one primitive; a missing build or a bad argument is an answer, not a crash.
-    With ``root``, the answer carries the tree's freshness (``oracl status``'s verdict)."""
+    A successful answer carries the tree's freshness (``oracl status``'s verdict)."""
     try:
         result = fn()
-        if root is not None and isinstance(result, dict) and "freshness" not in result:
+        if isinstance(result, dict) and "freshness" not in result:
             from oracl.status import freshness
 
             result["freshness"] = freshness(root)
