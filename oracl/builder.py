@@ -27,7 +27,7 @@ import orjson
 from oracl import __version__, provenance
 from oracl.config import Config, load_config
 from oracl.errors import ConfigError
-from oracl.export import SCHEMA_VERSION, export_bytes, sha256_hex
+from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
 from oracl.incremental import (
@@ -47,7 +47,7 @@ from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.weigh import WeightedGraph, weigh
 from oracl.records import ArtifactRecord, Edge, FileFacts
-from oracl.vault import Vault, atomic_write, check_root
+from oracl.vault import HEADER_FILE, Vault, atomic_write, check_root, new_build_id
 
 Progress = Callable[[str, int, int | None], None]
 SKIPPABLE = ("phase2", "phase3", "fts")
@@ -378,6 +378,7 @@ def make_header(s: BuildState) -> dict[str, Any]:
         "alpha": cfg.alpha, "beta": cfg.beta, "gamma": cfg.gamma, "lambda": cfg.lam,
         "caps": {"neighbourhood": cfg.neighbour_cap, "query_neighbour_guard": cfg.query_neighbour_guard,
                  "priority": cfg.priority_cap},
+        "relation_weights": dict(sorted(cfg.relation_weights.items())),
         "config_sha256": cfg.digest(),
         "coverage": {
             "indexed": s.n_records, "parsed": parse.get("ok", 0),
@@ -404,6 +405,7 @@ def _write_export(s: BuildState) -> dict[str, str]:
     sig = sign(data)
     if sig:
         atomic_write(s.staging / (name + ".sig"), sig.encode() + b"\n")
+    atomic_write(s.staging / HEADER_FILE, canonical_bytes(s.header))
     atomic_write(s.staging / STAT_FILE, encode_stat(s.stat_files, {
         "build_id": s.build_id, "generated_at": s.header["generated_at"],
         "source_commit": s.header["source_commit"], "dirty": s.header["dirty"],
@@ -604,10 +606,6 @@ PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
     ("export", _phase_export),
     ("load", _phase_load),
 )
-
-
-def new_build_id(now: datetime) -> str:
-    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond:06d}Z-{os.getpid() % 100000:05d}"
 
 
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),

@@ -24,6 +24,14 @@ def _fail(exc: OraclError) -> None:
     raise typer.Exit(exc.exit_code)
 
 
+def _memory(root: Path) -> Any:
+    """The CLI's one way into a build: a Memory on a snapshot of the latest build, which
+    repairs a missing or damaged bundle from the verified export first (main thread)."""
+    from oracl.memory import Memory
+
+    return Memory.open(root, repair=True)
+
+
 def _print_json(obj: Any) -> None:
     import orjson
 
@@ -80,10 +88,9 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Counts of the latest build: artifacts, hubs with their members, edges by relation, μ, σ."""
-    from oracl.stats import stats as run_stats
-
     try:
-        result = run_stats(root)
+        with _memory(root) as mem:
+            result = mem.stats()
     except OraclError as exc:
         _fail(exc)
     from oracl.render import notice
@@ -117,8 +124,11 @@ def query(
     if words.strip() == "-":
         words = sys.stdin.read()
     try:
-        check = FreshnessCheck(root)  # the tree walk runs beside the search
-        result = search(root, words, limit=limit, persona=persona, explain=explain)
+        with _memory(root) as mem:
+            snap, _ = mem.snapshot()
+            check = FreshnessCheck(snap)  # the tree walk runs beside the search
+            result = search(snap, words, limit=limit, persona=persona, explain=explain)
+            fresh = check.result()
     except OraclError as exc:
         _fail(exc)
     from oracl.render import freshness_line, notice, query_view
@@ -133,11 +143,11 @@ def query(
                                           "params": {k: str(v) for k, v in c.params.items()}}
                                          for c in result.compiled],
                               "results": result.explain}
-        doc["freshness"] = check.result()
+        doc["freshness"] = fresh
         _print_json(doc)
     else:
         query_view(result, explain)
-        freshness_line(check.result())
+        freshness_line(fresh)
 
 
 RootOpt = Annotated[Path, typer.Option("--root", "-r", help="The indexed folder.")]
@@ -164,10 +174,9 @@ def trace(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The dependency tree of PATH, with relation, weight and fragment on each branch."""
-    from oracl.graph import trace as run
-
     try:
-        result = run(root, path, direction, depth, relation)
+        with _memory(root) as mem:
+            result = mem.trace(path, direction, depth, relation)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "trace_view")
@@ -180,11 +189,11 @@ def related(
     k: Annotated[int, typer.Option("-k", help="Neighbours to show.")] = 10,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """PATH's neighbourhood ordered by association rank (at most 5,000 edges considered)."""
-    from oracl.graph import related as run
-
+    """PATH's neighbourhood ordered by association rank (at most the build's --query-guard
+    edges considered, 5,000 by default)."""
     try:
-        result = run(root, path, k)
+        with _memory(root) as mem:
+            result = mem.related(path, k)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "related_view")
@@ -198,10 +207,9 @@ def hub(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Domain hubs: every hub with its size, or one hub's members ranked."""
-    from oracl.graph import hub as run
-
     try:
-        result = run(root, domain, k)
+        with _memory(root) as mem:
+            result = mem.hub(domain, k)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "hub_view")
@@ -215,10 +223,9 @@ def show(
 ) -> None:
     """Every stored field of PATH, its tags, its edges by relation, and the priority
     breakdown from which its priority can be recomputed by hand."""
-    from oracl.memory import Memory
-
     try:
-        result = Memory(root).show(path)  # with the tree's freshness
+        with _memory(root) as mem:
+            result = mem.show(path)  # with the tree's freshness
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "show_view")
@@ -233,10 +240,9 @@ def fragment(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The quoted lines, syntax-highlighted; warns when the file changed since the build."""
-    from oracl.graph import fragment as run
-
     try:
-        result = run(root, locator, lines, context)
+        with _memory(root) as mem:
+            result = mem.fragment(locator, lines, context)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "fragment_view")
@@ -254,10 +260,12 @@ def cypher(
     from oracl import console
 
     try:
-        if statement is None:
-            console.interactive(root)
-            return
-        result = console.run_one(root, statement, console.parse_params(param or []))
+        with _memory(root) as mem:
+            snap, _ = mem.snapshot()
+            if statement is None:
+                console.interactive(snap)
+                return
+            result = console.run_one(snap, statement, console.parse_params(param or []))
     except OraclError as exc:
         _fail(exc)
     if as_json:
@@ -278,10 +286,27 @@ def status(
     from oracl.status import status as run
 
     try:
-        result = run(root)
+        result = run(root, repair=True)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "status_view")
+
+
+@app.command()
+def repair(root: RootArg = Path(".")) -> None:
+    """Rebuild the latest bundle from the verified export: for a vault whose LATEST.json
+    or bundle is missing or damaged (the readers do this by themselves; a long-lived MCP
+    server never does). Waits for no build: fails when one is running."""
+    from oracl.render import plain_line
+    from oracl.repair import rebuild_bundle
+    from oracl.vault import check_root
+
+    try:
+        check_root(root)
+        build_id = rebuild_bundle(root)
+    except OraclError as exc:
+        _fail(exc)
+    plain_line(f"rebuilt bundle {build_id} from the verified export")
 
 
 @app.command()

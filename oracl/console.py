@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from oracl.errors import OraclError, QueryError, StoreError
+from oracl.snapshot import Snapshot
 
 HELP = """Statements end with ';' and may span lines. Examples:
   MATCH (a:Artifact) RETURN a.path, a.priority ORDER BY a.priority DESC LIMIT 5;
@@ -48,23 +49,15 @@ def is_write(statement: str) -> bool:
     return bool(_WRITE.search(_STRINGS.sub("''", statement)))
 
 
-def _store(root: Path) -> tuple[Any, dict[str, Any]]:
-    from oracl.stats import open_latest
-
-    return open_latest(Path(root))
-
-
-def run_one(root: Path, statement: str, params: dict[str, Any] | None = None, store: Any = None) -> dict[str, Any]:
-    """Run one read statement; returns columns and rows."""
+def run_one(snap: Snapshot, statement: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one read statement on the snapshot's build; returns columns and rows."""
     text = statement.strip().rstrip(";").strip()
     if not text:
         raise QueryError("empty statement")
     if is_write(text):
         raise QueryError(REFUSAL)
-    if store is None:
-        store, _ = _store(root)
     try:
-        result = store.execute(text, params or {})
+        result = snap.store.execute(text, params or {})
     except StoreError as exc:
         msg = str(exc)
         if "read-only" in msg or "read only" in msg:
@@ -77,8 +70,8 @@ def run_one(root: Path, statement: str, params: dict[str, Any] | None = None, st
     return {"columns": columns, "rows": rows}
 
 
-def schema(store: Any) -> dict[str, Any]:
-    tables = run_one(Path("."), "CALL show_tables() RETURN *", store=store)
+def schema(snap: Snapshot) -> dict[str, Any]:
+    tables = run_one(snap, "CALL show_tables() RETURN *")
     out: dict[str, Any] = {"columns": ["table", "type", "columns"], "rows": []}
     name_i = tables["columns"].index("name")
     type_i = tables["columns"].index("type")
@@ -86,7 +79,7 @@ def schema(store: Any) -> dict[str, Any]:
         name = row[name_i]
         if not re.fullmatch(r"\w+", str(name)):
             continue
-        info = run_one(Path("."), f"CALL table_info('{name}') RETURN *", store=store)
+        info = run_one(snap, f"CALL table_info('{name}') RETURN *")
         ni = info["columns"].index("name")
         ti = info["columns"].index("type")
         cols = ", ".join(f"{r[ni]} {r[ti]}" for r in info["rows"])
@@ -98,11 +91,10 @@ def _history_file() -> Path:
     return Path(os.environ.get("ORACL_CYPHER_HISTORY") or Path.home() / ".oracl_cypher_history")
 
 
-def interactive(root: Path) -> None:
-    """The read–eval–print loop."""
+def interactive(snap: Snapshot) -> None:
+    """The read–eval–print loop over one build."""
     from oracl import render
 
-    store, latest = _store(root)
     try:
         import readline
     except ImportError:  # pragma: no cover - every Linux Python has it
@@ -114,7 +106,7 @@ def interactive(root: Path) -> None:
         except OSError:
             pass
         readline.set_history_length(2000)
-    render.console_banner(str(latest["build_id"]))
+    render.console_banner(snap.build_id)
     buffer: list[str] = []
     try:
         while True:
@@ -134,7 +126,7 @@ def interactive(root: Path) -> None:
                 if cmd == ":help":
                     render.console_text(HELP)
                 elif cmd == ":schema":
-                    render.rows_view(schema(store))
+                    render.rows_view(schema(snap))
                 else:
                     render.error_line(f"unknown command {stripped[:30]}; try :help")
                 continue
@@ -146,7 +138,7 @@ def interactive(root: Path) -> None:
             text = "\n".join(buffer)
             buffer = []
             try:
-                render.rows_view(run_one(root, text, store=store))
+                render.rows_view(run_one(snap, text))
             except OraclError as exc:
                 render.error_line(str(exc))
     finally:

@@ -13,6 +13,8 @@ a traceback.
     ├── VaultError (7)           a vault file is missing, truncated or unreadable
     ├── QueryError (8)           a query or path argument the plane cannot answer
     ├── BuildLockedError (9)     another build holds the vault
+    ├── UnsafePathError (16)     a file named by the build is no longer a regular file
+    │                            inside the root (a symlink out, a FIFO, a socket): refused
     └── VerifyError (10)         `oracl verify` failed closed
         ├── DigestError (11)            the export does not match its .sha256
         ├── SignatureError (12)         bad signature, unknown algorithm, or no key to check it
@@ -61,6 +63,10 @@ class QueryError(OraclError):
 
 class BuildLockedError(OraclError):
     exit_code = 9
+
+
+class UnsafePathError(OraclError):
+    exit_code = 16
 
 
 class VerifyError(OraclError):

@@ -1,39 +1,31 @@
-"""Graph primitives over the latest bundle (SPEC §8.2): trace, related, hub, show, fragment,
-and the staleness check every answer carries.
+"""Graph primitives over one build (a ``Snapshot``): trace, related, hub, show, fragment,
+and the staleness check every answer carries. Every parameter they use or show (the query
+guard, the priority cap, α) comes from the build's header.
 
->>> related(Path("."), "oracl/sign.py", k=5)["neighbours"][0]["path"]      # doctest: +SKIP
+>>> with Snapshot.open(Path(".")) as snap:                                # doctest: +SKIP
+...     related(snap, "oracl/sign.py", k=5)["neighbours"][0]["path"]
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import orjson
 
-from oracl.errors import QueryError
+from oracl.errors import QueryError, UnsafePathError
 from oracl.pipeline.annotate import iso
 from oracl.pipeline.priority import BUCKET_WEIGHTS
+from oracl.snapshot import Snapshot
 
 DIRECTIONS = ("out", "in", "both")
 MAX_DEPTH = 5
 _RANGE = re.compile(r"^L?(\d+)(?:\s*[-:]\s*L?(\d+))?$")
 
 
-def _open(root: Path) -> tuple[Any, dict[str, Any], list[str]]:
-    from oracl.stats import open_latest
-
-    notices: list[str] = []
-    store, latest = open_latest(Path(root), notices)
-    return store, latest, notices
-
-
-def _artifact(store: Any, path: str) -> dict[str, Any]:
-    rows = store.named("artifact_by_path", {"path": _norm(path)})
+def _artifact(snap: Snapshot, path: str) -> dict[str, Any]:
+    rows = snap.named("artifact_by_path", {"path": _norm(path)})
     if not rows:
         raise QueryError(f"{path!r} is not in the latest build (run `oracl query` to find a file by its words)")
     return rows[0]
@@ -46,17 +38,19 @@ def _norm(path: str) -> str:
     return p
 
 
-def staleness(root: Path, rows: list[tuple[str, str]]) -> dict[str, str]:
-    """For each (path, checksum at build time): ``fresh``, ``modified`` or ``deleted``.
-    A stat first; the file is hashed only when it exists (bounded to the files named)."""
+def staleness(snap: Snapshot, rows: list[tuple[str, str]]) -> dict[str, str]:
+    """For each (path, checksum at build time): ``fresh``, ``modified``, ``deleted``,
+    ``refused`` (no longer a regular file inside the root) or ``unreadable``. Only the
+    files named are hashed, streamed through the snapshot's ``Workspace``."""
     out: dict[str, str] = {}
     for path, checksum in rows:
-        full = Path(root) / path
         try:
-            with open(full, "rb") as fh:
-                digest = hashlib.sha256(fh.read()).hexdigest()
+            digest = snap.workspace.sha256(path)
         except FileNotFoundError:
             out[path] = "deleted"
+            continue
+        except UnsafePathError:
+            out[path] = "refused"
             continue
         except OSError:
             out[path] = "unreadable"
@@ -73,7 +67,7 @@ def summary(stale: dict[str, str]) -> str:
         f"{p} {s}" for p, s in sorted(changed.items())[:5]) + (" …" if len(changed) > 5 else "") + ")"
 
 
-def trace(root: Path, path: str, direction: str = "out", depth: int = 2,
+def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
           relation: str | None = None) -> dict[str, Any]:
     """The dependency tree of ``path``: edges out (what it uses), in (what uses it) or both,
     breadth-first to ``depth``; a node already shown is listed again as a cycle/repeat
@@ -82,8 +76,7 @@ def trace(root: Path, path: str, direction: str = "out", depth: int = 2,
         raise QueryError(f"--direction must be one of {', '.join(DIRECTIONS)}")
     if not 1 <= depth <= MAX_DEPTH:
         raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
-    store, latest, notices = _open(root)
-    start = _artifact(store, path)
+    start = _artifact(snap, path)
     seen = {start["path"]}
     frontier = [start["path"]]
     levels: list[list[dict[str, Any]]] = []
@@ -91,10 +84,10 @@ def trace(root: Path, path: str, direction: str = "out", depth: int = 2,
         edges: list[dict[str, Any]] = []
         if direction in ("out", "both"):
             edges += [dict(e, direction="out", node=e["target"], parent=e["source"])
-                      for e in store.named("links_out", {"paths": frontier})]
+                      for e in snap.named("links_out", {"paths": frontier})]
         if direction in ("in", "both"):
             edges += [dict(e, direction="in", node=e["source"], parent=e["target"])
-                      for e in store.named("links_in", {"paths": frontier})]
+                      for e in snap.named("links_in", {"paths": frontier})]
         if relation:
             edges = [e for e in edges if e["relation"] == relation]
         # parallel edges (one import line naming three symbols) are one branch with their fragments
@@ -120,12 +113,12 @@ def trace(root: Path, path: str, direction: str = "out", depth: int = 2,
         if not frontier:
             break
     checksums = {start["path"]: start["checksum"]}
-    return {"build_id": latest["build_id"], "root": start["path"], "direction": direction, "depth": depth,
-            "relation": relation, "levels": levels, "nodes": len(seen), "notices": notices,
-            "staleness": summary(staleness(root, list(checksums.items())))}
+    return {"build_id": snap.build_id, "root": start["path"], "direction": direction, "depth": depth,
+            "relation": relation, "levels": levels, "nodes": len(seen), "notices": list(snap.notices),
+            "staleness": summary(staleness(snap, list(checksums.items())))}
 
 
-def _neighbour_rows(store: Any, rows: list[dict[str, Any]], k: int, guard: int) -> tuple[list[dict[str, Any]], bool]:
+def _neighbour_rows(rows: list[dict[str, Any]], k: int, guard: int) -> tuple[list[dict[str, Any]], bool]:
     cut = len(rows) > guard
     merged: dict[str, dict[str, Any]] = {}
     for r in rows[: guard] if cut else rows:
@@ -138,39 +131,37 @@ def _neighbour_rows(store: Any, rows: list[dict[str, Any]], k: int, guard: int) 
     return ordered[:k], cut
 
 
-def related(root: Path, path: str, k: int = 10, guard: int = 5000) -> dict[str, Any]:
-    """The neighbourhood of ``path`` ordered by association_rank (top-k); at most ``guard``
-    edges are considered, and the answer says when that guard cut the list."""
+def related(snap: Snapshot, path: str, k: int = 10) -> dict[str, Any]:
+    """The neighbourhood of ``path`` ordered by association_rank (top-k); at most the
+    build's query guard of edges are considered, and the answer says when it cut the list."""
     if k < 1:
         raise QueryError("-k must be at least 1")
-    store, latest, notices = _open(root)
-    art = _artifact(store, path)
-    rows = store.named("neighbours", {"path": art["path"], "guard": guard + 1})
-    hub = store.named("hub_of", {"path": art["path"]})
+    guard = snap.params.query_guard
+    art = _artifact(snap, path)
+    rows = snap.named("neighbours", {"path": art["path"], "guard": guard + 1})
+    hub = snap.named("hub_of", {"path": art["path"]})
     if hub:
         rows.append({"neighbour": hub[0]["hub"], "relation": "belongs_to", "rank": hub[0]["rank"],
                      "weight": hub[0]["weight"], "outgoing": True, "source_fragment": "", "target_fragment": "",
                      "domain": art["domain"], "priority": None})
     rows.sort(key=lambda r: (-r["rank"], r["neighbour"]))
-    top, cut = _neighbour_rows(store, rows, k, guard)
-    return {"build_id": latest["build_id"], "path": art["path"], "k": k, "guard": guard, "guard_cut": cut,
+    top, cut = _neighbour_rows(rows, k, guard)
+    return {"build_id": snap.build_id, "path": art["path"], "k": k, "guard": guard, "guard_cut": cut,
             "neighbours": [{"path": r["neighbour"], "rank": r["rank"], "relations": r["relations"],
                             "direction": "out" if r["outgoing"] else "in", "weight": r["weight"],
                             "fragment": r["source_fragment"] if r["outgoing"] else r["target_fragment"]}
                            for r in top],
-            "notices": notices, "staleness": summary(staleness(root, [(art["path"], art["checksum"])]))}
+            "notices": list(snap.notices), "staleness": summary(staleness(snap, [(art["path"], art["checksum"])]))}
 
 
-def hub(root: Path, domain: str | None = None, k: int = 20, guard: int = 5000) -> dict[str, Any]:
+def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any]:
     """Without a domain: every hub with member count, mean priority and top member. With
     one: its members ranked by the association rank of their hub edge (like ``related``
     on ``hub:domain:<d>``)."""
-    store, latest, notices = _open(root)
-    if "hub_summary" not in store.memo:  # an aggregate over every artifact: once per bundle
-        store.memo["hub_summary"] = store.named("hub_summary")
-    hubs = store.memo["hub_summary"]
+    guard = snap.params.query_guard
+    hubs = snap.cached("hub_summary")  # an aggregate over every artifact: once per snapshot
     if domain is None:
-        return {"build_id": latest["build_id"], "hubs": hubs, "notices": notices}
+        return {"build_id": snap.build_id, "hubs": hubs, "notices": list(snap.notices)}
     d = domain.removeprefix("hub:domain:").removeprefix("hub:").lower()
     hub_id = f"hub:domain:{d}"
     known = {h["hub"] for h in hubs}
@@ -179,35 +170,36 @@ def hub(root: Path, domain: str | None = None, k: int = 20, guard: int = 5000) -
         raise QueryError(f"no domain {d!r} in the latest build; domains: {names}")
     total = next(h["members"] for h in hubs if h["hub"] == hub_id)
     # the ranking runs in Cypher over every member; only the top k rows come back
-    members = store.named("hub_members", {"hub": hub_id, "k": min(k, guard)})
-    return {"build_id": latest["build_id"], "hub": hub_id, "k": k, "guard_cut": total > guard,
+    members = snap.named("hub_members", {"hub": hub_id, "k": min(k, guard)})
+    return {"build_id": snap.build_id, "hub": hub_id, "k": k, "guard": guard, "guard_cut": total > guard,
             "members": [{"path": r["neighbour"], "rank": r["rank"], "priority": r["priority"]} for r in members],
-            "total": total, "notices": notices}
+            "total": total, "notices": list(snap.notices)}
 
 
-def show(root: Path, path: str) -> dict[str, Any]:
+def show(snap: Snapshot, path: str) -> dict[str, Any]:
     """Every stored field, the tags, the incident edges by relation, and the priority
     breakdown (bucket, weight, signal, contribution, multipliers, cap, association, δ,
     final) from which the priority can be recomputed by hand."""
-    store, latest, notices = _open(root)
-    art = _artifact(store, path)
+    art = _artifact(snap, path)
+    params = snap.params
     detail = orjson.loads(art.pop("detail"))
     tags = orjson.loads(art["tags"])
-    out_edges = store.named("links_out", {"paths": [art["path"]]})
-    in_edges = store.named("links_in", {"paths": [art["path"]]})
+    out_edges = snap.named("links_out", {"paths": [art["path"]]})
+    in_edges = snap.named("links_in", {"paths": [art["path"]]})
     by_relation: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: {"out": [], "in": []})
     for e in out_edges:
         by_relation[e["relation"]]["out"].append(e)
     for e in in_edges:
         by_relation[e["relation"]]["in"].append(e)
-    hub_rows = store.named("hub_of", {"path": art["path"]})
+    hub_rows = snap.named("hub_of", {"path": art["path"]})
     comps = detail["components"]
     weighted = sum(BUCKET_WEIGHTS[b] * comps[b] for b in BUCKET_WEIGHTS)
     breakdown = {
         "buckets": [{"bucket": b, "weight": w, "signal": comps[b], "contribution": w * comps[b]}
                     for b, w in BUCKET_WEIGHTS.items()],
         "weighted_sum": weighted, "m_cls": detail["m_cls"], "m_sens": detail["m_sens"],
-        "uncapped": weighted * detail["m_cls"] * detail["m_sens"], "cap": 2.0, "base": detail["base"],
+        "uncapped": weighted * detail["m_cls"] * detail["m_sens"], "cap": params.priority_cap,
+        "base": detail["base"], "alpha": params.alpha,
         "association": detail["association"], "delta": detail["delta"], "final": art["priority"],
         "sensitivity": detail.get("sensitivity"), "risk_score": detail.get("risk_score"),
     }
@@ -217,9 +209,9 @@ def show(root: Path, path: str) -> dict[str, Any]:
     art["symbols"] = orjson.loads(art["symbols"])
     art["headings"] = orjson.loads(art["headings"])
     art["tags"] = tags
-    return {"build_id": latest["build_id"], "artifact": art, "hub": hub_rows[0]["hub"] if hub_rows else None,
+    return {"build_id": snap.build_id, "artifact": art, "hub": hub_rows[0]["hub"] if hub_rows else None,
             "edges": {r: dict(v) for r, v in sorted(by_relation.items())}, "priority": breakdown,
-            "notices": notices, "staleness": summary(staleness(root, [(art["path"], art["checksum"])]))}
+            "notices": list(snap.notices), "staleness": summary(staleness(snap, [(art["path"], art["checksum"])]))}
 
 
 def parse_range(spec: str) -> tuple[int, int]:
@@ -244,30 +236,32 @@ def split_locator(locator: str, range_arg: str | None = None) -> tuple[str, tupl
     return locator, None
 
 
-def fragment(root: Path, locator: str, range_arg: str | None = None, context: int = 0) -> dict[str, Any]:
+def fragment(snap: Snapshot, locator: str, range_arg: str | None = None, context: int = 0) -> dict[str, Any]:
     """The quoted lines of a file, with a warning when the file no longer matches the
-    build (stale evidence) and a clear error for a range outside the file."""
+    build (stale evidence) and a clear error for a range outside the file. Only the lines
+    asked for are kept (the file is streamed, its digest taken on the way), and only a
+    regular file inside the root is read."""
     path, rng = split_locator(locator, range_arg)
-    store, latest, notices = _open(root)
-    art = _artifact(store, path)
-    full = Path(root) / art["path"]
+    art = _artifact(snap, path)
+    rel = art["path"]
+    start, end = rng or (1, None)
+    first = max(1, start - context)
+    last = None if end is None else end + context
     try:
-        data = full.read_bytes()
+        lines, count, digest, st = snap.workspace.read_lines(rel, first, last)
     except FileNotFoundError:
-        raise QueryError(f"{art['path']} was deleted since the build") from None
+        raise QueryError(f"{rel} was deleted since the build") from None
     except OSError as exc:
-        raise QueryError(f"cannot read {art['path']}: {exc.strerror}") from None
-    text = data.decode("utf-8", "replace")
-    lines = text.splitlines()
-    start, end = rng or (1, len(lines))
+        raise QueryError(f"cannot read {rel}: {exc.strerror}") from None
+    if rng is not None and (start > count or (end or 0) > count):
+        raise QueryError(f"{rel} has {count} lines; L{start}-{end} is outside it")
     if not lines and rng is None:
-        start, end = 1, 0
-    elif start > len(lines) or end > len(lines):
-        raise QueryError(f"{art['path']} has {len(lines)} lines; L{start}-{end} is outside it")
-    start, end = max(1, start - context), min(len(lines), end + context)
-    stale = hashlib.sha256(data).hexdigest() != art["checksum"]
-    warning = (f"{art['path']} changed since build {latest['build_id']}: these lines may not be the ones the graph "
+        first, last_line = 1, 0
+    else:
+        last_line = first + len(lines) - 1
+    stale = digest != art["checksum"]
+    warning = (f"{rel} changed since build {snap.build_id}: these lines may not be the ones the graph "
                "describes" if stale else "")
-    return {"build_id": latest["build_id"], "path": art["path"], "start": start, "end": end,
-            "lines": lines[start - 1:end], "format": art["format"], "stale": stale, "warning": warning,
-            "modified_at": iso(os.stat(full).st_mtime_ns), "notices": notices}
+    return {"build_id": snap.build_id, "path": rel, "start": first, "end": last_line,
+            "lines": lines, "format": art["format"], "stale": stale, "warning": warning,
+            "modified_at": iso(st.st_mtime_ns), "notices": list(snap.notices)}

@@ -32,10 +32,8 @@ import orjson
 
 from oracl import __version__
 from oracl.records import FileFacts
-from oracl.vault import Vault
+from oracl.vault import FACTS_FILE, STAT_FILE, Vault  # noqa: F401  (re-exported)
 
-FACTS_FILE = "facts.bin"
-STAT_FILE = "stat.bin"
 FORMAT = 1
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build

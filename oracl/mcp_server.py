@@ -1,10 +1,12 @@
 """``oracl mcp``: read-only memory for agents over the Model Context Protocol (stdio).
 
 Built on the official ``mcp`` Python SDK (``pip install 'oracl[mcp]'``). The handshake
-never touches the graph: the bundle is opened on the first tool call, and every call
-reads LATEST again, so a server keeps answering from the previous build while
-``oracl build`` runs and moves to the new one when LATEST flips. Any number of servers
-may share a vault: they only ever open bundles read-only.
+never touches the graph: the server's ``Memory`` opens a snapshot of the latest build on
+the first tool call, and every call checks LATEST again, so a server keeps answering from
+the previous build while ``oracl build`` runs and moves to the new one when LATEST flips.
+When LATEST is deleted or damaged the server keeps answering from the build it holds and
+says so; it never repairs a vault (``oracl repair`` does). Any number of servers may share
+a vault: they only ever open bundles read-only.
 
 Every tool answer is JSON with ``build_id``, ``staleness`` (whether the files it names
 changed since the build) and ``truncated``; answers are bounded (``max_chars``, default
@@ -57,15 +59,13 @@ def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
     return obj
 
 
-def _answer(fn: Any, max_chars: int, root: Path) -> str:
+def _answer(fn: Any, max_chars: int, mem: Any) -> str:
     """Run one primitive; a missing build or a bad argument is an answer, not a crash.
     A successful answer carries the tree's freshness (``oracl status``'s verdict)."""
     try:
         result = fn()
         if isinstance(result, dict) and "freshness" not in result:
-            from oracl.status import freshness
-
-            result["freshness"] = freshness(root)
+            result["freshness"] = mem.freshness()
     except NoBuildError as exc:
         result = {"error": str(exc), "hint": "run `oracl build ROOT` in a shell, then call the tool again"}
     except OraclError as exc:
@@ -77,7 +77,6 @@ def create_server(root: Path) -> Any:
     """The FastMCP server with ORACL's eight read-only tools."""
     from mcp.server.fastmcp import FastMCP
 
-    from oracl import graph
     from oracl.memory import Memory
 
     root = Path(root).resolve()
@@ -97,7 +96,7 @@ def create_server(root: Path) -> Any:
         (estimated at 4 characters a token). Use this first; follow up with oracl_fragment
         for more lines of one file."""
         return _answer(lambda: mem.context(query, budget_tokens=max(50, min(budget_tokens, 32000))).to_json(),
-                       max_chars, root)
+                       max_chars, mem)
 
     @server.tool()
     def oracl_search(query: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> str:
@@ -105,7 +104,7 @@ def create_server(root: Path) -> Any:
         type:report, ext:py, lifecycle:active, since:2026-01-31), negation (-word, "but not
         X"), and exact lookups (file:PATH, filename:NAME, prefix:DIR/). Returns path, score,
         domain, content type, priority, matched fields and staleness per file."""
-        return _answer(lambda: mem.search(query, k=max(1, min(k, 100))), max_chars, root)
+        return _answer(lambda: mem.search(query, k=max(1, min(k, 100))), max_chars, mem)
 
     @server.tool()
     def oracl_trace(path: str, direction: str = "out", depth: int = 2, relation: str | None = None,
@@ -114,40 +113,38 @@ def create_server(root: Path) -> Any:
         "in" (what uses or tests it) or "both", depth 1 to 5, optionally one relation
         (imports, references, configures, tests, mentions). Each edge has its relation,
         weight and the line range of the reference."""
-        return _answer(lambda: graph.trace(root, path, direction, depth, relation), max_chars, root)
+        return _answer(lambda: mem.trace(path, direction, depth, relation), max_chars, mem)
 
     @server.tool()
     def oracl_related(path: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """The files most strongly associated with one file (both directions), ordered by
         the graph's association rank, with the relations that connect them."""
-        return _answer(lambda: graph.related(root, path, max(1, min(k, 200))), max_chars, root)
+        return _answer(lambda: mem.related(path, max(1, min(k, 200))), max_chars, mem)
 
     @server.tool()
     def oracl_hub(domain: str | None = None, k: int = 20, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """Without a domain: every domain hub (core, docs, tests, …) with its size, mean
         priority and top file. With a domain: its member files, ranked."""
-        return _answer(lambda: graph.hub(root, domain, max(1, min(k, 500))), max_chars, root)
+        return _answer(lambda: mem.hub(domain, max(1, min(k, 500))), max_chars, mem)
 
     @server.tool()
     def oracl_fragment(locator: str, lines: str | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """Quote lines of a file: locator "path/to/file.py#L40-60" (or the path, with lines
         "L40-60"). Warns when the file changed since the build; a range outside the file is
         an error."""
-        return _answer(lambda: graph.fragment(root, locator, lines), max_chars, root)
+        return _answer(lambda: mem.fragment(locator, lines), max_chars, mem)
 
     @server.tool()
     def oracl_show(path: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """Everything the graph knows about one file: its record and tags, its symbols and
         headings, its edges by relation, and its priority breakdown."""
-        return _answer(lambda: graph.show(root, path), max_chars, root)
+        return _answer(lambda: mem.show(path), max_chars, mem)
 
     @server.tool()
     def oracl_stats(max_chars: int = DEFAULT_MAX_CHARS) -> str:
         """The latest build: its id and commit, counts of files, hubs and edges by relation,
         and parse coverage. Tells how to build when there is no build yet."""
-        from oracl.stats import stats
-
-        return _answer(lambda: stats(root), max_chars, root)
+        return _answer(mem.stats, max_chars, mem)
 
     return server
 

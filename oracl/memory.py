@@ -8,13 +8,14 @@
 >>> mem.query_knowledge_graph("path:oracl/sign.py")          # a node query
 >>> mem.query_knowledge_graph("oracl/sign.py", mode="neighbors")
 
-Every answer carries the build id and a staleness summary of the files it names (a stat
-and a checksum of those files only).
+Every answer carries the build id and a staleness summary of the files it names (a
+checksum of those files only), and every call answers from one build (a ``Snapshot``).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,10 @@ from typing import Any
 import orjson
 
 from oracl import graph
-from oracl.errors import QueryError
+from oracl.errors import OraclError, QueryError
+from oracl.snapshot import Snapshot
+from oracl.status import FreshnessCheck
+from oracl.vault import Vault
 
 CHARS_PER_TOKEN = 4
 QUALIFIERS = ("path:", "file:", "filename:", "prefix:", "hub:", "domain:")
@@ -77,55 +81,101 @@ class ContextPack:
 
 
 class Memory:
-    """Read-only access to the latest build of one repository."""
+    """Read-only access to the latest build of one repository, through a ``Snapshot``.
 
-    def __init__(self, root: Path) -> None:
+    Every call answers from one build: the snapshot the Memory holds, replaced by a new
+    one when a later build has landed (LATEST moved). When LATEST is missing or damaged the
+    Memory keeps answering from the snapshot it holds and says so; without one it raises
+    (a Memory repairs only when opened with ``repair=True``, from the main thread).
+    A Memory is a context manager; ``close`` releases the bundle."""
+
+    def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: bool = False) -> None:
         self.root = Path(root)
+        self.repair = repair
+        self._current = snapshot
+        self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, root: str | Path) -> Memory:
-        """Check that ``root`` has a build (fail open: a missing bundle is rebuilt from the
-        verified export) and return a Memory on it."""
-        from oracl.stats import open_latest
+    def open(cls, root: str | Path, *, repair: bool = False) -> Memory:
+        """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
+        is none it can open)."""
+        return cls(root, Snapshot.open(Path(root), repair=repair), repair=repair)
 
-        open_latest(Path(root))
-        return cls(Path(root))
+    def close(self) -> None:
+        with self._lock:
+            if self._current is not None:
+                self._current.close()
+                self._current = None
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def snapshot(self) -> tuple[Snapshot, list[str]]:
+        """The snapshot to answer from now, and notices about it."""
+        with self._lock:
+            cur = self._current
+            if cur is not None:
+                try:
+                    latest = Vault(self.root).read_latest()
+                    if str(latest["build_id"]) == cur.build_id:
+                        return cur, []
+                except OraclError as exc:
+                    return cur, [f"{str(exc).split(';')[0]}; answering from build {cur.build_id}"]
+            try:
+                new = Snapshot.open(self.root, repair=self.repair)
+            except OraclError as exc:
+                if cur is None:
+                    raise
+                return cur, [f"{str(exc).split(';')[0]}; answering from build {cur.build_id}"]
+            if cur is not None:
+                cur.close()
+            self._current = new
+            return new, []
+
+    def _call(self, fn: Any, *args: Any, freshness: bool = False, **kwargs: Any) -> dict[str, Any]:
+        with self._lock:
+            snap, notices = self.snapshot()
+            check = FreshnessCheck(snap) if freshness else None
+            out = fn(snap, *args, **kwargs)
+            if notices:
+                out["notices"] = notices + list(out.get("notices", []))
+            if check is not None:
+                out["freshness"] = check.result()
+            return out
 
     # -- primitives -----------------------------------------------------------------------
     def search(self, q: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
-        """Ranked files for free text (``oracl query``), with staleness."""
-        from oracl.query.run import search
-        from oracl.status import FreshnessCheck
-
-        check = FreshnessCheck(self.root)
-        r = search(self.root, q, limit=k, persona=persona)
-        out = r.to_json()
-        stale = graph.staleness(self.root, [(x["path"], x["checksum"]) for x in r.results])
-        for x in out["results"]:
-            x["stale"] = stale[x["path"]]
-        out["staleness"] = graph.summary(stale)
-        out["freshness"] = check.result()
-        return out
+        """Ranked files for free text (``oracl query``), with staleness and freshness."""
+        return self._call(_search_json, q, k, persona, freshness=True)
 
     def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None) -> dict[str, Any]:
-        return graph.trace(self.root, path, direction, depth, relation)
+        return self._call(graph.trace, path, direction, depth, relation)
 
     def related(self, path: str, k: int = 10) -> dict[str, Any]:
-        return graph.related(self.root, path, k)
+        return self._call(graph.related, path, k)
 
     def hub(self, domain: str | None = None, k: int = 20) -> dict[str, Any]:
-        return graph.hub(self.root, domain, k)
+        return self._call(graph.hub, domain, k)
 
     def show(self, path: str) -> dict[str, Any]:
-        from oracl.status import FreshnessCheck
+        return self._call(graph.show, path, freshness=True)
 
-        check = FreshnessCheck(self.root)
-        out = graph.show(self.root, path)
-        out["freshness"] = check.result()
-        return out
+    def fragment(self, locator: str, lines: str | None = None, context: int = 0) -> dict[str, Any]:
+        return self._call(graph.fragment, locator, lines, context)
 
-    def fragment(self, locator: str, lines: str | None = None) -> dict[str, Any]:
-        return graph.fragment(self.root, locator, lines)
+    def stats(self) -> dict[str, Any]:
+        from oracl.stats import stats
+
+        return self._call(stats)
+
+    def freshness(self) -> str:
+        """The working tree against the build (``oracl status``'s verdict)."""
+        with self._lock:
+            snap, _ = self.snapshot()
+            return FreshnessCheck(snap).result()
 
     def query_knowledge_graph(self, q: str, k: int = 10, mode: str = "auto") -> dict[str, Any]:
         """``mode="auto"``: a node query when ``q`` carries a qualifier (``path:x``,
@@ -151,55 +201,74 @@ class Memory:
         """An ordered context pack for an agent: for each of the best files, the symbol or
         section that matched (not the whole file), why it was chosen, and whether it
         changed since the build. Never exceeds ``budget_tokens`` (estimated at 4
-        characters a token, headers included)."""
-        from oracl.query.run import search
-        from oracl.status import FreshnessCheck
-        from oracl.store import DB_FILE, Store
-        from oracl.vault import Vault
-
+        characters a token, headers included). The search and the rows it quotes come
+        from one build."""
         if budget_tokens < 50:
             raise QueryError("budget_tokens must be at least 50")
-        check = FreshnessCheck(self.root)
-        r = search(self.root, q, limit=k)
-        latest = Vault(self.root).read_latest()
-        store = Store.open(Vault(self.root).bundle(latest["bundle"]) / DB_FILE, read_only=True)
-        stale = graph.staleness(self.root, [(x["path"], x["checksum"]) for x in r.results])
-        terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
-        pack = ContextPack(q[:2000], r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
-                           freshness=check.result())
-        pack.used_tokens = estimate_tokens(pack.header)
-        for res in r.results:
-            row = store.named("artifact_by_path", {"path": res["path"]})
-            if not row or stale[res["path"]] in ("deleted", "unreadable"):
-                continue
-            start, end, why = _best_span(row[0], terms, res["matched_fields"])
-            try:
-                lines = (self.root / res["path"]).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                continue
-            if not lines:
-                continue
-            if stale[res["path"]] == "modified":  # lines moved since the build: find the span again
-                start, end = _relocate(lines, why, start, end)
+        with self._lock:
+            snap, _ = self.snapshot()
+            check = FreshnessCheck(snap)
+            return _context(snap, q, budget_tokens, k, check)
+
+
+def _search_json(snap: Snapshot, q: str, k: int, persona: str) -> dict[str, Any]:
+    from oracl.query.run import search
+
+    r = search(snap, q, limit=k, persona=persona)
+    out = r.to_json()
+    stale = graph.staleness(snap, [(x["path"], x["checksum"]) for x in r.results])
+    for x in out["results"]:
+        x["stale"] = stale[x["path"]]
+    out["staleness"] = graph.summary(stale)
+    return out
+
+
+def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: FreshnessCheck) -> ContextPack:
+    from oracl.query.run import search
+
+    r = search(snap, q, limit=k)
+    stale = graph.staleness(snap, [(x["path"], x["checksum"]) for x in r.results])
+    terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
+    pack = ContextPack(q[:2000], r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
+                       freshness=check.result())
+    pack.used_tokens = estimate_tokens(pack.header)
+    for res in r.results:
+        row = snap.named("artifact_by_path", {"path": res["path"]})
+        if not row or stale[res["path"]] not in ("fresh", "modified"):
+            continue
+        start, end, why = _best_span(row[0], terms, res["matched_fields"])
+        modified = stale[res["path"]] == "modified"
+        try:  # the span only – or, when the file moved on since the build, the file to find it in
+            lines, _, _, _ = snap.workspace.read_lines(res["path"], 1 if modified else start,
+                                                       None if modified else end)
+        except (OSError, OraclError):
+            continue
+        if not lines:
+            continue
+        if modified:  # lines moved since the build: find the span again
+            start, end = _relocate(lines, why, start, end)
             end = min(end, len(lines))
-            header = f"## {res['path']} L{start}-{end} — {why}"
-            remaining = budget_tokens - pack.used_tokens - estimate_tokens(header) - 1
-            if remaining < 20:
-                pack.truncated = True
-                break
-            chosen = lines[start - 1:end]
+            lines = lines[start - 1:end]
+        else:
+            end = start + len(lines) - 1
+        header = f"## {res['path']} L{start}-{end} — {why}"
+        remaining = budget_tokens - pack.used_tokens - estimate_tokens(header) - 1
+        if remaining < 20:
+            pack.truncated = True
+            break
+        chosen = lines
+        text = "\n".join(chosen)
+        while chosen and estimate_tokens(text) > remaining:  # trim the span to the budget
+            chosen = chosen[: max(1, len(chosen) * 3 // 4)] if len(chosen) > 1 else []
             text = "\n".join(chosen)
-            while chosen and estimate_tokens(text) > remaining:  # trim the span to the budget
-                chosen = chosen[: max(1, len(chosen) * 3 // 4)] if len(chosen) > 1 else []
-                text = "\n".join(chosen)
-                pack.truncated = True
-            if not chosen:
-                break
-            end = start + len(chosen) - 1
-            tokens = estimate_tokens(f"## {res['path']} L{start}-{end} — {why}") + estimate_tokens(text) + 1
-            pack.items.append(ContextItem(res["path"], res["score"], why, start, end, text, stale[res["path"]], tokens))
-            pack.used_tokens += tokens
-        return pack
+            pack.truncated = True
+        if not chosen:
+            break
+        end = start + len(chosen) - 1
+        tokens = estimate_tokens(f"## {res['path']} L{start}-{end} — {why}") + estimate_tokens(text) + 1
+        pack.items.append(ContextItem(res["path"], res["score"], why, start, end, text, stale[res["path"]], tokens))
+        pack.used_tokens += tokens
+    return pack
 
 
 def _relocate(lines: list[str], why: str, start: int, end: int) -> tuple[int, int]:
@@ -222,7 +291,7 @@ def _relocate(lines: list[str], why: str, start: int, end: int) -> tuple[int, in
 def _best_span(row: dict[str, Any], terms: set[str], fields: list[str]) -> tuple[int, int, str]:
     """The symbol or heading section whose name shares most words with the query; else the
     head of the file."""
-    from oracl.query.parse import identifier_parts, stem
+    from oracl.tokens import identifier_parts, stem
 
     best: tuple[int, int, int, str] | None = None
     for kind, items in (("symbol", orjson.loads(row["symbols"] or "[]")), ("section", orjson.loads(row["headings"] or "[]"))):

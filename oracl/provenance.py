@@ -29,13 +29,11 @@ from typing import Any
 import orjson
 
 from oracl.errors import BuildLockedError
-from oracl.vault import EXPORT, Vault, atomic_write
+from oracl.vault import EXPORT, READERS_LOCK, Vault, atomic_write
 
 SIDECARS = (EXPORT, EXPORT + ".sha256", EXPORT + ".sig")
-READERS_LOCK = "readers.lock"
 HEALTH = "graph_health_history.jsonl"
 FAULT_ENV = "ORACL_FAULT"
-_HELD: dict[str, int] = {}  # bundle folder → fd holding its shared reader lock
 
 
 def fault(point: str) -> None:
@@ -57,26 +55,6 @@ def build_lock(vault: Vault) -> Iterator[None]:
             raise BuildLockedError(f"another oracl build is running on {vault.dir}") from None
         yield
     finally:
-        os.close(fd)
-
-
-def hold_bundle(bundle: Path) -> None:
-    """Take a shared lock on a bundle for the rest of this process, so a build never
-    prunes a bundle that is being read. Missing lock file (older bundle): no lock."""
-    key = str(bundle)
-    if key in _HELD:
-        return
-    try:
-        fd = os.open(bundle / READERS_LOCK, os.O_RDONLY)
-    except OSError:
-        return
-    fcntl.flock(fd, fcntl.LOCK_SH)
-    _HELD[key] = fd
-
-
-def release_bundle(bundle: Path) -> None:
-    fd = _HELD.pop(str(bundle), None)
-    if fd is not None:
         os.close(fd)
 
 
@@ -111,7 +89,7 @@ def prune_bundles(vault: Vault, keep: int, current: str) -> list[str]:
     return removed
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
+def link_or_copy(src: Path, dst: Path) -> None:
     """Put ``src`` at ``dst`` atomically: a hard link (no copy of a large export) moved
     into place with os.replace; a copy where links are not possible."""
     tmp = dst.with_name(f".{dst.name}.tmp{os.getpid()}")
@@ -129,7 +107,7 @@ def publish_export(vault: Vault, bundle: Path) -> None:
     for name in SIDECARS:
         src = bundle / name
         if src.exists():
-            _link_or_copy(src, vault.dir / name)
+            link_or_copy(src, vault.dir / name)
         elif (vault.dir / name).exists():
             (vault.dir / name).unlink()  # an unsigned build must not keep an older signature
 
@@ -140,7 +118,7 @@ def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     for name in SIDECARS:
         if (bundle / name).exists():
-            _link_or_copy(bundle / name, target / name)
+            link_or_copy(bundle / name, target / name)
     snaps = sorted(p for p in target.parent.iterdir() if p.is_dir())
     for old in snaps[:-keep] if keep > 0 else snaps:
         shutil.rmtree(old, ignore_errors=True)

@@ -1,38 +1,36 @@
-"""``oracl status``: how far the working tree has moved since the latest build.
+"""``oracl status``: how far the working tree has moved since the build a ``Snapshot``
+holds.
 
 A stat walk of the tree (the build's own discovery rules) against the bundle's
 ``stat.bin`` (path → size, mtime, checksum, ctime): files whose size, mtime and ctime
-match are unchanged without being read; the others are hashed, so a touched-but-identical
-file is not reported as modified, and a rewrite that restored the old mtime is. Neither
-the database nor the export is opened (unless LATEST or stat.bin is missing: then the
-reader's fail-open path and the database answer).
+match are unchanged without being read; the others are hashed (streamed, regular files
+inside the root only), so a touched-but-identical file is not reported as modified, and a
+rewrite that restored the old mtime is. Neither the database nor the export is opened
+(unless the bundle has no ``stat.bin``: then its database answers).
 
-``freshness`` is the same check as a one-line summary, cached for a few seconds per
-process, for the answers of query, show, context and the MCP tools.
+``FreshnessCheck`` is the same check as a one-line summary for the answers of query,
+show, context and the MCP tools: the walk runs in a thread beside the answer, and only
+walks and hashes – everything it compares with was read from the snapshot beforehand, in
+the caller's thread. A snapshot keeps its last verdict for a few seconds.
 
->>> status(Path("."))["verdict"]        # doctest: +SKIP
+>>> with Snapshot.open(Path(".")) as snap:          # doctest: +SKIP
+...     tree_status(snap)["verdict"]
 'fresh: the build matches the working tree'
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import orjson
+from oracl.errors import OraclError, UnsafePathError
+from oracl.snapshot import Snapshot
+from oracl.vault import STAT_FILE
 
-from oracl.errors import OraclError, VaultError
-from oracl.incremental import STAT_FILE
-from oracl.vault import Vault, check_root
-
-FRESHNESS_TTL = 5.0  # seconds a process reuses its last tree check
-_CACHE: dict[str, tuple[float, str, dict[str, Any]]] = {}
-_CACHE_LOCK = threading.Lock()
+FRESHNESS_TTL = 5.0  # seconds a snapshot reuses its last tree check
 
 
 def _head(root: Path) -> str | None:
@@ -43,35 +41,12 @@ def _head(root: Path) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def _built(root: Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """(LATEST record with the build's time and commit, path → [size, mtime_ns, checksum, status])."""
-    vault = Vault(root)
-    try:
-        latest = vault.read_latest()
-        bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
-        doc = orjson.loads((bundle / STAT_FILE).read_bytes())
-        files = doc.pop("files")
-        return {**latest, **{k: doc.get(k) for k in ("generated_at", "source_commit")}}, files
-    except (OraclError, OSError, orjson.JSONDecodeError, KeyError, AttributeError, TypeError):
-        pass
-    # a bundle from before stat.bin, one rebuilt from the export, or a damaged LATEST: the
-    # readers' path (which rebuilds a bundle from a verified export, or says to build)
-    from oracl.stats import open_latest, read_header
-
-    store, latest = open_latest(root)
-    header = read_header(root, str(latest.get("bundle", latest["build_id"])))
-    files = {r["path"]: [r["size"], _micros(r["mtime"]) * 1000, r["checksum"], "ok"]
-             for r in store.named("artifact_stats")}
-    return {**latest, "generated_at": header["generated_at"], "source_commit": header.get("source_commit")}, files
-
-
-def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[str], list[str]]:
+def _changed(snap: Snapshot, built: dict[str, list[Any]]) -> tuple[list[str], list[str], list[str]]:
     from oracl.config import load_config
     from oracl.pipeline.discover import walk
 
-    found = walk(root, load_config(root), stat=True)
+    found = walk(snap.root, load_config(snap.root), stat=True)
     stats = found.stats
-    base = os.path.realpath(root)
     added: list[str] = []
     modified: list[str] = []
     deleted = set(built)
@@ -91,9 +66,8 @@ def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[s
                 st.st_mtime_ns == mtime_ns or st.st_mtime_ns // 1000 == mtime_ns // 1000 and mtime_ns % 1000 == 0):
             continue  # same size, mtime and ctime: unchanged without reading it
         try:
-            with open(os.path.join(base, path), "rb") as fh:
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        except OSError:
+            digest = snap.workspace.sha256(path)
+        except (OSError, UnsafePathError):
             modified.append(path)
             continue
         if digest != checksum:
@@ -101,15 +75,21 @@ def _changed(root: Path, built: dict[str, list[Any]]) -> tuple[list[str], list[s
     return added, modified, sorted(deleted)
 
 
-def status(root: Path) -> dict[str, Any]:
+def status(root: Path, *, repair: bool = False) -> dict[str, Any]:
+    """``tree_status`` of the latest build of ``root``."""
+    with Snapshot.open(Path(root), repair=repair) as snap:
+        out = tree_status(snap)
+        out["notices"] = list(snap.notices)
+        return out
+
+
+def tree_status(snap: Snapshot, built: tuple[dict[str, Any], dict[str, list[Any]]] | None = None) -> dict[str, Any]:
     """Build id and time, the commit built from and the current HEAD, and the files added,
     modified and deleted since the build, with a one-line verdict."""
-    root = Path(root)
-    check_root(root)
-    latest, built = _built(root)
-    added, modified, deleted = _changed(root, built)
-    head = _head(root)
-    built_from = latest.get("source_commit")
+    info, files = built if built is not None else snap.built_files()
+    added, modified, deleted = _changed(snap, files)
+    head = _head(snap.root)
+    built_from = info.get("source_commit")
     changed = len(added) + len(modified) + len(deleted)
     if changed == 0 and (head == built_from or head is None):
         verdict = "fresh: the build matches the working tree"
@@ -118,59 +98,47 @@ def status(root: Path) -> dict[str, Any]:
     else:
         verdict = (f"stale: {len(added)} added, {len(modified)} modified, {len(deleted)} deleted since the build; "
                    "run `oracl build`")
-    return {"build_id": latest["build_id"], "generated_at": latest["generated_at"], "source_commit": built_from,
+    return {"build_id": snap.build_id, "generated_at": info.get("generated_at"), "source_commit": built_from,
             "head": head, "added": added, "modified": modified, "deleted": deleted, "verdict": verdict,
             "fresh": changed == 0}
 
 
-def freshness(root: Path, ttl: float = FRESHNESS_TTL) -> str:
-    """``status``'s verdict for an answer to carry, re-checked at most every ``ttl`` seconds
-    per process (an MCP server answering a burst of calls walks the tree once)."""
-    key = str(Path(root).resolve())
-    now = time.monotonic()
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-    if hit is not None and now - hit[0] < ttl:
-        return f"{hit[1]} (checked {now - hit[0]:.0f} s ago)"
-    try:
-        s = status(Path(root))
-    except (VaultError, OSError) as exc:
-        return f"freshness unknown: {exc}"
-    verdict = s["verdict"]
-    with _CACHE_LOCK:
-        _CACHE[key] = (now, verdict, s)
-    return verdict
-
-
 class FreshnessCheck:
-    """``freshness(root)`` in a background thread, started at once: the tree walk overlaps
-    the query it will be attached to.
+    """``tree_status``'s verdict for an answer to carry, computed in a background thread
+    started at once (the tree walk overlaps the answer). The thread only walks and
+    hashes; it never opens LATEST, a bundle or the engine. A snapshot reuses a verdict
+    for ``ttl`` seconds (an MCP server answering a burst of calls walks the tree once).
 
-    >>> check = FreshnessCheck(root); answer = search(root, "x"); check.result()   # doctest: +SKIP
+    >>> check = FreshnessCheck(snap); answer = search(snap, "x"); check.result()   # doctest: +SKIP
     'fresh: the build matches the working tree'
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, snap: Snapshot, ttl: float = FRESHNESS_TTL) -> None:
         self._value = "freshness unknown: the check did not finish"
-        self._thread = threading.Thread(target=self._run, args=(Path(root),), name="oracl-freshness", daemon=True)
+        self._thread: threading.Thread | None = None
+        now = time.monotonic()
+        hit = snap.memo.get("freshness")
+        if hit is not None and now - hit[0] < ttl:
+            self._value = f"{hit[1]} (checked {now - hit[0]:.0f} s ago)"
+            return
+        # a bundle without stat.bin answers from its database: that read happens here
+        built = None if (snap.bundle / STAT_FILE).is_file() else snap.built_files()
+        self._thread = threading.Thread(target=self._run, args=(snap, built, now), name="oracl-freshness",
+                                        daemon=True)
         self._thread.start()
 
-    def _run(self, root: Path) -> None:
+    def _run(self, snap: Snapshot, built: Any, started: float) -> None:
         try:
-            self._value = freshness(root)
+            if built is None:
+                built = snap.built_files(database=False)
+            self._value = tree_status(snap, built)["verdict"]
+            snap.memo["freshness"] = (started, self._value)
+        except (OraclError, OSError) as exc:
+            self._value = f"freshness unknown: {exc}"
         except Exception as exc:  # noqa: BLE001 – a freshness check never fails an answer
             self._value = f"freshness unknown: {type(exc).__name__}"
 
     def result(self, timeout: float = 30.0) -> str:
-        self._thread.join(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
         return self._value
-
-
-def _micros(ts: Any) -> int:
-    """A stored (naive UTC) timestamp as microseconds since the epoch."""
-    from datetime import datetime
-
-    if ts is None:
-        return -1
-    delta = ts.replace(tzinfo=None) - datetime(1970, 1, 1)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

@@ -20,6 +20,8 @@ from oracl.vault import DB_FILE  # noqa: E402,F401  (re-exported: store.DB_FILE)
 
 MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
 _LOCK = threading.Lock()
+# the engine's rule, not a cache: one Database object per file per process (a second one
+# on the same file corrupts it). ``open_engines`` lets a process that forks check it holds none.
 _OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
 _STORES: dict[str, Store] = {}
 
@@ -48,7 +50,7 @@ class Store:
         self._db = db
         self._conn = kuzu.Connection(db)
         self._prepared: dict[str, Any] = {}
-        self.memo: dict[str, Any] = {}  # per-bundle answers a caller may cache (the bundle never changes)
+        self.users = 0  # snapshots holding this store; the last release closes the database
 
     @classmethod
     def open(cls, path: Path, *, read_only: bool, buffer_pool_bytes: int = 256 << 20,
@@ -57,10 +59,12 @@ class Store:
         with _LOCK:
             cached = _STORES.get(key)
             if cached is not None and (cached.read_only == read_only or not cached.read_only):
+                cached.users += 1
                 return cached
             held = _OPEN.get(key)
             if held is not None and (held[1] == read_only or not held[1]):
                 store = cls(Path(path), held[0], held[1])
+                store.users = 1
                 _STORES[key] = store
                 return store
             if held is not None:
@@ -74,8 +78,17 @@ class Store:
                 raise _translate(exc, f"cannot open {path}") from None
             _OPEN[key] = (db, read_only)
             store = cls(Path(path), db, read_only)
+            store.users = 1
             _STORES[key] = store
         return store
+
+    def release(self) -> None:
+        """One user fewer; the last one closes the database (and its file lock)."""
+        with _LOCK:
+            self.users -= 1
+            last = self.users <= 0
+        if last:
+            close(self.path)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
         """Run a statement; parameterised ones are prepared once per connection."""
@@ -107,13 +120,20 @@ class Store:
 
 
 def close(path: Path) -> None:
-    """Release this process's Database object for ``path`` (its file lock goes with it)."""
+    """Close this process's Database object for ``path`` (its file lock goes with it),
+    whoever still uses it."""
     key = str(Path(path).resolve())
     with _LOCK:
         _STORES.pop(key, None)
         held = _OPEN.pop(key, None)
     if held is not None:
         held[0].close()
+
+
+def open_engines() -> list[str]:
+    """The database files this process holds open (a process that forks must hold none)."""
+    with _LOCK:
+        return sorted(_OPEN)
 
 
 def _reset(path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,13 @@ from oracl.errors import NoBuildError, RootError, VaultError
 
 VAULT = ".oracl"
 EXPORT = "weighted_graph_index.json"
-DB_FILE = "graph.kuzu"  # the database file of a bundle (named here so callers need not import the engine)
+# the files of a bundle (named here so callers need not import the engine or the build)
+DB_FILE = "graph.kuzu"
+HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit (what readers use)
+STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `oracl status` compares)
+FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
+MANIFEST = "manifest.json"      # the SHA-256 of every other file of the bundle
+READERS_LOCK = "readers.lock"   # shared-locked by every snapshot reading the bundle
 
 
 class Vault:
@@ -79,3 +86,8 @@ def check_root(root: Path) -> None:
         raise RootError(f"root {str(root)!r} is not a directory")
     if not os.access(root, os.R_OK | os.X_OK):
         raise RootError(f"root {str(root)!r} cannot be read: permission denied")
+
+
+def new_build_id(now: datetime) -> str:
+    """A bundle's name: the build's UTC time to the microsecond and the builder's pid."""
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond:06d}Z-{os.getpid() % 100000:05d}"

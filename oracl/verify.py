@@ -1,4 +1,4 @@
-"""``oracl verify`` (fails closed) and the fail-open bundle rebuild of the read path.
+"""``oracl verify``: checks the latest build and fails closed.
 
 ``verify`` checks, in order: LATEST names a bundle whose manifest matches its files; the
 export matches its ``.sha256`` and is the export LATEST names; the signature (when there
@@ -20,7 +20,6 @@ from oracl.errors import (
     DigestError,
     LatestError,
     NoBuildError,
-    OraclError,
     VaultError,
 )
 from oracl.export import sha256_file
@@ -122,62 +121,3 @@ def verify(root: Path, *, public_key_file: Path | None = None, require_signature
     checked.append(f"bundle: {counts['artifacts']} artifacts, {counts['hubs']} hubs, "
                    f"{counts['links'] + counts['belongs']} edges and every artifact checksum match the export")
     return checked
-
-
-def rebuild_bundle(root: Path) -> str:
-    """Fail-open read path: rebuild a Kùzu bundle from the verified export and flip LATEST
-    to it. The full-text rows are re-derived from the files on disk whose checksum still
-    matches the export (others keep their path, symbols and headings only)."""
-    from oracl import load, provenance, store
-    from oracl.builder import new_build_id
-    from oracl.config import load_config
-    from oracl.extractors.scan import term_bag
-
-    vault = Vault(Path(root))
-    keys = VerifyKeys.from_env()
-    with provenance.build_lock(vault):
-        data, _ = check_export(vault, keys, require_signature=False)
-        doc = orjson.loads(data)
-        header, nodes, edges = doc["schema"], doc["nodes"], doc["edges"]
-        cfg = load_config(Path(root))
-        from datetime import UTC, datetime
-
-        build_id = new_build_id(datetime.now(UTC)) + "-rebuilt"
-        staging = vault.mirror / f"{build_id}.tmp"
-        paths = {n["id"]: n["path"] for n in nodes if n["kind"] == "artifact"}
-        spool = load.ContentSpool(staging / "content.arrow")
-        for n in nodes:
-            if n["kind"] != "artifact":
-                continue
-            head = "\n".join([n["path"], " ".join(s[0] for s in n["symbols"]),
-                              " ".join(h[0] for h in n["headings"])]).encode("utf-8", "surrogateescape")
-            body = b""
-            try:
-                raw = (Path(root) / n["path"]).read_bytes()
-                if hashlib.sha256(raw).hexdigest() == n["checksum"] and n["parse_status"] in ("ok", "syntax_error", "malformed"):
-                    body = raw[: cfg.fts_body_bytes]
-            except OSError:
-                pass
-            spool.add(n["path"], term_bag(head + b"\n" + body, cfg.fts_tf_cap))
-        spool.close()
-        endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
-        links, belongs = load.link_tables(edges, endpoints)
-        try:
-            db = store.start_bundle(staging, spool.table(), buffer_pool_bytes=cfg.build_buffer_pool(spool.text_bytes))
-            store.finish_bundle(db, {"artifacts": load.artifact_table(nodes), "hubs": load.hub_table(nodes),
-                                     "links": links, "belongs": belongs})
-            spool.path.unlink()
-            for name in provenance.SIDECARS:
-                if (vault.dir / name).exists():
-                    provenance._link_or_copy(vault.dir / name, staging / name)
-            digest = hashlib.sha256(data).hexdigest()
-            manifest_digest = provenance.write_manifest(staging, build_id, digest, header["counts"])
-            final = vault.bundle(build_id)
-            staging.rename(final)
-            provenance.flip_latest(vault, build_id, digest, header["generated_at"], manifest_digest)
-        except OraclError:
-            import shutil
-
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return build_id

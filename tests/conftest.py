@@ -70,3 +70,11 @@ def built_sample(sample_repo: Path):  # type: ignore[no-untyped-def]
 
 def run_cli(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
     return subprocess.run([ORACL, *args], capture_output=True, text=True, cwd=cwd, timeout=300, **kw)
+
+
+def on_latest(fn, root: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+    """``fn(snapshot, *args, **kwargs)`` on a snapshot of the latest build of ``root``."""
+    from oracl.snapshot import Snapshot
+
+    with Snapshot.open(root) as snap:
+        return fn(snap, *args, **kwargs)

@@ -10,10 +10,11 @@ import pytest
 
 from oracl.builder import build
 from oracl.errors import ConfigError, RootError
-from oracl.stats import open_latest, stats
+from oracl.snapshot import Snapshot
+from oracl.stats import stats
 from oracl.store import close
 
-from .conftest import SAMPLE, git, write_tree
+from .conftest import on_latest, SAMPLE, git, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 RECORD_FIELDS = {"artifact_id", "checksum", "path", "file_type", "size_bytes", "created_at",
@@ -73,11 +74,11 @@ def test_vault_files(built_sample) -> None:  # type: ignore[no-untyped-def]
 def test_bundle_matches_export_and_fts_answers(built_sample) -> None:  # type: ignore[no-untyped-def]
     root, _ = built_sample
     doc = export_of(root)
-    s = stats(root)
+    s = on_latest(stats, root)
     assert s["artifacts"] == 7 and s["edges"] == len(doc["edges"])
     assert s["edges_by_relation"] == doc["schema"]["counts"]["edges_by_relation"]
-    store, latest = open_latest(root)
-    try:
+    with Snapshot.open(root) as snap:
+        store = snap.store
         rows = store.rows("MATCH (a:Artifact) RETURN a.path AS path, a.checksum AS c, a.id AS id ORDER BY path")
         exported = sorted((n["path"], n["checksum"], n["id"]) for n in doc["nodes"] if n["kind"] == "artifact")
         assert [(r["path"], r["c"], r["id"]) for r in rows] == exported
@@ -85,8 +86,6 @@ def test_bundle_matches_export_and_fts_answers(built_sample) -> None:  # type: i
         assert hits[0]["path"] == "pkg/auth.py"
         hub = {h["hub"]: h for h in s["hubs"]}["hub:domain:core"]
         assert hub["members"] == 3
-    finally:
-        close(store.path)
 
 
 def test_two_builds_differ_only_in_time_and_id(sample_repo: Path) -> None:
@@ -169,7 +168,7 @@ def test_root_errors(tmp_path: Path) -> None:
 def test_empty_root(tmp_path: Path) -> None:
     report = build(tmp_path, **SMALL)
     assert report.files_indexed == 0 and report.counts["nodes"] == 0
-    assert stats(tmp_path)["artifacts"] == 0
+    assert on_latest(stats, tmp_path)["artifacts"] == 0
 
 
 def test_old_bundles_are_pruned(sample_repo: Path) -> None:
@@ -211,4 +210,4 @@ def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[n
     assert "new\nline.txt" in paths and "quote'\"name.txt" in paths and "ünïcödé.md" in paths
     assert paths["broken.py"]["tags"]["parse_error"] == "syntax_error"
     assert paths["broken.py"]["tags"]["ast_error"] is True
-    assert stats(root)["artifacts"] == 14
+    assert on_latest(stats, root)["artifacts"] == 14

@@ -15,10 +15,10 @@ import pytest
 from oracl import Memory
 from oracl.builder import build
 from oracl.errors import QueryError
-from oracl.graph import fragment, hub, related, show, trace
+from oracl import graph
 from oracl.memory import estimate_tokens
 
-from .conftest import ORACL, SAMPLE, run_cli, write_tree
+from .conftest import ORACL, SAMPLE, on_latest, run_cli, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 FILES = {
@@ -28,6 +28,26 @@ FILES = {
                       "    return auth.sign(data)\n\n\ndef other():\n    return 1\n"),
     "pkg/cycle_a.py": "from pkg import cycle_b\n", "pkg/cycle_b.py": "from pkg import cycle_a\n",
 }
+
+
+def trace(root, *a, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(graph.trace, root, *a, **kw)
+
+
+def related(root, *a, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(graph.related, root, *a, **kw)
+
+
+def hub(root, *a, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(graph.hub, root, *a, **kw)
+
+
+def show(root, *a, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(graph.show, root, *a, **kw)
+
+
+def fragment(root, *a, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(graph.fragment, root, *a, **kw)
 
 
 @pytest.fixture
@@ -59,9 +79,25 @@ def test_related_orders_by_rank_and_reports_the_guard(repo: Path) -> None:
     r = related(repo, "pkg/auth.py", k=3)
     ranks = [n["rank"] for n in r["neighbours"]]
     assert len(ranks) == 3 and ranks == sorted(ranks, reverse=True) and not r["guard_cut"]
-    cut = related(repo, "pkg/auth.py", k=50, guard=2)
-    assert cut["guard_cut"] is True
-    assert r["staleness"].startswith("fresh")
+    assert r["guard"] == 5000 and r["staleness"].startswith("fresh")
+
+
+def test_readers_use_the_parameters_the_build_recorded(repo: Path) -> None:
+    """related, hub and show after a build with non-default --query-guard, --alpha and
+    --priority-cap: the guard, the cap and α they use and show are the build's."""
+    build(repo, query_neighbour_guard=2, alpha=0.5, priority_cap=0.75, **SMALL)
+    cut = related(repo, "pkg/auth.py", k=50)
+    assert cut["guard"] == 2 and cut["guard_cut"] is True and len(cut["neighbours"]) <= 3
+    core = hub(repo, "core", k=10)
+    assert core["guard"] == 2 and core["guard_cut"] is True and len(core["members"]) == 2
+    p = show(repo, "pkg/auth.py")["priority"]
+    assert (p["cap"], p["alpha"]) == (0.75, 0.5)
+    assert p["base"] == pytest.approx(min(0.75, p["uncapped"]), abs=1e-6)
+    assert p["final"] == pytest.approx(p["base"] + 0.5 * p["delta"], abs=1e-6)
+    out = run_cli("show", "pkg/auth.py", "--root", str(repo))
+    assert out.returncode == 0 and "final = P0 + 0.5·δ" in out.stdout and "min(cap 0.75," in out.stdout
+    out = run_cli("related", "pkg/auth.py", "--root", str(repo), "-k", "50")
+    assert out.returncode == 0 and "only the 2 highest-ranked edges were considered" in out.stdout
 
 
 def test_hub_listing_and_members(repo: Path) -> None:
@@ -82,7 +118,7 @@ def test_show_breakdown_recomputes_the_priority(repo: Path) -> None:
     assert total == pytest.approx(p["weighted_sum"])
     p0 = min(p["cap"], total * p["m_cls"] * p["m_sens"])
     assert p0 == pytest.approx(p["base"], abs=1e-6)
-    assert p["final"] == pytest.approx(p0 + 0.35 * p["delta"], abs=1e-6)
+    assert p["alpha"] == 0.35 and p["final"] == pytest.approx(p0 + p["alpha"] * p["delta"], abs=1e-6)
     assert s["artifact"]["tags"]["domain"] == "core" and s["hub"] == "hub:domain:core"
     assert set(s["edges"]) >= {"imports", "tests", "references"}
 

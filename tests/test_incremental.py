@@ -18,14 +18,18 @@ import pytest
 
 from oracl.builder import build
 from oracl.incremental import FACTS_FILE, load_previous
-from oracl.query.run import search
+from oracl.query import run
 from oracl.vault import Vault
 
-from .conftest import write_tree
+from .conftest import on_latest, write_tree
 
 KW = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 OLD = time.time_ns() - 86_400 * 10**9  # edits are dated a day back: never "racily clean"
 DOMAINS = ("pkg", "pkg/sub", "docs", "tests", "scripts", "archive", "configs")
+
+
+def search(root, text, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(run.search, root, text, **kw)
 
 
 def _py(i: int, rng: random.Random, names: list[str]) -> str:

@@ -171,8 +171,8 @@ def test_second_build_is_refused_while_one_runs(sample_repo: Path) -> None:
 def test_a_bundle_held_by_a_reader_is_not_pruned(sample_repo: Path) -> None:
     first = build(sample_repo, **SMALL).build_id
     reader = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from oracl.stats import open_latest; "
-         "open_latest(sys.argv[1]); print('open', flush=True); time.sleep(60)", str(sample_repo)],
+        [sys.executable, "-c", "import sys, time; from oracl.snapshot import Snapshot; "
+         "s = Snapshot.open(sys.argv[1]); print('open', flush=True); time.sleep(60)", str(sample_repo)],
         stdout=subprocess.PIPE, text=True)
     try:
         assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
@@ -239,11 +239,11 @@ def test_reader_never_sees_an_error_or_a_mix_during_builds(tmp_path: Path) -> No
     root = write_tree(tmp_path / "r", {f"pkg/m{i}.py": f"import pkg.m{i - 1}\n" if i else "" for i in range(400)})
     assert run_cli("build", str(root), "-q", env=clean_env()).returncode == 0
     code = ("import sys, time, orjson\n"
-            "from oracl.stats import stats\n"
-            "from oracl.store import close\n"
+            "from oracl import Memory\n"
             "end = time.time() + float(sys.argv[2]); out = []\n"
+            "mem = Memory.open(sys.argv[1])\n"
             "while time.time() < end:\n"
-            "    s = stats(sys.argv[1])\n"
+            "    s = mem.stats()\n"
             "    out.append([s['build_id'], s['artifacts'], s['edges']])\n"
             "print(orjson.dumps(out).decode())\n")
     reader = subprocess.Popen([sys.executable, "-c", code, str(root), "12"], stdout=subprocess.PIPE,

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from oracl.builder import build
 from oracl.errors import OraclError
-from oracl.query.run import search
+from oracl.query import run
 from oracl.store import close
 
-from .conftest import SAMPLE, run_cli, write_tree
+from .conftest import on_latest, SAMPLE, run_cli, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 FILES = {
@@ -27,6 +27,10 @@ FILES = {
     "docs/reports/q3_report.md": "# Q3 report\nnothing\n",
     "scripts/deploy.sh": "#!/bin/sh\n# deploy the export\npython pkg/export.py\n",
 }
+
+
+def search(root, text, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(run.search, root, text, **kw)
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +152,7 @@ def test_hostile_strings_only_give_results_or_one_line_errors(tmp_path_factory: 
     digest = hashlib.sha256(export.read_bytes()).hexdigest()
     from oracl.stats import stats
 
-    before = stats(root)
+    before = on_latest(stats, root)
 
     @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
     @given(text=HOSTILE)
@@ -161,7 +165,7 @@ def test_hostile_strings_only_give_results_or_one_line_errors(tmp_path_factory: 
         assert len(r.results) <= 5
 
     run()
-    after = stats(root)
+    after = on_latest(stats, root)
     assert (after["artifacts"], after["edges"], after["edges_by_relation"]) == (
         before["artifacts"], before["edges"], before["edges_by_relation"])
     assert hashlib.sha256(export.read_bytes()).hexdigest() == digest

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from oracl.extractors import scan
+from oracl.tokens import term_bag
 
 
 def test_markdown_headings_and_sections() -> None:
@@ -66,10 +67,10 @@ def test_security_signals_names_only() -> None:
 
 def test_term_bag_keeps_identifiers_parts_and_capped_frequency() -> None:
     text = "def parseHTTPResponse_v2(x): self.foo_bar + FooBar + HTTP 404 x ü_ä x x"
-    assert scan.term_bag(text) == (
+    assert term_bag(text) == (
         "parsehttpresponse_v2 parse http response v 2 x foo_bar foo bar foobar 404 ü_ä ü ä")
     # tf capped at 3: x appears 4 times, foo twice (foo_bar, FooBar); code keywords dropped
-    assert scan.term_bag(text, tf_cap=3).split().count("x") == 3
-    assert scan.term_bag(text, tf_cap=3).split().count("foo") == 2
-    assert "def" not in scan.term_bag(text, tf_cap=3).split()
-    assert scan.term_bag(b"caf\xc3\xa9 CONST_NAME") == "café const_name const name"
+    assert term_bag(text, tf_cap=3).split().count("x") == 3
+    assert term_bag(text, tf_cap=3).split().count("foo") == 2
+    assert "def" not in term_bag(text, tf_cap=3).split()
+    assert term_bag(b"caf\xc3\xa9 CONST_NAME") == "café const_name const name"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import configparser
 import re
-from collections import Counter
 from functools import lru_cache
 
 import orjson
@@ -34,55 +33,6 @@ _SECRET_KEY_LINE = re.compile(
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:mailto|tel|data|javascript|urn):)", re.I)
 CONFIG_FORMATS = frozenset({"json", "yaml", "yml", "toml", "ini", "cfg"})
 HASH_COMMENT_FORMATS = frozenset({"py", "sh", "ps1", "yaml", "yml", "toml", "ini", "cfg"})
-
-
-_WORD = re.compile(r"[A-Za-z0-9_]+")
-_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
-def identifier_parts(word: str) -> list[str]:
-    """``parseHTTPResponse_v2`` → ``['parse', 'http', 'response', 'v', '2']``."""
-    return [p.lower() for p in _PARTS.findall(word.replace("_", " "))]
-
-
-# bytes that end a word: everything but ASCII letters, digits, "_" and non-ASCII (UTF-8) bytes
-_SPLIT_TABLE = bytes(b if (chr(b).isalnum() and b < 128) or b == 95 or b >= 128 else 32
-                     for b in range(256))
-
-
-# words of every Python file: near-zero IDF, and a third of the postings of a code corpus
-CODE_NOISE = frozenset({"self", "cls", "def", "return", "import", "from", "class", "none", "true",
-                        "false", "pass", "elif", "else", "lambda", "yield", "async", "await",
-                        "raise", "except", "try", "while", "args", "kwargs", "py"})
-
-
-def term_bag(text: str | bytes, tf_cap: int = 0, keep_compounds: bool = True) -> str:
-    """The terms of a text for the full-text index, in first-seen order.
-
-    Compound identifiers are kept whole and followed by their snake/camel parts
-    (``parseHTTPResponse_v2`` → ``parsehttpresponse_v2 parse http response v 2``; the query
-    side sends both) and keywords of code are dropped. Each term appears ``min(tf, tf_cap)`` times (``tf_cap`` 0: once), so BM25
-    keeps a saturated term frequency without indexing every repetition. Works on UTF-8
-    bytes with ``bytes.translate`` + ``split`` (C speed)."""
-    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
-    counts = Counter(data.translate(_SPLIT_TABLE).decode("utf-8", "replace").split())
-    out: dict[str, int] = {}
-    for w, c in counts.items():
-        if "_" in w:
-            parts = w.lower().split("_") if (w.islower() or w.isupper()) else identifier_parts(w)
-        elif w.islower() or w.isupper() or w.isdigit():
-            parts = [w.lower()]
-        else:
-            parts = identifier_parts(w)
-        if len(parts) > 1 and keep_compounds:
-            whole = w.lower().strip("_")  # the identifier itself is the sharpest evidence
-            out[whole] = out.get(whole, 0) + c
-        for part in parts:
-            if part and part not in CODE_NOISE:
-                out[part] = out.get(part, 0) + c
-    if tf_cap <= 1:
-        return " ".join(out)
-    return " ".join(" ".join([t] * min(c, tf_cap)) for t, c in out.items())
 
 
 def markdown_headings(text: str) -> tuple[Heading, ...]:

@@ -7,6 +7,7 @@ read or parsed still yields ``FileFacts`` whose ``parse_status`` says why.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat as stat_mod
@@ -16,10 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracl.config import Config
-from oracl.errors import RootError
+from oracl.errors import RootError, UnsafePathError
 from oracl.extractors import scan
 from oracl.extractors.python_ast import analyze_python
 from oracl.records import FileFacts
+from oracl.tokens import fts_document
+from oracl.workspace import Workspace
 
 VAULT_DIR = ".oracl"
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -28,6 +31,7 @@ CACHE_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_ca
 BUILD_DIRS = frozenset({"build", "dist", "site"})
 EXTRA_NAMES = frozenset({".gitkeep"})  # suffix-less names that are still indexed
 BINARY_SNIFF = 8192
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @dataclass(slots=True)
@@ -183,27 +187,46 @@ def artifact_id(path: str, mtime_ns: int, size: int) -> str:
 
 
 
+def _open_regular(root: str, rel: str) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file ``rel`` and its stat, without blocking: the final
+    component is not followed when it is a link (a link inside the root, which the walk
+    accepted, is resolved and checked to stay inside it); a FIFO, a socket or a device is
+    refused on the opened descriptor."""
+    try:
+        fd = os.open(os.path.join(root, rel), _OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        return Workspace(root).open_fd(rel)
+    st = os.fstat(fd)
+    if not stat_mod.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafePathError("not a regular file")
+    return fd, st
+
+
 def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
-    """Read, hash and scan one file. Never raises for a problem with the file itself."""
-    full = os.path.join(root, rel)
+    """Read, hash and scan one file. Never raises for a problem with the file itself.
+    Returns its facts and its full-text document."""
     name = rel.rsplit("/", 1)[-1]
     fmt = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
+    path_only = fts_document(rel, (), (), b"", 0, cfg.fts_tf_cap)
     try:
-        st = os.stat(full)
+        fd, st = _open_regular(root, rel)
     except FileNotFoundError:
         return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "vanished",
-                         error="deleted before it could be read"), scan.term_bag(rel)
+                         error="deleted before it could be read"), path_only
+    except UnsafePathError as exc:
+        return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
+                         error=str(exc).removeprefix(f"{rel} ").removeprefix(f"{rel}: ")), path_only
     except OSError as exc:
         return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
-                         error=exc.strerror or str(exc)), scan.term_bag(rel)
+                         error=exc.strerror or str(exc)), path_only
     aid = artifact_id(rel, st.st_mtime_ns, st.st_size)
     base = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
                 ctime_ns=st.st_ctime_ns)
-    if not stat_mod.S_ISREG(st.st_mode):
-        return FileFacts(checksum="", parse_status="unreadable", error="not a regular file",
-                         **base), scan.term_bag(rel)
     try:
-        with open(full, "rb") as fh:
+        with os.fdopen(fd, "rb") as fh:
             if st.st_size > cfg.max_read_bytes:
                 h = hashlib.sha256()
                 head = fh.read(BINARY_SNIFF)
@@ -212,24 +235,21 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
                     h.update(chunk)
                 status = "binary" if b"\0" in head else "oversize"
                 return FileFacts(checksum=h.hexdigest(), parse_status=status,
-                                 error=f"larger than {cfg.max_read_bytes} bytes", **base), scan.term_bag(rel)
+                                 error=f"larger than {cfg.max_read_bytes} bytes", **base), path_only
             data = fh.read()
-    except FileNotFoundError:
-        return FileFacts(checksum="", parse_status="vanished", error="deleted before it could be read",
-                         **base), scan.term_bag(rel)
     except OSError as exc:
         return FileFacts(checksum="", parse_status="unreadable", error=exc.strerror or str(exc),
-                         **base), scan.term_bag(rel)
+                         **base), path_only
     checksum = hashlib.sha256(data).hexdigest()
     base["size_bytes"] = len(data)
     if b"\0" in data[:BINARY_SNIFF]:
         return FileFacts(checksum=checksum, parse_status="binary", error="NUL byte in the first 8 KiB",
-                         **base), scan.term_bag(rel)
+                         **base), path_only
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return FileFacts(checksum=checksum, parse_status="non_utf8",
-                         error=f"invalid UTF-8 at byte {exc.start}", **base), scan.term_bag(rel)
+                         error=f"invalid UTF-8 at byte {exc.start}", **base), path_only
     if text.startswith("\ufeff"):
         text = text[1:]
     return _scan_text(text, data, fmt, checksum, base, cfg)
@@ -239,7 +259,8 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                cfg: Config) -> tuple[FileFacts, str]:
     status, error = "ok", ""
     extra: dict[str, object] = {}
-    symbols_text = headings_text = ""
+    symbols: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
     if fmt == "py":
         a = analyze_python(text)
         if a.syntax_error:
@@ -249,7 +270,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                      documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
                      secret_key_names=a.secret_key_names, credential_literal=a.credential_literal,
                      key_material=bool(scan._KEY_MATERIAL.search(text)))
-        symbols_text = " ".join(s[0] for s in a.symbols)
+        symbols = tuple(s[0] for s in a.symbols)
     else:
         if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml"):
             problem = scan.validate_structured(text, fmt)
@@ -261,13 +282,11 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
             heads = scan.markdown_headings(text)
             extra["headings"] = heads
             extra["md_links"] = scan.markdown_links(text)
-            headings_text = " ".join(h[0] for h in heads)
+            headings = tuple(h[0] for h in heads)
         extra["config_values"] = scan.config_values(text, fmt)
     extra["mentions"] = scan.path_mentions(text, cfg.suffixes)
     extra["comment_refs"] = scan.comment_references(text, fmt)
     facts = FileFacts(checksum=checksum, parse_status=status, error=error,
                       line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                       **base, **extra)  # type: ignore[arg-type]
-    # one full-text document: the path's words, the symbols, the headings, the body's terms
-    head = "\n".join((facts.path, symbols_text, headings_text)).encode("utf-8", "surrogateescape")
-    return facts, scan.term_bag(head + b"\n" + data[: cfg.fts_body_bytes], cfg.fts_tf_cap)
+    return facts, fts_document(facts.path, symbols, headings, data, cfg.fts_body_bytes, cfg.fts_tf_cap)

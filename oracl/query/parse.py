@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
-from functools import lru_cache
 
 from oracl.errors import QueryError
+from oracl.tokens import identifier_parts, singular, stem
 
 LONG_QUERY_WORDS = 24
 MAX_QUERY_CHARS = 20_000
@@ -86,7 +86,6 @@ TYPE_ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
 _DIRECTIVE = re.compile(r"(?<![\w-])(-?)(file|filename|path|prefix|domain|hub|type|ext|lifecycle|since):"
                         r"(\"[^\"]*\"|'[^']*'|\S+)", re.I)
 _TOKEN = re.compile(r"[\w][\w./:-]*[\w]|[\w]", re.UNICODE)
-_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _NEG_PHRASE = re.compile(r"\b(?:but not|except(?: for)?|excluding|without)\s+([\w./-]+)", re.I)
 _NEG_OP = re.compile(r"(?:(?<=\s)|^)(?:-|NOT\s+)([A-Za-z_][\w./]*)")
 # "docs: …", "fix(parser): …", "[tests] …", "polys: …": a commit message's prefix. A
@@ -100,32 +99,6 @@ _LAST_N = re.compile(r"\blast\s+(\d{1,4})\s+days?\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(\d{4}-\d{2}-\d{2})\b", re.I)
 
 
-def singular(word: str) -> str:
-    """Plural normalisation for negation and aliases: archives → archive, policies → policy."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("sses", "shes", "ches", "xes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
-
-
-@lru_cache(maxsize=1 << 18)
-def stem(word: str) -> str:
-    """A light stemmer shared by query terms and field tokens: plural, -ing, -ed.
-    Memoised: field tokens repeat across candidates and queries."""
-    w = singular(word)
-    if len(w) > 5 and w.endswith("ing"):
-        w = w[:-3]
-    elif len(w) > 4 and w.endswith("ed") and not w.endswith("eed"):
-        w = w[:-2]
-    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-        w = w[:-1]  # running → runn → run
-    return w
-
-
 def exclusion_pattern(exclusions: tuple[str, ...]) -> str:
     """One regular expression for the path-level post-filter (and its Cypher twin): a path
     is excluded when a word of it starts with the stem of an exclusion (``archived`` →
@@ -134,16 +107,6 @@ def exclusion_pattern(exclusions: tuple[str, ...]) -> str:
     if not stems:
         return ""
     return "(^|[^a-z0-9])(" + "|".join(re.escape(s) for s in stems) + ")"
-
-
-@lru_cache(maxsize=1 << 17)
-def _parts(word: str) -> tuple[str, ...]:
-    return tuple(p.lower() for p in _PART.findall(re.sub(r"[_./:-]+", " ", word)))
-
-
-def identifier_parts(word: str) -> list[str]:
-    """snake_case / camelCase / dotted parts, lower-cased."""
-    return list(_parts(word))
 
 
 def _is_entity_like(token: str) -> bool:

@@ -1,8 +1,8 @@
-"""Run a search against the latest bundle: parse → compile → execute (read-only) → score
-→ post-filter exclusions → telemetry.
+"""Run a search against one build (a ``Snapshot``): parse → compile → execute (read-only)
+→ score → post-filter exclusions → telemetry.
 
->>> result = search(Path("repo"), "where is the export signed")   # doctest: +SKIP
->>> [r["path"] for r in result.results]
+>>> with Snapshot.open(Path("repo")) as snap:                      # doctest: +SKIP
+...     [r["path"] for r in search(snap, "where is the export signed").results]
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from oracl import telemetry
-from oracl.errors import OraclError, QueryError
+from oracl.errors import OraclError, QueryError, UnsafePathError
 from oracl.extractors.resolve import is_test_path
 from oracl.query.compile import CompiledQuery, compile_fast, compile_query
 from oracl.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
 from oracl.query.score import PERSONAS, Scored, identifier_terms, propagate_tests, score_rows
+from oracl.snapshot import Snapshot
 from oracl.vault import Vault
 
 RESULT_SCHEMA = "oracl.search/1"
@@ -49,24 +49,23 @@ VERBATIM_CANDIDATES = 40
 VERBATIM_MAX_BYTES = 512 * 1024
 
 
-def _texts(root: Path, rows: list[dict[str, Any]], pq: ParsedQuery) -> dict[str, str]:
+def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
     """The lower-cased text of the best BM25 candidates, for verbatim identifier matches
-    (bounded: the first candidates, the first 512 KiB of each)."""
+    (bounded: the first candidates, the first 512 KiB of each; regular files inside the
+    root only)."""
     out: dict[str, str] = {}
     best = sorted(rows, key=lambda r: -(r["bm25"] or 0.0))[:VERBATIM_CANDIDATES]
     for r in best:
         try:
-            with open(root / r["path"], "rb") as fh:
-                out[r["path"]] = fh.read(VERBATIM_MAX_BYTES).decode("utf-8", "replace").lower()
-        except OSError:
+            out[r["path"]] = snap.workspace.read_head(r["path"], VERBATIM_MAX_BYTES).decode(
+                "utf-8", "replace").lower()
+        except (OSError, UnsafePathError):
             continue
     return out
 
 
-def _domains(store: Any) -> tuple[str, ...]:
-    if "domains" not in store.memo:
-        store.memo["domains"] = tuple(r["domain"] for r in store.named("domains"))
-    return store.memo["domains"]
+def _domains(snap: Snapshot) -> tuple[str, ...]:
+    return tuple(r["domain"] for r in snap.cached("domains"))
 
 
 def _result(rank: int, s: Scored, provenance: str) -> dict[str, Any]:
@@ -84,19 +83,17 @@ def _explain(s: Scored) -> dict[str, Any]:
             "matches": [{"term": t, "field": f, "contribution": round(c, 6)} for t, f, c in s.matches]}
 
 
-def search(root: Path, text: str, *, limit: int = 10, persona: str = "default", explain: bool = False,
+def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "default", explain: bool = False,
            now: datetime | None = None, log: bool = True) -> SearchResult:
-    """Search the latest build of ``root``. Raises QueryError for a query it cannot answer."""
-    from oracl.stats import open_latest
-
+    """Search one build. Raises QueryError for a query it cannot answer."""
     if persona not in PERSONAS:
         raise QueryError(f"unknown persona {persona!r}: choose one of {', '.join(PERSONAS)}")
     if not 1 <= limit <= MAX_LIMIT:
         raise QueryError(f"--limit must be between 1 and {MAX_LIMIT}")
     t0, c0 = time.perf_counter(), time.process_time()
-    notices: list[str] = []
-    store, latest = open_latest(Path(root), notices)
-    pq = SearchQueryBuilder(_domains(store), now or datetime.now(UTC)).parse(text)
+    notices: list[str] = list(snap.notices)
+    store = snap.store
+    pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(text)
     compiled: list[CompiledQuery] = []
     ranked: list[Scored] = []
     provenance = "fts"
@@ -113,7 +110,7 @@ def search(root: Path, text: str, *, limit: int = 10, persona: str = "default", 
             notices.append(f"{pq.fast[0]}:{pq.fast[1]} named no file; searched for its words instead")
             from dataclasses import replace
 
-            pq = SearchQueryBuilder(_domains(store), now or datetime.now(UTC)).parse(
+            pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(
                 text.replace(f"{pq.fast[0]}:", " ", 1))
             pq = replace(pq, fast=None)
     if pq.fast is None:
@@ -129,15 +126,15 @@ def search(root: Path, text: str, *, limit: int = 10, persona: str = "default", 
             c = compile_query(pq, limit)
             compiled.append(c)
             rows = store.rows(c.cypher, c.params)
-        texts = _texts(Path(root), rows, pq) if identifier_terms(pq) else None
+        texts = _texts(snap, rows) if identifier_terms(pq) else None
         ranked = score_rows(pq, rows, persona, texts)
         provenance = "graph" if pq.wildcard else "fts"
         tests = [s.row["path"] for s in ranked[:GRAPH_TESTS] if is_test_path(s.row["path"])]
         if tests and not pq.wildcard:
-            edges = store.named("tests_targets", {"paths": tests})
+            edges = snap.named("tests_targets", {"paths": tests})
             have = {s.row["path"] for s in ranked}
             missing = sorted({e["target"] for e in edges} - have)
-            extra = store.named("artifact_rows", {"paths": missing}) if missing else []
+            extra = snap.named("artifact_rows", {"paths": missing}) if missing else []
             ranked = propagate_tests(ranked, edges, extra)
     pattern = exclusion_pattern(pq.exclusions)
     if pattern:  # the path-level post-filter, on every path (the fast path included)
@@ -148,10 +145,10 @@ def search(root: Path, text: str, *, limit: int = 10, persona: str = "default", 
     latency = (time.perf_counter() - t0) * 1000
     qclass = "fast_path" if provenance == "mirror" else "wildcard" if pq.wildcard else (
         "long" if pq.long else "concept")
-    out = SearchResult(pq, results, compiled, str(latest["build_id"]), latency, qclass, notices,
+    out = SearchResult(pq, results, compiled, snap.build_id, latency, qclass, notices,
                        [_explain(s) for s in ranked] if explain else [])
     if log:
-        _log(Vault(Path(root)), out, time.process_time() - c0)
+        _log(snap.vault, out, time.process_time() - c0)
     return out
 
 

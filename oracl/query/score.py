@@ -25,7 +25,8 @@ from typing import Any
 import orjson
 
 from oracl.extractors.resolve import is_test_path
-from oracl.query.parse import ParsedQuery, identifier_parts, stem
+from oracl.query.parse import ParsedQuery
+from oracl.tokens import stem, stems
 
 BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headings": 2.0, "tags": 2.0,
                             "text": 2.5,        # a quoted identifier found verbatim in the file
@@ -50,26 +51,13 @@ PERSONAS: dict[str, dict[str, float]] = {
     "security": {"py": 1.1, "cfg": 1.2, "ini": 1.2, "yaml": 1.15, "yml": 1.15, "toml": 1.15, "json": 1.1,
                  "sh": 1.1, "ps1": 1.1},
 }
-_SPLIT = re.compile(r"[^0-9A-Za-z]+")
-
-
-def _tokens(texts: list[str]) -> set[str]:
-    out: set[str] = set()
-    for text in texts:
-        for word in _SPLIT.split(text):
-            if not word:
-                continue
-            out.add(stem(word.lower()))
-            for part in identifier_parts(word):
-                out.add(stem(part))
-    return out
 
 
 _FIELD_CACHE: OrderedDict[tuple[str, str], dict[str, set[str]]] = OrderedDict()
 FIELD_CACHE_SIZE = 20_000
 
 
-def field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
+def fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
     """The stemmed tokens of each scored field of one candidate row (cached per path and
     checksum: a long-lived process scores the same files again and again)."""
     key = (row["path"], row.get("checksum") or "")
@@ -77,14 +65,14 @@ def field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
     if hit is not None:
         _FIELD_CACHE.move_to_end(key)
         return hit
-    toks = _field_tokens(row)
+    toks = _fieldstems(row)
     _FIELD_CACHE[key] = toks
     if len(_FIELD_CACHE) > FIELD_CACHE_SIZE:
         _FIELD_CACHE.popitem(last=False)
     return toks
 
 
-def _field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
+def _fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
     name = row["name"] or ""
     stem_name = name.rsplit(".", 1)[0] if "." in name[1:] else name
     symbols = [s[0] for s in orjson.loads(row["symbols"] or "[]")]
@@ -92,10 +80,10 @@ def _field_tokens(row: dict[str, Any]) -> dict[str, set[str]]:
     tags = orjson.loads(row["tags"] or "{}")
     tag_text = [str(v) for k, v in tags.items() if isinstance(v, str) and k != "format"]
     whole = {stem(stem_name.lower())}
-    return {"filename": _tokens([stem_name]) | whole,
-            "path": _tokens(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
-            "symbols": _tokens(symbols) | {stem(s.lower()) for s in symbols},
-            "headings": _tokens(headings), "tags": _tokens(tag_text),
+    return {"filename": stems([stem_name]) | whole,
+            "path": stems(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
+            "symbols": stems(symbols) | {stem(s.lower()) for s in symbols},
+            "headings": stems(headings), "tags": stems(tag_text),
             "definition": {n.lower() for s in symbols for n in (s, s.rsplit(".", 1)[-1]) if _is_identifier(n)}}
 
 
@@ -144,7 +132,7 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     top_bm25 = max((float(r["bm25"] or 0.0) for r in rows), default=0.0)
     terms = [t for t in pq.terms if t.weight_class != "stop" or len(pq.terms) <= 3]
     roots = {t.parent or t.text for t in terms if t.origin == "query" and t.weight_class != "stop"}
-    all_toks = [field_tokens(row) for row in rows]
+    all_toks = [fieldstems(row) for row in rows]
     n = len(rows)
     idf: dict[str, float] = {}
     for t in terms:

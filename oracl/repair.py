@@ -1,0 +1,80 @@
+"""``oracl repair``: rebuild the latest bundle from the verified export, when LATEST or the
+bundle it names is missing or damaged (the readers' fail-open path; ``Snapshot.open(…,
+repair=True)`` calls it from the main thread only).
+
+The export is checked against its ``.sha256`` first (a repair never trusts an export it
+cannot verify). The graph tables come from the export; the full-text rows are re-derived
+from the files on disk whose checksum still matches the export (the others keep their
+path, symbol names and headings only), read through the ``Workspace`` like any reader's.
+Serialised with builds by the vault's build lock.
+
+>>> rebuild_bundle(Path("repo"))                                   # doctest: +SKIP
+'20261201T001500000000Z-01234-rebuilt'
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from oracl import load, provenance
+from oracl.bundle import BundleWriter
+from oracl.errors import UnsafePathError
+from oracl.sign import VerifyKeys
+from oracl.tokens import fts_document
+from oracl.vault import Vault, new_build_id
+from oracl.verify import check_export
+from oracl.workspace import Workspace
+
+REPAIRABLE = ("ok", "syntax_error", "malformed")  # statuses whose body a build indexes
+
+
+def rebuild_bundle(root: Path) -> str:
+    """Rebuild a bundle from the verified export and flip LATEST to it; returns its id."""
+    from oracl.config import load_config
+
+    vault = Vault(Path(root))
+    keys = VerifyKeys.from_env()
+    with provenance.build_lock(vault):
+        data, _ = check_export(vault, keys, require_signature=False)
+        doc = orjson.loads(data)
+        header, nodes, edges = doc["schema"], doc["nodes"], doc["edges"]
+        cfg = load_config(Path(root))
+        writer = BundleWriter(vault, new_build_id(datetime.now(UTC)) + "-rebuilt")
+        try:
+            ws = Workspace(root)
+            paths = {n["id"]: n["path"] for n in nodes if n["kind"] == "artifact"}
+            spool = load.ContentSpool(writer.staging / "content.arrow")
+            for n in nodes:
+                if n["kind"] != "artifact":
+                    continue
+                body = b""
+                if n["parse_status"] in REPAIRABLE:
+                    try:
+                        raw = ws.read_head(n["path"], cfg.max_read_bytes + 1)
+                        if hashlib.sha256(raw).hexdigest() == n["checksum"]:
+                            body = raw
+                    except (OSError, UnsafePathError):
+                        pass
+                spool.add(n["path"], fts_document(n["path"], (s[0] for s in n["symbols"]),
+                                                  (h[0] for h in n["headings"]), body, cfg.fts_body_bytes,
+                                                  cfg.fts_tf_cap))
+            spool.close()
+            endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
+            links, belongs = load.link_tables(edges, endpoints)
+            writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
+                                 threads=cfg.db_threads)
+            spool.path.unlink()
+            writer.load_graph({"artifacts": load.artifact_table(nodes), "hubs": load.hub_table(nodes),
+                               "links": links, "belongs": belongs})
+            writer.link_export_from(vault.dir)
+            writer.add_header(header)
+            writer.publish(hashlib.sha256(data).hexdigest(), header)
+        except BaseException:
+            writer.abort()
+            raise
+        return writer.build_id
+
