@@ -1,5 +1,9 @@
-"""The build orchestrator: the only code that sequences the phases (from ``PHASES``),
-times them, honours skip flags, and writes the vault and the Kùzu bundle.
+"""The build orchestrator: the only code that sequences the phases, times them, honours
+skip flags, and hands side work to the ``Executor`` and the bundle to the ``BundleWriter``.
+
+Each phase is a function from frozen inputs (the ``Plan`` and earlier phases' outputs)
+to a frozen output; nothing is shared and mutated between them. Children are the
+executor's alone: in process for the library (``oracl.build``), forked by the CLI.
 
 >>> report = build(Path("my-repo"))            # doctest: +SKIP
 >>> report.counts["artifacts"], report.export_sha256[:8]
@@ -10,23 +14,22 @@ from __future__ import annotations
 import gc
 import os
 import resource
-import shutil
 import subprocess
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from oracl import __version__, provenance
+from oracl.bundle import BundleWriter
 from oracl.config import Config, load_config
-from oracl.errors import ConfigError
+from oracl.errors import ConfigError, PreviousBundleError, StoreError
+from oracl.executor import InProcess, Processes, Task, executor
 from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
@@ -39,6 +42,7 @@ from oracl.incremental import (
     encode_facts,
     encode_stat,
     load_previous,
+    previous_damage,
     settings,
     stat_rows,
 )
@@ -47,55 +51,73 @@ from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.weigh import WeightedGraph, weigh
 from oracl.records import ArtifactRecord, Edge, FileFacts
-from oracl.vault import HEADER_FILE, Vault, atomic_write, check_root, new_build_id
+from oracl.vault import DB_FILE, HEADER_FILE, Vault, atomic_write, check_root, new_build_id
 
 Progress = Callable[[str, int, int | None], None]
+Executor = InProcess | Processes
 SKIPPABLE = ("phase2", "phase3", "fts")
 PARALLEL_MIN_FILES = 256  # below this a worker pool costs more than it saves
 RANK_FORK_MIN_EDGES = 20_000  # below this, ranking in a second process costs more than it saves
+T = TypeVar("T")
 
 
-@dataclass(slots=True)
-class BuildState:
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a build is asked to do: its inputs, fixed before the first phase."""
+
     root: Path
     cfg: Config
     vault: Vault
     build_id: str
     now: datetime
     skip: frozenset[str]
-    progress: Progress
-    staging: Path
-    discovery: Discovery | None = None
-    facts: list[FileFacts] = field(default_factory=list)
-    records: list[ArtifactRecord] = field(default_factory=list)
-    index: IndexView | None = None
-    phase2: list[Edge] = field(default_factory=list)
-    phase3: list[Edge] = field(default_factory=list)
-    overlay: list[Edge] = field(default_factory=list)
-    merged: MergeResult | None = None
-    graph: WeightedGraph | None = None
-    spool: Any = None
-    export_sha256: str = ""
-    header: dict[str, Any] = field(default_factory=dict)
-    content_thread: threading.Thread | None = None
-    content_error: BaseException | None = None
-    content_seconds: float = 0.0
-    signature: str = "unsigned"
-    bundle_bytes: int = 0
-    parse_counts: Counter[str] = field(default_factory=Counter)
-    n_records: int = 0
-    full: bool = False                 # --full: never start from the previous build
-    previous: Previous | None = None   # the build a selective rebuild starts from
-    mode: str = ""                     # "full: why" | "incremental: …", as the report shows it
-    reread: list[str] = field(default_factory=list)   # files read in this build
-    removed: list[str] = field(default_factory=list)  # files of the previous build that are gone
-    scan_started_ns: int = 0
-    stat_files: dict[str, list[object]] = field(default_factory=dict)
-    facts_header: dict[str, Any] = field(default_factory=dict)  # what facts.bin records with the facts
-    export_seconds: float = 0.0    # the export writer's own time (it runs beside the load)
-    children: list[Any] = field(default_factory=list)  # forked helpers still running (_Child)
-    export_child: Any = None       # the _Child writing the export
-    vault_child: Any = None        # the _Child writing index.jsonl and edges/*.jsonl
+    full: bool                 # --full: never start from the previous build
+    full_why: str = ""         # why a full build was forced (the previous bundle failed)
+
+    @property
+    def fts(self) -> bool:
+        return "fts" not in self.skip
+
+
+@dataclass(frozen=True, slots=True)
+class Discovered:
+    discovery: Discovery
+    previous: Previous | None  # the build a selective rebuild starts from
+    mode: str                  # "full: why" | "incremental: …"
+    scan_started_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """Phase 1's output: every file's facts and record, in discovery order, and what was
+    reused, read again and removed against the previous build."""
+
+    facts: list[FileFacts]
+    records: list[ArtifactRecord]
+    spool: Path                # the full-text rows of the files read (Arrow IPC)
+    text_bytes: int
+    previous: Previous | None
+    mode: str
+    reread: list[str]
+    removed: list[str]
+    facts_header: dict[str, Any]
+    index: IndexView
+    overlay: list[Edge]
+
+
+@dataclass(frozen=True, slots=True)
+class Edges:
+    phase2: list[Edge]
+    phase3: list[Edge]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    export_sha256: str
+    signature: str
+    export_seconds: float
+    content_seconds: float
+    bundle_bytes: int
 
 
 @dataclass(slots=True)
@@ -132,146 +154,148 @@ class BuildReport:
 
 # ---- Phase 1: discovery and reading (the only workspace access) -------------------------
 
-_WORKER: dict[str, Any] = {}
+def discover(plan: Plan, ex: Executor) -> Discovered:
+    """The walk, and the previous build a selective rebuild may start from (its database
+    checked against its manifest beside the walk: a damaged one means a full build)."""
+    started = time.time_ns()
+    check = None if plan.full else ex.submit("checking the previous bundle", lambda: previous_damage(plan.vault))
+    discovery = walk(plan.root, plan.cfg, stat=not plan.full)
+    if plan.full:
+        return Discovered(discovery, None, plan.full_why or "full: requested", started)
+    previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts)
+    damage = ex.join(check) if check is not None else ""
+    if previous is not None and damage:
+        previous, mode = None, f"full: {damage}"
+    return Discovered(discovery, previous, mode, started)
 
 
-def _init_worker(root: str, cfg: Config) -> None:
-    _WORKER["root"], _WORKER["cfg"] = root, cfg
-    gc.freeze()  # what the fork inherited is never collected; keeps the workers' GC passes small
-
-
-def _read_in_worker(rel: str) -> tuple[FileFacts, str]:
-    return read_one(_WORKER["root"], rel, _WORKER["cfg"])
-
-
-def _phase_discover(s: BuildState) -> None:
-    s.scan_started_ns = time.time_ns()
-    s.discovery = walk(s.root, s.cfg, stat=not s.full)
-    s.progress("discover", len(s.discovery.files), len(s.discovery.files))
-    if s.full:
-        s.mode = "full: requested"
-    else:
-        s.previous, s.mode = load_previous(s.vault, s.cfg.read_digest(), "fts" not in s.skip)
-
-
-def _select(s: BuildState) -> dict[str, FileFacts]:
-    """The reusable facts of unchanged files (empty for a full build); sets ``reread``,
-    ``removed`` and, when too much changed for a selective rebuild to pay, drops back to full."""
-    assert s.discovery is not None
-    prev = s.previous
+def _select(d: Discovered) -> tuple[dict[str, FileFacts], list[str], list[str], Previous | None, str]:
+    """(reusable facts of unchanged files, files to read, files removed, the previous
+    build, the mode): everything is read when there is no previous build, or when too much
+    changed for a selective rebuild to pay."""
+    prev = d.previous
     if prev is None:
-        return {}
+        return {}, list(d.discovery.files), [], None, d.mode
     reused: dict[str, FileFacts] = {}
-    stats = s.discovery.stats
-    for rel in s.discovery.files:
-        f = prev.reusable(rel, stats.get(rel))
+    for rel in d.discovery.files:
+        f = prev.reusable(rel, d.discovery.stats.get(rel))
         if f is not None:
             reused[rel] = f
-    s.discovery.stats = {}
-    current = set(s.discovery.files)
-    s.reread = [rel for rel in s.discovery.files if rel not in reused]
-    s.removed = sorted(p for p in prev.facts if p not in current)
-    changed = len(s.reread) + len(s.removed)
+    current = set(d.discovery.files)
+    reread = [rel for rel in d.discovery.files if rel not in reused]
+    removed = sorted(p for p in prev.facts if p not in current)
+    changed = len(reread) + len(removed)
     if changed > MAX_CHANGED_FRACTION * len(prev.facts) and changed > MIN_CHANGED_FOR_FULL:
-        s.mode = (f"full: {len(s.reread):,} files to read and {len(s.removed):,} removed, "
-                  f"against {len(prev.facts):,} in the previous build")
-        s.previous, s.reread, s.removed = None, [], []
-        return {}
-    s.mode = f"incremental: {len(reused):,} reused, {len(s.reread):,} read, {len(s.removed):,} removed"
-    return reused
+        mode = (f"full: {len(reread):,} files to read and {len(removed):,} removed, "
+                f"against {len(prev.facts):,} in the previous build")
+        return {}, list(d.discovery.files), [], None, mode
+    mode = f"incremental: {len(reused):,} reused, {len(reread):,} read, {len(removed):,} removed"
+    return reused, reread, removed, prev, mode
 
 
-def _phase_read(s: BuildState) -> None:
+def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: Path) -> Read:
     from oracl.load import ContentSpool
 
-    assert s.discovery is not None
-    files = s.discovery.files
-    s.spool = ContentSpool(s.staging / "content.arrow")
-    root = os.path.realpath(s.root)
-    workers = s.cfg.workers or os.cpu_count() or 1
-    learned = load_learned_tags(s.vault.dir)
-    reused = _select(s)
-    to_read = s.reread if s.previous is not None else files
-    s.reread = to_read
+    files = d.discovery.files
+    spool = ContentSpool(staging / "content.arrow")
+    root = os.path.realpath(plan.root)
+    cfg = plan.cfg
+    workers = cfg.workers or os.cpu_count() or 1
+    learned = load_learned_tags(plan.vault.dir)
+    reused, to_read, removed, previous, mode = _select(d)
     fresh: dict[str, FileFacts] = {}
     records: dict[str, ArtifactRecord] = {}
     half = max(1, len(to_read) // 2)
-
-    def take(item: tuple[FileFacts, str]) -> None:
-        # the main process is mostly idle while the workers parse: it builds each record
-        # as its file arrives instead of in a pass afterwards
-        f, text = item
+    if workers > 1 and len(to_read) >= PARALLEL_MIN_FILES:
+        items = ex.map("reading files", lambda rel: read_one(root, rel, cfg), to_read, workers, init=gc.freeze)
+    else:
+        items = (read_one(root, rel, cfg) for rel in to_read)
+    # the main process is mostly idle while the workers parse: it builds each record as
+    # its file arrives instead of in a pass afterwards
+    for f, text in items:
         fresh[f.path] = f
-        records[f.path] = make_record(f, s.cfg, learned.get(f.path))
-        s.spool.add(f.path, text)
+        records[f.path] = make_record(f, cfg, learned.get(f.path))
+        spool.add(f.path, text)
         if len(fresh) == half:
             provenance.fault("read")
         if len(fresh) % 500 == 0:
-            s.progress("read", len(fresh) + len(reused), len(files))
-
-    if workers > 1 and len(to_read) >= PARALLEL_MIN_FILES:
-        ctx = get_context("fork")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(root, s.cfg)) as pool:
-            for item in pool.imap(_read_in_worker, to_read, chunksize=64):
-                take(item)
-    else:
-        for rel in to_read:
-            take(read_one(root, rel, s.cfg))
-    s.spool.close()
+            progress("read", len(fresh) + len(reused), len(files))
+    spool.close()
     # discovery order, whichever way each file's facts were obtained: the same list a full build makes
     facts = [reused[rel] if rel in reused else fresh[rel] for rel in files]
-    s.facts = facts
-    s.records = [records.get(f.path) or make_record(f, s.cfg, learned.get(f.path)) for f in facts]
-    s.facts_header = {**settings(s.cfg.read_digest(), "fts" not in s.skip), "scan_started_ns": s.scan_started_ns,
-                      "chain": s.previous.chain + 1 if s.previous is not None else 0}
-    s.stat_files = stat_rows(facts)
-    s.index = IndexView.build({f.path: f for f in facts})
-    s.overlay = load_learned_edges(s.vault.dir)
-    s.progress("read", len(files), len(files))
+    progress("read", len(files), len(files))
+    return Read(
+        facts=facts,
+        records=[records.get(f.path) or make_record(f, cfg, learned.get(f.path)) for f in facts],
+        spool=spool.path, text_bytes=spool.text_bytes, previous=previous, mode=mode, reread=to_read,
+        removed=removed,
+        facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
+                      "chain": previous.chain + 1 if previous is not None else 0},
+        index=IndexView.build({f.path: f for f in facts}), overlay=load_learned_edges(plan.vault.dir))
+
+
+def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter) -> Task[float]:
+    """The bundle's schema, full-text rows and index – from scratch, or patched into a
+    copy of the previous bundle's database – as a task beside the graph's weighting."""
+    cfg = plan.cfg
+    pool = cfg.build_buffer_pool(r.text_bytes)
+    previous, delete = None, ()
+    if r.previous is not None:
+        # the copy holds the previous index: give the patch room for its pages
+        db = r.previous.bundle / DB_FILE
+        pool = max(pool, cfg.build_buffer_pool(0) + db.stat().st_size // 2)
+        previous = db
+        old = r.previous.facts
+        delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
+
+    def work() -> float:
+        import pyarrow as pa
+
+        t0 = time.perf_counter()
+        table = pa.ipc.open_file(pa.memory_map(str(r.spool))).read_all()
+        try:
+            writer.write_content(table, fts=plan.fts, pool=pool, threads=cfg.db_threads, previous=previous,
+                                 delete=delete)
+        except StoreError as exc:
+            if previous is None:
+                raise
+            raise PreviousBundleError(f"the previous bundle's database failed ({exc})") from None
+        return time.perf_counter() - t0
+
+    return ex.submit("building the full-text index", work)
 
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
 
-def _phase2(s: BuildState) -> None:
-    assert s.index is not None
-    s.phase2 = phase2_edges(s.facts, s.index)
-
-
-def _phase3(s: BuildState) -> None:
-    assert s.index is not None
-    s.phase3 = phase3_edges(s.facts, s.index)
-
-
-def _phase_merge(s: BuildState) -> None:
-    nodes = {f.path for f in s.facts}
-    if s.cfg.two_layer:
-        store = EvidenceStore(s.vault.dir / "evidence")
-        store.append(PHASE2, s.phase2)
-        store.append(PHASE3, s.phase3)
-        store.append(OVERLAY, s.overlay)
-        s.merged = store.committed_view(nodes)
+def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[MergeResult, Task[bytes]]:
+    """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
+    ``facts.bin`` beside the next phases."""
+    nodes = {f.path for f in r.facts}
+    if plan.cfg.two_layer:
+        store = EvidenceStore(plan.vault.dir / "evidence")
+        store.append(PHASE2, e.phase2)
+        store.append(PHASE3, e.phase3)
+        store.append(OVERLAY, r.overlay)
+        merged = store.committed_view(nodes)
     else:
-        s.merged = merge_edges(s.phase2, s.phase3, s.overlay, nodes)
-    s.vault_child = _fork(s, "writing the vault's JSON-lines files", lambda: _write_vault_files(s))
+        merged = merge_edges(e.phase2, e.phase3, r.overlay, nodes)
 
+    def write_vault_files() -> bytes:
+        atomic_write(staging / FACTS_FILE, encode_facts(r.facts, r.facts_header))
+        edges_dir = plan.vault.dir / "edges"
+        write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(x) for x in e.phase2))
+        write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(x) for x in e.phase3))
+        write_jsonl(edges_dir / "all_edges.jsonl", (edge_to_json(x) for x in merged.edges))
+        write_jsonl(plan.vault.dir / "index.jsonl", (rec.to_json() for rec in r.records))
+        return b""
 
-def _write_vault_files(s: BuildState) -> bytes:
-    """``edges/{phase2,phase3,all}_edges.jsonl``, ``index.jsonl`` and the bundle's
-    ``facts.bin`` (in a forked child)."""
-    assert s.merged is not None
-    atomic_write(s.staging / FACTS_FILE, encode_facts(s.facts, s.facts_header))
-    edges_dir = s.vault.dir / "edges"
-    write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(e) for e in s.phase2))
-    write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(e) for e in s.phase3))
-    write_jsonl(edges_dir / "all_edges.jsonl", (edge_to_json(e) for e in s.merged.edges))
-    write_jsonl(s.vault.dir / "index.jsonl", (r.to_json() for r in s.records))
-    return b""
+    return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
 
 
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
 
 def _usage_from_telemetry(vault: Vault) -> Counter[str]:
-    """Times each path was returned by a search (SPEC §4 usage), from the search history."""
+    """Times each path was returned by a search (usage), from the search history."""
     usage: Counter[str] = Counter()
     history = vault.dir / "logs" / "search_history.jsonl"
     try:
@@ -288,54 +312,40 @@ def _usage_from_telemetry(vault: Vault) -> Counter[str]:
     return usage
 
 
-def _sensitivity_overrides(s: BuildState) -> dict[str, str]:
+def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str]:
     from oracl.pipeline.tags import glob_match
 
     out: dict[str, str] = {}
-    for pattern, level in sorted(s.cfg.sensitivity_globs.items()):
-        for f in s.facts:
+    for pattern, level in sorted(cfg.sensitivity_globs.items()):
+        for f in facts:
             if glob_match(f.path, pattern):
                 out[f.path] = level
     return out
 
 
-def _rank_in_child(s: BuildState, edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
-                   cfg: Config) -> Callable[[], list[float]]:
-    """The DuoRanker in a forked child while this process makes the node rows; the ranks
-    come back as raw doubles (exact)."""
+def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult) -> WeightedGraph:
+    """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
+    come back as raw doubles, exact) while this process makes the node rows."""
     from array import array
 
     from oracl.pipeline.duoranker import rank_edges
 
-    if len(edges) < RANK_FORK_MIN_EDGES:
-        ranks = rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
-        return lambda: ranks
-    child = _fork(s, "ranking the edges", lambda: array("d", rank_edges(
-        edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)).tobytes())
+    def rank_job(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
+                 cfg: Config) -> Callable[[], list[float]]:
+        def ranks() -> bytes:
+            return array("d", rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)).tobytes()
 
-    def wait() -> list[float]:
-        out = array("d")
-        out.frombytes(_join(s, child))
-        return out.tolist()
+        task = (InProcess() if len(edges) < RANK_FORK_MIN_EDGES else ex).submit("ranking the edges", ranks)
 
-    return wait
+        def wait() -> list[float]:
+            out = array("d")
+            out.frombytes(ex.join(task))
+            return out.tolist()
 
+        return wait
 
-def _phase_weigh(s: BuildState) -> None:
-    assert s.merged is not None
-    s.graph = weigh(s.records, {f.path: f for f in s.facts}, s.merged.edges, s.cfg,
-                    _usage_from_telemetry(s.vault), _sensitivity_overrides(s),
-                    rank_job=lambda edges, tagsets, cfg: _rank_in_child(s, edges, tagsets, cfg))
-    # what the later phases need is in the graph rows now: let the facts, the index and the
-    # per-producer edge lists go before the bundle load, while the FTS build still grows
-    s.parse_counts = Counter(f.parse_status for f in s.facts)
-    s.n_records = len(s.records)
-    s.index = None
-    s.phase2, s.phase3, s.overlay = [], [], []
-    s.facts, s.records = [], []
-    s.merged.edges = []
-    if s.previous is not None:
-        s.previous.facts = {}
+    return weigh(r.records, {f.path: f for f in r.facts}, merged.edges, plan.cfg,
+                 _usage_from_telemetry(plan.vault), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job)
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -353,270 +363,106 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
         return None, None
 
 
-def make_header(s: BuildState) -> dict[str, Any]:
-    assert s.graph is not None and s.discovery is not None and s.merged is not None
-    commit, dirty = _git_state(s.root)
-    parse = s.parse_counts
-    cfg = s.cfg
+def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
+                graph: WeightedGraph) -> dict[str, Any]:
+    commit, dirty = _git_state(plan.root)
+    cfg = plan.cfg
     return {
         "version": SCHEMA_VERSION,
-        "generated_at": s.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "build_id": s.build_id,
+        "generated_at": plan.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "build_id": plan.build_id,
         "tool_version": __version__,
-        "root": str(s.root.resolve()),
+        "root": str(plan.root.resolve()),
         "source_commit": commit,
         "dirty": dirty,
         "counts": {
-            "nodes": len(s.graph.nodes),
-            "nodes_by_kind": {"artifact": s.n_records, "hub": s.graph.hubs},
-            "edges": len(s.graph.edges),
-            "edges_by_relation": dict(sorted(s.graph.edge_counts.items())),
-            "source_artifacts": {"seen": s.discovery.seen, "indexed": s.n_records},
-            "dropped_edges": dict(sorted(s.merged.dropped.items())),
+            "nodes": len(graph.nodes),
+            "nodes_by_kind": {"artifact": n_records, "hub": graph.hubs},
+            "edges": len(graph.edges),
+            "edges_by_relation": dict(sorted(graph.edge_counts.items())),
+            "source_artifacts": {"seen": d.discovery.seen, "indexed": n_records},
+            "dropped_edges": dict(sorted(dropped.items())),
         },
-        "mu": s.graph.mu, "sigma": s.graph.sigma,
+        "mu": graph.mu, "sigma": graph.sigma,
         "alpha": cfg.alpha, "beta": cfg.beta, "gamma": cfg.gamma, "lambda": cfg.lam,
         "caps": {"neighbourhood": cfg.neighbour_cap, "query_neighbour_guard": cfg.query_neighbour_guard,
                  "priority": cfg.priority_cap},
         "relation_weights": dict(sorted(cfg.relation_weights.items())),
         "config_sha256": cfg.digest(),
         "coverage": {
-            "indexed": s.n_records, "parsed": parse.get("ok", 0),
+            "indexed": n_records, "parsed": parse.get("ok", 0),
             "unparsed_by_reason": dict(sorted((k, v) for k, v in parse.items() if k != "ok")),
-            "skipped_by_reason": dict(sorted(s.discovery.skipped.items())),
-            "excluded_dirs_by_reason": dict(sorted(s.discovery.excluded_dirs.items())),
+            "skipped_by_reason": dict(sorted(d.discovery.skipped.items())),
+            "excluded_dirs_by_reason": dict(sorted(d.discovery.excluded_dirs.items())),
         },
         "two_layer": cfg.two_layer,
     }
 
 
-def _write_export(s: BuildState) -> dict[str, str]:
-    """The canonical export, its digest, its signature and ``stat.bin``, written into the
-    staging bundle: a bundle always carries the export it was loaded from."""
-    from oracl.sign import sign
-
-    assert s.graph is not None
-    t0 = time.perf_counter()
-    data = export_bytes(s.header, s.graph.nodes, s.graph.edges)
-    digest = sha256_hex(data)
-    name = s.vault.export.name
-    atomic_write(s.staging / name, data)
-    atomic_write(s.staging / (name + ".sha256"), f"{digest}  {name}\n".encode())
-    sig = sign(data)
-    if sig:
-        atomic_write(s.staging / (name + ".sig"), sig.encode() + b"\n")
-    atomic_write(s.staging / HEADER_FILE, canonical_bytes(s.header))
-    atomic_write(s.staging / STAT_FILE, encode_stat(s.stat_files, {
-        "build_id": s.build_id, "generated_at": s.header["generated_at"],
-        "source_commit": s.header["source_commit"], "dirty": s.header["dirty"],
-        "config_sha256": s.header["config_sha256"]}))
-    return {"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
-            "seconds": time.perf_counter() - t0}
-
-
-def _phase_export(s: BuildState) -> None:
-    """Start writing the export in a forked child: it serialises and hashes the rows while
-    this process builds the bundle's Arrow tables and loads them (the engine is not open in
-    this process yet, and the rows are only read on both sides). ``_phase_load`` joins it."""
-    s.header = make_header(s)
-    s.export_child = _fork(s, "writing the export", lambda: orjson.dumps(_write_export(s)))
-    s.stat_files = {}
-
-
-@dataclass(slots=True)
-class _Child:
-    pid: int
-    fd: int
-    what: str
-
-
-def _fork(s: BuildState, what: str, work: Callable[[], bytes]) -> _Child:
-    """Run ``work`` in a forked copy of this process; ``_join`` returns its bytes. Used for
-    work that only reads the build's rows, beside this process's own next step (2 cores).
-    The child dies with the build (PDEATHSIG) and leaves without running any cleanup."""
-    read_fd, write_fd = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(read_fd)
-            _die_with_parent(parent)
-            payload = b"\x00" + work()
-            code = 0
-        except BaseException as exc:  # noqa: BLE001 – reported to the parent, which raises it
-            payload = b"\x01" + f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_fd, view):]
-        finally:
-            os._exit(code)
-    os.close(write_fd)
-    child = _Child(pid, read_fd, what)
-    s.children.append(child)
-    return child
-
-
-def _join(s: BuildState, child: _Child) -> bytes:
-    from oracl.errors import VaultError
-
-    s.children.remove(child)
-    with os.fdopen(child.fd, "rb") as fh:
-        data = fh.read()
-    _, status = os.waitpid(child.pid, 0)
-    if not data:
-        raise VaultError(f"{child.what}: the process died (wait status {status})")
-    if data[0] == 1:
-        raise VaultError(f"{child.what} failed: {data[1:].decode('utf-8', 'replace')}")
-    return data[1:]
-
-
-def _reap(s: BuildState) -> None:
-    """A failed build: stop the children that still run."""
-    import signal
-
-    for child in list(s.children):
-        s.children.remove(child)
-        try:
-            os.kill(child.pid, signal.SIGKILL)
-            os.waitpid(child.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(child.fd)
-
-
-def _die_with_parent(parent: int | None = None) -> None:
-    """SIGKILL this process when the build dies (Linux PR_SET_PDEATHSIG); with ``parent``,
-    also when it died before the request was made."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
-        pass
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
-
-
-def _content_child(staging: str, spool: str, fts: bool, pool: int, threads: int, conn: Any,
-                   previous: str = "", delete: tuple[str, ...] = ()) -> None:
-    """In a child process: the bundle's schema, its Content rows and their full-text index –
-    built from scratch, or (``previous`` set) patched into a copy of the previous bundle's
-    database. A separate process keeps Kùzu's buffer pool (≈ 12 × the indexed text while
-    the index is built) out of the main process, whose own peak is the weighted graph."""
-    _die_with_parent()
-    try:
-        import pyarrow as pa
-
-        from oracl import store
+def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph,
+                 stat_files: dict[str, list[object]], writer: BundleWriter) -> Task[bytes]:
+    """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
+    written into the staging bundle as a task: it serialises and hashes the rows while this
+    process builds the bundle's Arrow tables and loads them (the rows are only read on both
+    sides). A bundle always carries the export it was loaded from."""
+    def work() -> bytes:
+        from oracl.sign import sign
 
         t0 = time.perf_counter()
-        table = pa.ipc.open_file(pa.memory_map(spool)).read_all()
-        if previous:
-            path = store.patch_bundle(Path(staging), Path(previous), list(delete), table,
-                                      buffer_pool_bytes=pool, threads=threads)
-        else:
-            path = store.start_bundle(Path(staging), table, fts=fts, buffer_pool_bytes=pool, threads=threads)
-        store.close(path)
-        conn.send(("ok", time.perf_counter() - t0, ""))
-    except BaseException as exc:  # noqa: BLE001 – reported to the parent, which re-raises it
-        conn.send(("error", type(exc).__name__, str(exc)))
-    finally:
-        conn.close()
+        data = export_bytes(header, graph.nodes, graph.edges)
+        digest = sha256_hex(data)
+        name = plan.vault.export.name
+        writer.add(name, data)
+        writer.add(name + ".sha256", f"{digest}  {name}\n".encode())
+        sig = sign(data)
+        if sig:
+            writer.add(name + ".sig", sig.encode() + b"\n")
+        writer.add(HEADER_FILE, canonical_bytes(header))
+        writer.add(STAT_FILE, encode_stat(stat_files, {
+            "build_id": plan.build_id, "generated_at": header["generated_at"],
+            "source_commit": header["source_commit"], "dirty": header["dirty"],
+            "config_sha256": header["config_sha256"]}))
+        return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
+                             "seconds": time.perf_counter() - t0})
+
+    return ex.submit("writing the export", work)
 
 
-def _phase_content(s: BuildState) -> None:
-    """Start the bundle in a child process (schema, Content rows, full-text index) while
-    the graph is weighed; a thread waits for it so the load phase can join."""
-    from multiprocessing import get_context
+def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, header: dict[str, Any],
+         spool: Path, content: Task[float], vault_files: Task[bytes], export: Task[bytes]) -> Loaded:
+    """The graph tables into the bundle (once its content is ready), then the bundle sealed
+    and published once the export and the vault files are written."""
+    from oracl import load as tables_of
 
-    from oracl import errors
-    from oracl.vault import DB_FILE
-
-    ctx = get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    pool = s.cfg.build_buffer_pool(s.spool.text_bytes)
-    previous, delete = "", ()
-    if s.previous is not None:
-        # the copy holds the previous index: give the patch room for its pages
-        pool = max(pool, s.cfg.build_buffer_pool(0) + (s.previous.bundle / DB_FILE).stat().st_size // 2)
-        previous = str(s.previous.bundle / DB_FILE)
-        old = s.previous.facts
-        delete = tuple(sorted(set(s.removed) | {p for p in s.reread if p in old}))
-    proc = ctx.Process(target=_content_child, name="oracl-fts", daemon=True,
-                       args=(str(s.staging), str(s.spool.path), "fts" not in s.skip, pool,
-                             s.cfg.db_threads, child, previous, delete))
-    proc.start()
-    child.close()
-
-    def wait() -> None:
-        try:
-            status, a, b = parent.recv()
-        except EOFError:
-            status, a, b = "error", "StoreError", f"the full-text indexer died (exit code {proc.exitcode})"
-        proc.join()
-        if status == "ok":
-            s.content_seconds = float(a)
-        else:
-            cls = getattr(errors, a, None)
-            s.content_error = cls(b) if isinstance(cls, type) and issubclass(cls, errors.OraclError) else \
-                errors.StoreError(f"full-text index: {b}")
-
-    s.content_thread = threading.Thread(target=wait, name="oracl-fts-wait", daemon=True)
-    s.content_thread.start()
-
-
-def _phase_load(s: BuildState) -> None:
-    from oracl import load, store
-
-    assert s.graph is not None and s.content_thread is not None
-    links, belongs = load.link_tables(s.graph.edges, s.graph.endpoints)
-    tables = {"artifacts": load.artifact_table(s.graph.nodes), "hubs": load.hub_table(s.graph.nodes),
+    links, belongs = tables_of.link_tables(graph.edges, graph.endpoints)
+    tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),
               "links": links, "belongs": belongs}
-    s.content_thread.join()
-    if s.content_error is not None:
-        raise s.content_error
-    store.finish_bundle(s.staging / store.DB_FILE, tables, after_each=lambda: provenance.fault("copy"))
+    content_seconds = ex.join(content)
+    writer.load_graph(tables, after_each=lambda: provenance.fault("copy"))
     del tables
-    os.unlink(s.spool.path)
-    _join(s, s.vault_child)
-    answer = orjson.loads(_join(s, s.export_child))
-    s.export_sha256, s.signature = answer["sha256"], answer["signature"]
-    s.export_seconds = float(answer["seconds"])
-    manifest_sha256 = provenance.write_manifest(s.staging, s.build_id, s.export_sha256, s.header["counts"])
-    final = s.vault.bundle(s.build_id)
-    os.replace(s.staging, final)
-    store.fsync_dir(s.vault.mirror)
-    provenance.fault("flip")
-    provenance.flip_latest(s.vault, s.build_id, s.export_sha256, s.header["generated_at"], manifest_sha256)
-    provenance.publish_export(s.vault, final)
-    provenance.snapshot(s.vault, final, s.build_id, s.cfg.snapshots)
-    s.bundle_bytes = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
+    os.unlink(spool)
+    ex.join(vault_files)
+    answer = orjson.loads(ex.join(export))
+    final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots,
+                           before_flip=lambda: provenance.fault("flip"))
+    return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
+                  sum(f.stat().st_size for f in final.iterdir() if f.is_file()))
 
 
-PHASES: tuple[tuple[str, Callable[[BuildState], None]], ...] = (
-    ("discover", _phase_discover),
-    ("read", _phase_read),
-    ("content", _phase_content),
-    ("phase2", _phase2),
-    ("phase3", _phase3),
-    ("merge", _phase_merge),
-    ("weigh", _phase_weigh),
-    ("export", _phase_export),
-    ("load", _phase_load),
-)
-
+# ---- The orchestrator -----------------------------------------------------------------------
 
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
           progress: Progress | None = None, now: datetime | None = None, full: bool = False,
-          **overrides: Any) -> BuildReport:
+          executor_kind: str = "in-process", **overrides: Any) -> BuildReport:
     """Build the graph of ``root`` into ``root/.oracl`` and return the report.
 
     By default the build is selective: files whose ``(path, mtime_ns, size)`` did not
     change since the previous build keep their facts and are not read again; the result
-    is the same as a full build's (``full=True`` forces one).
+    is the same as a full build's (``full=True`` forces one). A previous bundle whose
+    database is damaged makes the build full by itself, and its mode says why.
     ``skip`` names phases to leave out: ``phase2``, ``phase3`` (edge producers), ``fts``.
+    ``executor_kind``: ``in-process`` (the default: nothing is forked, safe beside an open
+    ``Memory``) or ``processes`` (the CLI: side work in forked children).
     ``overrides`` are Config fields (alpha, beta, gamma, lam, neighbour_cap, two_layer, …).
     """
     root = Path(root)
@@ -626,80 +472,99 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     check_root(root)
     cfg = cfg or load_config(root, **overrides)
     if os.environ.get("ORACL_TWO_LAYER") == "1" and not cfg.two_layer:
-        from dataclasses import replace
         cfg = replace(cfg, two_layer=True)
     now = now or datetime.now(UTC)
     vault = Vault(root)
+    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full)
     with provenance.build_lock(vault):
-        return _run(root, cfg, vault, now, skip, progress, full)
+        try:
+            return _run(plan, executor(executor_kind), progress or (lambda *_: None))
+        except PreviousBundleError as exc:
+            plan = replace(plan, build_id=new_build_id(datetime.now(UTC)), full=True, full_why=f"full: {exc}")
+            return _run(plan, executor(executor_kind), progress or (lambda *_: None))
 
 
-def _run(root: Path, cfg: Config, vault: Vault, now: datetime, skip: tuple[str, ...],
-         progress: Progress | None, full: bool = False) -> BuildReport:
-    build_id = new_build_id(now)
-    staging = vault.mirror / f"{build_id}.tmp"
-    staging.mkdir(parents=True, exist_ok=True)
-    state = BuildState(root=root, cfg=cfg, vault=vault, build_id=build_id, now=now,
-                       skip=frozenset(skip), progress=progress or (lambda *_: None), staging=staging,
-                       full=full)
+def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
+    writer = BundleWriter(plan.vault, plan.build_id)
     seconds: dict[str, float] = {}
     peak_mib: dict[str, int] = {}
+
+    def timed(name: str, fn: Callable[..., T], *args: Any) -> T:
+        t0 = time.perf_counter()
+        progress(name, 0, None)
+        out = fn(*args)
+        seconds[name] = round(time.perf_counter() - t0, 3)
+        peak_mib[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        return out
+
+    def skippable(name: str, fn: Callable[..., list[Edge]], *args: Any) -> list[Edge]:
+        if name in plan.skip:
+            seconds[name] = 0.0
+            return []
+        return timed(name, fn, *args)
+
     # The build allocates millions of small acyclic objects (facts, edges, rows); the cyclic
     # collector re-scanning them cost ~25 % of the main process's time. Reference counting
     # still frees everything; one collection runs at the end.
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    graph: WeightedGraph | None = None
+    ok = False
     try:
-        for name, phase in PHASES:
-            if name in state.skip:
-                seconds[name] = 0.0
-                continue
-            t0 = time.perf_counter()
-            state.progress(name, 0, None)
-            phase(state)
-            seconds[name] = round(time.perf_counter() - t0, 3)
-            peak_mib[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        seconds["fts_background"] = round(state.content_seconds, 3)
-        seconds["export_background"] = round(state.export_seconds, 3)
+        d = timed("discover", discover, plan, ex)
+        progress("discover", len(d.discovery.files), len(d.discovery.files))
+        r = timed("read", read, plan, ex, d, progress, writer.staging)
+        content = timed("content", start_content, plan, ex, r, writer)
+        e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
+                  skippable("phase3", phase3_edges, r.facts, r.index))
+        merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
+        graph = timed("weigh", weigh_graph, plan, ex, r, merged)
+        # what the later phases need is in the graph rows now: the facts, the index and the
+        # per-producer edge lists go before the bundle load, while the full-text index grows
+        parse = Counter(f.parse_status for f in r.facts)
+        n_records, dropped = len(r.records), dict(merged.dropped)
+        mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
+        stat_files = stat_rows(r.facts)
+        del r, e, merged
+        header = make_header(plan, d, parse, n_records, dropped, graph)
+        export = timed("export", start_export, plan, ex, header, graph, stat_files, writer)
+        del stat_files
+        loaded = timed("load", load, plan, ex, writer, graph, header, spool, content, vault_files, export)
+        seconds["fts_background"] = round(loaded.content_seconds, 3)
+        seconds["export_background"] = round(loaded.export_seconds, 3)
+        ok = True
     finally:
-        _reap(state)
-        if state.content_thread is not None and state.content_thread.is_alive():
-            state.content_thread.join()  # never leave kuzu writing into a folder we delete
-        from oracl.store import DB_FILE, close
-
-        close(staging / DB_FILE)  # a failed build must not keep the staging database open
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
-        n_edges = len(state.graph.edges) if state.graph is not None else 0
+        ex.close()  # a failed build ends its children; a finished one has none left
+        if not ok:
+            writer.abort()
+        n_edges = len(graph.edges) if graph is not None else 0
         # free the rows while the collector is still off: re-enabled with millions of young
         # objects alive, its first pass would scan them all (measured: 0.3 s at 50k files)
-        if state.graph is not None:
-            state.graph.nodes, state.graph.edges, state.graph.endpoints = [], [], []
-        state.facts, state.records, state.previous, state.spool = [], [], None, None
+        if graph is not None:
+            graph.nodes, graph.edges, graph.endpoints = [], [], []
         if gc_was_enabled:
             gc.enable()
-    assert state.graph is not None and state.discovery is not None and state.merged is not None
-    parse = state.parse_counts
+    assert graph is not None
+    vault = plan.vault
     provenance.append_health(vault, {
-        "build_id": build_id, "generated_at": state.header["generated_at"],
-        "counts": {"artifacts": state.n_records, "hubs": state.graph.hubs,
-                   "edges": n_edges,
-                   "edges_by_relation": dict(sorted(state.graph.edge_counts.items()))},
-        "mu": state.graph.mu, "sigma": state.graph.sigma, "orphans": state.graph.orphans,
-        "dropped": dict(sorted(state.merged.dropped.items())),
+        "build_id": plan.build_id, "generated_at": header["generated_at"],
+        "counts": {"artifacts": n_records, "hubs": graph.hubs, "edges": n_edges,
+                   "edges_by_relation": dict(sorted(graph.edge_counts.items()))},
+        "mu": graph.mu, "sigma": graph.sigma, "orphans": graph.orphans,
+        "dropped": dict(sorted(dropped.items())),
         "parse_errors": sum(v for k, v in parse.items() if k != "ok"),
-        "seconds": seconds, "bundle_bytes": state.bundle_bytes, "signature": state.signature,
-        "mode": state.mode, "files_read": len(state.reread),
+        "seconds": seconds, "bundle_bytes": loaded.bundle_bytes, "signature": loaded.signature,
+        "mode": mode, "files_read": files_read,
     })
-    provenance.prune_bundles(vault, keep=max(1, cfg.keep_bundles), current=build_id)
+    provenance.prune_bundles(vault, keep=max(1, plan.cfg.keep_bundles), current=plan.build_id)
     return BuildReport(
-        build_id=build_id, root=str(root.resolve()), files_seen=state.discovery.seen,
-        files_indexed=state.n_records, skipped=dict(sorted(state.discovery.skipped.items())),
-        excluded_dirs=dict(sorted(state.discovery.excluded_dirs.items())),
+        build_id=plan.build_id, root=str(plan.root.resolve()), files_seen=d.discovery.seen,
+        files_indexed=n_records, skipped=dict(sorted(d.discovery.skipped.items())),
+        excluded_dirs=dict(sorted(d.discovery.excluded_dirs.items())),
         parse_status=dict(sorted(parse.items())),
-        counts=state.header["counts"], dropped_edges=dict(sorted(state.merged.dropped.items())),
-        mu=state.graph.mu, sigma=state.graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
-        export_path=str(vault.export), export_sha256=state.export_sha256,
-        bundle_path=str(vault.bundle(build_id)), fts="fts" not in state.skip, two_layer=cfg.two_layer,
-        signature=state.signature, orphans=state.graph.orphans, mode=state.mode,
-        files_read=len(state.reread), files_removed=len(state.removed))
+        counts=header["counts"], dropped_edges=dict(sorted(dropped.items())),
+        mu=graph.mu, sigma=graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
+        export_path=str(vault.export), export_sha256=loaded.export_sha256,
+        bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
+        signature=loaded.signature, orphans=graph.orphans, mode=mode,
+        files_read=files_read, files_removed=files_removed)

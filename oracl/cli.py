@@ -73,7 +73,8 @@ def build(
     try:
         check_root(root)
         with build_progress(enabled=not (as_json or quiet)) as progress:
-            report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full, **overrides)
+            report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full,
+                               executor_kind="processes", **overrides)
     except OraclError as exc:
         _fail(exc)
     if as_json:
@@ -326,7 +327,8 @@ def watch(
         _fail(ConfigError("--settle must be ≥ 0 and --interval > 0"))
     try:
         check_root(root)
-        run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max(0, max_builds))
+        run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max(0, max_builds),
+            executor_kind="processes")
     except KeyboardInterrupt:
         plain_line("stopped")
     except OraclError as exc:

@@ -9,12 +9,15 @@ a traceback.
     ├── RootError (3)            the root does not exist or is not a directory
     ├── NoBuildError (4)         no build in the vault yet
     ├── StoreError (5)           the Kùzu engine refused or failed (translated in store.py)
-    │   └── StoreLockedError (6) another process holds the database for writing
+    │   ├── StoreLockedError (6) another process holds the database for writing
+    │   └── PreviousBundleError  the previous bundle failed under a selective build
+    │                            (the build runs again, full; never reaches a user)
     ├── VaultError (7)           a vault file is missing, truncated or unreadable
     ├── QueryError (8)           a query or path argument the plane cannot answer
     ├── BuildLockedError (9)     another build holds the vault
     ├── UnsafePathError (16)     a file named by the build is no longer a regular file
     │                            inside the root (a symlink out, a FIFO, a socket): refused
+    ├── ChildError (17)          a build's child process died or failed with a bug
     └── VerifyError (10)         `oracl verify` failed closed
         ├── DigestError (11)            the export does not match its .sha256
         ├── SignatureError (12)         bad signature, unknown algorithm, or no key to check it
@@ -53,6 +56,11 @@ class StoreLockedError(StoreError):
     exit_code = 6
 
 
+class PreviousBundleError(StoreError):
+    """The previous bundle's database failed while a selective build patched a copy of
+    it; the build starts again, full (never seen by a user)."""
+
+
 class VaultError(OraclError):
     exit_code = 7
 
@@ -67,6 +75,10 @@ class BuildLockedError(OraclError):
 
 class UnsafePathError(OraclError):
     exit_code = 16
+
+
+class ChildError(OraclError):
+    exit_code = 17
 
 
 class VerifyError(OraclError):

@@ -161,3 +161,21 @@ def load_previous(vault: Vault, read_digest: str, fts: bool) -> tuple[Previous |
         return None, f"full: {chain} incremental builds in a row; the content index is rebuilt"
     return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain), \
         f"incremental: {len(facts):,} files in the previous build"
+
+
+def previous_damage(vault: Vault) -> str:
+    """Why the database of the bundle LATEST names cannot be a selective build's start
+    ('' when it can, or when there is no such bundle: ``load_previous`` says so): its
+    SHA-256 is checked against the bundle's manifest, streamed."""
+    from oracl.export import sha256_file
+    from oracl.vault import DB_FILE, MANIFEST
+
+    try:
+        latest = vault.read_latest()
+        bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
+        manifest = orjson.loads((bundle / MANIFEST).read_bytes())
+        want = manifest["files"][DB_FILE]
+        got = sha256_file(bundle / DB_FILE)
+    except Exception:  # noqa: BLE001 – a missing or unreadable build is load_previous's to report
+        return ""
+    return "" if got == want else "the previous bundle's database does not match its manifest"

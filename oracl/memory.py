@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from oracl import graph
-from oracl.errors import OraclError, QueryError
+from oracl.errors import NoBuildError, OraclError, QueryError
 from oracl.snapshot import Snapshot
 from oracl.status import FreshnessCheck
 from oracl.vault import Vault
@@ -122,6 +122,8 @@ class Memory:
                     latest = Vault(self.root).read_latest()
                     if str(latest["build_id"]) == cur.build_id:
                         return cur, []
+                except NoBuildError:
+                    return cur, [f"LATEST.json is missing; answering from build {cur.build_id}"]
                 except OraclError as exc:
                     return cur, [f"{str(exc).split(';')[0]}; answering from build {cur.build_id}"]
             try:

@@ -27,8 +27,11 @@ def build_progress(enabled: bool) -> Iterator[Any]:
     if not enabled:
         yield lambda *_: None
         return
+    # no refresh thread (auto_refresh off): the build forks its helpers, and a fork with
+    # another thread alive is refused; each update redraws instead
     progress = Progress(SpinnerColumn(), TextColumn("{task.description:<9}"), BarColumn(),
-                        MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=False)
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=False,
+                        auto_refresh=False)
     tasks: dict[str, Any] = {}
     last: list[str] = []
 
@@ -40,13 +43,13 @@ def build_progress(enabled: bool) -> Iterator[Any]:
                                 completed=t.total or max(t.completed, 1))
             tasks[phase] = progress.add_task(phase, total=total)
             last.append(phase)
-        progress.update(tasks[phase], completed=done, total=total)
+        progress.update(tasks[phase], completed=done, total=total, refresh=True)
 
     with progress:
         yield update
         if last:
             t = progress.tasks[tasks[last[-1]]]
-            progress.update(tasks[last[-1]], total=t.total or 1, completed=t.total or 1)
+            progress.update(tasks[last[-1]], total=t.total or 1, completed=t.total or 1, refresh=True)
 
 
 def _kv_table(title: str, rows: dict[str, Any]) -> Table:

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from oracl.errors import BuildLockedError, NoBuildError, OraclError
 
-Snapshot = dict[str, tuple[int, int, int]]
+TreeStat = dict[str, tuple[int, int, int]]
 
 
-def snapshot(root: Path) -> Snapshot:
+def tree_stat(root: Path) -> TreeStat:
     """path → (size, mtime_ns, ctime_ns) of every file a build would index (with a broken
     ``[tool.oracl]`` the default rules: the watch goes on, and the build says what is wrong)."""
     from oracl.config import Config, load_config
@@ -37,8 +37,8 @@ def snapshot(root: Path) -> Snapshot:
     return {rel: (st.st_size, st.st_mtime_ns, st.st_ctime_ns) for rel, st in found.stats.items()}
 
 
-def _diff(a: Snapshot, b: Snapshot) -> set[str]:
-    """The paths added, removed or changed in size or mtime between two snapshots."""
+def _diff(a: TreeStat, b: TreeStat) -> set[str]:
+    """The paths added, removed or changed in size or mtime between two looks."""
     return (a.keys() ^ b.keys()) | {k for k in a.keys() & b.keys() if a[k] != b[k]}
 
 
@@ -47,21 +47,23 @@ def _stamp() -> str:
 
 
 def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, interval: float = 1.0,
-          max_builds: int = 0, sleep: Callable[[float], None] = time.sleep) -> int:
-    """Watch ``root`` until interrupted (or ``max_builds`` rebuilds); returns the rebuilds."""
+          max_builds: int = 0, sleep: Callable[[float], None] = time.sleep,
+          executor_kind: str = "in-process") -> int:
+    """Watch ``root`` until interrupted (or ``max_builds`` rebuilds); returns the rebuilds.
+    ``executor_kind`` is the builds' (the CLI forks its helpers)."""
     from oracl.builder import build
     from oracl.status import status
 
     root = Path(root)
     builds = 0
-    last = snapshot(root)  # before the first check: an edit made after it is seen at the first poll
+    last = tree_stat(root)  # before the first check: an edit made after it is seen at the first poll
 
     def rebuild(reason: str) -> bool:
         """One build; False when another process holds the build lock (try again later)."""
         nonlocal builds
         t0 = time.perf_counter()
         try:
-            r = build(root)
+            r = build(root, executor_kind=executor_kind)
         except BuildLockedError:
             emit(f"{_stamp()} another build is running; trying again after it")
             return False
@@ -81,6 +83,9 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     except NoBuildError:
         emit(f"{_stamp()} watching {root} (no build yet)")
         start = "no build yet"
+    except OraclError as exc:  # a damaged vault: the first build mends it
+        emit(f"{_stamp()} watching {root} ({str(exc).split(';')[0]})")
+        start = "the latest build is unreadable"
     if start and rebuild(start):
         start = ""
     pending: set[str] = set()
@@ -90,7 +95,7 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
         # on a big tree a look costs time: never spend more than a third of a core on looking
         sleep(max(interval, 2 * poll))
         t0 = time.perf_counter()
-        now = snapshot(root)
+        now = tree_stat(root)
         poll = time.perf_counter() - t0
         changed = _diff(last, now)
         last = now

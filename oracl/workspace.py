@@ -65,8 +65,11 @@ class Workspace:
             try:
                 ffd = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENXIO):  # swapped for a symlink; a socket
+                if exc.errno == errno.ELOOP:  # swapped for a symlink since it was resolved
                     raise UnsafePathError(f"{rel} is no longer a regular file inside the root; refused") from None
+                if exc.errno == errno.ENXIO:  # a socket cannot be opened
+                    mode = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False).st_mode
+                    raise UnsafePathError(f"{rel} is a {_kind(mode)}, not a regular file; refused") from None
                 raise
         except NotADirectoryError:
             raise UnsafePathError(f"{rel}: a folder on its path was swapped for something else; refused") from None
@@ -79,10 +82,7 @@ class Workspace:
         st = os.fstat(ffd)
         if not stat_mod.S_ISREG(st.st_mode):
             os.close(ffd)
-            kind = "FIFO" if stat_mod.S_ISFIFO(st.st_mode) else "socket" if stat_mod.S_ISSOCK(st.st_mode) \
-                else "device" if stat_mod.S_ISCHR(st.st_mode) or stat_mod.S_ISBLK(st.st_mode) else "folder" \
-                if stat_mod.S_ISDIR(st.st_mode) else "special file"
-            raise UnsafePathError(f"{rel} is a {kind}, not a regular file; refused")
+            raise UnsafePathError(f"{rel} is a {_kind(st.st_mode)}, not a regular file; refused")
         return ffd, st
 
     @contextmanager
@@ -129,6 +129,16 @@ class Workspace:
                 if n >= start:
                     out.append(_text(pending))
         return out, n, h.hexdigest(), st
+
+
+def _kind(mode: int) -> str:
+    if stat_mod.S_ISFIFO(mode):
+        return "FIFO"
+    if stat_mod.S_ISSOCK(mode):
+        return "socket"
+    if stat_mod.S_ISCHR(mode) or stat_mod.S_ISBLK(mode):
+        return "device"
+    return "folder" if stat_mod.S_ISDIR(mode) else "special file"
 
 
 def _text(raw: bytes) -> str:

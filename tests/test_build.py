@@ -12,9 +12,8 @@ from oracl.builder import build
 from oracl.errors import ConfigError, RootError
 from oracl.snapshot import Snapshot
 from oracl.stats import stats
-from oracl.store import close
 
-from .conftest import on_latest, SAMPLE, git, write_tree
+from .conftest import SAMPLE, git, on_latest, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 RECORD_FIELDS = {"artifact_id", "checksum", "path", "file_type", "size_bytes", "created_at",

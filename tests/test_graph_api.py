@@ -12,10 +12,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl import Memory
+from oracl import Memory, graph
 from oracl.builder import build
 from oracl.errors import QueryError
-from oracl import graph
 from oracl.memory import estimate_tokens
 
 from .conftest import ORACL, SAMPLE, on_latest, run_cli, write_tree

@@ -1,0 +1,125 @@
+"""The executor's one error protocol, its refusals, and a damaged previous bundle under a
+selective build."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.builder import build
+from oracl.errors import ChildError, QueryError
+from oracl.executor import InProcess, Processes
+from oracl.vault import DB_FILE, MANIFEST, Vault
+
+from .conftest import SAMPLE, write_tree
+
+SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
+
+
+def _fail_with_query_error() -> None:
+    raise QueryError("one sentence")
+
+
+def _fail_with_a_bug() -> None:
+    raise ValueError("not an OraclError")
+
+
+@pytest.mark.parametrize("ex", [InProcess(), Processes()], ids=["in-process", "processes"])
+def test_one_error_protocol(ex) -> None:  # type: ignore[no-untyped-def]
+    ok = ex.submit("adding", lambda: 40 + 2)
+    bad = ex.submit("asking", _fail_with_query_error)  # never raised by submit
+    bug = ex.submit("computing", _fail_with_a_bug)
+    assert ex.join(ok) == 42
+    with pytest.raises(QueryError, match="^one sentence$"):
+        ex.join(bad)
+    if isinstance(ex, InProcess):
+        with pytest.raises(ValueError, match="not an OraclError"):
+            ex.join(bug)
+    else:
+        with pytest.raises(ChildError, match="^computing failed: ValueError: not an OraclError$"):
+            ex.join(bug)
+    assert sorted(ex.map("doubling", lambda x: 2 * x, list(range(300)), workers=2)) == [2 * x for x in range(300)]
+    ex.close()
+
+
+def test_a_child_that_dies_and_children_still_running() -> None:
+    ex = Processes()
+    dead = ex.submit("dying", lambda: os._exit(3))
+    with pytest.raises(ChildError, match=r"^dying: the process died \(wait status 768\)$"):
+        ex.join(dead)
+    slow = ex.submit("sleeping", lambda: time.sleep(60))
+    t0 = time.monotonic()
+    ex.close()  # a failed build ends its children at once
+    assert time.monotonic() - t0 < 5 and ex.running == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(slow.pid, 0)
+
+
+def test_no_fork_beside_a_thread_or_an_open_engine(tmp_path: Path) -> None:
+    ex = Processes()
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, name="a-reader-thread")
+    t.start()
+    try:
+        with pytest.raises(ChildError, match="refusing to fork while other threads run \\(a-reader-thread\\)"):
+            ex.submit("anything", lambda: 1)
+    finally:
+        stop.set()
+        t.join()
+    from oracl import store
+
+    s = store.Store.open(tmp_path / "x.kuzu", read_only=False, buffer_pool_bytes=64 << 20)
+    try:
+        with pytest.raises(ChildError, match="refusing to fork while this process holds an open database"):
+            ex.submit("anything", lambda: 1)
+    finally:
+        s.release()
+    assert ex.join(ex.submit("anything", lambda: 1)) == 1
+
+
+def _export(root: Path) -> dict:
+    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    for key in ("build_id", "generated_at"):
+        doc["schema"].pop(key)
+    return doc
+
+
+@pytest.mark.parametrize("kind", ["in-process", "processes"])
+def test_a_damaged_previous_database_makes_the_build_full(tmp_path: Path, kind: str) -> None:
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, executor_kind=kind, **SMALL)
+    vault = Vault(root)
+    db = vault.bundle(vault.read_latest()["bundle"]) / DB_FILE
+    data = bytearray(db.read_bytes())
+    data[64] ^= 1  # one flipped bit near the start
+    db.write_bytes(bytes(data))
+    report = build(root, executor_kind=kind, **SMALL)
+    assert report.mode == "full: the previous bundle's database does not match its manifest"
+    assert report.files_read == len(SAMPLE)
+    again = build(root, executor_kind=kind, **SMALL)  # and the next one is selective again
+    assert again.mode.startswith("incremental: ")
+
+
+def test_an_engine_error_on_the_previous_database_makes_the_build_full(tmp_path: Path) -> None:
+    """A database the engine refuses even though its manifest matches (re-sealed after
+    damage): the selective build starts again, full, and says why."""
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, **SMALL)
+    vault = Vault(root)
+    bundle = vault.bundle(vault.read_latest()["bundle"])
+    db = bundle / DB_FILE
+    db.write_bytes(b"\0" * db.stat().st_size)
+    manifest = orjson.loads((bundle / MANIFEST).read_bytes())
+    manifest["files"][DB_FILE] = hashlib.sha256(db.read_bytes()).hexdigest()
+    (bundle / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    report = build(root, **SMALL)
+    assert report.mode.startswith("full: the previous bundle's database failed (")
+    full = build(root, full=True, **SMALL)
+    assert full.export_sha256 != "" and _export(root)["nodes"]
+    assert not list(vault.mirror.glob("*.tmp"))
