@@ -73,7 +73,7 @@ class Config:
         return max(256 << 20, min(16 << 30, 12 * fts_text_bytes + (256 << 20)))
 
     def relation_prior(self, relation: str) -> float:
-        """ρ(r) of SPEC §5: the configured prior, 0.5 for any relation not in the table."""
+        """ρ(r) of design §5: the configured prior, 0.5 for any relation not in the table."""
         return self.relation_weights.get(relation, DEFAULT_RELATION_FALLBACK)
 
     def digest(self) -> str:

@@ -1,4 +1,4 @@
-"""Selective rebuilds (SPEC §2 "selective hashing"): what a build may reuse from the
+"""Selective rebuilds (design §2 "selective hashing"): what a build may reuse from the
 previous one, and the two files each bundle carries for it.
 
 * ``facts.bin`` – the Phase 1 facts of every file (orjson, never pickle: a vault can come

@@ -1,4 +1,4 @@
-"""The provenance chain around a build (SPEC §7): the build lock, reader locks on bundles,
+"""The provenance chain around a build (design §7): the build lock, reader locks on bundles,
 publishing the export beside its bundle, snapshots, the health history, and the fault
 points the crash tests use.
 

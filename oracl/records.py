@@ -64,7 +64,7 @@ class Edge:
 
     @property
     def key(self) -> tuple[str, str, str, str, str]:
-        """The canonical merge key of SPEC §5."""
+        """The canonical merge key of design §5."""
         return (self.source, self.source_fragment, self.target, self.target_fragment, self.relation)
 
 

@@ -278,7 +278,7 @@ def _show_tables(r: dict[str, Any]) -> None:
                 t.add_row(rel, side, f"… {len(edges) - 15} more", "", "", "")
     out.print(t)
     p = r["priority"]
-    t = Table(title="Priority breakdown (SPEC Eq. 2 and 6)", title_justify="left")
+    t = Table(title="Priority breakdown (design Eq. 2 and 6)", title_justify="left")
     for col in ("bucket", "weight w_b", "signal c_b", "contribution"):
         t.add_column(col, justify="left" if col == "bucket" else "right")
     for b in p["buckets"]:

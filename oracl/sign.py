@@ -1,4 +1,4 @@
-"""Sign and verify the export's bytes (SPEC §7).
+"""Sign and verify the export's bytes (design §7).
 
 ``.sig`` holds ``ed25519:<base64 signature>`` when ``ORACL_ED25519_PRIVATE_KEY`` is set
 (PEM, or base64 of the 32-byte seed), else ``hmac-sha256:<hex>`` when ``ORACL_HMAC_KEY``

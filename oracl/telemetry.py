@@ -1,4 +1,4 @@
-"""Telemetry of SPEC §9: ``logs/search_history.jsonl`` and ``logs/agent_metrics.jsonl``.
+"""Telemetry of design §9: ``logs/search_history.jsonl`` and ``logs/agent_metrics.jsonl``.
 
 Best effort by design: a read-only vault, a full disk or a missing folder never fails or
 slows a search. Each line is one ``os.write`` on an ``O_APPEND`` descriptor, so concurrent

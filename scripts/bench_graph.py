@@ -28,17 +28,19 @@ def main() -> None:
     a = ap.parse_args()
     from oracl import Memory
     from oracl.graph import hub, related, trace
-    from oracl.stats import open_latest
+    from oracl.snapshot import Snapshot
 
-    store, _ = open_latest(a.workspace)
-    paths = [r["path"] for r in store.rows("MATCH (a:Artifact) WHERE a.format = 'py' RETURN a.path AS path ORDER BY path")]
-    domains = [r["domain"] for r in store.named("domains")]
+    snap = Snapshot.open(a.workspace)
+    paths = [r["path"] for r in snap.store.rows(
+        "MATCH (a:Artifact) WHERE a.format = 'py' RETURN a.path AS path ORDER BY path")]
+    domains = [r["domain"] for r in snap.named("domains")]
     rng = random.Random(5)
     picks = [rng.choice(paths) for _ in range(a.n)]
-    related(a.workspace, picks[0])  # warm
-    rel = [timed(related, a.workspace, p, 10) for p in picks]
-    hubs = [timed(hub, a.workspace, rng.choice(domains), 20) for _ in range(a.n)]
-    tr = [timed(trace, a.workspace, p, "out", 2) for p in picks]
+    related(snap, picks[0])  # warm
+    rel = [timed(related, snap, p, 10) for p in picks]
+    hubs = [timed(hub, snap, rng.choice(domains), 20) for _ in range(a.n)]
+    tr = [timed(trace, snap, p, "out", 2) for p in picks]
+    snap.close()
     mem = Memory.open(a.workspace)
     words = ("auth", "cache", "session", "export", "token", "parser", "router", "queue", "schema", "snapshot")
     ctx = [timed(mem.context, f"{rng.choice(words)} {rng.choice(words)}", 4000) for _ in range(min(a.n, 100))]

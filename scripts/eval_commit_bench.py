@@ -3,7 +3,7 @@
     python scripts/eval_commit_bench.py CLONE SET.jsonl [--cache DIR] [--rows N]
 
 CLONE is a git clone of the set's repository (never committed; `fetch` one); SET is a
-`../shared/eval-data/commit-bench/*.jsonl` file. For each row the script exports the
+commit-bench file made by ``scripts/make_commit_bench.py`` (docs/evaluation.md). For each row the script exports the
 row's `parent` commit into a scratch tree under --cache (one per parent, reused across
 runs), builds it with `oracl build` (cached: a tree that already has a build is not
 rebuilt), runs the row's query through `oracl.query.run.search`, and ranks the same
@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="write per-row results as JSON lines here")
     a = ap.parse_args()
     from oracl.query.run import search
-    from oracl.store import close
+    from oracl.snapshot import Snapshot
 
     rows = [orjson.loads(line) for line in a.set.read_bytes().splitlines() if line.strip()]
     if a.rows:
@@ -112,10 +112,9 @@ def main() -> None:
         tree = a.cache / name / row["parent"][:12]
         export_tree(a.clone, row["parent"], tree)
         build_seconds += ensure_build(tree)
-        result = search(tree, row["query"], limit=DEPTH, log=False)
+        with Snapshot.open(tree) as snap:
+            result = search(snap, row["query"], limit=DEPTH, log=False)
         ranked = [r["path"] for r in result.results]
-        for p in list((tree / ".oracl" / "mirror").iterdir()):
-            close(p / "graph.kuzu")
         baseline = bm25_rank(tree, row["query"])
         m_ours, m_base = metrics(ranked, row["gold_files"]), metrics(baseline, row["gold_files"])
         ours.append(m_ours)

@@ -1,4 +1,4 @@
-"""Hand-computed values for Eq. 2 of SPEC §4."""
+"""Hand-computed values for Eq. 2 of design §4."""
 
 from __future__ import annotations
 

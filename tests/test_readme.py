@@ -31,3 +31,15 @@ def test_documented_build_options_exist() -> None:
 def test_documented_docs_exist() -> None:
     for doc in ("docs/decisions.md", "docs/benchmarks.md"):
         assert doc in README and (ROOT / doc).is_file()
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    """Users have only the repository: no file of it refers to a folder beside it."""
+    needle = "../" + "shared"
+    skip = {".venv", ".git", ".oracl", "__pycache__"}
+    hits = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+            if p.is_file() and not skip & set(p.relative_to(ROOT).parts)
+            and p.suffix in (".py", ".md", ".sh", ".toml", ".cypher", ".txt", "")
+            and needle in p.read_text(encoding="utf-8", errors="replace")]
+    assert hits == []
+    assert "docs/design.md" in README and (ROOT / "docs" / "design.md").is_file()

@@ -1,5 +1,5 @@
 """Hand-computed association, μ, σ, δ, link density, priority and DuoRanker values
-(SPEC §4–6) on a three-file graph:
+(design §4–6) on a three-file graph:
 
     A = core/a.py ──imports κ1.0──▶ B = core/b.py
     C = docs/c.md ──references κ0.95──▶ A ,  C ──mentions κ0.6──▶ B

@@ -1,4 +1,4 @@
-"""The Phase 2 producer and the six Phase 3 edge providers (SPEC §5).
+"""The Phase 2 producer and the six Phase 3 edge providers (design §5).
 
 Each provider is a pure function ``(FileFacts, IndexView) -> Iterator[Edge]`` over the
 candidates Phase 1 scanned; edges name artifacts by path (the export maps paths to node

@@ -1,4 +1,4 @@
-"""The deep-AST analyzer for Python files (SPEC §3): structural ``ast_*`` tags, a symbol
+"""The deep-AST analyzer for Python files (design §3): structural ``ast_*`` tags, a symbol
 table with line ranges, import references and the security signals of §4.
 
 It reads names only: a secret's value is never copied into a tag, a field or an export.

@@ -1,6 +1,6 @@
 """Phase 1a/1b: discovery and reading. The only phase that touches the workspace.
 
-``walk`` lists the indexable files (SPEC §1) and counts what it skipped and why;
+``walk`` lists the indexable files (design §1) and counts what it skipped and why;
 ``read_one`` reads, hashes and scans one file and never raises: a file that cannot be
 read or parsed still yields ``FileFacts`` whose ``parse_status`` says why.
 """
@@ -181,7 +181,7 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
 
 
 def artifact_id(path: str, mtime_ns: int, size: int) -> str:
-    """``sha256("{path}|{mtime_ns}|{size}")`` – the versioning identity of SPEC §2."""
+    """``sha256("{path}|{mtime_ns}|{size}")`` – the versioning identity of design §2."""
     return hashlib.sha256(f"{path}|{mtime_ns}|{size}".encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -1,4 +1,4 @@
-"""The DuoRanker (SPEC §6, Eq. 7–10): an association rank for every edge.
+"""The DuoRanker (design §6, Eq. 7–10): an association rank for every edge.
 
     R_dir(u→v) = w_uv · (γ + (1−γ)·J(T_u, T_v))
     R_inf(u→v) = λ · Σ_x w_ux · w_xv      over 2-paths u→x→v, each node's out-neighbourhood

@@ -1,4 +1,4 @@
-"""Phase 2/3 merge: canonical-key deduplication with Phase 2 precedence (SPEC §5), and
+"""Phase 2/3 merge: canonical-key deduplication with Phase 2 precedence (design §5), and
 the opt-in two-layer mode whose committed view is the same edge set.
 
 >>> a = Edge("x.py", "y.py", "imports", 1.0, "L1-1", "", "phase3_static_edges")

@@ -1,4 +1,4 @@
-"""Eq. 2 of SPEC §4: the twelve-bucket base priority with its two multipliers and cap.
+"""Eq. 2 of design §4: the twelve-bucket base priority with its two multipliers and cap.
 
 >>> c = components(PriorityInputs(risk_score=40, lifecycle="active"))
 >>> round(base_priority(c, "internal", "low"), 6)   # (0.12+0.08+0.05+0.012+0.03)·1.15

@@ -1,4 +1,4 @@
-"""Phase 1c: the seven baseline tags, pure functions of the path (SPEC §3).
+"""Phase 1c: the seven baseline tags, pure functions of the path (design §3).
 
 >>> path_tags("docs/public/guide/README.md", Config())["content_type"]
 'instruction'

@@ -1,4 +1,4 @@
-"""Phase 2b, last: hubs, association, μ/σ, δ, priority, link density, DuoRanker (SPEC §4, §6).
+"""Phase 2b, last: hubs, association, μ/σ, δ, priority, link density, DuoRanker (design §4, §6).
 
 Input: the Phase 1 records and facts, the merged edges (artifacts named by path).
 Output: the export's nodes and edges (artifacts named by their node id, the artifact_id).

@@ -1,4 +1,4 @@
-"""SearchQueryBuilder: free text → ``ParsedQuery`` in six deterministic passes (SPEC §8).
+"""SearchQueryBuilder: free text → ``ParsedQuery`` in six deterministic passes (design §8).
 
 1. directives  ``file: filename: path: prefix:`` (fast path) and filters ``domain: hub:
    type: ext: lifecycle: since:``

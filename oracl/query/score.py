@@ -1,4 +1,4 @@
-"""Eq. 11 of SPEC §8, explainable, with two corrections (docs/decisions.md):
+"""Eq. 11 of design §8, explainable, with two corrections (docs/decisions.md):
 
     lexical(a) = A(m) · Σ_t ω_t · idf_t · Σ_f b_f · match(t, f(a))  +  [q ⊆ tagstring(a)]
     score(a)   = (lexical(a) / max_c lexical(c) + b_body · bm25(a) / max_c bm25(c)) · φ(ext(a))
