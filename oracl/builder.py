@@ -248,21 +248,25 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter) -> Ta
         old = r.previous.facts
         delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
 
-    def work() -> float:
-        import pyarrow as pa
+    return ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
+                           cfg.db_threads, previous, delete)
 
-        t0 = time.perf_counter()
-        table = pa.ipc.open_file(pa.memory_map(str(r.spool))).read_all()
-        try:
-            writer.write_content(table, fts=plan.fts, pool=pool, threads=cfg.db_threads, previous=previous,
-                                 delete=delete)
-        except StoreError as exc:
-            if previous is None:
-                raise
-            raise PreviousBundleError(f"the previous bundle's database failed ({exc})") from None
-        return time.perf_counter() - t0
 
-    return ex.submit("building the full-text index", work)
+def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threads: int, previous: Path | None,
+                  delete: tuple[str, ...]) -> float:
+    """The content task (in a fresh process for the CLI: the index's buffer pool, ≈ 12 × the
+    indexed text while it is built, stays out of the main process). Returns its seconds."""
+    import pyarrow as pa
+
+    t0 = time.perf_counter()
+    table = pa.ipc.open_file(pa.memory_map(str(spool))).read_all()
+    try:
+        writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete)
+    except StoreError as exc:
+        if previous is None:
+            raise
+        raise PreviousBundleError(f"the previous bundle's database failed ({exc})") from None
+    return time.perf_counter() - t0
 
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------

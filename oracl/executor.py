@@ -85,6 +85,9 @@ class InProcess:
             raise task.raised
         return task.value  # type: ignore[no-any-return]
 
+    def submit_fresh(self, what: str, fn: Callable[..., T], *args: Any) -> Task[T]:
+        return self.submit(what, lambda: fn(*args))
+
     def map(self, what: str, fn: Callable[[Any], R], items: Sequence[Any], workers: int,
             init: Callable[[], None] | None = None) -> Iterator[R]:
         del workers, init
@@ -141,6 +144,24 @@ class Processes:
 
         pid, fd = self._fork(what, body)
         task: Task[T] = Task(what, pid, fd)
+        self.running.append(task)
+        return task
+
+    def submit_fresh(self, what: str, fn: Callable[..., T], *args: Any) -> Task[T]:
+        """``fn(*args)`` in a new interpreter (``fn`` a module-level function, ``args``
+        picklable): for work whose memory must not sit on a copy of this process's (the
+        full-text index holds a buffer pool of its own). Started with fork+exec, which is
+        safe beside threads."""
+        import subprocess
+
+        proc = subprocess.Popen([sys.executable, "-m", "oracl.executor", str(os.getpid())],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert proc.stdin is not None and proc.stdout is not None
+        _write_frame(proc.stdin, (fn.__module__, fn.__qualname__, args))
+        proc.stdin.close()
+        task: Task[T] = Task(what, proc.pid, os.dup(proc.stdout.fileno()))
+        proc.stdout.close()
+        proc.returncode = 0  # reaped by join / close with os.waitpid, not by Popen
         self.running.append(task)
         return task
 
@@ -269,6 +290,26 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _fresh_main() -> None:
+    """``python -m oracl.executor PARENT``: run one task sent on stdin, answer on stdout."""
+    import importlib
+
+    _die_with_parent(int(sys.argv[1]))
+    stdin = sys.stdin.buffer
+    stdout = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything the task prints goes to stderr, never into the answer
+    try:
+        module, name, args = _read_frame(stdin)
+        fn: Any = importlib.import_module(module)
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        payload: Any = ("ok", fn(*args))
+    except BaseException as exc:  # noqa: BLE001 – reported to the parent, which raises it
+        payload = ("error", *_describe(exc))
+    _write_frame(stdout, payload)
+    stdout.flush()
+
+
 def executor(kind: str) -> InProcess | Processes:
     """``in-process`` or ``processes``."""
     if kind == "processes":
@@ -276,3 +317,7 @@ def executor(kind: str) -> InProcess | Processes:
     if kind == "in-process":
         return InProcess()
     raise errors.ConfigError(f"unknown executor {kind!r}: in-process or processes")
+
+
+if __name__ == "__main__":
+    _fresh_main()

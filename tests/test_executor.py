@@ -4,6 +4,7 @@ selective build."""
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import threading
 import time
@@ -15,6 +16,7 @@ import pytest
 from oracl.builder import build
 from oracl.errors import ChildError, QueryError
 from oracl.executor import InProcess, Processes
+from oracl.graph import parse_range
 from oracl.vault import DB_FILE, MANIFEST, Vault
 
 from .conftest import SAMPLE, write_tree
@@ -45,6 +47,10 @@ def test_one_error_protocol(ex) -> None:  # type: ignore[no-untyped-def]
         with pytest.raises(ChildError, match="^computing failed: ValueError: not an OraclError$"):
             ex.join(bug)
     assert sorted(ex.map("doubling", lambda x: 2 * x, list(range(300)), workers=2)) == [2 * x for x in range(300)]
+    # a fresh interpreter for work that must not share this process's memory: the same protocol
+    assert ex.join(ex.submit_fresh("adding", operator.add, 40, 2)) == 42
+    with pytest.raises(QueryError, match="^a line range looks like L40-60, not 'bad'$"):
+        ex.join(ex.submit_fresh("parsing", parse_range, "bad"))
     ex.close()
 
 
