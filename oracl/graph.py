@@ -21,6 +21,7 @@ from oracl.snapshot import Snapshot
 
 DIRECTIONS = ("out", "in", "both")
 MAX_DEPTH = 5
+MAX_FRAGMENT_LINES = 2000  # a fragment without a range shows at most this many lines
 _RANGE = re.compile(r"^L?(\d+)(?:\s*[-:]\s*L?(\d+))?$")
 
 
@@ -244,24 +245,22 @@ def fragment(snap: Snapshot, locator: str, range_arg: str | None = None, context
     path, rng = split_locator(locator, range_arg)
     art = _artifact(snap, path)
     rel = art["path"]
-    start, end = rng or (1, None)
-    first = max(1, start - context)
-    last = None if end is None else end + context
+    start, end = rng or (1, MAX_FRAGMENT_LINES)
+    first, last = max(1, start - context), end + context
     try:
-        lines, count, digest, st = snap.workspace.read_lines(rel, first, last)
+        lines, total, digest, st = snap.workspace.read_lines(rel, first, last)
     except FileNotFoundError:
         raise QueryError(f"{rel} was deleted since the build") from None
     except OSError as exc:
         raise QueryError(f"cannot read {rel}: {exc.strerror}") from None
-    if rng is not None and (start > count or (end or 0) > count):
-        raise QueryError(f"{rel} has {count} lines; L{start}-{end} is outside it")
-    if not lines and rng is None:
-        first, last_line = 1, 0
-    else:
-        last_line = first + len(lines) - 1
+    if rng is not None and (start > total or end > total):
+        raise QueryError(f"{rel} has {total} lines; L{start}-{end} is outside it")
+    notices = list(snap.notices)
+    if rng is None and total > len(lines):
+        notices.append(f"{rel} has {total:,} lines; the first {len(lines):,} are shown: give a range for others")
     stale = digest != art["checksum"]
     warning = (f"{rel} changed since build {snap.build_id}: these lines may not be the ones the graph "
                "describes" if stale else "")
-    return {"build_id": snap.build_id, "path": rel, "start": first, "end": last_line,
+    return {"build_id": snap.build_id, "path": rel, "start": first if lines else 1, "end": first + len(lines) - 1,
             "lines": lines, "format": art["format"], "stale": stale, "warning": warning,
-            "modified_at": iso(st.st_mtime_ns), "notices": list(snap.notices)}
+            "modified_at": iso(st.st_mtime_ns), "notices": notices}

@@ -29,6 +29,7 @@ from oracl.status import FreshnessCheck
 from oracl.vault import Vault
 
 CHARS_PER_TOKEN = 4
+MAX_CONTEXT_LINES = 20_000  # a changed file is searched for its moved span this far
 QUALIFIERS = ("path:", "file:", "filename:", "prefix:", "hub:", "domain:")
 
 
@@ -242,7 +243,7 @@ def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: Freshnes
         modified = stale[res["path"]] == "modified"
         try:  # the span only – or, when the file moved on since the build, the file to find it in
             lines, _, _, _ = snap.workspace.read_lines(res["path"], 1 if modified else start,
-                                                       None if modified else end)
+                                                       MAX_CONTEXT_LINES if modified else end)
         except (OSError, OraclError):
             continue
         if not lines:

@@ -3,11 +3,16 @@
 A phase takes records and returns records; nothing here touches the disk or the
 database. ``FileFacts`` is what one file yields in Phase 1 (read once, in a worker);
 ``Edge`` is one extracted reference; ``ArtifactRecord`` is the §2 record of a file.
+``ArtifactNode``, ``HubNode`` and ``EdgeRow`` are the typed rows of the weighted graph:
+the export is made of them and the bundle is loaded from them (plain dicts at run time,
+so serialising 100k+ rows costs nothing more; their keys are checked against an export
+in the tests).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict
 
 # (name, kind, start_line, end_line); kind is "class" | "function" | "method" | "async_function" …
 Symbol = tuple[str, str, int, int]
@@ -100,3 +105,75 @@ class ArtifactRecord:
             "usage": self.usage,
             "estimated_savings": self.estimated_savings,
         }
+
+
+class PriorityDetail(TypedDict):
+    components: dict[str, float]   # c_b of each of the twelve buckets
+    m_cls: float
+    m_sens: float
+    sensitivity: str               # low | medium | high
+    risk_score: int
+    base: float                    # P0
+    association: float
+    delta: float
+
+
+class ArtifactNode(TypedDict):
+    """One file of the weighted graph (design §2, §4, §6)."""
+
+    id: str                        # the artifact_id
+    kind: Literal["artifact"]
+    artifact_id: str
+    checksum: str
+    path: str
+    file_type: str
+    size_bytes: int
+    created_at: str
+    modified_at: str
+    author: str
+    tags: dict[str, Any]
+    review_status: str
+    usage: int
+    estimated_savings: float
+    link_count: int
+    backrefs: int
+    priority: float                # P0 + α·δ
+    link_density: float
+    priority_detail: PriorityDetail
+    parse_status: str
+    line_count: int
+    symbols: tuple[Symbol, ...]
+    headings: tuple[Heading, ...]
+
+
+class HubNode(TypedDict):
+    """A domain hub ``hub:domain:<d>``."""
+
+    id: str
+    kind: Literal["hub"]
+    tags: dict[str, str]
+    association: float
+    delta: float
+    link_density: float
+
+
+NodeRow = ArtifactNode | HubNode
+
+
+class EdgeMetadata(TypedDict):
+    confidence: float              # κ
+    producer: str
+    provider: str
+
+
+class EdgeRow(TypedDict):
+    """One weighted edge (design §5, §6); source and target are node ids."""
+
+    source: str
+    target: str
+    relation: str
+    source_fragment: str
+    target_fragment: str
+    metadata: EdgeMetadata
+    relation_weight: float         # w = ρ·κ
+    association_rank: float

@@ -27,6 +27,7 @@ from typing import BinaryIO
 from oracl.errors import UnsafePathError
 
 CHUNK = 1 << 20
+MAX_LINE = 1 << 20  # a longer line is quoted up to here
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -101,34 +102,34 @@ class Workspace:
         with self.open(rel) as (fh, _):
             return hashlib.file_digest(fh, "sha256").hexdigest()
 
-    def read_lines(self, rel: str, start: int, end: int | None) -> tuple[list[str], int, str, os.stat_result]:
-        """Lines ``start``..``end`` (1-based, inclusive; ``end`` None: to the end) of
-        ``rel``, the number of lines read to get them (the file's line count when the range
-        ran past its end), the SHA-256 of the whole file and its stat – streamed, so a line
-        range of a 200 MB file holds only its lines."""
+    def read_lines(self, rel: str, start: int, end: int) -> tuple[list[str], int, str, os.stat_result]:
+        """Lines ``start``..``end`` (1-based, inclusive) of ``rel``, the file's line count,
+        the SHA-256 of the whole file and its stat – streamed, so a line range of a 200 MB
+        file holds only its lines."""
         out: list[str] = []
-        n = 0
+        newlines = 0
+        last = b"\n"
+        seen = 0  # lines split off so far, while the range is still being collected
+        pending = b""
         h = hashlib.sha256()
         with self.open(rel) as (fh, st):
-            pending = b""
             for chunk in iter(lambda: fh.read(CHUNK), b""):
                 h.update(chunk)
-                if end is not None and n >= end:
-                    continue  # past the range: only the digest still needs the bytes
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for raw in lines:
-                    n += 1
-                    if n >= start and (end is None or n <= end):
+                newlines += chunk.count(b"\n")
+                last = chunk[-1:]
+                if seen >= end:
+                    continue  # past the range: only the digest and the count need the bytes
+                *lines, pending = (pending + chunk).split(b"\n")
+                for raw in lines[: max(0, end - seen)]:
+                    seen += 1
+                    if seen >= start:
                         out.append(_text(raw))
-                    if end is not None and n >= end:
-                        pending = b""
-                        break
-            if pending and (end is None or n < end):
-                n += 1
-                if n >= start:
-                    out.append(_text(pending))
-        return out, n, h.hexdigest(), st
+                if len(pending) > MAX_LINE:  # a giant line: keep its head, find its end
+                    pending = pending[:MAX_LINE]
+            if pending and seen < end and seen + 1 >= start:
+                out.append(_text(pending))  # a last line without a newline
+        total = newlines + (1 if last != b"\n" else 0)
+        return out, total, h.hexdigest(), st
 
 
 def _kind(mode: int) -> str:

@@ -210,3 +210,18 @@ def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[n
     assert paths["broken.py"]["tags"]["parse_error"] == "syntax_error"
     assert paths["broken.py"]["tags"]["ast_error"] is True
     assert on_latest(stats, root)["artifacts"] == 14
+
+
+def test_export_rows_are_the_typed_rows(built_sample) -> None:  # type: ignore[no-untyped-def]
+    """Every node and edge of an export has exactly the keys its typed row declares."""
+    from oracl.records import ArtifactNode, EdgeMetadata, EdgeRow, HubNode, PriorityDetail
+
+    root, _ = built_sample
+    doc = export_of(root)
+    kinds = {"artifact": ArtifactNode, "hub": HubNode}
+    for n in doc["nodes"]:
+        assert set(n) == kinds[n["kind"]].__required_keys__, n["id"]
+        if n["kind"] == "artifact":
+            assert set(n["priority_detail"]) == PriorityDetail.__required_keys__
+    for e in doc["edges"]:
+        assert set(e) == EdgeRow.__required_keys__ and set(e["metadata"]) == EdgeMetadata.__required_keys__

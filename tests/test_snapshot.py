@@ -224,13 +224,17 @@ def test_a_fragment_of_a_200_mb_file_reads_only_its_lines(repo: Path) -> None:
             "m = Memory.open(sys.argv[1]); m.fragment('pkg/auth.py#L1-1')\n"
             "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             "f = m.fragment('docs/big.txt#L1-2')\n"
+            "whole = m.fragment('docs/big.txt')\n"
             "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            "print(orjson.dumps({'lines': f['lines'], 'stale': f['stale'], 'grew_kib': after - before}).decode())\n")
+            "print(orjson.dumps({'lines': f['lines'], 'stale': f['stale'], 'grew_kib': after - before,\n"
+            "                   'whole': [len(x) for x in whole['lines']]}).decode())\n")
     out = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     got = orjson.loads(out.stdout)
     assert got["lines"] == ["first line", "second line"] and got["stale"] is True
     assert got["grew_kib"] < 32 * 1024  # a 200 MB file, and the reader grew by less than 32 MB
+    # without a range: its lines, the last (200 MB of zeros, no newline) quoted up to 1 MiB
+    assert got["whole"] == [10, 11, 5, 1 << 20]
 
 
 # ---- a Memory open in the process that builds ------------------------------------------------------

@@ -16,7 +16,7 @@ from oracl.export import r9
 from oracl.extractors.resolve import is_test_path
 from oracl.pipeline import priority as prio
 from oracl.pipeline.duoranker import rank_edges
-from oracl.records import ArtifactRecord, Edge, FileFacts
+from oracl.records import ArtifactNode, ArtifactRecord, Edge, EdgeRow, FileFacts, NodeRow
 
 HUB_PREFIX = "hub:domain:"
 CONTINUOUS_BUCKETS = ("security", "connectivity", "usage", "authority", "documentation", "freshness",
@@ -57,8 +57,8 @@ def mean_std(values: list[float]) -> tuple[float, float]:
 
 @dataclass(slots=True)
 class WeightedGraph:
-    nodes: list[dict[str, object]]
-    edges: list[dict[str, object]]
+    nodes: list[NodeRow]
+    edges: list[EdgeRow]
     mu: float
     sigma: float
     hubs: int
@@ -130,7 +130,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], tagsets, cfg)
 
     newest = max((f.mtime_ns for f in facts.values()), default=0)
-    node_rows: list[dict[str, object]] = []
+    node_rows: list[NodeRow] = []
     for r in records:
         f = facts[r.path]
         tags = r.tags
@@ -152,8 +152,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             comp[b] = r9(comp[b])
         cls = str(tags["classification"])
         p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
-        node = r.to_json()
-        node.update({
+        node: ArtifactNode = {  # type: ignore[typeddict-item]  # the record's fields, then these
+            **r.to_json(),
             "id": r.artifact_id,
             "kind": "artifact",
             "usage": inputs.usage,
@@ -170,7 +170,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             "line_count": f.line_count,
             "symbols": f.symbols,      # tuples serialise as JSON arrays
             "headings": f.headings,
-        })
+        }
         node_rows.append(node)
     for d in domains:
         hid = hub_id(d)
@@ -180,7 +180,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
 
     ranks = ranked()
     ids = {r.path: r.artifact_id for r in records}
-    edge_rows: list[dict[str, object]] = []
+    edge_rows: list[EdgeRow] = []
     counts: Counter[str] = Counter()
     for e, w, rank in zip(edges, weights, ranks, strict=True):
         counts[e.relation] += 1
