@@ -16,6 +16,7 @@ from oracl.errors import (  # noqa: E402
     RootError,
     StoreError,
     StoreLockedError,
+    UnsafePathError,
     VaultError,
 )
 
@@ -29,11 +30,12 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
 
 
 def build(root, **kwargs):  # type: ignore[no-untyped-def]
-    """Build the graph of ``root``; see ``oracl.builder.build`` (imported lazily)."""
+    """Build the graph of ``root``; see ``oracl.builder.build`` (imported lazily). Nothing
+    is forked (the in-process executor), so a process holding a ``Memory`` may build."""
     from oracl.builder import build as _build
 
     return _build(root, **kwargs)
 
 
 __all__ = ["Memory", "ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",
-           "StoreLockedError", "VaultError", "__version__", "build"]
+           "StoreLockedError", "UnsafePathError", "VaultError", "__version__", "build"]

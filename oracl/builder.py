@@ -194,7 +194,7 @@ def _select(d: Discovered) -> tuple[dict[str, FileFacts], list[str], list[str], 
 
 
 def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: Path) -> Read:
-    from oracl.load import ContentSpool
+    from oracl.tables import ContentSpool
 
     files = d.discovery.files
     spool = ContentSpool(staging / "content.arrow")
@@ -436,7 +436,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, h
          spool: Path, content: Task[float], vault_files: Task[bytes], export: Task[bytes]) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
     and published once the export and the vault files are written."""
-    from oracl import load as tables_of
+    from oracl import tables as tables_of
 
     links, belongs = tables_of.link_tables(graph.edges, graph.endpoints)
     tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),

@@ -240,7 +240,9 @@ def fragment(
     context: Annotated[int, typer.Option(help="Extra lines around the range.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """The quoted lines, syntax-highlighted; warns when the file changed since the build."""
+    """The quoted lines, syntax-highlighted (without a range, the first 2,000); warns when
+    the file changed since the build, and refuses one that is no longer a regular file
+    inside the root (exit code 16)."""
     try:
         with _memory(root) as mem:
             result = mem.fragment(locator, lines, context)
@@ -386,7 +388,7 @@ def verify(
 @app.command()
 def health(
     root: RootArg = Path("."),
-    threshold: Annotated[float, typer.Option(help="Flag a build whose artifact, hub or edge count moved by more than this fraction.")] = 0.2,
+    threshold: Annotated[float | None, typer.Option(help="Flag a build whose artifact, hub or edge count moved by more than this fraction [health_threshold of [tool.oracl], 0.2].")] = None,
     last: Annotated[int, typer.Option(help="Builds to show.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
@@ -395,6 +397,14 @@ def health(
     from oracl.provenance import health_trend, read_health
     from oracl.vault import Vault
 
+    if threshold is None:
+        from oracl.config import load_config
+
+        try:
+            threshold = load_config(root).health_threshold
+        except OraclError as exc:
+            _fail(exc)
+    assert threshold is not None
     rows = health_trend(read_health(Vault(root)), threshold)[-last:]
     if as_json:
         _print_json(rows)

@@ -286,9 +286,9 @@ def _show_tables(r: dict[str, Any]) -> None:
     t.add_row("Σ w_b·c_b", "", "", f"{p['weighted_sum']:.6f}")
     t.add_row("× m_cls", "", "", f"{p['m_cls']:.2f}")
     t.add_row(f"× m_sens ({p['sensitivity']}, risk {p['risk_score']})", "", "", f"{p['m_sens']:.2f}")
-    t.add_row(f"= min(cap {p['cap']:g}, {p['uncapped']:.6f})  P0", "", "", f"{p['base']:.6f}")
+    t.add_row(f"= min(cap {p['cap']}, {p['uncapped']:.6f})  P0", "", "", f"{p['base']:.6f}")
     t.add_row(f"association {p['association']:.6f} → δ", "", "", f"{p['delta']:.6f}")
-    t.add_row(f"final = P0 + {p['alpha']:g}·δ", "", "", f"{p['final']:.6f}")
+    t.add_row(f"final = P0 + {p['alpha']}·δ", "", "", f"{p['final']:.6f}")
     out.print(t)
     _stale_line(r)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from oracl import load, provenance
+from oracl import provenance, tables
 from oracl.bundle import BundleWriter
 from oracl.errors import UnsafePathError
 from oracl.sign import VerifyKeys
@@ -47,7 +47,7 @@ def rebuild_bundle(root: Path) -> str:
         try:
             ws = Workspace(root)
             paths = {n["id"]: n["path"] for n in nodes if n["kind"] == "artifact"}
-            spool = load.ContentSpool(writer.staging / "content.arrow")
+            spool = tables.ContentSpool(writer.staging / "content.arrow")
             for n in nodes:
                 if n["kind"] != "artifact":
                     continue
@@ -64,11 +64,11 @@ def rebuild_bundle(root: Path) -> str:
                                                   cfg.fts_tf_cap))
             spool.close()
             endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
-            links, belongs = load.link_tables(edges, endpoints)
+            links, belongs = tables.link_tables(edges, endpoints)
             writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
                                  threads=cfg.db_threads)
             spool.path.unlink()
-            writer.load_graph({"artifacts": load.artifact_table(nodes), "hubs": load.hub_table(nodes),
+            writer.load_graph({"artifacts": tables.artifact_table(nodes), "hubs": tables.hub_table(nodes),
                                "links": links, "belongs": belongs})
             writer.link_export_from(vault.dir)
             writer.add_header(header)

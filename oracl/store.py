@@ -225,10 +225,6 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) ->
         close(path)
 
 
-def file_bytes(directory: Path) -> int:
-    return sum(f.stat().st_size for f in directory.iterdir() if f.is_file()) if directory.is_dir() else 0
-
-
 def fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "oracl"
 # the build plane: its orchestration, its children, its state
-BUILD = {"oracl.builder", "oracl.executor", "oracl.incremental", "oracl.load", "oracl.pipeline.merge",
+BUILD = {"oracl.builder", "oracl.executor", "oracl.incremental", "oracl.tables", "oracl.pipeline.merge",
          "oracl.pipeline.weigh", "oracl.pipeline.duoranker", "oracl.extractors.providers"}
 # the read plane: everything a reader goes through
 READ = {"oracl.snapshot", "oracl.memory", "oracl.graph", "oracl.query.run", "oracl.query.score",

@@ -154,6 +154,12 @@ def test_snapshots_rotate_and_health_history(sample_repo: Path) -> None:
     assert trend[1]["moved"]["artifacts"] == pytest.approx(1 / 9)
     out = run_cli("health", str(sample_repo), "--threshold", "0.05", env={**os.environ, "COLUMNS": "200"})
     assert out.returncode == 0 and "artifacts +11%" in out.stdout
+    # without --threshold, [tool.oracl] health_threshold is the default (0.2 flags nothing here)
+    as_json = orjson.loads(run_cli("health", str(sample_repo), "--json").stdout)
+    assert [t["flagged"] for t in as_json] == [False, False, False]
+    (sample_repo / ".oracl.toml").write_text("snapshots = 2\nhealth_threshold = 0.1\n")
+    as_json = orjson.loads(run_cli("health", str(sample_repo), "--json").stdout)
+    assert [t["flagged"] for t in as_json] == [False, True, False]
 
 
 def test_second_build_is_refused_while_one_runs(sample_repo: Path) -> None:

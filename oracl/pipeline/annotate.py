@@ -17,7 +17,6 @@ from oracl.pipeline.tags import path_tags
 from oracl.records import ArtifactRecord, Edge, FileFacts
 
 STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source"})
-RECORD_FIELDS = frozenset({"review_status", "estimated_savings"})
 
 
 def iso(ns: int) -> str:

@@ -38,7 +38,6 @@ WEIGHT = {"entity": 5.0, "type": 2.0, "stop": 0.1}
 SYNONYM_FACTOR = 0.5  # a synonym counts half of the word it was expanded from
 
 FAST_DIRECTIVES = ("file", "filename", "path", "prefix")
-FILTER_DIRECTIVES = ("domain", "hub", "type", "ext", "lifecycle", "since")
 
 STOP_WORDS = frozenset("""a an and are as at be but by for from has have how i if in into is it its of on
 or that the their then there these this to was were what when where which while who why will with

@@ -1,5 +1,6 @@
-"""The Arrow tables a bundle is loaded from, derived from the weighted graph's rows
-(the same rows the export is made of, so the bundle is a view of the export)."""
+"""The Arrow tables a bundle is loaded from, derived from the weighted graph's rows (the
+same rows the export is made of, so the bundle is a view of the export), and the spool
+the full-text rows stream to while files are read."""
 
 from __future__ import annotations
 
