@@ -34,10 +34,8 @@ from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, sha256_h
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
 from oracl.incremental import (
-    FACTS_FILE,
     MAX_CHANGED_FRACTION,
     MIN_CHANGED_FOR_FULL,
-    STAT_FILE,
     Previous,
     encode_facts,
     encode_stat,
@@ -51,7 +49,16 @@ from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.weigh import WeightedGraph, weigh
 from oracl.records import ArtifactRecord, Edge, FileFacts
-from oracl.vault import DB_FILE, HEADER_FILE, Vault, atomic_write, check_root, new_build_id
+from oracl.vault import (
+    DB_FILE,
+    FACTS_FILE,
+    HEADER_FILE,
+    STAT_FILE,
+    Vault,
+    atomic_write,
+    check_root,
+    new_build_id,
+)
 
 Progress = Callable[[str, int, int | None], None]
 Executor = InProcess | Processes
