@@ -27,7 +27,7 @@ import orjson
 
 from oracl import __version__, provenance
 from oracl.bundle import BundleWriter
-from oracl.config import Config, load_config
+from oracl.config import Config, load_config, validate
 from oracl.errors import ConfigError, PreviousBundleError, StoreError
 from oracl.executor import InProcess, Processes, Task, executor
 from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, sha256_hex
@@ -481,7 +481,7 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     if bad:
         raise ConfigError(f"cannot skip {', '.join(bad)}: skippable phases are {', '.join(SKIPPABLE)}")
     check_root(root)
-    cfg = cfg or load_config(root, **overrides)
+    cfg = validate(cfg) if cfg is not None else load_config(root, **overrides)
     if os.environ.get("ORACL_TWO_LAYER") == "1" and not cfg.two_layer:
         cfg = replace(cfg, two_layer=True)
     now = now or datetime.now(UTC)

@@ -3,7 +3,9 @@
 A bundle is written into ``mirror/<build_id>.tmp``: the database (schema, full-text rows
 and index, graph tables), the export it was loaded from with its sidecars, ``header.json``
 and whatever the caller adds (``stat.bin``, ``facts.bin``). ``publish`` seals it (the
-manifest lists the SHA-256 of every file), renames it into place, flips ``LATEST.json``
+manifest lists the SHA-256 of every file; ``manifest.json.sig`` signs the manifest when a
+key is configured, so the signature covers the database, the facts, the stat rows and the
+header readers read, not only the export), renames it into place, flips ``LATEST.json``
 with one atomic rename and makes its export the vault's. Until that rename a crash leaves
 the previous build untouched; ``abort`` removes the staging folder.
 
@@ -21,7 +23,8 @@ from typing import Any
 
 from oracl import provenance
 from oracl.export import canonical_bytes
-from oracl.vault import DB_FILE, HEADER_FILE, Vault, atomic_write
+from oracl.sign import sign
+from oracl.vault import DB_FILE, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault, atomic_write
 
 
 class BundleWriter:
@@ -75,6 +78,9 @@ class BundleWriter:
         from oracl.store import fsync_dir
 
         manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"])
+        sig = sign((self.staging / MANIFEST).read_bytes())  # binds every file readers read
+        if sig:
+            self.add(MANIFEST_SIG, sig.encode() + b"\n")
         self.staging.replace(self.final)
         fsync_dir(self.vault.mirror)
         if before_flip is not None:

@@ -306,10 +306,10 @@ def repair(root: RootArg = Path(".")) -> None:
 
     try:
         check_root(root)
-        build_id = rebuild_bundle(root)
+        build_id, source = rebuild_bundle(root)
     except OraclError as exc:
         _fail(exc)
-    plain_line(f"rebuilt bundle {build_id} from the verified export")
+    plain_line(f"rebuilt bundle {build_id} from {source}")
 
 
 @app.command()

@@ -9,6 +9,7 @@ then ``.oracl.toml`` (its top level or its ``[tool.oracl]`` table), then CLI fla
 from __future__ import annotations
 
 import hashlib
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -63,6 +64,7 @@ class Config:
     keep_bundles: int = 2
     snapshots: int = 5                          # timestamped signed exports kept under snapshots/
     health_threshold: float = 0.2               # `oracl health` flags count moves beyond this
+    share_sensitive: bool = False               # MCP answers may name and quote files holding key material
 
     def build_buffer_pool(self, fts_text_bytes: int) -> int:
         """Kùzu's buffer pool for a build. Creating the FTS index keeps its postings in the
@@ -92,36 +94,79 @@ READ_FIELDS = ("suffixes", "max_read_bytes", "fts_body_bytes", "fts_tf_cap")
 _TOML_KEYS = {f.name for f in fields(Config)}
 
 
+# (low, high) of every numeric setting; ints must be whole numbers, floats finite
+RANGES: dict[str, tuple[float, float]] = {
+    "max_read_bytes": (1, 1 << 36), "fts_body_bytes": (0, 1 << 30), "fts_tf_cap": (1, 1000),
+    "alpha": (0, 10), "beta": (0, 10), "gamma": (0, 1), "lam": (0, 10),
+    "neighbour_cap": (1, 1_000_000), "query_neighbour_guard": (1, 100_000_000), "priority_cap": (1e-6, 1e6),
+    "workers": (0, 1024), "buffer_pool_bytes": (0, 1 << 42), "db_threads": (1, 1024),
+    "keep_bundles": (1, 1000), "snapshots": (0, 100_000), "health_threshold": (0, 1000),
+}
+CHOICES = {"classification_globs": ("confidential", "sensitive", "public", "internal"),
+           "sensitivity_globs": ("low", "medium", "high")}
+MIN_POOL = 16 << 20
+
+
 def _coerce(name: str, value: Any) -> Any:
+    """``value`` of ``[tool.oracl] name`` checked for type and converted; ConfigError in one
+    line otherwise (ranges are checked on the merged configuration)."""
     default = getattr(Config(), name)
+    where = f"[tool.oracl] {name}"
     if isinstance(default, tuple):
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"[tool.oracl] {name} must be a list of strings")
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError(f"{where} must be a list of non-empty strings")
         return tuple(value)
     if isinstance(default, dict):
         if not isinstance(value, dict):
-            raise ConfigError(f"[tool.oracl] {name} must be a table")
+            raise ConfigError(f"{where} must be a table")
         if name == "relation_weights":
             merged = dict(default)
             for k, v in value.items():
-                if not isinstance(v, int | float) or not 0 < float(v) <= 1:
-                    raise ConfigError(f"[tool.oracl] relation_weights.{k} must be a number in (0, 1]")
+                if not isinstance(v, int | float) or isinstance(v, bool) or not 0 < float(v) <= 1:
+                    raise ConfigError(f"{where}.{k} must be a number in (0, 1]")
                 merged[k] = float(v)
             return merged
+        if not all(isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip() for k, v in value.items()):
+            raise ConfigError(f"{where} must map non-empty strings to non-empty strings")
+        if name in CHOICES:
+            bad = sorted(v for v in value.values() if v not in CHOICES[name])
+            if bad:
+                raise ConfigError(f"{where} values must be one of {', '.join(CHOICES[name])}, not {bad[0][:40]!r}")
         if name == "domain_map":
             merged = dict(default)
-            merged.update({str(k): str(v) for k, v in value.items()})
+            merged.update(value)
             return merged
-        return {str(k): str(v) for k, v in value.items()}
+        return dict(value)
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ConfigError(f"[tool.oracl] {name} must be true or false")
+            raise ConfigError(f"{where} must be true or false")
         return value
-    if isinstance(default, int | float):
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            raise ConfigError(f"[tool.oracl] {name} must be a number")
-        return type(default)(value)
+    if isinstance(default, int):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{where} must be a whole number")
+        return value
+    if isinstance(default, float):
+        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+            raise ConfigError(f"{where} must be a finite number")
+        return float(value)
     return value
+
+
+def validate(cfg: Config) -> Config:
+    """Every numeric setting within its range, every suffix a real suffix: ConfigError in
+    one line naming the first setting that is not."""
+    for name, (low, high) in RANGES.items():
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ConfigError(f"{name} must be a finite number, not {value!r}"[:160])
+        if not low <= value <= high:
+            raise ConfigError(f"{name} must be between {low:g} and {high:g}, not {value!r}"[:160])
+    if 0 < cfg.buffer_pool_bytes < MIN_POOL:
+        raise ConfigError(f"buffer_pool_bytes must be 0 (sized from the text) or at least {MIN_POOL}")
+    for suffix in cfg.suffixes:
+        if not (len(suffix) >= 2 and suffix.startswith(".") and "/" not in suffix and suffix.strip() == suffix):
+            raise ConfigError(f"suffixes must look like '.py', not {suffix[:40]!r}")
+    return cfg
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -130,6 +175,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path.name} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path.name} is nested too deeply to read") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
 
@@ -141,8 +188,11 @@ def _project_package(root: Path) -> str:
     if not pyproject.is_file():
         return ""
     try:
-        name = str(_read_toml(pyproject).get("project", {}).get("name", ""))
+        project = _read_toml(pyproject).get("project", {})
     except ConfigError:
+        return ""
+    name = project.get("name", "") if isinstance(project, dict) else ""
+    if not isinstance(name, str):
         return ""
     pkg = name.lower().replace("-", "_").replace(".", "_")
     return pkg if pkg and (root / pkg).is_dir() else ""
@@ -156,12 +206,11 @@ def load_config(root: Path, **overrides: Any) -> Config:
     table: dict[str, Any] = {}
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        data = _read_toml(pyproject)
-        table.update(data.get("tool", {}).get("oracl", {}))
+        table.update(_oracl_table(_read_toml(pyproject), "pyproject.toml", {}))
     local = root / ".oracl.toml"
     if local.is_file():
         data = _read_toml(local)
-        table.update(data.get("tool", {}).get("oracl", data))
+        table.update(_oracl_table(data, ".oracl.toml", data))
     project_pkg = _project_package(root)
     if project_pkg and "domain_map" not in overrides:
         table.setdefault("domain_map", {})
@@ -171,12 +220,17 @@ def load_config(root: Path, **overrides: Any) -> Config:
         raise ConfigError(f"unknown [tool.oracl] key(s): {', '.join(unknown)}")
     values = {k: _coerce(k, v) for k, v in table.items()}
     values.update({k: v for k, v in overrides.items() if v is not None})
-    cfg = replace(Config(), **values)
-    for name in ("alpha", "beta", "gamma", "lam"):
-        if not 0 <= getattr(cfg, name) <= 10:
-            raise ConfigError(f"{name} must be between 0 and 10")
-    if not 0 <= cfg.gamma <= 1:
-        raise ConfigError("gamma must be between 0 and 1")
-    if cfg.neighbour_cap < 1:
-        raise ConfigError("the neighbourhood cap must be at least 1")
-    return cfg
+    return validate(replace(Config(), **values))
+
+
+def _oracl_table(data: dict[str, Any], source: str, fallback: dict[str, Any]) -> dict[str, Any]:
+    """``[tool.oracl]`` of a parsed TOML file (``fallback`` when it has no ``[tool]``)."""
+    if "tool" not in data:
+        return dict(fallback)
+    tool = data["tool"]
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{source}: [tool] must be a table")
+    table = tool.get("oracl", {} if source == "pyproject.toml" else fallback)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: [tool.oracl] must be a table")
+    return {k: v for k, v in table.items() if k != "tool"} if table is fallback else dict(table)

@@ -1,9 +1,12 @@
 """``oracl cypher``: a read-only Cypher console over the latest bundle.
 
-The bundle is opened read-only, so a write can never reach the graph; a write statement
-gets one line of refusal. Interactive mode has line editing and a persistent history
-(``readline``; ``ORACL_CYPHER_HISTORY`` or ``~/.oracl_cypher_history``), statements that
-span lines until a ``;``, and the commands ``:schema``, ``:help`` and ``:quit``.
+A statement runs only when its structure is a read query (``oracl.readonly``: one
+statement, read clauses, a fixed list of read-only functions); anything else gets one line
+naming the reason. Behind that gate the bundle is opened read-only and the console has a
+connection of its own with a timeout (``Store.console``). Interactive mode has line
+editing and a persistent history (``readline``; ``ORACL_CYPHER_HISTORY`` or
+``~/.oracl_cypher_history``), statements that span lines until a ``;``, and the commands
+``:schema``, ``:help`` and ``:quit``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 import orjson
 
 from oracl.errors import OraclError, QueryError, StoreError
+from oracl.readonly import check
 from oracl.snapshot import Snapshot
 
 HELP = """Statements end with ';' and may span lines. Examples:
@@ -24,10 +28,6 @@ HELP = """Statements end with ';' and may span lines. Examples:
   MATCH (a:Artifact {path: 'README.md'})-[l:Link]->(b) RETURN b.path, l.relation;
   CALL QUERY_FTS_INDEX('Content', 'content_fts', 'export sign', top := 5) RETURN node.path, score;
 Commands: :schema (tables and their columns), :help, :quit (or Ctrl-D)."""
-_WRITE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DETACH|DROP|ALTER|COPY|INSTALL|LOAD\s+EXTENSION|IMPORT|"
-                    r"EXPORT|BEGIN|COMMIT|ROLLBACK|CHECKPOINT|REMOVE)\b", re.I)
-_STRINGS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
-REFUSAL = "write statements are refused: the console opens the graph read-only"
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -44,25 +44,14 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def is_write(statement: str) -> bool:
-    """A statement that would write (keywords outside string literals)."""
-    return bool(_WRITE.search(_STRINGS.sub("''", statement)))
-
-
 def run_one(snap: Snapshot, statement: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run one read statement on the snapshot's build; returns columns and rows."""
-    text = statement.strip().rstrip(";").strip()
-    if not text:
-        raise QueryError("empty statement")
-    if is_write(text):
-        raise QueryError(REFUSAL)
+    """Run one read statement on the snapshot's build (``oracl.readonly.check`` decides
+    what is a read); returns columns and rows."""
+    text = check(statement)
     try:
-        result = snap.store.execute(text, params or {})
+        result = snap.store.console(text, params or {})
     except StoreError as exc:
-        msg = str(exc)
-        if "read-only" in msg or "read only" in msg:
-            raise QueryError(REFUSAL) from None
-        raise QueryError(msg.removeprefix("query failed: ")) from None
+        raise QueryError(str(exc).removeprefix("query failed: ")) from None
     columns = result.get_column_names()
     rows = []
     while result.has_next():

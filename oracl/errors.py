@@ -14,6 +14,8 @@ a traceback.
     │                            (the build runs again, full; never reaches a user)
     ├── VaultError (7)           a vault file is missing, truncated or unreadable
     ├── QueryError (8)           a query or path argument the plane cannot answer
+    │   ├── RefusedError (18)    the console refused a statement that is not a read query
+    │   └── WithheldError (19)   an agent asked for a file that holds key material
     ├── BuildLockedError (9)     another build holds the vault
     ├── UnsafePathError (16)     a file named by the build is no longer a regular file
     │                            inside the root (a symlink out, a FIFO, a socket): refused
@@ -67,6 +69,14 @@ class VaultError(OraclError):
 
 class QueryError(OraclError):
     exit_code = 8
+
+
+class RefusedError(QueryError):
+    exit_code = 18
+
+
+class WithheldError(QueryError):
+    exit_code = 19
 
 
 class BuildLockedError(OraclError):

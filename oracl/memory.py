@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from oracl import graph
-from oracl.errors import NoBuildError, OraclError, QueryError
+from oracl.errors import NoBuildError, OraclError, QueryError, WithheldError
 from oracl.snapshot import Snapshot
 from oracl.status import FreshnessCheck
 from oracl.vault import Vault
@@ -90,17 +90,21 @@ class Memory:
     (a Memory repairs only when opened with ``repair=True``, from the main thread).
     A Memory is a context manager; ``close`` releases the bundle."""
 
-    def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: bool = False) -> None:
+    def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: bool = False,
+                 withhold_sensitive: bool = False) -> None:
         self.root = Path(root)
         self.repair = repair
+        self.withhold = withhold_sensitive  # files holding key material never appear in an answer
         self._current = snapshot
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, root: str | Path, *, repair: bool = False) -> Memory:
+    def open(cls, root: str | Path, *, repair: bool = False, withhold_sensitive: bool = False) -> Memory:
         """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
-        is none it can open)."""
-        return cls(root, Snapshot.open(Path(root), repair=repair), repair=repair)
+        is none it can open). ``withhold_sensitive``: answers never name or quote a file
+        that holds key material (the MCP server's default)."""
+        return cls(root, Snapshot.open(Path(root), repair=repair), repair=repair,
+                   withhold_sensitive=withhold_sensitive)
 
     def close(self) -> None:
         with self._lock:
@@ -142,7 +146,11 @@ class Memory:
         with self._lock:
             snap, notices = self.snapshot()
             check = FreshnessCheck(snap) if freshness else None
+            if self.withhold and args and isinstance(args[0], str) and fn is not _search_json:
+                _refuse_withheld(snap, args[0])
             out = fn(snap, *args, **kwargs)
+            if self.withhold:
+                out = _without(out, sensitive_paths(snap))
             if notices:
                 out["notices"] = notices + list(out.get("notices", []))
             if check is not None:
@@ -211,7 +219,8 @@ class Memory:
         with self._lock:
             snap, _ = self.snapshot()
             check = FreshnessCheck(snap)
-            return _context(snap, q, budget_tokens, k, check)
+            return _context(snap, q, budget_tokens, k, check,
+                            sensitive_paths(snap) if self.withhold else frozenset())
 
 
 def _search_json(snap: Snapshot, q: str, k: int, persona: str) -> dict[str, Any]:
@@ -226,7 +235,43 @@ def _search_json(snap: Snapshot, q: str, k: int, persona: str) -> dict[str, Any]
     return out
 
 
-def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: FreshnessCheck) -> ContextPack:
+WITHHELD = "«withheld»"
+_PATH_KEYS = ("path", "source", "target", "node", "parent")
+
+
+def sensitive_paths(snap: Snapshot) -> frozenset[str]:
+    """The build's files that hold key material (secret files, private key blocks)."""
+    if "sensitive" not in snap.memo:
+        snap.memo["sensitive"] = frozenset(r["path"] for r in snap.named("sensitive_paths"))
+    return snap.memo["sensitive"]
+
+
+def _refuse_withheld(snap: Snapshot, locator: str) -> None:
+    hidden = sensitive_paths(snap)
+    path = graph.split_locator(locator)[0] if "#" in locator else locator
+    rel = path.strip().removeprefix("./")
+    if rel in hidden:
+        raise WithheldError(f"{rel} is withheld: it holds key material (the vault owner can set "
+                         "share_sensitive = true in [tool.oracl])")
+
+
+def _without(value: Any, hidden: frozenset[str]) -> Any:
+    """``value`` with every list entry that names a hidden file dropped, and any other
+    mention of one replaced by a marker."""
+    if not hidden:
+        return value
+    if isinstance(value, dict):
+        return {k: (WITHHELD if isinstance(v, str) and v in hidden else _without(v, hidden))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without(v, hidden) for v in value
+                if not (isinstance(v, dict) and any(v.get(k) in hidden for k in _PATH_KEYS))
+                and not (isinstance(v, str) and v in hidden)]
+    return value
+
+
+def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: FreshnessCheck,
+             hidden: frozenset[str] = frozenset()) -> ContextPack:
     from oracl.query.run import search
 
     r = search(snap, q, limit=k)
@@ -236,6 +281,8 @@ def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: Freshnes
                        freshness=check.result())
     pack.used_tokens = estimate_tokens(pack.header)
     for res in r.results:
+        if res["path"] in hidden:
+            continue
         row = snap.named("artifact_by_path", {"path": res["path"]})
         if not row or stale[res["path"]] not in ("fresh", "modified"):
             continue

@@ -34,7 +34,7 @@ class FileFacts:
     size_bytes: int
     mtime_ns: int
     ctime_ns: int
-    parse_status: str  # ok | binary | non_utf8 | oversize | unreadable | vanished | syntax_error | malformed
+    parse_status: str  # ok | binary | non_utf8 | oversize | unreadable | vanished | syntax_error | malformed | secret_file | parse_error
     line_count: int = 0
     ast_tags: dict[str, object] = field(default_factory=dict)
     symbols: tuple[Symbol, ...] = ()
@@ -51,6 +51,7 @@ class FileFacts:
     config_values: tuple[Mention, ...] = ()
     mentions: tuple[Mention, ...] = ()
     comment_refs: tuple[Mention, ...] = ()
+    secrets: tuple[tuple[str, int], ...] = ()  # (rule, line) of each redacted secret: never its value
     error: str = ""
 
 

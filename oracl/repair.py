@@ -1,15 +1,16 @@
-"""``oracl repair``: rebuild the latest bundle from the verified export, when LATEST or the
-bundle it names is missing or damaged (the readers' fail-open path; ``Snapshot.open(…,
+"""``oracl repair``: rebuild the latest bundle from the export, when LATEST or the bundle it
+names is missing or damaged (the readers' fail-open path; ``Snapshot.open(…,
 repair=True)`` calls it from the main thread only).
 
-The export is checked against its ``.sha256`` first (a repair never trusts an export it
-cannot verify). The graph tables come from the export; the full-text rows are re-derived
+The export is checked against its ``.sha256`` first and, when a key is configured, against
+its signature (a repair never trusts an export it cannot verify); without a key the repair
+says the export was unsigned. The graph tables come from the export; the full-text rows are re-derived
 from the files on disk whose checksum still matches the export (the others keep their
 path, symbol names and headings only), read through the ``Workspace`` like any reader's.
 Serialised with builds by the vault's build lock.
 
 >>> rebuild_bundle(Path("repo"))                                   # doctest: +SKIP
-'20261201T001500000000Z-01234-rebuilt'
+('20261201T001500000000Z-01234-rebuilt', 'the signed export (ed25519, valid)')
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import orjson
 from oracl import provenance, tables
 from oracl.bundle import BundleWriter
 from oracl.errors import UnsafePathError
+from oracl.secrets import is_secret_file, redact_text, suffix_of
 from oracl.sign import VerifyKeys
 from oracl.tokens import fts_document
 from oracl.vault import Vault, new_build_id
@@ -32,14 +34,20 @@ from oracl.workspace import Workspace
 REPAIRABLE = ("ok", "syntax_error", "malformed")  # statuses whose body a build indexes
 
 
-def rebuild_bundle(root: Path) -> str:
-    """Rebuild a bundle from the verified export and flip LATEST to it; returns its id."""
+def rebuild_bundle(root: Path) -> tuple[str, str]:
+    """Rebuild a bundle from the export and flip LATEST to it; returns its id and what
+    the export was checked with. When a key is configured the export's signature must
+    verify (a missing or bad one refuses the repair); without a key the export is only
+    checked against its ``.sha256``, and the answer says "unsigned" – anyone who can write
+    the vault could have rewritten both."""
     from oracl.config import load_config
 
     vault = Vault(Path(root))
     keys = VerifyKeys.from_env()
     with provenance.build_lock(vault):
-        data, _ = check_export(vault, keys, require_signature=False)
+        data, checked = check_export(vault, keys, require_signature=keys.configured)
+        source = ("the signed export (" + checked[-1].split(": ", 1)[1] + ")" if keys.configured
+                  else "the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
         doc = orjson.loads(data)
         header, nodes, edges = doc["schema"], doc["nodes"], doc["edges"]
         cfg = load_config(Path(root))
@@ -55,8 +63,8 @@ def rebuild_bundle(root: Path) -> str:
                 if n["parse_status"] in REPAIRABLE:
                     try:
                         raw = ws.read_head(n["path"], cfg.max_read_bytes + 1)
-                        if hashlib.sha256(raw).hexdigest() == n["checksum"]:
-                            body = raw
+                        if hashlib.sha256(raw).hexdigest() == n["checksum"] and not is_secret_file(n["path"]):
+                            body = redact_text(raw.decode("utf-8", "replace"), suffix_of(n["path"])).encode()
                     except (OSError, UnsafePathError):
                         pass
                 spool.add(n["path"], fts_document(n["path"], (s[0] for s in n["symbols"]),
@@ -76,5 +84,5 @@ def rebuild_bundle(root: Path) -> str:
         except BaseException:
             writer.abort()
             raise
-        return writer.build_id
+        return writer.build_id, source
 

@@ -1,4 +1,4 @@
-"""Sign and verify the export's bytes (design §7).
+"""Sign and verify the export's bytes and the bundle's manifest (design §7).
 
 ``.sig`` holds ``ed25519:<base64 signature>`` when ``ORACL_ED25519_PRIVATE_KEY`` is set
 (PEM, or base64 of the 32-byte seed), else ``hmac-sha256:<hex>`` when ``ORACL_HMAC_KEY``
@@ -112,31 +112,32 @@ class VerifyKeys:
         return cls(pub, hk.encode() if hk else None)
 
 
-def verify_signature(data: bytes, sig_text: str | None, keys: VerifyKeys, *, required: bool) -> str:
-    """Check ``sig_text`` over ``data``; returns what was checked, raises SignatureError or
-    SignatureMissingError. Fails closed: an unknown algorithm or a key that cannot check
-    the signature is a failure, never a pass."""
+def verify_signature(data: bytes, sig_text: str | None, keys: VerifyKeys, *, required: bool,
+                     what: str = "the export") -> str:
+    """Check ``sig_text`` over ``data`` (``what`` names it in messages); returns what was
+    checked, raises SignatureError or SignatureMissingError. Fails closed: an unknown
+    algorithm or a key that cannot check the signature is a failure, never a pass."""
     if sig_text is None:
         if required or keys.configured:
-            raise SignatureMissingError("the export has no signature (.sig) but a key is configured"
-                                        if keys.configured else "the export has no signature (.sig)")
-        return "signature: none (unsigned export, no key configured)"
+            raise SignatureMissingError(f"{what} has no signature (.sig) but a key is configured"
+                                        if keys.configured else f"{what} has no signature (.sig)")
+        return f"signature: none ({what} is unsigned, no key configured)"
     algo, _, value = sig_text.strip().partition(":")
     if algo == "ed25519":
         if keys.public_key is None:
-            raise SignatureError("the export is Ed25519-signed but no public key was given "
+            raise SignatureError(f"{what} is Ed25519-signed but no public key was given "
                                  f"(--public-key or {PUBLIC_ENV})")
         try:
             keys.public_key.verify(base64.b64decode(value, validate=True), data)
         except (InvalidSignature, binascii.Error, ValueError):
-            raise SignatureError("the Ed25519 signature does not match the export") from None
+            raise SignatureError(f"the Ed25519 signature does not match {what}") from None
         return "signature: ed25519, valid"
     if algo == "hmac-sha256":
         if keys.hmac_key is None:
-            raise SignatureError(f"the export is HMAC-signed but {HMAC_ENV} is not set")
+            raise SignatureError(f"{what} is HMAC-signed but {HMAC_ENV} is not set")
         expected = hmac.new(keys.hmac_key, data, hashlib.sha256).hexdigest()
         if not hmac.compare_digest(expected, value.strip()):
-            raise SignatureError("the HMAC-SHA256 signature does not match the export")
+            raise SignatureError(f"the HMAC-SHA256 signature does not match {what}")
         return "signature: hmac-sha256, valid"
     raise SignatureError(f"the signature uses an unknown algorithm {algo[:40]!r}")
 

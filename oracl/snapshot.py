@@ -89,8 +89,8 @@ class Snapshot:
                 if not repair:
                     raise VaultError(f"{problem}; run `oracl repair {root}` to rebuild it from the verified "
                                      f"export, or `oracl build {root}`")
-                build_id = repair_latest(root, problem)
-                notices.append(f"{problem}; rebuilt bundle {build_id} from the verified export")
+                build_id, source = repair_latest(root, problem)
+                notices.append(f"{problem}; rebuilt bundle {build_id} from {source}")
                 continue
             latest = vault.read_latest()
             bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
@@ -210,9 +210,9 @@ def _lock(bundle: Path) -> int:
     return fd
 
 
-def repair_latest(root: Path, problem: str) -> str:
+def repair_latest(root: Path, problem: str) -> tuple[str, str]:
     """Rebuild the bundle from the verified export (main thread only, under the vault's
-    build lock). Returns the new build id."""
+    build lock). Returns the new build id and what the export was checked with."""
     from oracl.repair import rebuild_bundle
 
     vault = Vault(root)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util  # noqa: F401  (kuzu binds Arrow parameters through importlib.util)
 import os
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,9 @@ from oracl.resources import loader_statements, query, schema_statements
 from oracl.vault import DB_FILE  # noqa: E402,F401  (re-exported: store.DB_FILE)
 
 MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
+CONSOLE_TIMEOUT_MS = 60_000
+NOWHERE = "/nonexistent/oracl-console"
+STRAY = (".wal", ".shadow")  # a published bundle is checkpointed: these next to it are strays
 _LOCK = threading.Lock()
 # the engine's rule, not a cache: one Database object per file per process (a second one
 # on the same file corrupts it). ``open_engines`` lets a process that forks check it holds none.
@@ -50,6 +54,7 @@ class Store:
         self._db = db
         self._conn = kuzu.Connection(db)
         self._prepared: dict[str, Any] = {}
+        self._console: Any = None
         self.users = 0  # snapshots holding this store; the last release closes the database
 
     @classmethod
@@ -69,6 +74,8 @@ class Store:
                 return store
             if held is not None:
                 raise StoreError("the database is already open read-only in this process")
+            if read_only:
+                _set_aside_strays(Path(key))
             try:
                 # max_db_size bounds the address space kuzu reserves per database (default
                 # 8 TiB): a long-lived reader that opens one bundle per build ran out of it
@@ -106,6 +113,30 @@ class Store:
         except RuntimeError as exc:
             raise _translate(exc, "query failed") from None
 
+    def console(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        """Run one statement the console's gate accepted, on a connection of its own (behind
+        the gate, as defence in depth): the database is read-only, the statement is always
+        prepared (the engine refuses to prepare several), a query times out after
+        ``CONSOLE_TIMEOUT_MS``, and the home directory and file search path point nowhere
+        (an extension or a relative file name finds nothing)."""
+        if not self.read_only:
+            raise StoreError("the console runs only on a database opened read-only")
+        try:
+            if self._console is None:
+                conn = kuzu.Connection(self._db)
+                conn.set_query_timeout(CONSOLE_TIMEOUT_MS)
+                for option in ("home_directory", "file_search_path"):
+                    conn.execute(f"CALL {option}='{NOWHERE}'")
+                self._console = conn
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                prepared = self._console.prepare(statement)
+            if not prepared.is_success():
+                raise RuntimeError(prepared.get_error_message())
+            return self._console.execute(prepared, params or {})
+        except RuntimeError as exc:
+            raise _translate(exc, "query failed") from None
+
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         result = self.execute(statement, params)
         cols = result.get_column_names()
@@ -134,6 +165,24 @@ def open_engines() -> list[str]:
     """The database files this process holds open (a process that forks must hold none)."""
     with _LOCK:
         return sorted(_OPEN)
+
+
+def _set_aside_strays(path: Path) -> list[str]:
+    """A read-only open of a published bundle: a ``.wal`` or ``.shadow`` beside its
+    database was left by something that wrote to a bundle nobody may write to (the engine
+    refuses to open read-only with one). It is renamed aside, never deleted, so the reader
+    opens the database as published and ``oracl verify`` still checks it."""
+    moved = []
+    for suffix in STRAY:
+        stray = Path(str(path) + suffix)
+        if stray.is_file():
+            aside = stray.with_name(f"{stray.name}.stray-{os.getpid()}-{time.time_ns()}")
+            try:
+                os.replace(stray, aside)
+                moved.append(aside.name)
+            except OSError:
+                pass  # a read-only vault: the engine's own error will say what is wrong
+    return moved
 
 
 def _reset(path: Path) -> None:

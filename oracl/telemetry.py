@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from oracl.secrets import redact_text
+
 SESSION_ENV = "ORACL_SESSION"
 USD_PER_CPU_SECOND = 0.00005  # estimated cost: CPU seconds × this rate (configurable by env)
 _SESSION = os.environ.get(SESSION_ENV) or uuid.uuid4().hex[:16]
@@ -31,9 +33,22 @@ def estimated_cost(cpu_seconds: float) -> float:
     return round(cpu_seconds * rate, 9)
 
 
+def _redacted(value: Any) -> Any:
+    """Every string in a log row with its secrets replaced (a pasted token in a query)."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v) for v in value]
+    return value
+
+
 def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
-    """Append one JSON line to ``logs/<name>``; False (never an exception) on failure."""
+    """Append one JSON line to ``logs/<name>``, secrets redacted; False (never an
+    exception) on failure."""
     try:
+        row = _redacted(row)
         logs = vault_dir / "logs"
         if not logs.is_dir():
             logs.mkdir(parents=True, exist_ok=True)

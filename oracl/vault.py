@@ -7,6 +7,7 @@ Every write goes to a temp file in the same folder and is moved into place with
 from __future__ import annotations
 
 import os
+import re
 import stat
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +25,11 @@ HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit
 STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `oracl status` compares)
 FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
 MANIFEST = "manifest.json"      # the SHA-256 of every other file of the bundle
+MANIFEST_SIG = "manifest.json.sig"  # the signature of the manifest (when a key is configured)
 READERS_LOCK = "readers.lock"   # shared-locked by every snapshot reading the bundle
+
+
+_BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 class Vault:
@@ -45,6 +50,10 @@ class Vault:
         return self.mirror / "LATEST.json"
 
     def bundle(self, build_id: str) -> Path:
+        """The folder of a bundle; a name that could leave ``mirror/`` (read from a
+        LATEST.json that may be hostile) is a VaultError."""
+        if not _BUNDLE_NAME.fullmatch(build_id) or ".." in build_id:
+            raise VaultError(f"LATEST.json names the bundle {build_id[:60]!r}, which is not a bundle name")
         return self.mirror / build_id
 
     def read_json(self, path: Path) -> Any:

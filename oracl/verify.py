@@ -1,15 +1,20 @@
 """``oracl verify``: checks the latest build and fails closed.
 
 ``verify`` checks, in order: LATEST names a bundle whose manifest matches its files; the
-export matches its ``.sha256`` and is the export LATEST names; the signature (when there
-is one, when a key is configured, or when one is required); and the Kùzu bundle's counts
-and per-node checksums against the export. Each failure is one sentence with its own
+manifest's signature (``manifest.json.sig``: it binds the database, the facts, the stat
+rows and the header readers read); the export matches its ``.sha256`` and is the export
+LATEST names, and its own signature; what readers serve from the Kùzu bundle (header,
+artifacts with their checksums, priorities, tags and symbols, hubs, every edge) equals
+the export; and no later build than this one is recorded in the health history (a
+replayed older build). Signatures are checked when there is one, when a key is
+configured, or when one is required. Each failure is one sentence with its own
 exit code (see ``oracl.errors``).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +27,10 @@ from oracl.errors import (
     NoBuildError,
     VaultError,
 )
-from oracl.export import sha256_file
+from oracl.export import rounded, sha256_file
+from oracl.provenance import read_health
 from oracl.sign import VerifyKeys, verify_signature
-from oracl.vault import EXPORT, Vault
+from oracl.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault
 
 
 def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
@@ -34,11 +40,14 @@ def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
         raise
     except VaultError as exc:
         raise LatestError(str(exc)) from None
-    bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
+    try:
+        bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
+    except VaultError as exc:
+        raise LatestError(str(exc)) from None
     if not bundle.is_dir():
         raise LatestError(f"LATEST.json names the bundle {bundle.name}, which is missing")
     try:
-        raw = (bundle / "manifest.json").read_bytes()
+        raw = (bundle / MANIFEST).read_bytes()
         manifest = orjson.loads(raw)
         files = manifest["files"]
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
@@ -83,41 +92,100 @@ def check_export(vault: Vault, keys: VerifyKeys, *, require_signature: bool) -> 
 
 def verify(root: Path, *, public_key_file: Path | None = None, require_signature: bool = False) -> list[str]:
     """Verify the latest build of ``root``; returns one line per check that passed."""
-    from oracl.store import DB_FILE, Store, close
-
     vault = Vault(Path(root))
     keys = VerifyKeys.from_env(public_key_file)
     latest, bundle, manifest = _latest_bundle(vault)
     checked = [f"latest: {latest['build_id']}; manifest matches its {len(manifest['files'])} files"]
+    raw_manifest = (bundle / MANIFEST).read_bytes()
+    checked.append(verify_signature(raw_manifest, _read_sidecar(bundle / MANIFEST_SIG), keys,
+                                    required=require_signature, what="the bundle's manifest").replace(
+                                        "signature:", "bundle signature:", 1))
     data, more = check_export(vault, keys, require_signature=require_signature)
     checked += more
     digest = hashlib.sha256(data).hexdigest()
     if manifest.get("export_sha256") != digest or latest.get("export_sha256") != digest:
         raise LatestError("the vault's export is not the export of the bundle LATEST names")
     doc = orjson.loads(data)
+    checked.append(_served_matches(bundle, doc))
+    checked.append(_not_replayed(vault, str(latest["build_id"])))
+    return checked
+
+
+def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
+    """What readers serve – the bundle's header, every artifact's path, checksum, priority,
+    tags, symbols and headings, every hub, every edge with its weights and fragments –
+    equals the export (which the signature covers)."""
+    from oracl.store import DB_FILE, Store, close
+
+    try:
+        header = orjson.loads((bundle / HEADER_FILE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        header = None
+    if header is not None and rounded(header) != doc["schema"]:
+        raise BundleMismatchError("the bundle's header.json disagrees with the export's header")
     nodes = doc["nodes"]
-    arts = {n["id"]: n["checksum"] for n in nodes if n["kind"] == "artifact"}
-    hubs = sum(1 for n in nodes if n["kind"] == "hub")
-    n_belongs = sum(1 for e in doc["edges"] if e["relation"] == "belongs_to")
-    n_links = len(doc["edges"]) - n_belongs
+    arts = [n for n in nodes if n["kind"] == "artifact"]
+    path_of = {n["id"]: n["path"] for n in arts}
+    want_arts = {n["path"]: (n["id"], n["checksum"], n["priority"], _json(n["tags"]), _json(n["symbols"]),
+                             _json(n["headings"]), n["parse_status"]) for n in arts}
+    want_hubs = {n["id"]: (n["association"], n["delta"], n["link_density"]) for n in nodes if n["kind"] == "hub"}
+    want_links: Counter[tuple[Any, ...]] = Counter()
+    want_belongs: Counter[tuple[Any, ...]] = Counter()
+    for e in doc["edges"]:
+        src, dst = path_of.get(e["source"], e["source"]), path_of.get(e["target"], e["target"])
+        if e["relation"] == "belongs_to":
+            want_belongs[(src, dst, e["metadata"]["confidence"], e["relation_weight"], e["association_rank"])] += 1
+        else:
+            want_links[(src, dst, e["relation"], e["metadata"]["confidence"], e["relation_weight"],
+                        e["association_rank"], e["source_fragment"], e["target_fragment"])] += 1
     store = Store.open(bundle / DB_FILE, read_only=True)
     try:
-        counts = {
-            "artifacts": store.rows("MATCH (a:Artifact) RETURN count(a) AS n")[0]["n"],
-            "hubs": store.rows("MATCH (h:Hub) RETURN count(h) AS n")[0]["n"],
-            "links": store.rows("MATCH ()-[l:Link]->() RETURN count(l) AS n")[0]["n"],
-            "belongs": store.rows("MATCH ()-[b:BelongsTo]->() RETURN count(b) AS n")[0]["n"],
-        }
-        expected = {"artifacts": len(arts), "hubs": hubs, "links": n_links, "belongs": n_belongs}
-        for key, want in expected.items():
-            if counts[key] != want:
-                raise BundleMismatchError(f"the bundle holds {counts[key]} {key}, the export {want}")
-        rows = store.rows("MATCH (a:Artifact) RETURN a.id AS id, a.checksum AS checksum")
+        got_arts = {r["path"]: (r["id"], r["checksum"], r["priority"], _json(orjson.loads(r["tags"])),
+                                r["symbols"], r["headings"], r["parse_status"])
+                    for r in store.rows("MATCH (a:Artifact) RETURN a.path AS path, a.id AS id, a.checksum AS "
+                                        "checksum, a.priority AS priority, a.tags AS tags, a.symbols AS symbols, "
+                                        "a.headings AS headings, a.parse_status AS parse_status")}
+        got_hubs = {r["id"]: (r["a"], r["d"], r["l"]) for r in store.rows(
+            "MATCH (h:Hub) RETURN h.id AS id, h.association AS a, h.delta AS d, h.link_density AS l")}
+        got_links = Counter(tuple(r.values()) for r in store.rows(
+            "MATCH (a:Artifact)-[l:Link]->(b:Artifact) RETURN a.path, b.path, l.relation, l.confidence, "
+            "l.relation_weight, l.association_rank, l.source_fragment, l.target_fragment"))
+        got_belongs = Counter(tuple(r.values()) for r in store.rows(
+            "MATCH (a:Artifact)-[b:BelongsTo]->(h:Hub) RETURN a.path, h.id, b.confidence, b.relation_weight, "
+            "b.association_rank"))
     finally:
         close(bundle / DB_FILE)
-    bad = [r["id"] for r in rows if arts.get(r["id"]) != r["checksum"]]
-    if bad:
-        raise BundleMismatchError(f"{len(bad)} artifact checksum(s) in the bundle disagree with the export")
-    checked.append(f"bundle: {counts['artifacts']} artifacts, {counts['hubs']} hubs, "
-                   f"{counts['links'] + counts['belongs']} edges and every artifact checksum match the export")
-    return checked
+    for what, want, got in (("artifacts", want_arts, got_arts), ("hubs", want_hubs, got_hubs)):
+        if len(want) != len(got):
+            raise BundleMismatchError(f"the bundle holds {len(got)} {what}, the export {len(want)}")
+        bad = sorted(k for k in want if got.get(k) != want[k])
+        if bad:
+            raise BundleMismatchError(f"{len(bad)} of the bundle's {what} disagree with the export "
+                                      f"(first: {bad[0][:120]})")
+    for what, want_c, got_c in (("links", want_links, got_links), ("hub memberships", want_belongs, got_belongs)):
+        if want_c != got_c:
+            extra = sum((got_c - want_c).values())
+            missing = sum((want_c - got_c).values())
+            raise BundleMismatchError(f"the bundle's {what} disagree with the export ({extra} not in it, "
+                                      f"{missing} missing)")
+    return (f"bundle: {len(got_arts)} artifacts (path, checksum, priority, tags, symbols), {len(got_hubs)} hubs "
+            f"and {sum(got_links.values()) + sum(got_belongs.values())} edges served match the export")
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+TIMESTAMP_CHARS = len("20261201T001500000000Z")
+
+
+def _not_replayed(vault: Vault, build_id: str) -> str:
+    """An older build put back in place of a newer one (a replay: its signature is valid)
+    is caught when the health history records a later build."""
+    stamp = build_id[:TIMESTAMP_CHARS]  # build ids start with their UTC time, so they sort by it
+    later = sorted(str(r.get("build_id")) for r in read_health(vault)
+                   if str(r.get("build_id", ""))[:TIMESTAMP_CHARS] > stamp)
+    if later:
+        raise LatestError(f"LATEST names build {build_id}, but the health history records the later build "
+                          f"{later[-1]}: an older build was put back (replayed?); run `oracl build`")
+    return "history: no later build than this one is recorded"

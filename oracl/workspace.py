@@ -6,7 +6,8 @@ real path; the file is then opened component by component from the root with
 ``O_NOFOLLOW`` (a symlink swapped in after the check is never followed), with
 ``O_NONBLOCK`` (a FIFO never blocks the open), and checked to be a regular file on the
 opened descriptor. Only what is needed is read: a line range stops at its last line, a
-digest streams. Anything else is an ``UnsafePathError``, at once.
+digest streams. Anything else is an ``UnsafePathError``, at once. Every line served is
+redacted (``oracl.secrets``): the file may hold a secret the build never saw.
 
 >>> ws = Workspace(Path("repo"))                       # doctest: +SKIP
 >>> ws.read_lines("pkg/auth.py", 1, 3)                 # doctest: +SKIP
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from oracl.errors import UnsafePathError
+from oracl.secrets import Redactor, redact_text, suffix_of
 
 CHUNK = 1 << 20
 MAX_LINE = 1 << 20  # a longer line is quoted up to here
@@ -97,16 +99,21 @@ class Workspace:
         with self.open(rel) as (fh, _):
             return fh.read(limit)
 
+    def read_text(self, rel: str, limit: int) -> str:
+        """The first ``limit`` bytes of ``rel`` as text, secrets redacted."""
+        return redact_text(self.read_head(rel, limit).decode("utf-8", "replace"), suffix_of(rel))
+
     def sha256(self, rel: str) -> str:
         """The SHA-256 of ``rel``, streamed (never loaded whole)."""
         with self.open(rel) as (fh, _):
             return hashlib.file_digest(fh, "sha256").hexdigest()
 
     def read_lines(self, rel: str, start: int, end: int) -> tuple[list[str], int, str, os.stat_result]:
-        """Lines ``start``..``end`` (1-based, inclusive) of ``rel``, the file's line count,
-        the SHA-256 of the whole file and its stat – streamed, so a line range of a 200 MB
-        file holds only its lines."""
+        """Lines ``start``..``end`` (1-based, inclusive) of ``rel`` with their secrets
+        redacted, the file's line count, the SHA-256 of the whole file and its stat –
+        streamed, so a line range of a 200 MB file holds only its lines."""
         out: list[str] = []
+        redactor = Redactor(suffix_of(rel))  # every line from the first: a key block spans lines
         newlines = 0
         last = b"\n"
         seen = 0  # lines split off so far, while the range is still being collected
@@ -122,12 +129,13 @@ class Workspace:
                 *lines, pending = (pending + chunk).split(b"\n")
                 for raw in lines[: max(0, end - seen)]:
                     seen += 1
+                    text = redactor.line(_text(raw))[0]
                     if seen >= start:
-                        out.append(_text(raw))
+                        out.append(text)
                 if len(pending) > MAX_LINE:  # a giant line: keep its head, find its end
                     pending = pending[:MAX_LINE]
             if pending and seen < end and seen + 1 >= start:
-                out.append(_text(pending))  # a last line without a newline
+                out.append(redactor.line(_text(pending))[0])  # a last line without a newline
         total = newlines + (1 if last != b"\n" else 0)
         return out, total, h.hexdigest(), st
 

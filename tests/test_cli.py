@@ -39,7 +39,7 @@ def test_build_summary_is_readable(sample_repo: Path) -> None:
     (("stats", "/nonexistent/oracl-root"), "Error: root '/nonexistent/oracl-root' does not exist", 3),
     (("build", ".", "--skip-phase", "weigh"),
      "Error: cannot skip weigh: skippable phases are phase2, phase3, fts", 2),
-    (("build", ".", "--gamma", "2"), "Error: gamma must be between 0 and 1", 2),
+    (("build", ".", "--gamma", "2"), "Error: gamma must be between 0 and 1, not 2.0", 2),
 ])
 def test_errors_are_one_line_with_exit_codes(tmp_path: Path, args: tuple, line: str, code: int) -> None:
     r = run_cli(*args, cwd=tmp_path)

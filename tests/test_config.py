@@ -33,7 +33,7 @@ def test_pyproject_then_oracl_toml_then_flags(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("[tool.oracl]\nalpah = 1\n", "unknown [tool.oracl] key(s): alpah"),
-    ("[tool.oracl]\nsuffixes = '.py'\n", "[tool.oracl] suffixes must be a list of strings"),
+    ("[tool.oracl]\nsuffixes = '.py'\n", "[tool.oracl] suffixes must be a list of non-empty strings"),
     ("[tool.oracl]\nrelation_weights = { x = 2 }\n", "[tool.oracl] relation_weights.x must be a number in (0, 1]"),
     ("[tool.oracl]\ngitignore = 1\n", "[tool.oracl] gitignore must be true or false"),
     ("[tool.oracl\n", "pyproject.toml is not valid TOML"),

@@ -82,7 +82,7 @@ def test_oracl_repair_is_explicit_and_serialised_with_builds(repo: Path) -> None
         assert r.returncode == 9 and len(r.stderr.strip().splitlines()) == 1
     r = run_cli("repair", str(repo))
     assert r.returncode == 0 and r.stdout.startswith("rebuilt bundle ") and r.stdout.strip().endswith(
-        "from the verified export")
+        "from the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
     with Snapshot.open(repo) as snap:
         assert snap.build_id.endswith("-rebuilt") and snap.params.query_guard == 5000
     _no_leftovers(repo)

@@ -212,6 +212,8 @@ def validate_structured(text: str, fmt: str) -> str:
             return _yaml_problem(text)
     except (ValueError, configparser.Error) as exc:
         return f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+    except RecursionError:
+        return "nested too deeply to parse"
     return ""
 
 

@@ -39,6 +39,10 @@ def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
             savings = float(value)
         elif isinstance(value, str | int | float | bool | list):
             tags[key] = value
+    if f.secrets:  # after the overlay: a learned tag never hides a secret
+        tags["secrets"] = sorted({rule for rule, _ in f.secrets})
+    if f.key_material or f.parse_status == "secret_file":
+        tags["sensitive"] = "key_material"
     fmt = str(tags.get("format", ""))
     return ArtifactRecord(
         artifact_id=f.artifact_id, checksum=f.checksum, path=f.path, file_type=fmt or "none",

@@ -21,6 +21,8 @@ from oracl.errors import RootError, UnsafePathError
 from oracl.extractors import scan
 from oracl.extractors.python_ast import analyze_python
 from oracl.records import FileFacts
+from oracl.secrets import is_secret_file, suffix_of
+from oracl.secrets import scan_text as scan_secrets
 from oracl.tokens import fts_document
 from oracl.workspace import Workspace
 
@@ -122,6 +124,13 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
             continue
         for entry in entries:
             rel = f"{reldir}/{entry.name}" if reldir else entry.name
+            if not _utf8(entry.name):  # a name that is not UTF-8 cannot be a key of the graph or the export
+                if entry.is_dir(follow_symlinks=False):
+                    result.excluded_dirs["undecodable_name"] += 1
+                else:
+                    result.seen += 1
+                    result.skipped["undecodable_name"] += 1
+                continue
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=True)
@@ -178,6 +187,14 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
                     pass
     result.files.sort()
     return result
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # surrogate-escaped bytes of a non-UTF-8 name
+        return False
+    return True
 
 
 def artifact_id(path: str, mtime_ns: int, size: int) -> str:
@@ -252,7 +269,15 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
                          error=f"invalid UTF-8 at byte {exc.start}", **base), path_only
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _scan_text(text, data, fmt, checksum, base, cfg)
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if is_secret_file(rel):  # .env, key files: the graph knows they exist, never what they hold
+        return FileFacts(checksum=checksum, parse_status="secret_file", line_count=lines, key_material=True,
+                         error="holds secrets: recorded, its text is not indexed", **base), path_only
+    try:
+        return _scan_text(text, data, fmt, checksum, base, cfg)
+    except Exception as exc:  # noqa: BLE001 - one file never stops a build (RecursionError, a parser's crash)
+        return FileFacts(checksum=checksum, parse_status="parse_error", line_count=lines,
+                         error=f"{type(exc).__name__} while scanning", **base), path_only
 
 
 def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
@@ -261,6 +286,12 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
     extra: dict[str, object] = {}
     symbols: tuple[str, ...] = ()
     headings: tuple[str, ...] = ()
+    original = text
+    text, found = scan_secrets(original, suffix_of(base["path"]))
+    if found:  # everything below sees the redacted text: no secret value reaches a fact or the index
+        data = text.encode("utf-8")
+    material = any(f.rule == "private-key" for f in found)
+    secret_spots = tuple((f.rule, f.line) for f in found)
     if fmt == "py":
         a = analyze_python(text)
         if a.syntax_error:
@@ -268,16 +299,18 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         extra = dict(ast_tags=a.tags, symbols=a.symbols, imports=a.imports,
                      module_docstring=a.module_docstring, defs=a.defs,
                      documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
-                     secret_key_names=a.secret_key_names, credential_literal=a.credential_literal,
-                     key_material=bool(scan._KEY_MATERIAL.search(text)))
+                     secret_key_names=a.secret_key_names,
+                     credential_literal=a.credential_literal or bool(found) and not material,
+                     key_material=material or bool(scan._KEY_MATERIAL.search(original)))
         symbols = tuple(s[0] for s in a.symbols)
     else:
         if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml"):
             problem = scan.validate_structured(text, fmt)
             if problem:
                 status, error = "malformed", problem
-        names, material, literal = scan.security_signals(text)
-        extra = dict(secret_key_names=names, key_material=material, credential_literal=literal)
+        names, has_key, literal = scan.security_signals(original)
+        extra = dict(secret_key_names=names, key_material=has_key or material,
+                     credential_literal=literal or bool(found) and not material)
         if fmt == "md":
             heads = scan.markdown_headings(text)
             extra["headings"] = heads
@@ -286,6 +319,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         extra["config_values"] = scan.config_values(text, fmt)
     extra["mentions"] = scan.path_mentions(text, cfg.suffixes)
     extra["comment_refs"] = scan.comment_references(text, fmt)
+    extra["secrets"] = secret_spots
     facts = FileFacts(checksum=checksum, parse_status=status, error=error,
                       line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                       **base, **extra)  # type: ignore[arg-type]

@@ -57,8 +57,7 @@ def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
     best = sorted(rows, key=lambda r: -(r["bm25"] or 0.0))[:VERBATIM_CANDIDATES]
     for r in best:
         try:
-            out[r["path"]] = snap.workspace.read_head(r["path"], VERBATIM_MAX_BYTES).decode(
-                "utf-8", "replace").lower()
+            out[r["path"]] = snap.workspace.read_text(r["path"], VERBATIM_MAX_BYTES).lower()
         except (OSError, UnsafePathError):
             continue
     return out

@@ -1,0 +1,5 @@
+// Files that hold key material (tag "sensitive"), withheld from agents unless the vault
+// owner sets share_sensitive = true.
+MATCH (a:Artifact)
+WHERE a.parse_status = 'secret_file' OR a.tags CONTAINS '"sensitive":"key_material"'
+RETURN a.path AS path

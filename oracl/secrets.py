@@ -1,0 +1,217 @@
+"""Secret detection and redaction (design §9): a secret's value never leaves the build.
+
+A ``Redactor`` reads a text line by line (a private key block spans lines) and replaces
+every secret value it finds with a marker such as ``«redacted:aws-secret-key»``, keeping
+every newline, so line numbers, line ranges and fragments stay true. The build runs it on
+every text file before anything is extracted or indexed; the readers run it again on every
+line they serve from the disk (the file may have changed since the build).
+
+The rules are the ones users know from secret scanners (gitleaks, detect-secrets): cloud
+keys, private key blocks, API tokens of the common providers, JWTs, passwords in URLs,
+password and token assignments, and high-entropy literals in assignments.
+
+>>> redact_text('API_KEY = "sk-live-4f9a8b7c6d5e4f3a2b1c"\\n')
+'API_KEY = "«redacted:api-token»"\\n'
+>>> Redactor().line("aws_access_key_id = AKIAIOSFODNN7EXAMPLE")
+('aws_access_key_id = «redacted:aws-access-key-id»', ('aws-access-key-id',))
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MARK = "«redacted:{}»"
+MAX_SCAN_LINE = 1 << 16  # a longer line is scanned in its first 64 KiB only (minified code holds no assignment rules' targets)
+
+# (rule, pattern, group holding the secret value (0 = the whole match))
+_TOKEN_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    ("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}\b"), 0),
+    ("aws-secret-key", re.compile(
+        r"(?i)aws.{0,20}?(?:secret|private).{0,20}?['\"]?\s*(?::=|=>|[:=])\s*['\"]?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"), 1),
+    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"), 0),
+    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), 0),
+    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
+    ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"), 0),
+    ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
+    ("api-token", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"), 0),
+    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0),
+    ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{40,}"), 0),
+    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"), 0),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
+    ("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s/:@'\"]{1,128}:([^\s/@'\"]{3,128})@"), 1),
+)
+_SECRET_NAME = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|credential|auth_?key)[A-Za-z0-9_.-]*"
+# NAME = "value" / NAME: 'value' / "NAME": "value" / NAME => "value"
+_QUOTED_ASSIGN = re.compile(r"(?i)\b(" + _SECRET_NAME + r")['\"]?\s*(?::=|=>|[:=])\s*[bru]?(['\"])((?:(?!\2)[^\\\n]|\\.){4,512})\2")
+# NAME=value in .env, INI, YAML, properties (unquoted)
+_BARE_ASSIGN = re.compile(r"(?i)^\s*(?:export\s+)?(" + _SECRET_NAME + r")\s*(?::|=)\s*([^\s'\"#;,][^\s#;,]{3,511})\s*$")
+# any NAME = "long random literal"
+_ANY_QUOTED_ASSIGN = re.compile(r"(?:[:=]|=>)\s*[bru]?(['\"])([A-Za-z0-9+/_=.~-]{24,512})\1")
+_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
+_END = re.compile(r"-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:none|null|nil|true|false|undefined|changeme|change_me|password|secret|token|example|xxx+|\*+|"
+    r"<[^>]*>|\{\{.*\}\}|\$\{.*\}|\$[A-Za-z_]\w*|%\(.*\)s|%s|os\.environ.*|env\(.*|getenv.*|process\.env.*)$")
+_CODE_REF = re.compile(r"^[A-Za-z_][\w.]*(?:\(.*\))?$")  # an identifier or a call: a reference, not a value
+BARE_FORMATS = frozenset({"env", "ini", "cfg", "conf", "properties", "yaml", "yml", "toml", "netrc", ""})
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _random_looking(value: str) -> bool:
+    """A literal a person would not type: mixed classes and ≥ 4.2 bits per character
+    (hex digests, words and paths stay below or lack the mix)."""
+    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
+                   any(c.isdigit() for c in value)))
+    return classes == 3 and entropy(value) >= 4.2 and "/" not in value.strip("/") and "." not in value
+
+
+def _plausible(value: str, quoted: bool) -> bool:
+    v = value.strip()
+    if len(v) < 4 or _PLACEHOLDER.match(v) or v.startswith("«redacted:"):
+        return False
+    if not quoted and _CODE_REF.match(v) and not any(c.isdigit() for c in v):
+        return False
+    return len(set(v)) > 2
+
+
+@dataclass(slots=True)
+class Finding:
+    rule: str
+    line: int
+
+
+class Redactor:
+    """Feed lines in order (``line``); a private key block is redacted from its BEGIN line to
+    its END line (to the end of the text when there is none). ``fmt`` (a file suffix) lets
+    bare ``NAME=value`` assignments count in configuration formats only."""
+
+    def __init__(self, fmt: str = "") -> None:
+        self.bare = fmt.lower() in BARE_FORMATS
+        self.in_key = False
+        self.lineno = 0
+        self.findings: list[Finding] = []
+
+    def line(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """The line with its secrets replaced, and the rules that fired."""
+        self.lineno += 1
+        if self.in_key:
+            end = _END.search(text)
+            if end is None:
+                return self._hit(MARK.format("private-key") if text.strip() else text, "private-key")
+            self.in_key = False
+            return self._hit(MARK.format("private-key") + text[end.end():], "private-key")
+        begin = _BEGIN.search(text)
+        if begin is not None:
+            end = _END.search(text, begin.end())
+            head = text[:begin.start()] + MARK.format("private-key")
+            if end is None:
+                self.in_key = True
+                return self._hit(head, "private-key")
+            return self._hit(head + text[end.end():], "private-key")
+        if len(text) > MAX_SCAN_LINE:
+            out, rules = self._scan(text[:MAX_SCAN_LINE])
+            return out + text[MAX_SCAN_LINE:], rules
+        return self._scan(text)
+
+    def _hit(self, text: str, rule: str) -> tuple[str, tuple[str, ...]]:
+        self.findings.append(Finding(rule, self.lineno))
+        return text, (rule,)
+
+    def _scan(self, text: str) -> tuple[str, tuple[str, ...]]:
+        spans: list[tuple[int, int, str]] = []
+        for rule, pattern, group in _TOKEN_RULES:
+            for m in pattern.finditer(text):
+                spans.append((m.start(group), m.end(group), rule))
+        for m in _QUOTED_ASSIGN.finditer(text):
+            if _plausible(m.group(3), True):
+                spans.append((m.start(3), m.end(3), "password-assignment"))
+        if self.bare:
+            m = _BARE_ASSIGN.match(text)
+            if m and _plausible(m.group(2), False):
+                spans.append((m.start(2), m.end(2), "password-assignment"))
+        for m in _ANY_QUOTED_ASSIGN.finditer(text):
+            if _random_looking(m.group(2)):
+                spans.append((m.start(2), m.end(2), "high-entropy-literal"))
+        if not spans:
+            return text, ()
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        out: list[str] = []
+        pos = 0
+        rules: list[str] = []
+        for start, end, rule in spans:
+            if start < pos:  # inside a span already redacted
+                continue
+            out.append(text[pos:start])
+            out.append(MARK.format(rule))
+            pos = end
+            rules.append(rule)
+            self.findings.append(Finding(rule, self.lineno))
+        out.append(text[pos:])
+        return "".join(out), tuple(rules)
+
+    def lines(self, lines: Iterable[str]) -> list[str]:
+        return [self.line(x)[0] for x in lines]
+
+
+def redact_text(text: str, fmt: str = "") -> str:
+    """``text`` with every secret replaced by its marker; newlines are kept."""
+    if not text:
+        return text
+    r = Redactor(fmt)
+    return "".join(r.line(part)[0] + nl for part, nl in _split_keep(text))
+
+
+def scan_text(text: str, fmt: str = "") -> tuple[str, list[Finding]]:
+    """(the redacted text, what was found where) in one pass."""
+    r = Redactor(fmt)
+    out = "".join(r.line(part)[0] + nl for part, nl in _split_keep(text))
+    return out, r.findings
+
+
+def _split_keep(text: str) -> Iterable[tuple[str, str]]:
+    start = 0
+    n = len(text)
+    while start < n:
+        i = text.find("\n", start)
+        if i < 0:
+            yield text[start:], ""
+            return
+        yield text[start:i], "\n"
+        start = i + 1
+
+
+SECRET_FILE_NAMES = frozenset({".env", ".netrc", "_netrc", ".pgpass", ".npmrc", ".pypirc", "credentials",
+                               "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd", ".git-credentials"})
+SECRET_FILE_SUFFIXES = frozenset({"pem", "key", "p12", "pfx", "jks", "keystore", "ppk", "asc", "gpg", "kdbx"})
+
+
+def suffix_of(rel: str) -> str:
+    """The format a file's name says (``env`` for ``.env`` files), lower case."""
+    name = rel.rsplit("/", 1)[-1].lower()
+    if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
+        return "env"
+    return name.rsplit(".", 1)[1] if "." in name[1:] else ""
+
+
+def is_secret_file(rel: str) -> bool:
+    """A file whose whole purpose is to hold secrets (``.env``, ``.env.local``, key files):
+    recorded (its path, size and checksum) but its text is never indexed."""
+    name = rel.rsplit("/", 1)[-1].lower()
+    if name in SECRET_FILE_NAMES or name.startswith(".env.") or name.endswith(".env"):
+        return not name.endswith((".example", ".sample", ".template", ".dist"))
+    suffix = name.rsplit(".", 1)[1] if "." in name[1:] else ""
+    return suffix in SECRET_FILE_SUFFIXES or (name.startswith("id_") and suffix == "")
