@@ -104,6 +104,7 @@ class Redactor:
         self.in_key = False
         self.lineno = 0
         self.findings: list[Finding] = []
+        self.values: list[tuple[str, str]] = []  # (value, rule) of single-line finds, in memory only
 
     def line(self, text: str) -> tuple[str, tuple[str, ...]]:
         """The line with its secrets replaced, and the rules that fired."""
@@ -157,6 +158,7 @@ class Redactor:
                 continue
             out.append(text[pos:start])
             out.append(MARK.format(rule))
+            self.values.append((text[start:end], rule))
             pos = end
             rules.append(rule)
             self.findings.append(Finding(rule, self.lineno))
@@ -173,6 +175,18 @@ def redact_text(text: str, fmt: str = "") -> str:
         return text
     r = Redactor(fmt)
     return "".join(r.line(part)[0] + nl for part, nl in _split_keep(text))
+
+
+def redact_all(texts: list[str]) -> list[str]:
+    """``texts`` redacted together: a value found in one (``AKIA…`` in a query) is also
+    replaced wherever another holds it in any case (the query's lower-cased terms)."""
+    r = Redactor()
+    out = ["".join(r.line(part)[0] + nl for part, nl in _split_keep(t)) for t in texts]
+    for value, rule in sorted(set(r.values), key=lambda v: -len(v[0])):
+        if len(value) >= 4:
+            pattern = re.compile(re.escape(value), re.I)
+            out = [pattern.sub(MARK.format(rule), t) for t in out]
+    return out
 
 
 def scan_text(text: str, fmt: str = "") -> tuple[str, list[Finding]]:

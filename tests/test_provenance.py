@@ -49,14 +49,16 @@ def test_signed_build_verifies_and_tampering_fails(sample_repo: Path, keys) -> N
                                               if p.is_file() and p.stat().st_size < 1 << 20)
     ok = run_cli("verify", str(sample_repo), "--public-key", str(pub), env=clean_env())
     assert ok.returncode == 0, ok.stderr
-    assert "signature: ed25519, valid" in ok.stdout and "every artifact checksum match" in ok.stdout
+    assert "bundle signature: ed25519, valid" in ok.stdout and "\n  ✓ signature: ed25519, valid" in ok.stdout
+    assert "served match the export" in ok.stdout.replace("\n", " ")
     # without any key the signed export cannot be checked: fail closed
     nokey = run_cli("verify", str(sample_repo), env=clean_env())
     assert nokey.returncode == 12
     # a wrong public key
     _, other_pub = keygen(sample_repo.parent / "other")
     wrong = run_cli("verify", str(sample_repo), "--public-key", str(other_pub), env=clean_env())
-    assert (wrong.returncode, wrong.stderr.strip()) == (12, "Error: the Ed25519 signature does not match the export")
+    assert (wrong.returncode, wrong.stderr.strip()) == (
+        12, "Error: the Ed25519 signature does not match the bundle's manifest")
 
 
 def flip_byte(path: Path, offset: int = 40) -> None:
@@ -122,7 +124,7 @@ def test_bundle_content_mismatch_and_missing_bundle(sample_repo: Path) -> None:
 def test_require_signature(built_sample) -> None:  # type: ignore[no-untyped-def]
     root, _ = built_sample
     r = run_cli("verify", str(root), "--require-signature", env=clean_env())
-    assert (r.returncode, r.stderr.strip()) == (13, "Error: the export has no signature (.sig)")
+    assert (r.returncode, r.stderr.strip()) == (13, "Error: the bundle's manifest has no signature (.sig)")
 
 
 def test_hmac_signing(sample_repo: Path) -> None:

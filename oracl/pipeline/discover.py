@@ -165,7 +165,7 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
                 continue
             result.seen += 1
             name = entry.name
-            if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES:
+            if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES and not is_secret_file(rel):
                 result.skipped["suffix"] += 1
                 continue
             if rel in ignored_files or (ignored_dirs and any(rel.startswith(d) for d in ignored_dirs)):
@@ -259,6 +259,10 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
                          **base), path_only
     checksum = hashlib.sha256(data).hexdigest()
     base["size_bytes"] = len(data)
+    if is_secret_file(rel):  # .env, key files: the graph knows they exist, never what they hold
+        return FileFacts(checksum=checksum, parse_status="secret_file", key_material=True,
+                         line_count=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
+                         error="holds secrets: recorded, its text is not indexed", **base), path_only
     if b"\0" in data[:BINARY_SNIFF]:
         return FileFacts(checksum=checksum, parse_status="binary", error="NUL byte in the first 8 KiB",
                          **base), path_only
@@ -270,9 +274,6 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    if is_secret_file(rel):  # .env, key files: the graph knows they exist, never what they hold
-        return FileFacts(checksum=checksum, parse_status="secret_file", line_count=lines, key_material=True,
-                         error="holds secrets: recorded, its text is not indexed", **base), path_only
     try:
         return _scan_text(text, data, fmt, checksum, base, cfg)
     except Exception as exc:  # noqa: BLE001 - one file never stops a build (RecursionError, a parser's crash)

@@ -1,0 +1,185 @@
+"""Secrets never leave the build: a repository holding AWS keys, an API token, a private
+key saved as a .txt file and a .env file is built, searched, queried through the CLI and
+the MCP server; no secret value is in any vault file, any log or any answer."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
+
+from oracl.secrets import Redactor, is_secret_file, redact_text
+from tests.conftest import ORACL, run_cli, write_tree
+
+AWS_ID = "AKIAIOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+API_KEY = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e"
+DB_PASSWORD = "hunter2hunter2"
+GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _pem() -> str:
+    key = generate_private_key(public_exponent=65537, key_size=1024)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    from oracl.builder import build
+
+    pem = _pem()
+    root = write_tree(tmp_path_factory.mktemp("secrets") / "repo", {
+        "secrets.yaml": f"aws_access_key_id: {AWS_ID}\naws_secret_access_key: {AWS_SECRET}\nregion: eu-west-1\n",
+        "config.py": f'"""Settings."""\nAPI_KEY = "{API_KEY}"\nGITHUB = "{GH_TOKEN}"\nTIMEOUT = 30\n',
+        "docs/key.txt": "The deploy key:\n" + pem,
+        ".env": f"DATABASE_PASSWORD={DB_PASSWORD}\nDEBUG=1\n",
+        "pkg/__init__.py": "",
+        "pkg/client.py": "import config\n\ndef connect():\n    return config.API_KEY\n",
+        "README.md": "# Demo\nSee config.py and docs/key.txt.\n",
+    })
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    return root, pem
+
+
+def _values(pem: str) -> list[bytes]:
+    body = [line for line in pem.splitlines() if line and not line.startswith("-----")]
+    out = [AWS_ID, AWS_SECRET, API_KEY, DB_PASSWORD, GH_TOKEN, body[3], body[-2]]
+    return [v.encode() for v in out] + [v.lower().encode() for v in out]
+
+
+def _leaks(root: Path, pem: str) -> list[str]:
+    found = []
+    for path in sorted((root / ".oracl").rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            if path.name == "search_history.jsonl":  # a bare password typed as a query matches no rule
+                data = data.replace(DB_PASSWORD.encode(), b"")
+            found += [f"{path.relative_to(root)}: {v[:12]!r}" for v in _values(pem) if v in data]
+    return found
+
+
+def test_no_vault_file_holds_a_secret_value(vault: tuple[Path, str]) -> None:
+    root, pem = vault
+    assert _leaks(root, pem) == []
+    show = orjson.loads(run_cli("show", "config.py", "-r", str(root), "--json").stdout)
+    assert show["artifact"]["tags"]["secrets"] == ["api-token", "github-token"]
+    env = orjson.loads(run_cli("show", ".env", "-r", str(root), "--json").stdout)
+    assert env["artifact"]["parse_status"] == "secret_file" and env["artifact"]["tags"]["sensitive"] == "key_material"
+    key = orjson.loads(run_cli("show", "docs/key.txt", "-r", str(root), "--json").stdout)
+    assert key["artifact"]["tags"]["sensitive"] == "key_material"
+    assert key["priority"]["sensitivity"] == "high"
+
+
+def test_searching_for_a_secret_value_finds_nothing_and_logs_nothing(vault: tuple[Path, str]) -> None:
+    root, pem = vault
+    for value in (AWS_ID, API_KEY, DB_PASSWORD, GH_TOKEN):
+        r = run_cli("query", value, "-r", str(root), "--json")
+        assert r.returncode == 0, r.stderr
+        assert orjson.loads(r.stdout)["results"] == [], value
+    assert _leaks(root, pem) == []  # the query log holds the markers, not the values
+    log = (root / ".oracl" / "logs" / "search_history.jsonl").read_text()
+    assert "«redacted:api-token»" in log and "«redacted:github-token»" in log
+
+
+def test_fragments_show_markers(vault: tuple[Path, str]) -> None:
+    root, _ = vault
+    r = run_cli("fragment", "config.py#L2-3", "-r", str(root), "--json")
+    assert orjson.loads(r.stdout)["lines"] == ['API_KEY = "«redacted:api-token»"', 'GITHUB = "«redacted:github-token»"']
+    r = run_cli("fragment", "secrets.yaml", "-r", str(root), "--json")
+    assert orjson.loads(r.stdout)["lines"] == ["aws_access_key_id: «redacted:aws-access-key-id»",
+                                              "aws_secret_access_key: «redacted:aws-secret-key»",
+                                              "region: eu-west-1"]
+    lines = orjson.loads(run_cli("fragment", "docs/key.txt#L5-6", "-r", str(root), "--json").stdout)["lines"]
+    assert lines == ["«redacted:private-key»"] * 2  # inside the block, far from its BEGIN line
+
+
+async def _mcp(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, dict[str, Any]]]:
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)])
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        out = []
+        for name, args in calls:
+            res = await s.call_tool(name, args)
+            out.append((res.isError, orjson.loads(res.content[0].text)))
+        return out
+
+
+def test_mcp_answers_hold_no_secret_and_withhold_key_files(vault: tuple[Path, str]) -> None:
+    pytest.importorskip("mcp")
+    root, pem = vault
+    calls = [
+        ("oracl_agent_context", {"query": "aws access key api key deploy key private key password", "budget_tokens": 4000}),
+        ("oracl_search", {"query": "deploy key", "k": 20}),
+        ("oracl_fragment", {"locator": "docs/key.txt#L1-3"}),
+        ("oracl_show", {"path": ".env"}),
+        ("oracl_fragment", {"locator": "config.py#L2-2"}),
+        ("oracl_related", {"path": "README.md"}),
+    ]
+    answers = asyncio.run(asyncio.wait_for(_mcp(root, calls), timeout=120))
+    text = orjson.dumps([a for _, a in answers])
+    assert not [v for v in _values(pem) if v in text]
+    (_, ctx), (_, search), (kerr, key), (eerr, env), (_, cfg), (_, rel) = answers
+    paths = {i["path"] for i in ctx["items"]} | {r["path"] for r in search["results"]}
+    assert "docs/key.txt" not in paths and ".env" not in paths and "secrets.yaml" in paths
+    assert kerr and key["error"].startswith("docs/key.txt is withheld: it holds key material")
+    assert eerr and env["error"].startswith(".env is withheld")
+    assert cfg["lines"] == ['API_KEY = "«redacted:api-token»"']
+    assert "docs/key.txt" not in {n["path"] for n in rel["neighbours"]}
+
+
+def test_the_owner_can_share_key_files_with_agents_still_redacted(vault: tuple[Path, str], tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    import shutil
+
+    root, pem = vault
+    copy = tmp_path / "shared"
+    shutil.copytree(root, copy, symlinks=True)
+    (copy / ".oracl.toml").write_text("share_sensitive = true\n")
+    [(err, key)] = asyncio.run(asyncio.wait_for(_mcp(copy, [("oracl_fragment", {"locator": "docs/key.txt#L1-3"})]), 120))
+    assert not err and key["lines"] == ["The deploy key:", "«redacted:private-key»", "«redacted:private-key»"]
+
+
+@pytest.mark.parametrize(("line", "fmt", "expected"), [
+    ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "", "aws_access_key_id = «redacted:aws-access-key-id»"),
+    ('token: "xoxb-1234567890-abcdefghij"', "yaml", 'token: "«redacted:slack-token»"'),
+    ("url = 'postgres://app:s3cr3tpw@db/x'", "py", "url = 'postgres://app:«redacted:url-password»@db/x'"),
+    ("Authorization: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "", "Authorization: «redacted:jwt»"),
+    ('password = "correct horse"', "py", 'password = "«redacted:password-assignment»"'),
+    ("PASSWORD=letmein99", "env", "PASSWORD=«redacted:password-assignment»"),
+    ("PASSWORD=letmein99", "py", "PASSWORD=letmein99"),           # bare values count in config formats only
+    ('seed = "aB3dE5fG7hJ9kL1mN3pQ5rS7"', "py", 'seed = "«redacted:high-entropy-literal»"'),
+    # what must stay: references, placeholders, hashes, code
+    ("token = get_token()", "py", "token = get_token()"),
+    ("password = os.environ['DB_PASSWORD']", "py", "password = os.environ['DB_PASSWORD']"),
+    ('password: "${DB_PASSWORD}"', "yaml", 'password: "${DB_PASSWORD}"'),
+    ('digest = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"', "py",
+     'digest = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"'),
+    ("def check_password(password):", "py", "def check_password(password):"),
+])
+def test_rules(line: str, fmt: str, expected: str) -> None:
+    assert Redactor(fmt).line(line)[0] == expected
+
+
+def test_a_key_block_keeps_its_line_count_and_an_unterminated_one_runs_to_the_end() -> None:
+    text = "a\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\nxyz\n-----END EC PRIVATE KEY-----\nb\n"
+    assert redact_text(text) == "a\n" + "«redacted:private-key»\n" * 4 + "b\n"
+    assert redact_text("-----BEGIN PRIVATE KEY-----\nabc\ndef") == "«redacted:private-key»\n" * 2 + "«redacted:private-key»"
+
+
+@pytest.mark.parametrize(("path", "secret"), [
+    (".env", True), (".env.production", True), ("deploy/prod.env", True), (".env.example", False),
+    ("certs/server.key", True), ("certs/server.pem", True), ("id_ed25519", True), ("id_ed25519.pub", False),
+    ("config.py", False), ("docs/keys.md", False),
+])
+def test_secret_files(path: str, secret: bool) -> None:
+    assert is_secret_file(path) is secret
