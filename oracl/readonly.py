@@ -1,4 +1,4 @@
-"""The console's gate (design §8): a Cypher statement runs only when its structure is a
+"""The console's gate (design §11): a Cypher statement runs only when its structure is a
 read query.
 
 The statement is tokenised the way the engine's lexer does it, left to right: a comment

@@ -1,4 +1,4 @@
-"""Secret detection and redaction (design §9): a secret's value never leaves the build.
+"""Secret detection and redaction (design §11): a secret's value never leaves the build.
 
 A ``Redactor`` reads a text line by line (a private key block spans lines) and replaces
 every secret value it finds with a marker such as ``«redacted:aws-secret-key»``, keeping
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -44,6 +45,12 @@ _TOKEN_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
     ("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s/:@'\"]{1,128}:([^\s/@'\"]{3,128})@"), 1),
 )
+# the substrings without which each token rule cannot match (in rule order)
+_RULE_TRIGGERS: tuple[tuple[str, ...], ...] = (
+    ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"), (),  # () = "aws" in the lower-cased line
+    ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), ("glpat-",), ("xox",), ("hooks.slack",),
+    ("_live_", "_test_"), ("sk-",), ("AIza",), ("npm_",), ("pypi-",), ("SG.",), ("eyJ",), ("://",),
+)
 _SECRET_NAME = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|credential|auth_?key)[A-Za-z0-9_.-]*"
 # NAME = "value" / NAME: 'value' / "NAME": "value" / NAME => "value"
 _QUOTED_ASSIGN = re.compile(r"(?i)\b(" + _SECRET_NAME + r")['\"]?\s*(?::=|=>|[:=])\s*[bru]?(['\"])((?:(?!\2)[^\\\n]|\\.){4,512})\2")
@@ -55,7 +62,8 @@ _BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:none|null|nil|true|false|undefined|changeme|change_me|password|secret|token|example|xxx+|\*+|"
-    r"<[^>]*>|\{\{.*\}\}|\$\{.*\}|\$[A-Za-z_]\w*|%\(.*\)s|%s|os\.environ.*|env\(.*|getenv.*|process\.env.*)$")
+    r"pass|pwd|user|<[^>]*>|\{\{.*\}\}|\$\{.*\}|\$[A-Za-z_]\w*|%\(.*\)s|%s|os\.environ.*|env\(.*|getenv.*|"
+    r"process\.env.*|/[\w/.{}:-]*|[a-z]+(?:[_-][a-z]+)+)$")  # … a URL path, a snake_case word
 _CODE_REF = re.compile(r"^[A-Za-z_][\w.]*(?:\(.*\))?$")  # an identifier or a call: a reference, not a value
 BARE_FORMATS = frozenset({"env", "ini", "cfg", "conf", "properties", "yaml", "yml", "toml", "netrc", ""})
 
@@ -134,19 +142,25 @@ class Redactor:
 
     def _scan(self, text: str) -> tuple[str, tuple[str, ...]]:
         spans: list[tuple[int, int, str]] = []
-        for rule, pattern, group in _TOKEN_RULES:
+        low = text.lower()
+        for (rule, pattern, group), triggers in zip(_TOKEN_RULES, _RULE_TRIGGERS, strict=True):
+            if not (any(t in text for t in triggers) if triggers else "aws" in low):
+                continue
             for m in pattern.finditer(text):
-                spans.append((m.start(group), m.end(group), rule))
-        for m in _QUOTED_ASSIGN.finditer(text):
-            if _plausible(m.group(3), True):
-                spans.append((m.start(3), m.end(3), "password-assignment"))
-        if self.bare:
-            m = _BARE_ASSIGN.match(text)
-            if m and _plausible(m.group(2), False):
-                spans.append((m.start(2), m.end(2), "password-assignment"))
-        for m in _ANY_QUOTED_ASSIGN.finditer(text):
-            if _random_looking(m.group(2)):
-                spans.append((m.start(2), m.end(2), "high-entropy-literal"))
+                if rule != "url-password" or _plausible(m.group(group), True):
+                    spans.append((m.start(group), m.end(group), rule))
+        if any(t in low for t in NAME_TRIGGERS):
+            for m in _QUOTED_ASSIGN.finditer(text):
+                if _plausible(m.group(3), True):
+                    spans.append((m.start(3), m.end(3), "password-assignment"))
+            if self.bare:
+                m = _BARE_ASSIGN.match(text)
+                if m and _plausible(m.group(2), False):
+                    spans.append((m.start(2), m.end(2), "password-assignment"))
+        if _LITERAL_TRIGGER.search(text):
+            for m in _ANY_QUOTED_ASSIGN.finditer(text):
+                if _random_looking(m.group(2)):
+                    spans.append((m.start(2), m.end(2), "high-entropy-literal"))
         if not spans:
             return text, ()
         spans.sort(key=lambda s: (s[0], -s[1]))
@@ -169,12 +183,45 @@ class Redactor:
         return [self.line(x)[0] for x in lines]
 
 
+# Cheap triggers, found over the whole text at C speed (substring search, one regex): only
+# the lines they hit are scanned by the rules, and a text without any is returned as it
+# is. Every rule needs one of them. (One regex of all the triggers ran 5× slower.)
+TOKEN_TRIGGERS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ghp_", "gho_", "ghu_",
+                  "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "hooks.slack", "_live_", "_test_", "sk-",
+                  "AIza", "npm_", "pypi-", "SG.", "eyJ", "://")
+NAME_TRIGGERS = ("pass", "pwd", "secret", "token", "apikey", "api_key", "access_key", "accesskey", "private_key",
+                 "privatekey", "credential", "auth_key", "authkey")  # found in the lower-cased text
+_LITERAL_TRIGGER = re.compile(r"[:=]\s*[bru]?['\"][A-Za-z0-9+/_=.~-]{24}")
+
+
+def _finds(text: str, literals: tuple[str, ...], out: list[int]) -> None:
+    for lit in literals:
+        i = text.find(lit)
+        while i >= 0:
+            out.append(i)
+            i = text.find(lit, i + 1)
+
+
+def _candidate_lines(text: str) -> list[int] | None:
+    """0-based indices of the lines a rule could fire on (sorted); None when every line
+    must be read in order (a private key block spans lines)."""
+    if "PRIVATE KEY" in text:
+        return None
+    starts: list[int] = []
+    _finds(text, TOKEN_TRIGGERS, starts)
+    _finds(text.lower(), NAME_TRIGGERS, starts)
+    starts += [m.start() for m in _LITERAL_TRIGGER.finditer(text)]
+    if not starts:
+        return []
+    newlines = [m.start() for m in re.finditer("\n", text)] if len(starts) > 16 else None
+    lines = {bisect_right(newlines, pos - 1) if newlines is not None else text.count("\n", 0, pos)
+             for pos in starts}
+    return sorted(lines)
+
+
 def redact_text(text: str, fmt: str = "") -> str:
     """``text`` with every secret replaced by its marker; newlines are kept."""
-    if not text:
-        return text
-    r = Redactor(fmt)
-    return "".join(r.line(part)[0] + nl for part, nl in _split_keep(text))
+    return scan_text(text, fmt)[0]
 
 
 def redact_all(texts: list[str]) -> list[str]:
@@ -190,10 +237,23 @@ def redact_all(texts: list[str]) -> list[str]:
 
 
 def scan_text(text: str, fmt: str = "") -> tuple[str, list[Finding]]:
-    """(the redacted text, what was found where) in one pass."""
+    """(the redacted text, what was found where): only the lines a trigger hits are
+    scanned (every line, in order, when the text holds a private key block)."""
     r = Redactor(fmt)
-    out = "".join(r.line(part)[0] + nl for part, nl in _split_keep(text))
-    return out, r.findings
+    candidates = _candidate_lines(text)
+    if candidates is None:
+        return "".join(r.line(part)[0] + nl for part, nl in _split_keep(text)), r.findings
+    if not candidates:
+        return text, []
+    lines = text.split("\n")
+    changed = False
+    for i in candidates:
+        r.lineno = i
+        new, rules = r.line(lines[i])
+        if rules:
+            lines[i] = new
+            changed = True
+    return ("\n".join(lines) if changed else text), r.findings
 
 
 def _split_keep(text: str) -> Iterable[tuple[str, str]]:

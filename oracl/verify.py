@@ -168,8 +168,8 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
             missing = sum((want_c - got_c).values())
             raise BundleMismatchError(f"the bundle's {what} disagree with the export ({extra} not in it, "
                                       f"{missing} missing)")
-    return (f"bundle: {len(got_arts)} artifacts (path, checksum, priority, tags, symbols), {len(got_hubs)} hubs "
-            f"and {sum(got_links.values()) + sum(got_belongs.values())} edges served match the export")
+    return (f"served: {len(got_arts)} artifacts, {len(got_hubs)} hubs and "
+            f"{sum(got_links.values()) + sum(got_belongs.values())} edges match the export")
 
 
 def _json(value: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,64 @@ def test_two_servers_and_a_build_share_one_vault(repo: Path) -> None:
     assert err == "" and before1["artifacts"] == 7 and before2["results"]
     assert after1["build_id"] == after2["build_id"] != before1["build_id"]
     assert after1["artifacts"] == after2["artifacts"] == 8
+
+
+def _raw_session(root: Path, lines: list[str], answers: int) -> list[dict[str, Any]]:
+    """Write raw lines to `oracl mcp` and read ``answers`` JSON lines back (stdin stays
+    open until they arrive: closing it ends the session)."""
+    import select
+
+    proc = subprocess.Popen([ORACL, "mcp", str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write("".join(line + "\n" for line in lines).encode())
+        proc.stdin.flush()
+        out: list[dict[str, Any]] = []
+        buf = b""
+        fd = proc.stdout.fileno()
+        while len(out) < answers:
+            ready, _, _ = select.select([fd], [], [], 60)
+            assert ready, f"no answer after {out}"
+            chunk = os.read(fd, 65536)
+            assert chunk, f"the server closed its output after {out}: {proc.stderr.read() if proc.stderr else ''}"
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            out += [orjson.loads(x) for x in done if x.strip()]
+        return out
+    finally:
+        proc.kill()
+        proc.communicate()  # reaps it and closes its pipes
+
+
+INIT = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}')
+
+
+def test_malformed_json_rpc_gets_json_rpc_errors_and_tool_errors_set_is_error(repo: Path) -> None:
+    answers = _raw_session(repo, [
+        INIT,
+        "this is not json",
+        '{"id": 7, "foo": 1}',
+        "[1, 2]",
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"oracl_show","arguments":{"path":"nope.py"}}}',
+        '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"oracl_stats","arguments":{}}}',
+    ], 6)
+    by_id: dict[Any, list[dict[str, Any]]] = {}
+    for a in answers:
+        by_id.setdefault(a.get("id"), []).append(a)
+    assert by_id[1][0]["result"]["serverInfo"]["name"] == "oracl"
+    assert [a["error"]["code"] for a in by_id[None]] == [-32700, -32600]
+    assert by_id[7] == [{"jsonrpc": "2.0", "id": 7, "error": {"code": -32600,
+                                                              "message": "Invalid Request: not a JSON-RPC 2.0 message"}}]
+    missing = by_id[2][0]["result"]
+    assert missing["isError"] is True and orjson.loads(missing["content"][0]["text"])["error"].startswith("'nope.py'")
+    stats = by_id[3][0]["result"]
+    assert stats["isError"] is False and orjson.loads(stats["content"][0]["text"])["artifacts"] == 7
+
+
+def test_mcp_refuses_a_root_that_does_not_exist(tmp_path: Path) -> None:
+    r = subprocess.run([ORACL, "mcp", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert (r.returncode, r.stderr.strip()) == (3, f"Error: root '{tmp_path / 'nope'}' does not exist")
