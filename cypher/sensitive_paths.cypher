@@ -1,5 +1,7 @@
-// Files that hold key material (tag "sensitive"), withheld from agents unless the vault
-// owner sets share_sensitive = true.
+// name: sensitive_paths
+// params: (none)
+// returns: files that hold key material (tag "sensitive" or status secret_file), withheld
+// from agents unless the vault owner sets share_sensitive = true
 MATCH (a:Artifact)
 WHERE a.parse_status = 'secret_file' OR a.tags CONTAINS '"sensitive":"key_material"'
-RETURN a.path AS path
+RETURN a.path AS path;

@@ -259,7 +259,8 @@ def cypher(
     as_json: Annotated[bool, typer.Option("--json", help="Print rows as JSON.")] = False,
 ) -> None:
     """A read-only Cypher console over the latest bundle: line editing and history,
-    statements end with ';', :schema, :help, :quit. Write statements are refused."""
+    statements end with ';', :schema, :help, :quit. Only read queries run (MATCH, WITH,
+    UNWIND, RETURN, CALL of read-only functions); anything else is refused (exit 18)."""
     from oracl import console
 
     try:
@@ -340,7 +341,8 @@ def watch(
 @app.command()
 def mcp(root: RootArg = Path(".")) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio): eight
-    read-only tools (agent context, search, trace, related, hub, fragment, show, stats)."""
+    read-only tools (agent context, search, trace, related, hub, fragment, show, stats).
+    Files holding key material are withheld unless share_sensitive = true."""
     from oracl.mcp_server import serve
 
     try:

@@ -252,7 +252,7 @@ def _refuse_withheld(snap: Snapshot, locator: str) -> None:
     rel = path.strip().removeprefix("./")
     if rel in hidden:
         raise WithheldError(f"{rel} is withheld: it holds key material (the vault owner can set "
-                         "share_sensitive = true in [tool.oracl])")
+                            "share_sensitive = true in [tool.oracl])")
 
 
 def _without(value: Any, hidden: frozenset[str]) -> Any:

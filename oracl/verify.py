@@ -142,17 +142,10 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
     try:
         got_arts = {r["path"]: (r["id"], r["checksum"], r["priority"], _json(orjson.loads(r["tags"])),
                                 r["symbols"], r["headings"], r["parse_status"])
-                    for r in store.rows("MATCH (a:Artifact) RETURN a.path AS path, a.id AS id, a.checksum AS "
-                                        "checksum, a.priority AS priority, a.tags AS tags, a.symbols AS symbols, "
-                                        "a.headings AS headings, a.parse_status AS parse_status")}
-        got_hubs = {r["id"]: (r["a"], r["d"], r["l"]) for r in store.rows(
-            "MATCH (h:Hub) RETURN h.id AS id, h.association AS a, h.delta AS d, h.link_density AS l")}
-        got_links = Counter(tuple(r.values()) for r in store.rows(
-            "MATCH (a:Artifact)-[l:Link]->(b:Artifact) RETURN a.path, b.path, l.relation, l.confidence, "
-            "l.relation_weight, l.association_rank, l.source_fragment, l.target_fragment"))
-        got_belongs = Counter(tuple(r.values()) for r in store.rows(
-            "MATCH (a:Artifact)-[b:BelongsTo]->(h:Hub) RETURN a.path, h.id, b.confidence, b.relation_weight, "
-            "b.association_rank"))
+                    for r in store.named("verify_artifacts")}
+        got_hubs = {r["id"]: (r["a"], r["d"], r["l"]) for r in store.named("verify_hubs")}
+        got_links = Counter(tuple(r.values()) for r in store.named("verify_links"))
+        got_belongs = Counter(tuple(r.values()) for r in store.named("verify_belongs"))
     finally:
         close(bundle / DB_FILE)
     for what, want, got in (("artifacts", want_arts, got_arts), ("hubs", want_hubs, got_hubs)):

@@ -129,9 +129,10 @@ class Workspace:
                 *lines, pending = (pending + chunk).split(b"\n")
                 for raw in lines[: max(0, end - seen)]:
                     seen += 1
-                    text = redactor.line(_text(raw))[0]
                     if seen >= start:
-                        out.append(text)
+                        out.append(redactor.line(_text(raw))[0])
+                    else:
+                        redactor.skip(_text(raw))  # only a key block's state matters before the range
                 if len(pending) > MAX_LINE:  # a giant line: keep its head, find its end
                     pending = pending[:MAX_LINE]
             if pending and seen < end and seen + 1 >= start:

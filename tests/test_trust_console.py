@@ -52,6 +52,9 @@ ATTACKS = [
     "RETURN 1; RETURN 2",
     "RETURN 1; CHECKPOINT",
     "MATCH (a) RETURN a; ;MATCH (b) RETURN b",
+    "LOAD FROM $file RETURN *",
+    "COPY (MATCH (a:Artifact) RETURN a.path) TO $out",
+    "MATCH (a:Artifact) WHERE a.path = $p SET a.priority = $x",
 ]
 WRAPS = [
     "{}",
@@ -83,6 +86,9 @@ def _cases() -> list[str]:
         "RETURN 1\u2028CHECKPOINT",                          # a line separator
         "MATCH (a) RETURN a\x1cCHECKPOINT",                  # an ASCII file separator (engine whitespace)
         "RETURN 1 \u037e CHECKPOINT",                        # a Greek question mark that looks like ';'
+        "\u0421OPY (MATCH (a) RETURN a) TO 'x'",              # a Cyrillic С
+        "CO\u200bPY (MATCH (a) RETURN a) TO 'x'",             # a zero-width space inside the keyword
+        "MATCH (a) RETURN a \ufe54 CHECKPOINT",              # a small semicolon
         "MATCH (a:Artifact) WHERE a.path = $p CHECKPOINT",
         "EXPLAIN CHECKPOINT",
         "PROFILE COPY (MATCH (a) RETURN a) TO 'x'",

@@ -1,0 +1,6 @@
+// name: verify_artifacts
+// params: (none)
+// returns: what readers serve of every artifact, for `oracl verify` to compare with the export
+MATCH (a:Artifact)
+RETURN a.path AS path, a.id AS id, a.checksum AS checksum, a.priority AS priority, a.tags AS tags,
+       a.symbols AS symbols, a.headings AS headings, a.parse_status AS parse_status;
