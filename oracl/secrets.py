@@ -37,7 +37,7 @@ _TOKEN_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
     ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"), 0),
     ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
-    ("api-token", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}"), 0),
+    ("api-token", re.compile(r"\bsk-(?:(?:ant|proj|live|test|svcacct|admin)-)?[A-Za-z0-9_-]{20,}"), 0),
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), 0),
     ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0),
     ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{40,}"), 0),
@@ -54,17 +54,23 @@ _RULE_TRIGGERS: tuple[tuple[str, ...], ...] = (
 _SECRET_NAME = r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api_?key|apikey|access_?key|private_?key|client_?secret|credential|auth_?key)[A-Za-z0-9_.-]*"
 # NAME = "value" / NAME: 'value' / "NAME": "value" / NAME => "value", matched from the end of
 # the secret word in NAME (a regex searching for NAME itself cost 22 µs a line)
-_ASSIGN_AFTER = re.compile(r"[A-Za-z0-9_.-]*['\"]?\s*(?::=|=>|[:=])\s*[bru]?(['\"])((?:(?!\1)[^\\\n]|\\.){4,512})\1")
+_ASSIGN_AFTER = re.compile(r"[A-Za-z0-9_-]*['\"]?\s*(?::=|=>|[:=])\s*([bu]?)(['\"])((?:(?!\2)[^\\\n]|\\.){4,512})\2")
 # NAME=value in .env, INI, YAML, properties (unquoted)
 _BARE_ASSIGN = re.compile(r"(?i)^\s*(?:export\s+)?(" + _SECRET_NAME + r")\s*(?::|=)\s*([^\s'\"#;,][^\s#;,]{3,511})\s*$")
 # any NAME = "long random literal"
 _ANY_QUOTED_ASSIGN = re.compile(r"(?:[:=]|=>)\s*[bru]?(['\"])([A-Za-z0-9+/_=.~-]{24,512})\1")
 _BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
 _END = re.compile(r"-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
+# a line of a PEM body (or of its headers), possibly inside a string literal
+_PEM_BODY = re.compile(r"""\s*(?:["'`]|b["'])?\s*(?:[A-Za-z0-9+/=]{16,}|Proc-Type:|DEK-Info:|Comment:)""")
+_B64_CHARS = re.compile(r"[A-Za-z0-9+/=]")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:none|null|nil|true|false|undefined|changeme|change_me|password|secret|token|example|xxx+|\*+|"
-    r"pass|pwd|user|<[^>]*>|\{\{.*\}\}|\$\{.*\}|\$[A-Za-z_]\w*|%\(.*\)s|%s|os\.environ.*|env\(.*|getenv.*|"
-    r"process\.env.*|/[\w/.{}:-]*|[a-z]+(?:[_-][a-z]+)+)$")  # … a URL path, a snake_case word
+    r"pass|passwd|pwd|user|<[^>]*>|\{[^{}]*\}|\{\{.*\}\}|\$\{.*\}|\$[A-Za-z_]\w*|%\(.*\)s|%s|"
+    r"os\.environ.*|env\(.*|getenv.*|process\.env.*|"
+    r"/[\w/.{}:-]*|[a-z]+(?:[_-][a-z]+)+|#[0-9a-f]{3,8})$")  # … a URL path, a snake_case word, a colour
+_REGEX_LIKE = re.compile(r"\\[wdsbWDSB]|\(\?|^\^|^\[")  # a pattern, not a password
+_WORD_RUN = re.compile(r"[a-z]{7}")  # a word inside a literal: written by a person
 _CODE_REF = re.compile(r"^[A-Za-z_][\w.]*(?:\(.*\))?$")  # an identifier or a call: a reference, not a value
 BARE_FORMATS = frozenset({"env", "ini", "cfg", "conf", "properties", "yaml", "yml", "toml", "netrc", ""})
 
@@ -81,16 +87,22 @@ def entropy(value: str) -> float:
 
 
 def _random_looking(value: str) -> bool:
-    """A literal a person would not type: mixed classes and ≥ 4.2 bits per character
-    (hex digests, words and paths stay below or lack the mix)."""
+    """A literal a person would not type: mixed classes, ≥ 4.2 bits per character (a hex
+    digest has at most 4), no word of 7 letters, no path, at most two separators."""
     classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value),
                    any(c.isdigit() for c in value)))
-    return classes == 3 and entropy(value) >= 4.2 and "/" not in value.strip("/") and "." not in value
+    return (classes == 3 and entropy(value) >= 4.2 and "/" not in value.strip("/") and "." not in value
+            and value.count("-") + value.count("_") <= 2 and not _WORD_RUN.search(value))
 
 
 def _plausible(value: str, quoted: bool) -> bool:
+    """A value that could be a real secret: not a placeholder, a reference, a pattern or a
+    plain word (a password of letters only is not told from a word: a digit or a symbol is
+    required, as secret scanners' generic rules do)."""
     v = value.strip()
-    if len(v) < 4 or _PLACEHOLDER.match(v) or v.startswith("«redacted:"):
+    if len(v) < 4 or _PLACEHOLDER.match(v) or v.startswith("«redacted:") or _REGEX_LIKE.search(v):
+        return False
+    if v.replace(" ", "").isalpha():
         return False
     if not quoted and _CODE_REF.match(v) and not any(c.isdigit() for c in v):
         return False
@@ -104,13 +116,14 @@ class Finding:
 
 
 class Redactor:
-    """Feed lines in order (``line``); a private key block is redacted from its BEGIN line to
-    its END line (to the end of the text when there is none). ``fmt`` (a file suffix) lets
+    """Feed lines in order (``line``); the body of a private key block is redacted, from the
+    line after its BEGIN marker (when that line is key material, not code that merely
+    names the marker) to its END marker (to the end of the text when there is none). ``fmt`` (a file suffix) lets
     bare ``NAME=value`` assignments count in configuration formats only."""
 
     def __init__(self, fmt: str = "") -> None:
         self.bare = fmt.lower() in BARE_FORMATS
-        self.in_key = False
+        self.key = ""  # "" | "maybe" (a BEGIN line was seen) | "in" (inside a key block)
         self.lineno = 0
         self.findings: list[Finding] = []
         self.values: list[tuple[str, str]] = []  # (value, rule) of single-line finds, in memory only
@@ -118,20 +131,23 @@ class Redactor:
     def line(self, text: str) -> tuple[str, tuple[str, ...]]:
         """The line with its secrets replaced, and the rules that fired."""
         self.lineno += 1
-        if self.in_key:
+        if self.key == "maybe":  # after a BEGIN line: a key only when key material follows
+            self.key = "in" if _PEM_BODY.match(text) else ""
+        if self.key == "in":
             end = _END.search(text)
             if end is None:
                 return self._hit(MARK.format("private-key") if text.strip() else text, "private-key")
-            self.in_key = False
-            return self._hit(MARK.format("private-key") + text[end.end():], "private-key")
-        begin = _BEGIN.search(text)
+            self.key = ""
+            return self._hit(MARK.format("private-key") + text[end.start():], "private-key")
+        begin = _BEGIN.search(text) if "PRIVATE KEY" in text else None
         if begin is not None:
             end = _END.search(text, begin.end())
-            head = text[:begin.start()] + MARK.format("private-key")
             if end is None:
-                self.in_key = True
-                return self._hit(head, "private-key")
-            return self._hit(head + text[end.end():], "private-key")
+                self.key = "maybe"  # the BEGIN line itself holds no secret: it stays
+                return text, ()
+            body = text[begin.end():end.start()]
+            if len(_B64_CHARS.findall(body)) >= 16:  # a whole key on one line ("…\\nMIIE…\\n…")
+                return self._hit(text[:begin.end()] + MARK.format("private-key") + text[end.start():], "private-key")
         if len(text) > MAX_SCAN_LINE:
             out, rules = self._scan(text[:MAX_SCAN_LINE])
             return out + text[MAX_SCAN_LINE:], rules
@@ -140,11 +156,14 @@ class Redactor:
     def skip(self, text: str) -> None:
         """Pass a line that will not be served: only a key block's start or end is noted."""
         self.lineno += 1
-        if self.in_key:
-            self.in_key = _END.search(text) is None
+        if self.key == "maybe":
+            self.key = "in" if _PEM_BODY.match(text) else ""
+        if self.key == "in":
+            self.key = "" if _END.search(text) else "in"
         elif "PRIVATE KEY" in text:
             begin = _BEGIN.search(text)
-            self.in_key = begin is not None and _END.search(text, begin.end()) is None
+            if begin is not None and _END.search(text, begin.end()) is None:
+                self.key = "maybe"
 
     def _hit(self, text: str, rule: str) -> tuple[str, tuple[str, ...]]:
         self.findings.append(Finding(rule, self.lineno))
@@ -163,9 +182,9 @@ class Redactor:
         names = [n.end() for n in _NAME_ANY.finditer(low)]
         if names:
             for end in names:  # the assignment is matched right after each secret word
-                m = _ASSIGN_AFTER.match(text, end)
-                if m and _plausible(m.group(2), True):
-                    spans.append((m.start(2), m.end(2), "password-assignment"))
+                m = _ASSIGN_AFTER.match(text, end)  # (not after a dot: token.type = "x" names "type")
+                if m and _plausible(m.group(3), True):
+                    spans.append((m.start(3), m.end(3), "password-assignment"))
             if self.bare:
                 m = _BARE_ASSIGN.match(text)
                 if m and _plausible(m.group(2), False):

@@ -145,7 +145,7 @@ def test_the_owner_can_share_key_files_with_agents_still_redacted(vault: tuple[P
     shutil.copytree(root, copy, symlinks=True)
     (copy / ".oracl.toml").write_text("share_sensitive = true\n")
     [(err, key)] = asyncio.run(asyncio.wait_for(_mcp(copy, [("oracl_fragment", {"locator": "docs/key.txt#L1-3"})]), 120))
-    assert not err and key["lines"] == ["The deploy key:", "«redacted:private-key»", "«redacted:private-key»"]
+    assert not err and key["lines"] == ["The deploy key:", "-----BEGIN PRIVATE KEY-----", "«redacted:private-key»"]
 
 
 @pytest.mark.parametrize(("line", "fmt", "expected"), [
@@ -154,7 +154,8 @@ def test_the_owner_can_share_key_files_with_agents_still_redacted(vault: tuple[P
     ("url = 'postgres://app:s3cr3tpw@db/x'", "py", "url = 'postgres://app:«redacted:url-password»@db/x'"),
     ("Authorization: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
      "", "Authorization: «redacted:jwt»"),
-    ('password = "correct horse"', "py", 'password = "«redacted:password-assignment»"'),
+    ('password = "correct horse 9"', "py", 'password = "«redacted:password-assignment»"'),
+    ('password = "hunter"', "py", 'password = "hunter"'),        # letters only: not told from a word
     ("PASSWORD=letmein99", "env", "PASSWORD=«redacted:password-assignment»"),
     ("PASSWORD=letmein99", "py", "PASSWORD=letmein99"),           # bare values count in config formats only
     ('seed = "aB3dE5fG7hJ9kL1mN3pQ5rS7"', "py", 'seed = "«redacted:high-entropy-literal»"'),
@@ -170,10 +171,32 @@ def test_rules(line: str, fmt: str, expected: str) -> None:
     assert Redactor(fmt).line(line)[0] == expected
 
 
+BODY = "MHcCAQEEIBzcJeTMSAcg4dDAWjWPEAgUeBxIlgNmL4z9xVQ1"
+
+
 def test_a_key_block_keeps_its_line_count_and_an_unterminated_one_runs_to_the_end() -> None:
-    text = "a\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\nxyz\n-----END EC PRIVATE KEY-----\nb\n"
-    assert redact_text(text) == "a\n" + "«redacted:private-key»\n" * 4 + "b\n"
-    assert redact_text("-----BEGIN PRIVATE KEY-----\nabc\ndef") == "«redacted:private-key»\n" * 2 + "«redacted:private-key»"
+    text = f"a\n-----BEGIN EC PRIVATE KEY-----\n{BODY}\nxyz\n-----END EC PRIVATE KEY-----\nb\n"
+    assert redact_text(text) == ("a\n-----BEGIN EC PRIVATE KEY-----\n" + "«redacted:private-key»\n" * 2
+                                 + "«redacted:private-key»-----END EC PRIVATE KEY-----\nb\n")
+    assert redact_text(f"-----BEGIN PRIVATE KEY-----\n{BODY}\n{BODY}") == (
+        "-----BEGIN PRIVATE KEY-----\n«redacted:private-key»\n«redacted:private-key»")
+
+
+def test_code_that_names_the_markers_is_not_a_key() -> None:
+    code = 'START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\nEND = b"-----END OPENSSH PRIVATE KEY-----"\nrun()\n'
+    assert redact_text(code) == code
+    one_line = f'K = "-----BEGIN RSA PRIVATE KEY-----\\n{BODY}\\n-----END RSA PRIVATE KEY-----"'
+    assert redact_text(one_line) == 'K = "-----BEGIN RSA PRIVATE KEY-----«redacted:private-key»-----END RSA PRIVATE KEY-----"'
+
+
+@pytest.mark.parametrize("line", [
+    'token.type = "text"', "Token: '#d8dee9',", "_TOKEN_REF = r'[A-Z]\\w*'", 'TOKEN_PATH = "/token"',
+    'token_endpoint_auth_method = "client_secret_post"', 'url = f"s3://{access_key}:{secret_key}@bucket/x"',
+    "'id': 'BSD-2-Clause-pkgconf-disclaimer'", '_SK = b"sk-ecdsa-sha2-nistp256@openssh.com"',
+    'ExtensionOID.PRIVATE_KEY_USAGE_PERIOD: "privateKeyUsagePeriod"',
+])
+def test_code_that_only_looks_like_a_secret_stays(line: str) -> None:
+    assert Redactor("py").line(line) == (line, ())
 
 
 @pytest.mark.parametrize(("path", "secret"), [
