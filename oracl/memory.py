@@ -24,6 +24,7 @@ import orjson
 
 from oracl import graph
 from oracl.errors import NoBuildError, OraclError, QueryError, WithheldError
+from oracl.secrets import redact_text
 from oracl.snapshot import Snapshot
 from oracl.status import FreshnessCheck
 from oracl.vault import Vault
@@ -277,7 +278,7 @@ def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: Freshnes
     r = search(snap, q, limit=k)
     stale = graph.staleness(snap, [(x["path"], x["checksum"]) for x in r.results])
     terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
-    pack = ContextPack(q[:2000], r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
+    pack = ContextPack(redact_text(q[:2000]), r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
                        freshness=check.result())
     pack.used_tokens = estimate_tokens(pack.header)
     for res in r.results:

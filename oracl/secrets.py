@@ -23,6 +23,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 MARK = "«redacted:{}»"
 MAX_SCAN_LINE = 1 << 16  # a longer line is scanned in its first 64 KiB only (minified code holds no assignment rules' targets)
@@ -268,6 +269,37 @@ def redact_all(texts: list[str]) -> list[str]:
             pattern = re.compile(re.escape(value), re.I)
             out = [pattern.sub(MARK.format(rule), t) for t in out]
     return out
+
+
+def redact_tree(value: Any) -> Any:
+    """A JSON-like value with the secrets of all its strings replaced together (a token
+    pasted into a query is also replaced in the query's lower-cased terms): log rows and
+    the query an answer echoes."""
+    texts: list[str] = []
+
+    def collect(v: Any) -> None:
+        if isinstance(v, str):
+            texts.append(v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                collect(x)
+        elif isinstance(v, list | tuple):
+            for x in v:
+                collect(x)
+
+    collect(value)
+    clean = iter(redact_all(texts))
+
+    def rebuild(v: Any) -> Any:
+        if isinstance(v, str):
+            return next(clean)
+        if isinstance(v, dict):
+            return {k: rebuild(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [rebuild(x) for x in v]
+        return v
+
+    return rebuild(value)
 
 
 def scan_text(text: str, fmt: str = "") -> tuple[str, list[Finding]]:

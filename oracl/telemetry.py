@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from oracl.secrets import redact_all
+from oracl.secrets import redact_tree
 
 SESSION_ENV = "ORACL_SESSION"
 USD_PER_CPU_SECOND = 0.00005  # estimated cost: CPU seconds × this rate (configurable by env)
@@ -33,41 +33,11 @@ def estimated_cost(cpu_seconds: float) -> float:
     return round(cpu_seconds * rate, 9)
 
 
-def _redacted(row: dict[str, Any]) -> dict[str, Any]:
-    """The log row with its secrets replaced in every string, together (a token pasted in a
-    query is also replaced in the query's lower-cased terms)."""
-    texts: list[str] = []
-
-    def collect(value: Any) -> None:
-        if isinstance(value, str):
-            texts.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                collect(v)
-        elif isinstance(value, list | tuple):
-            for v in value:
-                collect(v)
-
-    collect(row)
-    clean = iter(redact_all(texts))
-
-    def rebuild(value: Any) -> Any:
-        if isinstance(value, str):
-            return next(clean)
-        if isinstance(value, dict):
-            return {k: rebuild(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [rebuild(v) for v in value]
-        return value
-
-    return rebuild(row)
-
-
 def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
     """Append one JSON line to ``logs/<name>``, secrets redacted; False (never an
     exception) on failure."""
     try:
-        row = _redacted(row)
+        row = redact_tree(row)
         logs = vault_dir / "logs"
         if not logs.is_dir():
             logs.mkdir(parents=True, exist_ok=True)

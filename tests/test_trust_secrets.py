@@ -82,6 +82,8 @@ def test_searching_for_a_secret_value_finds_nothing_and_logs_nothing(vault: tupl
         r = run_cli("query", value, "-r", str(root), "--json")
         assert r.returncode == 0, r.stderr
         assert orjson.loads(r.stdout)["results"] == [], value
+        if value != DB_PASSWORD:  # the answer's echo of the query is redacted too (in any case)
+            assert value.lower() not in r.stdout.lower() and "«redacted:" in r.stdout
     assert _leaks(root, pem) == []  # the query log holds the markers, not the values
     log = (root / ".oracl" / "logs" / "search_history.jsonl").read_text()
     assert "«redacted:api-token»" in log and "«redacted:github-token»" in log

@@ -19,6 +19,7 @@ from oracl.extractors.resolve import is_test_path
 from oracl.query.compile import CompiledQuery, compile_fast, compile_query
 from oracl.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
 from oracl.query.score import PERSONAS, Scored, identifier_terms, propagate_tests, score_rows
+from oracl.secrets import redact_tree
 from oracl.snapshot import Snapshot
 from oracl.vault import Vault
 
@@ -40,7 +41,7 @@ class SearchResult:
 
     def to_json(self) -> dict[str, Any]:
         """The documented, stable ``--json`` schema (docs/query.md)."""
-        return {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": self.query.to_json(),
+        return {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": redact_tree(self.query.to_json()),
                 "query_class": self.query_class, "latency_ms": round(self.latency_ms, 3),
                 "results": self.results, "notices": self.notices}
 
