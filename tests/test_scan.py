@@ -59,10 +59,9 @@ def test_validate_structured(fmt: str, text: str, ok: bool) -> None:
 
 
 def test_security_signals_names_only() -> None:
-    assert scan.security_signals("db_password: ${DB_PASSWORD}\n") == (True, False, False)
-    assert scan.security_signals("api_key = sk-live-1234\n") == (True, False, True)
-    assert scan.security_signals("-----BEGIN RSA PRIVATE KEY-----\nabc\n") == (False, True, False)
-    assert scan.security_signals("nothing here\n") == (False, False, False)
+    assert scan.security_signals("db_password: ${DB_PASSWORD}\n") == (True, False)
+    assert scan.security_signals("api_key = sk-live-1234\n") == (True, True)
+    assert scan.security_signals("nothing here\n") == (False, False)
 
 
 def test_term_bag_keeps_identifiers_parts_and_capped_frequency() -> None:

@@ -41,6 +41,8 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         ".env": f"DATABASE_PASSWORD={DB_PASSWORD}\nDEBUG=1\n",
         "pkg/__init__.py": "",
         "pkg/client.py": "import config\n\ndef connect():\n    return config.API_KEY\n",
+        "pkg/ssh.py": '_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\n_END = b"-----END OPENSSH PRIVATE KEY-----"\n'
+                      "def load_deploy_key(data):\n    return data\n",
         "README.md": "# Demo\nSee config.py and docs/key.txt.\n",
     })
     build(root, buffer_pool_bytes=64 << 20, workers=1)
@@ -74,6 +76,8 @@ def test_no_vault_file_holds_a_secret_value(vault: tuple[Path, str]) -> None:
     key = orjson.loads(run_cli("show", "docs/key.txt", "-r", str(root), "--json").stdout)
     assert key["artifact"]["tags"]["sensitive"] == "key_material"
     assert key["priority"]["sensitivity"] == "high"
+    code = orjson.loads(run_cli("show", "pkg/ssh.py", "-r", str(root), "--json").stdout)  # names the markers only
+    assert "sensitive" not in code["artifact"]["tags"] and "secrets" not in code["artifact"]["tags"]
 
 
 def test_searching_for_a_secret_value_finds_nothing_and_logs_nothing(vault: tuple[Path, str]) -> None:
@@ -132,6 +136,7 @@ def test_mcp_answers_hold_no_secret_and_withhold_key_files(vault: tuple[Path, st
     (_, ctx), (_, search), (kerr, key), (eerr, env), (_, cfg), (_, rel) = answers
     paths = {i["path"] for i in ctx["items"]} | {r["path"] for r in search["results"]}
     assert "docs/key.txt" not in paths and ".env" not in paths and "secrets.yaml" in paths
+    assert "pkg/ssh.py" in paths  # code that names the key markers is not withheld
     assert kerr and key["error"].startswith("docs/key.txt is withheld: it holds key material")
     assert eerr and env["error"].startswith(".env is withheld")
     assert cfg["lines"] == ['API_KEY = "«redacted:api-token»"']

@@ -27,7 +27,6 @@ _MD_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 _PATHLIKE = re.compile(r"(?<![\w@:/.-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 _DOTTED = re.compile(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?::[A-Za-z_]\w*)?")
 _QUOTED = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"|'([^'\n]*)'")
-_KEY_MATERIAL = re.compile(r"-----BEGIN (?:[A-Z ]+ )?PRIVATE KEY-----")
 _SECRET_KEY_LINE = re.compile(
     r"(?i)(?:password|passwd|secret|api_?key|token|private_?key)[\w-]*[\"']?\s*[:=]\s*(.*)$")
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:mailto|tel|data|javascript|urn):)", re.I)
@@ -217,9 +216,10 @@ def validate_structured(text: str, fmt: str) -> str:
     return ""
 
 
-def security_signals(text: str) -> tuple[bool, bool, bool]:
-    """(secret-like key named, key material present, credential literal present) for a
-    non-Python text. Only the key *names* matter; values are looked at for emptiness only."""
+def security_signals(text: str) -> tuple[bool, bool]:
+    """(secret-like key named, credential literal present) for a non-Python text. Only the
+    key *names* matter; values are looked at for emptiness only. (Key material is the
+    secret detector's to find: ``oracl.secrets``.)"""
     names = literal = False
     for line in text.splitlines():
         m = _SECRET_KEY_LINE.search(line)
@@ -228,4 +228,4 @@ def security_signals(text: str) -> tuple[bool, bool, bool]:
             value = m.group(1).strip().strip(",").strip("\"'")
             if len(value) >= 4 and not value.startswith(("$", "{", "<", "%", "os.", "env")):
                 literal = True
-    return names, bool(_KEY_MATERIAL.search(text)), literal
+    return names, literal

@@ -302,15 +302,15 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                      documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
                      secret_key_names=a.secret_key_names,
                      credential_literal=a.credential_literal or bool(found) and not material,
-                     key_material=material or bool(scan._KEY_MATERIAL.search(original)))
+                     key_material=material)
         symbols = tuple(s[0] for s in a.symbols)
     else:
         if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml"):
             problem = scan.validate_structured(text, fmt)
             if problem:
                 status, error = "malformed", problem
-        names, has_key, literal = scan.security_signals(original)
-        extra = dict(secret_key_names=names, key_material=has_key or material,
+        names, literal = scan.security_signals(original)
+        extra = dict(secret_key_names=names, key_material=material,
                      credential_literal=literal or bool(found) and not material)
         if fmt == "md":
             heads = scan.markdown_headings(text)
