@@ -19,8 +19,12 @@ import orjson
 
 from oracl.errors import ConfigError
 
-DEFAULT_SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg",
-                    ".toml", ".ps1", ".sh")
+# the suffixes a free-text path mention may end with (`see docs/guide.rst`, `cmd/root.go`)
+MENTION_SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg",
+                    ".toml", ".ps1", ".sh", ".rst", ".adoc", ".html", ".go", ".js", ".mjs", ".cjs",
+                    ".jsx", ".ts", ".tsx", ".rs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp",
+                    ".cs", ".rb", ".php", ".swift", ".scala", ".sql", ".xml", ".gradle", ".proto",
+                    ".css", ".cypher", ".ejs", ".erb", ".tmpl", ".j2", ".mk", ".cmake", ".bash")
 DEFAULT_DOMAIN_MAP = {
     "src": "core", "docs": "docs", "doc": "docs", "tests": "tests", "test": "tests", "scripts": "ops",
     "tools": "tooling", "deploy": "deploy", "deployment": "deploy", ".github": "ci",
@@ -37,7 +41,8 @@ DEFAULT_RELATION_FALLBACK = 0.5
 class Config:
     """Every tunable of a build. Immutable; derive variants with ``dataclasses.replace``."""
 
-    suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    suffixes: tuple[str, ...] = ()              # () = every text file; a list = only those suffixes
+    index_generated: bool = False               # parse and index vendored, generated, minified and lock files
     domain_map: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DOMAIN_MAP))
     exclude_dirs: tuple[str, ...] = ()          # extra directory names or root-relative globs
     derived_outputs: tuple[str, ...] = DEFAULT_DERIVED_OUTPUTS
@@ -90,7 +95,7 @@ class Config:
         return hashlib.sha256(orjson.dumps(part, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-READ_FIELDS = ("suffixes", "max_read_bytes", "fts_body_bytes", "fts_tf_cap")
+READ_FIELDS = ("suffixes", "index_generated", "max_read_bytes", "fts_body_bytes", "fts_tf_cap")
 _TOML_KEYS = {f.name for f in fields(Config)}
 
 

@@ -34,7 +34,7 @@ from oracl import __version__
 from oracl.records import FileFacts
 from oracl.vault import FACTS_FILE, STAT_FILE, Vault  # noqa: F401  (re-exported)
 
-FORMAT = 2                       # 2: secrets redacted before any fact is taken
+FORMAT = 3                       # 2: secrets redacted before any fact is taken; 3: every language
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt
@@ -43,7 +43,8 @@ MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading 
 
 FIELDS = tuple(f.name for f in fields(FileFacts))
 # fields holding tuples of tuples (JSON turns them into lists; the providers hash some)
-_NESTED = frozenset({"symbols", "headings", "md_links", "config_values", "mentions", "comment_refs", "secrets"})
+_NESTED = frozenset({"symbols", "headings", "md_links", "config_values", "mentions", "comment_refs", "secrets",
+                     "symbol_details", "calls", "test_markers", "refs"})
 
 
 def schema_digest() -> str:
@@ -84,7 +85,7 @@ def decode_facts(data: bytes) -> tuple[dict[str, Any], dict[str, FileFacts]]:
         raise ValueError("not a facts cache of this version")
     idx = {name: i for i, name in enumerate(FIELDS)}
     imports, nested = idx["imports"], [idx[n] for n in _NESTED]
-    apis = idx["sensitive_apis"]
+    apis, spaces = idx["sensitive_apis"], idx["namespaces"]
     out: dict[str, FileFacts] = {}
     for row in doc.pop("facts"):
         for i in nested:
@@ -94,6 +95,7 @@ def decode_facts(data: bytes) -> tuple[dict[str, Any], dict[str, FileFacts]]:
                 row[i] = ()
         row[imports] = tuple((m, tuple(names), lvl, a, b) for m, names, lvl, a, b in row[imports])
         row[apis] = tuple(row[apis])
+        row[spaces] = tuple(row[spaces])
         out[row[0]] = FileFacts(*row)
     return doc, out
 

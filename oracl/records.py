@@ -22,6 +22,10 @@ Heading = tuple[str, int, int, int]
 ImportRef = tuple[str, tuple[str, ...], int, int, int]
 # (text, line) – a candidate reference found in a file, resolved later against the index
 Mention = tuple[str, int]
+# (qualified name, signature, first doc line) of a symbol, in the order of ``symbols``
+SymbolDetail = tuple[str, str, str]
+# (kind, target as written, line): a doc link, an include, a template, a build file's entry
+Ref = tuple[str, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +38,9 @@ class FileFacts:
     size_bytes: int
     mtime_ns: int
     ctime_ns: int
-    parse_status: str  # ok | binary | non_utf8 | oversize | unreadable | vanished | syntax_error | malformed | secret_file | parse_error
+    parse_status: str  # ok | binary | non_utf8 | oversize | unreadable | vanished | syntax_error | malformed | secret_file | parse_error | generated | vendored | lockfile | minified
     line_count: int = 0
+    language: str = ""
     ast_tags: dict[str, object] = field(default_factory=dict)
     symbols: tuple[Symbol, ...] = ()
     headings: tuple[Heading, ...] = ()
@@ -52,6 +57,12 @@ class FileFacts:
     mentions: tuple[Mention, ...] = ()
     comment_refs: tuple[Mention, ...] = ()
     secrets: tuple[tuple[str, int], ...] = ()  # (rule, line) of each redacted secret: never its value
+    symbol_details: tuple[SymbolDetail, ...] = ()
+    calls: tuple[Mention, ...] = ()             # raw call sites (callee name, line)
+    namespaces: tuple[str, ...] = ()            # packages / namespaces the file declares
+    test_markers: tuple[Mention, ...] = ()      # (marker, line): a test function, a test attribute …
+    refs: tuple[Ref, ...] = ()                  # docs, templates and build files: see ``Ref``
+    manifest: dict[str, object] = field(default_factory=dict)  # a build file's parsed facts for the resolvers
     error: str = ""
 
 

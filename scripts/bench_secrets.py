@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from oracl.config import DEFAULT_SUFFIXES
+from oracl.config import MENTION_SUFFIXES as DEFAULT_SUFFIXES
 from oracl.secrets import _candidate_lines, scan_text, suffix_of
 
 SKIP_DIRS = {".git", ".oracl", "__pycache__", ".venv", "node_modules"}

@@ -6,9 +6,10 @@ CLONE is a git clone of the set's repository (never committed; `fetch` one); SET
 commit-bench file made by ``scripts/make_commit_bench.py`` (docs/evaluation.md). For each row the script exports the
 row's `parent` commit into a scratch tree under --cache (one per parent, reused across
 runs), builds it with `oracl build` (cached: a tree that already has a build is not
-rebuilt), runs the row's query through `oracl.query.run.search`, and ranks the same
-tree's files with a plain BM25 baseline (`bm25s`, English stop words, no stemming,
-the same included suffixes, whole file contents). A hit needs *every* gold file:
+rebuilt unless --rebuild), runs the row's query through `oracl.query.run.search`, and ranks
+the same tree's files with a plain BM25 baseline (`bm25s`, English stop words, no stemming,
+whole file contents) over *every* text file of the tree, as a user's grep would see it
+(no NUL byte in the first 8 KiB; `.git` and the vault left out). A hit needs *every* gold file:
 
 * Acc@k: all gold files in the top k;  Recall@10: the share of gold files in the top 10;
 * MRR: 1 / rank of the first gold file (0 when none is in the top 100).
@@ -29,8 +30,8 @@ from pathlib import Path
 
 import orjson
 
-SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg", ".toml", ".ps1", ".sh")
 DEPTH = 100
+SNIFF = 8192
 
 
 def export_tree(clone: Path, commit: str, dest: Path) -> None:
@@ -44,33 +45,49 @@ def export_tree(clone: Path, commit: str, dest: Path) -> None:
         tar.extractall(dest, filter="data")
 
 
-def ensure_build(tree: Path) -> float:
-    if (tree / ".oracl" / "mirror" / "LATEST.json").is_file():
+def ensure_build(tree: Path, rebuild: bool = False) -> float:
+    if (tree / ".oracl" / "mirror" / "LATEST.json").is_file() and not rebuild:
         return 0.0
     t0 = time.perf_counter()
-    proc = subprocess.run([str(Path(sys.executable).with_name("oracl")), "build", str(tree), "-q", "--json"],
+    proc = subprocess.run([str(Path(sys.executable).with_name("oracl")), "build", str(tree), "-q", "--json",
+                           *(["--full"] if rebuild else [])],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"build of {tree} failed: {proc.stderr.strip()}")
     return time.perf_counter() - t0
 
 
+def text_files(tree: Path) -> tuple[list[str], list[str]]:
+    """(paths, texts) of every text file below ``tree``: what grep would search."""
+    paths, texts = [], []
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".oracl"))
+        for name in sorted(filenames):
+            full = Path(dirpath) / name
+            try:
+                data = full.read_bytes()
+            except OSError:
+                continue
+            if b"\0" in data[:SNIFF]:
+                continue
+            texts.append(data.decode("utf-8", errors="replace"))
+            paths.append(str(full.relative_to(tree)))
+    return paths, texts
+
+
+_CORPUS: dict[Path, tuple[list[str], object]] = {}
+
+
 def bm25_rank(tree: Path, query: str) -> list[str]:
     import bm25s
 
-    paths, texts = [], []
-    for dirpath, dirnames, filenames in os.walk(tree):
-        dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".oracl", "__pycache__", ".venv"))
-        for name in sorted(filenames):
-            if name.endswith(SUFFIXES):
-                full = Path(dirpath) / name
-                try:
-                    texts.append(full.read_text(encoding="utf-8", errors="replace"))
-                except OSError:
-                    continue
-                paths.append(str(full.relative_to(tree)))
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    if tree not in _CORPUS:
+        paths, texts = text_files(tree)
+        retriever = bm25s.BM25()
+        retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        _CORPUS.clear()
+        _CORPUS[tree] = (paths, retriever)
+    paths, retriever = _CORPUS[tree]
     k = min(DEPTH, len(paths))
     docs, _ = retriever.retrieve(bm25s.tokenize([query], stopwords="en", show_progress=False), k=k,
                                  show_progress=False)
@@ -97,6 +114,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/oracl-eval"))
     ap.add_argument("--rows", type=int, default=0, help="only the first N rows")
     ap.add_argument("--out", type=Path, help="write per-row results as JSON lines here")
+    ap.add_argument("--rebuild", action="store_true", help="build every tree again (after a code change)")
     a = ap.parse_args()
     from oracl.query.run import search
     from oracl.snapshot import Snapshot
@@ -107,11 +125,13 @@ def main() -> None:
     name = a.set.stem.removeprefix("commit_bench_")
     ours, base, per_row = [], [], []
     build_seconds = 0.0
+    rebuilt: set[Path] = set()
     t_start = time.perf_counter()
     for i, row in enumerate(rows, 1):
         tree = a.cache / name / row["parent"][:12]
         export_tree(a.clone, row["parent"], tree)
-        build_seconds += ensure_build(tree)
+        build_seconds += ensure_build(tree, a.rebuild and tree not in rebuilt)
+        rebuilt.add(tree)
         with Snapshot.open(tree) as snap:
             result = search(snap, row["query"], limit=DEPTH, log=False)
         ranked = [r["path"] for r in result.results]

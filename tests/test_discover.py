@@ -24,10 +24,17 @@ def test_exclusion_classes(tmp_path: Path) -> None:
         "docs/reports/_tmp/x.md": "", "docs/reports/y.md": "", "client_data/c.json": "",
     })
     d = walk(tmp_path, Config())
-    assert d.files == ["a.py", "deployment/prod.yaml", "docs/reports/y.md"]
-    assert d.skipped == {"suffix": 2}
-    assert d.excluded_dirs == {"vcs": 2, "virtualenv": 3, "cache": 4, "build_output": 4, "vault": 1,
+    # every file that is not named as binary is listed (its content is sniffed when read);
+    # `site/` is a documentation source (Hugo, MkDocs), not build output
+    assert d.files == ["Makefile", "a.py", "deployment/prod.yaml", "docs/reports/y.md", "site/x.md"]
+    assert d.skipped == {"binary": 1}
+    assert d.skipped_suffixes == {"binary .bin": 1}
+    assert d.excluded_dirs == {"vcs": 2, "virtualenv": 3, "cache": 4, "build_output": 3, "vault": 1,
                                "embedded_repository": 1, "derived_output": 4}
+    explicit = walk(tmp_path, Config(suffixes=(".py", ".md")))
+    assert explicit.files == ["a.py", "docs/reports/y.md", "site/x.md"]
+    assert explicit.skipped == {"suffix": 3}
+    assert explicit.skipped_suffixes == {"suffix .bin": 1, "suffix (none)": 1, "suffix .yaml": 1}
 
 
 def test_configured_exclusions_and_suffixes(tmp_path: Path) -> None:

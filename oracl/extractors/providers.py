@@ -8,19 +8,25 @@ drops and counts as dangling.
 | provider         | relation   | κ                       |
 |------------------|------------|-------------------------|
 | python_imports   | imports    | 1.0                     |
+| code_imports     | imports    | 1.0 (a file) / 0.8 (a package's files) |
 | markdown_links   | references | 0.95                    |
+| doc_refs         | references / imports (templates) / configures / depends_on | 0.9 / 0.8 (code objects) |
 | config_refs      | configures | 0.8                     |
-| test_targets     | tests      | 0.9 (import) / 0.7 (name) |
+| test_targets     | tests      | 0.9 (import) / 0.7 (name) / 0.6 (calls) |
 | path_mentions    | mentions   | 0.6                     |
 | comment_refs     | references | 0.5                     |
+
+Every language but Python resolves its imports through ``ecosystems`` (one resolver per
+ecosystem); Python through the module map of ``IndexView``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from oracl.extractors.resolve import IndexView, fragment, is_test_path, nearest
+from oracl.extractors.resolve import IndexView, fragment, is_test_path, nearest, test_subject
 from oracl.pipeline.tags import is_placeholder
 from oracl.records import Edge, FileFacts
 
@@ -29,9 +35,13 @@ PHASE3 = "phase3_static_edges"
 OVERLAY = "overlay"
 
 KAPPA = {
-    "python_imports": 1.0, "markdown_links": 0.95, "config_refs": 0.8, "test_import": 0.9,
-    "test_name": 0.7, "path_mentions": 0.6, "comment_refs": 0.5,
+    "python_imports": 1.0, "code_imports": 1.0, "code_package": 0.8, "markdown_links": 0.95,
+    "doc_refs": 0.9, "doc_module": 0.8, "build_refs": 0.85, "config_refs": 0.8, "test_import": 0.9,
+    "test_name": 0.7, "test_calls": 0.6, "path_mentions": 0.6, "comment_refs": 0.5,
 }
+TEST_CALL_TARGETS = 10      # files a test file is linked to by the symbols it calls
+TEST_CALL_MIN_NAME = 4      # shorter callee names are too common to say anything
+TEST_CALL_MAX_DEFS = 2      # a callee defined in more files than this is ambiguous
 
 
 def _placeholder(idx: IndexView, path: str) -> bool:
@@ -48,6 +58,7 @@ class ResolvedImport(NamedTuple):
     target_fragment: str
     start: int
     end: int
+    package: bool = False  # one of several files a package-level import names
 
 
 def resolved_imports(f: FileFacts, idx: IndexView) -> list[ResolvedImport]:
@@ -60,6 +71,9 @@ def resolved_imports(f: FileFacts, idx: IndexView) -> list[ResolvedImport]:
 
 
 def _resolve_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
+    if f.language != "python" and not f.path.endswith(".py"):
+        yield from _resolve_code_imports(f, idx)
+        return
     for mod, names, level, start, end in f.imports:
         absolute = idx.relative_module(mod, level, f.path) if level else mod
         if not absolute:
@@ -82,10 +96,64 @@ def _resolve_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
                 yield h
 
 
+def _resolve_code_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
+    seen: set[tuple[str, str]] = set()
+    for imp in f.imports:
+        targets = idx.eco.resolve(f, imp)
+        for target in targets:
+            name = imp[1][0] if imp[1] else (re.split(r"::|\.", imp[0])[-1] if f.language == "rust" else "")
+            rng = idx.symbol_range(target, name) if name else None
+            frag = fragment(*rng) if rng else ""
+            if (target, frag) not in seen:
+                seen.add((target, frag))
+                # a package-wide import (several files) is marked by a fragment-less, lower κ
+                yield ResolvedImport(target, frag, imp[3], imp[4], len(targets) > 1)
+
+
 def python_imports(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    if f.language != "python" and not f.path.endswith(".py"):
+        return
     for h in resolved_imports(f, idx):
         yield Edge(f.path, h.target, "imports", KAPPA["python_imports"], fragment(h.start, h.end),
                    h.target_fragment, producer, "python_imports")
+
+
+def code_imports(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    """Imports, includes and requires of every other language, resolved per ecosystem."""
+    if f.language == "python" or f.path.endswith(".py") or not f.imports:
+        return
+    for h in resolved_imports(f, idx):
+        kappa = KAPPA["code_package"] if h.package else KAPPA["code_imports"]
+        yield Edge(f.path, h.target, "imports", kappa, fragment(h.start, h.end), h.target_fragment,
+                   producer, "code_imports")
+
+
+_REF_RELATION = {"doc": "references", "ref": "references", "include": "references", "template": "imports",
+                 "configures": "configures", "depends_on": "depends_on"}
+
+
+def doc_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    """reStructuredText, AsciiDoc, HTML and template references, and what build and deploy
+    files name (design §5b)."""
+    seen: set[tuple[str, str, str]] = set()
+    for kind, target, line in f.refs:
+        if kind == "module":
+            hit = _module_or_path(target, f, idx)
+            hits = [hit] if hit else []
+            relation, kappa = "references", KAPPA["doc_module"]
+        else:
+            hits = [(t, "") for t in idx.eco.resolve_ref(f, kind, target)]
+            relation = _REF_RELATION.get(kind, "references")
+            kappa = KAPPA["build_refs"] if kind in ("configures", "depends_on") else KAPPA["doc_refs"]
+        for t, frag in hits:
+            if t == f.path or (t, frag, relation) in seen:
+                continue
+            seen.add((t, frag, relation))
+            if relation == "references":
+                relation_ = _ref_relation(idx, t)
+            else:
+                relation_ = relation
+            yield Edge(f.path, t, relation_, kappa, fragment(line, line), frag, producer, "doc_refs")
 
 
 def markdown_links(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
@@ -145,21 +213,70 @@ def config_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterato
 
 
 def test_targets(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    """A test file → what it tests: the files it imports (0.9), the file its name says it
+    tests (0.7: ``test_x.py``, ``x_test.go``, ``x.spec.ts``, ``FooTest.java`` …), and the files
+    defining the functions it calls when the name says nothing (0.6, design §5b)."""
     if not is_test_path(f.path):
         return
+    linked: set[str] = set()
     for h in resolved_imports(f, idx):
-        if not is_test_path(h.target):
+        if not is_test_path(h.target) and h.target not in linked:
+            linked.add(h.target)
             yield Edge(f.path, h.target, "tests", KAPPA["test_import"], fragment(h.start, h.end),
                        "", producer, "test_targets")
-    name = f.path.rsplit("/", 1)[-1]
-    if name.endswith(".py"):
-        stem = name[:-3]
-        subject = stem[5:] if stem.startswith("test_") else stem[:-5] if stem.endswith("_test") else ""
-        if subject:
-            cands = [p for p in idx.basenames.get(subject + ".py", []) if not is_test_path(p)]
-            if cands:
-                yield Edge(f.path, nearest(cands, f.path), "tests", KAPPA["test_name"], "", "",
-                           producer, "test_targets")
+    named = ""
+    for subject in test_subject(f.path.rsplit("/", 1)[-1]):
+        cands = [p for p in idx.basenames.get(subject, []) if not is_test_path(p)]
+        if cands:
+            named = nearest(cands, f.path)
+            break
+    if named and named not in linked:
+        linked.add(named)
+        yield Edge(f.path, named, "tests", KAPPA["test_name"], "", "", producer, "test_targets")
+    for target, line in _called_files(f, idx, linked):
+        yield Edge(f.path, target, "tests", KAPPA["test_calls"], fragment(line, line), "", producer,
+                   "test_targets")
+
+
+def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
+    """Files defining the functions and types a test calls, where the callee's name is
+    specific: defined in at most ``TEST_CALL_MAX_DEFS`` non-test files (in the test's own
+    directory first – a Go or Java package), and not the test's own."""
+    if not f.calls:
+        return []
+    defs = idx.memo.get(("defs", ""))
+    if defs is None:
+        table: dict[str, list[str]] = {}
+        for path, facts in idx.facts.items():
+            if is_test_path(path):
+                continue
+            for name, kind, _, _ in facts.symbols:
+                short = name.rsplit(".", 1)[-1]
+                if len(short) >= TEST_CALL_MIN_NAME and not short.startswith("__"):
+                    paths = table.setdefault(short, [])
+                    if not paths or paths[-1] != path:
+                        paths.append(path)
+        defs = idx.memo[("defs", "")] = [table]
+    table = defs[0]
+    own = {n.rsplit(".", 1)[-1] for n, *_ in f.symbols}
+    here = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+    hits: dict[str, tuple[int, int]] = {}
+    for name, line in f.calls:
+        if name in own:
+            continue
+        paths = table.get(name)
+        if not paths:
+            continue
+        local = [p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
+        pick = local if local else paths
+        if len(pick) > TEST_CALL_MAX_DEFS:
+            continue
+        for p in pick:
+            if p not in linked:
+                count, first = hits.get(p, (0, line))
+                hits[p] = (count + 1, min(first, line))
+    ranked = sorted(hits.items(), key=lambda kv: (-kv[1][0], kv[0]))[:TEST_CALL_TARGETS]
+    return [(p, first) for p, (_, first) in ranked]
 
 
 def path_mentions(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
@@ -181,7 +298,9 @@ def comment_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterat
 Provider = Callable[[FileFacts, IndexView, str], Iterator[Edge]]
 PROVIDERS: tuple[tuple[str, Provider], ...] = (
     ("python_imports", python_imports),
+    ("code_imports", code_imports),
     ("markdown_links", markdown_links),
+    ("doc_refs", doc_refs),
     ("config_refs", config_refs),
     ("test_targets", test_targets),
     ("path_mentions", path_mentions),
@@ -194,6 +313,7 @@ def phase2_edges(facts: list[FileFacts], idx: IndexView) -> list[Edge]:
     out: list[Edge] = []
     for f in facts:
         out.extend(python_imports(f, idx, PHASE2))
+        out.extend(code_imports(f, idx, PHASE2))
         out.extend(markdown_links(f, idx, PHASE2))
     return out
 

@@ -14,7 +14,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from oracl.records import ImportRef, Symbol
+from oracl.records import ImportRef, Mention, Symbol, SymbolDetail
 
 SECRET_NAME = re.compile(r"(?i)(password|passwd|secret|api_?key|token|private_?key)")
 SENSITIVE_MODULES = {
@@ -44,6 +44,8 @@ TEST_MODULES = {"pytest": "pytest", "unittest": "unittest", "nose": "nose", "hyp
 class PythonAnalysis:
     tags: dict[str, object] = field(default_factory=dict)
     symbols: tuple[Symbol, ...] = ()
+    details: tuple[SymbolDetail, ...] = ()  # (qualified name, signature, first docstring line)
+    test_markers: tuple[Mention, ...] = ()  # pytest/unittest test functions and classes
     imports: tuple[ImportRef, ...] = ()
     module_docstring: bool = False
     defs: int = 0
@@ -71,6 +73,19 @@ def _has_docstring(node: ast.AST) -> bool:
     first = body[0]
     return (type(first) is ast.Expr and type(first.value) is ast.Constant
             and isinstance(first.value.value, str))
+
+
+def _detail(node: ast.AST, name: str, lines: list[str]) -> SymbolDetail:
+    """(qualified name, the ``def``/``class`` line, the docstring's first line)."""
+    line = node.lineno  # type: ignore[attr-defined]
+    for deco in getattr(node, "decorator_list", ()):
+        line = max(line, deco.end_lineno + 1 if deco.end_lineno else line)
+    sig = lines[line - 1].strip().rstrip(":") if 0 < line <= len(lines) else ""
+    doc = ""
+    if _has_docstring(node):
+        first = node.body[0].value.value.strip().split("\n", 1)[0]  # type: ignore[attr-defined]
+        doc = first.strip()[:160]
+    return (name, sig[:200], doc)
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -106,6 +121,9 @@ def analyze_python(text: str) -> PythonAnalysis:
         return out
 
     symbols: list[Symbol] = []
+    details: list[SymbolDetail] = []
+    markers: list[Mention] = []
+    lines = text.splitlines()
     imports: list[ImportRef] = []
     sensitive: set[str] = set()
     cli: set[str] = set()
@@ -140,6 +158,9 @@ def analyze_python(text: str) -> PythonAnalysis:
                 documented += _has_docstring(node)
                 name = prefix + node.name  # type: ignore[attr-defined]
                 symbols.append((name, "class", node.lineno, node.end_lineno or node.lineno))
+                details.append(_detail(node, name, lines))
+                if node.name.startswith("Test"):  # type: ignore[attr-defined]
+                    markers.append((name, node.lineno))
                 visit(node.body, name + ".", True)  # type: ignore[attr-defined]
             elif kind == "def" or kind == "async_def":
                 functions += 1
@@ -148,6 +169,9 @@ def analyze_python(text: str) -> PythonAnalysis:
                 sym_kind = "method" if in_class else ("async_function" if kind == "async_def" else "function")
                 name = prefix + node.name  # type: ignore[attr-defined]
                 symbols.append((name, sym_kind, node.lineno, node.end_lineno or node.lineno))
+                details.append(_detail(node, name, lines))
+                if node.name.startswith("test"):  # type: ignore[attr-defined]
+                    markers.append((name, node.lineno))
                 visit(node.body, name + ".", False)  # type: ignore[attr-defined]
             elif kind == "import":
                 for alias in node.names:  # type: ignore[attr-defined]
@@ -198,6 +222,8 @@ def analyze_python(text: str) -> PythonAnalysis:
     out.defs = classes + functions
     out.documented_defs = documented
     out.symbols = tuple(symbols)
+    out.details = tuple(details)
+    out.test_markers = tuple(markers)
     out.imports = tuple(imports)
     out.sensitive = tuple(sorted(sensitive))
     out.secret_key_names = secret_names

@@ -9,6 +9,7 @@ import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote
 
 from oracl.records import FileFacts
@@ -26,13 +27,39 @@ def heading_slug(title: str) -> str:
     return _SLUG.sub("", title.strip().lower()).replace(" ", "-")
 
 
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+_TEST_NAME = re.compile(
+    r"^(?:test_.+\.py|.+_test\.(?:py|go|rb|exs?|dart|cc|cpp|c)|.+[._](?:test|spec)\.(?:[cm]?[jt]sx?|rb)"
+    r"|.+_spec\.rb|[A-Z]\w*(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|cs|php|swift|groovy)"
+    r"|test_.+\.(?:c|cc|cpp|sh|bats)|.+\.bats)$")
+
+
 def is_test_path(path: str) -> bool:
-    """A test artifact: under a tests/test directory, or named test_*.py / *_test.py."""
+    """A test artifact, by each language's conventions: under a tests/test/__tests__/spec
+    directory, or named like a test (test_*.py, *_test.go, *.test.ts, *.spec.js,
+    *_spec.rb, FooTest.java, FooTests.cs …)."""
     parts = path.split("/")
-    name = parts[-1]
-    if any(p in ("tests", "test") for p in parts[:-1]):
+    if any(p in _TEST_DIRS for p in parts[:-1]):
         return True
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    return _TEST_NAME.match(parts[-1]) is not None
+
+
+def test_subject(name: str) -> list[str]:
+    """The file names a test file's name says it tests (``x_test.go`` → ``x.go``,
+    ``FooTest.java`` → ``Foo.java``, ``a.spec.ts`` → ``a.ts``/``a.tsx``/``a.js``)."""
+    stem, _, suffix = name.rpartition(".")
+    if not stem:
+        return []
+    for pre in ("test_",):
+        if stem.startswith(pre):
+            return [f"{stem[len(pre):]}.{suffix}"]
+    for post in ("_test", "_spec", ".test", ".spec", "-test", "-spec", "Tests", "Test", "Spec", "IT"):
+        if stem.endswith(post) and len(stem) > len(post):
+            base = stem[: -len(post)]
+            if suffix in ("js", "jsx", "ts", "tsx", "mjs", "cjs"):
+                return [f"{base}.{s}" for s in (suffix, "ts", "tsx", "js", "jsx", "mjs") ]
+            return [f"{base}.{suffix}"]
+    return []
 
 
 def _common_prefix_len(a: str, b: str) -> int:
@@ -60,6 +87,15 @@ class IndexView:
     symbols: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     anchors: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
+    _eco: Any = None
+
+    @property
+    def eco(self) -> Any:
+        """The import resolvers' indexes (``ecosystems.Ecosystems``), built on first use."""
+        if self._eco is None:
+            from oracl.extractors.ecosystems import Ecosystems
+            self._eco = Ecosystems.build(self.facts)
+        return self._eco
 
     @classmethod
     def build(cls, facts: dict[str, FileFacts]) -> IndexView:

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import orjson
 
-from oracl.config import DEFAULT_SUFFIXES
+from oracl.config import MENTION_SUFFIXES
 from oracl.records import Heading, Mention
 
 MAX_CANDIDATES = 2000  # per file and kind: bounds the cost of a pathological file
@@ -82,7 +82,7 @@ def _suffix_hit(suffixes: tuple[str, ...]) -> re.Pattern[str]:
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-")
 
 
-def path_mentions(text: str, suffixes: tuple[str, ...] = DEFAULT_SUFFIXES) -> tuple[Mention, ...]:
+def path_mentions(text: str, suffixes: tuple[str, ...] = MENTION_SUFFIXES) -> tuple[Mention, ...]:
     """Tokens that look like paths of indexable files (``a/b.py``, ``README.md``), one per
     line and token. Found from the suffix backwards, so the cost follows the hits, not the
     text length."""

@@ -16,6 +16,7 @@ from oracl.extractors.providers import OVERLAY
 from oracl.pipeline.tags import path_tags
 from oracl.records import ArtifactRecord, Edge, FileFacts
 
+HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})  # recorded, not parsed or indexed
 STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source"})
 
 
@@ -27,7 +28,11 @@ def iso(ns: int) -> str:
 def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None = None) -> ArtifactRecord:
     tags = path_tags(f.path, cfg)
     tags.update(f.ast_tags)
-    if f.parse_status != "ok":
+    if f.language:
+        tags["language"] = f.language
+    if f.parse_status in HELD_BACK:
+        tags["held_back"] = f.parse_status
+    elif f.parse_status != "ok":
         tags["parse_error"] = f.parse_status
     review, savings = "draft", 0.0
     for key, value in (learned or {}).items():

@@ -16,10 +16,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oracl.config import Config
+from oracl.config import MENTION_SUFFIXES, Config
 from oracl.errors import RootError, UnsafePathError
 from oracl.extractors import scan
+from oracl.extractors.code import QUERIES as CODE_QUERIES
+from oracl.extractors.code import extract as extract_code
+from oracl.extractors.code import python_calls
+from oracl.extractors.docs import scan_markup
+from oracl.extractors.manifests import manifest_of
 from oracl.extractors.python_ast import analyze_python
+from oracl.pipeline.linguist import binary_suffix, held_back, language_of
 from oracl.records import FileFacts
 from oracl.secrets import is_secret_file, suffix_of
 from oracl.secrets import scan_text as scan_secrets
@@ -30,9 +36,10 @@ VAULT_DIR = ".oracl"
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 CACHE_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
                         ".nox", "node_modules"})
-BUILD_DIRS = frozenset({"build", "dist", "site"})
+BUILD_DIRS = frozenset({"build", "dist"})
 EXTRA_NAMES = frozenset({".gitkeep"})  # suffix-less names that are still indexed
 BINARY_SNIFF = 8192
+CLASS_KINDS = ("class", "interface", "struct", "enum", "trait", "object", "record", "protocol")
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -44,6 +51,7 @@ class Discovery:
     seen: int = 0
     skipped: Counter[str] = field(default_factory=Counter)  # file-level reasons
     excluded_dirs: Counter[str] = field(default_factory=Counter)  # directory-level reasons
+    skipped_suffixes: Counter[str] = field(default_factory=Counter)  # "reason .suffix" → files
     git_root: str | None = None
     stats: dict[str, os.stat_result] = field(default_factory=dict)  # with walk(stat=True)
 
@@ -165,8 +173,14 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
                 continue
             result.seen += 1
             name = entry.name
-            if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES and not is_secret_file(rel):
-                result.skipped["suffix"] += 1
+            if suffixes:  # an explicit list: only those suffixes
+                if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES and not is_secret_file(rel):
+                    result.skipped["suffix"] += 1
+                    result.skipped_suffixes[f"suffix {_suffix(name)}"] += 1
+                    continue
+            elif binary_suffix(name):  # never text: not even opened (anything else is sniffed)
+                result.skipped["binary"] += 1
+                result.skipped_suffixes[f"binary {_suffix(name)}"] += 1
                 continue
             if rel in ignored_files or (ignored_dirs and any(rel.startswith(d) for d in ignored_dirs)):
                 result.skipped["gitignored"] += 1
@@ -187,6 +201,10 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
                     pass
     result.files.sort()
     return result
+
+
+def _suffix(name: str) -> str:
+    return "." + name.rsplit(".", 1)[1].lower() if "." in name[1:] else "(none)"
 
 
 def _utf8(name: str) -> bool:
@@ -241,7 +259,7 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
                          error=exc.strerror or str(exc)), path_only
     aid = artifact_id(rel, st.st_mtime_ns, st.st_size)
     base = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
-                ctime_ns=st.st_ctime_ns)
+                ctime_ns=st.st_ctime_ns, language=language_of(rel))
     try:
         with os.fdopen(fd, "rb") as fh:
             if st.st_size > cfg.max_read_bytes:
@@ -274,6 +292,11 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    held = "" if cfg.index_generated else held_back(rel, data[:BINARY_SNIFF])
+    if held:  # vendored, generated, minified, a lock file: known to exist, not read further
+        return FileFacts(checksum=checksum, parse_status=held, line_count=lines,
+                         error=f"{held}: recorded, not parsed or indexed (index_generated = true indexes it)",
+                         **base), path_only
     try:
         return _scan_text(text, data, fmt, checksum, base, cfg)
     except Exception as exc:  # noqa: BLE001 - one file never stops a build (RecursionError, a parser's crash)
@@ -293,7 +316,8 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         data = text.encode("utf-8")
     material = any(f.rule == "private-key" for f in found)
     secret_spots = tuple((f.rule, f.line) for f in found)
-    if fmt == "py":
+    language = base["language"]
+    if language == "python":
         a = analyze_python(text)
         if a.syntax_error:
             status, error = "syntax_error", a.syntax_error
@@ -302,8 +326,24 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                      documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
                      secret_key_names=a.secret_key_names,
                      credential_literal=a.credential_literal or bool(found) and not material,
-                     key_material=material)
+                     key_material=material, symbol_details=a.details, calls=python_calls(text),
+                     test_markers=a.test_markers)
         symbols = tuple(s[0] for s in a.symbols)
+    elif language in CODE_QUERIES:
+        c = extract_code(language, text)
+        names, literal = scan.security_signals(original)
+        kinds = Counter(k for _, k, _, _ in c.symbols)
+        extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls,
+                     namespaces=c.namespaces, test_markers=c.test_markers,
+                     defs=len(c.symbols), documented_defs=c.documented,
+                     module_docstring=bool(c.symbols) and c.documented > 0,
+                     ast_tags={"ast_functions": kinds["function"] + kinds["method"],
+                               "ast_classes": sum(kinds[k] for k in CLASS_KINDS),
+                               **({"ast_tests": len(c.test_markers)} if c.test_markers else {}),
+                               **({"ast_error": True} if c.error else {})},
+                     secret_key_names=names, key_material=material,
+                     credential_literal=literal or bool(found) and not material)
+        symbols = tuple(s[0] for s in c.symbols)
     else:
         if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml"):
             problem = scan.validate_structured(text, fmt)
@@ -317,8 +357,17 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
             extra["headings"] = heads
             extra["md_links"] = scan.markdown_links(text)
             headings = tuple(h[0] for h in heads)
+        else:
+            heads, doc_refs, doc_manifest = scan_markup(language, text)
+            if heads or doc_refs or doc_manifest:
+                extra.update(headings=heads, refs=doc_refs, manifest=doc_manifest)
+                headings = tuple(h[0] for h in heads)
         extra["config_values"] = scan.config_values(text, fmt)
-    extra["mentions"] = scan.path_mentions(text, cfg.suffixes)
+    manifest, build_refs = manifest_of(base["path"], text)
+    if manifest or build_refs:
+        extra["manifest"] = {**extra.get("manifest", {}), **manifest}  # type: ignore[dict-item]
+        extra["refs"] = (*extra.get("refs", ()), *build_refs)  # type: ignore[misc]
+    extra["mentions"] = scan.path_mentions(text, tuple(sorted(set(cfg.suffixes) | set(MENTION_SUFFIXES))))
     extra["comment_refs"] = scan.comment_references(text, fmt)
     extra["secrets"] = secret_spots
     facts = FileFacts(checksum=checksum, parse_status=status, error=error,
