@@ -44,7 +44,7 @@ from oracl.incremental import (
     settings,
     stat_rows,
 )
-from oracl.pipeline.annotate import load_learned_edges, load_learned_tags, make_record
+from oracl.pipeline.annotate import HELD_BACK, load_learned_edges, load_learned_tags, make_record
 from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.weigh import WeightedGraph, weigh
@@ -138,6 +138,8 @@ class BuildReport:
     skipped: dict[str, int]
     excluded_dirs: dict[str, int]
     parse_status: dict[str, int]
+    languages: dict[str, int]          # indexed files per language ('other' when the name says none)
+    skipped_by_suffix: dict[str, int]  # "reason .suffix" → files the walk skipped
     counts: dict[str, Any]
     dropped_edges: dict[str, int]
     mu: float
@@ -375,7 +377,7 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 
 
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
-                graph: WeightedGraph) -> dict[str, Any]:
+                graph: WeightedGraph, languages: Counter[str]) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
     return {
@@ -404,6 +406,8 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
             "indexed": n_records, "parsed": parse.get("ok", 0),
             "unparsed_by_reason": dict(sorted((k, v) for k, v in parse.items() if k != "ok")),
             "skipped_by_reason": dict(sorted(d.discovery.skipped.items())),
+            "skipped_by_suffix": dict(sorted(d.discovery.skipped_suffixes.items())),
+            "languages": dict(sorted(languages.items())),
             "excluded_dirs_by_reason": dict(sorted(d.discovery.excluded_dirs.items())),
         },
         "two_layer": cfg.two_layer,
@@ -533,11 +537,12 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
+        languages = Counter(f.language or "other" for f in r.facts)
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         stat_files = stat_rows(r.facts)
         del r, e, merged
-        header = make_header(plan, d, parse, n_records, dropped, graph)
+        header = make_header(plan, d, parse, n_records, dropped, graph, languages)
         export = timed("export", start_export, plan, ex, header, graph, stat_files, writer)
         del stat_files
         loaded = timed("load", load, plan, ex, writer, graph, header, spool, content, vault_files, export)
@@ -563,7 +568,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                    "edges_by_relation": dict(sorted(graph.edge_counts.items()))},
         "mu": graph.mu, "sigma": graph.sigma, "orphans": graph.orphans,
         "dropped": dict(sorted(dropped.items())),
-        "parse_errors": sum(v for k, v in parse.items() if k != "ok"),
+        "parse_errors": sum(v for k, v in parse.items() if k not in ("ok", *HELD_BACK)),
         "seconds": seconds, "bundle_bytes": loaded.bundle_bytes, "signature": loaded.signature,
         "mode": mode, "files_read": files_read,
     })
@@ -573,6 +578,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         files_indexed=n_records, skipped=dict(sorted(d.discovery.skipped.items())),
         excluded_dirs=dict(sorted(d.discovery.excluded_dirs.items())),
         parse_status=dict(sorted(parse.items())),
+        languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+        skipped_by_suffix=dict(sorted(d.discovery.skipped_suffixes.items(), key=lambda kv: (-kv[1], kv[0]))),
         counts=header["counts"], dropped_edges=dict(sorted(dropped.items())),
         mu=graph.mu, sigma=graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
         export_path=str(vault.export), export_sha256=loaded.export_sha256,

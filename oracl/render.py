@@ -68,10 +68,17 @@ def build_summary(r: dict[str, Any]) -> None:
     files = {"seen": r["files_seen"], "indexed": r["files_indexed"], "read": r["files_read"]}
     if r["files_removed"]:
         files["removed since the previous build"] = r["files_removed"]
-    files.update({f"skipped: {k}": v for k, v in r["skipped"].items()})
+    files.update({f"skipped: {k}": v for k, v in r["skipped"].items() if k not in ("suffix", "binary")})
+    by_suffix = list(r["skipped_by_suffix"].items())
+    files.update({f"skipped: {k}": v for k, v in by_suffix[:8]})
+    if len(by_suffix) > 8:
+        files["skipped: other suffixes"] = sum(v for _, v in by_suffix[8:])
     files.update({f"not parsed: {k}": v for k, v in r["parse_status"].items() if k != "ok"})
     files.update({f"dirs excluded: {k}": v for k, v in r["excluded_dirs"].items()})
     out.print(_kv_table("Files", files))
+    langs = list(r["languages"].items())
+    out.print(_kv_table("Files per language", dict(langs[:12]) | (
+        {"other languages": sum(v for _, v in langs[12:])} if len(langs) > 12 else {})))
     graph = {"nodes": counts["nodes"], "artifacts": counts["nodes_by_kind"]["artifact"],
              "hubs": counts["nodes_by_kind"]["hub"], "edges": counts["edges"]}
     graph.update({f"edges: {k}": v for k, v in counts["edges_by_relation"].items()})
@@ -298,8 +305,12 @@ def fragment_view(r: dict[str, Any]) -> None:
 
     if r["warning"]:
         err.print(f"Warning: {r['warning']}", markup=False, highlight=False)
-    lexer = {"py": "python", "md": "markdown", "yaml": "yaml", "yml": "yaml", "json": "json", "toml": "toml",
-             "sh": "bash", "ps1": "powershell", "ini": "ini", "cfg": "ini", "cypher": "cypher"}.get(r["format"], "text")
+    from oracl.extractors.code import LANGUAGE_OF_SUFFIX
+
+    lexer = {"md": "markdown", "yaml": "yaml", "yml": "yaml", "json": "json", "toml": "toml", "ps1": "powershell",
+             "ini": "ini", "cfg": "ini", "cypher": "cypher", "rst": "rst", "html": "html", "erb": "erb",
+             "j2": "jinja", "jinja": "jinja", "xml": "xml", "sql": "sql", "css": "css"}.get(r["format"]) \
+        or LANGUAGE_OF_SUFFIX.get(r["format"], "text")
     out.print(f"[bold]{r['path']}[/] L{r['start']}-{r['end']}")
     out.print(Syntax("\n".join(r["lines"]), lexer, line_numbers=True, start_line=r["start"], word_wrap=True))
 

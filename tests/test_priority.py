@@ -60,6 +60,13 @@ def test_cap_truncates_the_extreme_cell() -> None:
 @pytest.mark.parametrize(("fmt", "doc", "defs", "documented", "expected"), [
     ("py", True, 4, 1, 0.625), ("py", False, 0, 0, 0.0), ("py", True, 0, 0, 0.5),
     ("md", False, 0, 0, 1.0), ("txt", False, 0, 0, 1.0), ("json", True, 3, 3, 0.0),
+    ("rst", False, 0, 0, 1.0), ("adoc", False, 0, 0, 1.0),
 ])
 def test_documentation_signal(fmt: str, doc: bool, defs: int, documented: int, expected: float) -> None:
     assert p.documentation_signal(fmt, doc, defs, documented) == expected
+
+
+def test_documentation_signal_of_any_code_language() -> None:
+    # a Go file: its first definition documented, 2 of 5 definitions documented → 0.5 + 0.5·0.4
+    assert p.documentation_signal("go", True, 5, 2, code=True) == 0.7
+    assert p.documentation_signal("go", True, 5, 2) == 0.0  # not code: a format without docs

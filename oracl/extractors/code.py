@@ -291,12 +291,18 @@ def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+_WRAPPERS = frozenset({"type_declaration", "export_statement", "lexical_declaration", "variable_declaration",
+                       "variable_declarator", "decorated_definition", "template_declaration", "const_declaration",
+                       "expression_statement", "assignment_expression", "body_statement"})
 _COMMENT_MARK = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|%)\s?")
 
 
 def _doc_of(node: Any) -> str:
     """The first line of the comment block right above a definition (attributes and
     annotations between them skipped)."""
+    while node.prev_named_sibling is None and node.parent is not None and node.parent.parent is not None \
+            and node.parent.type in _WRAPPERS:
+        node = node.parent  # `// doc` above `type T struct`, `export function f`, `const f = () =>`
     prev = node.prev_named_sibling
     while prev is not None and prev.type in ("attribute_item", "annotation", "marker_annotation",
                                              "decorator", "attribute_list"):
@@ -321,9 +327,15 @@ def _signature(node: Any, source: bytes) -> str:
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None and body.start_byte > node.start_byte else node.end_byte
     text = source[node.start_byte:min(end, node.start_byte + 4 * SIGNATURE_CHARS)].decode("utf-8", "replace")
-    if body is None:
-        text = text.split("\n", 1)[0] if "{" not in text else text.split("{", 1)[0]
-    return " ".join(text.split()).rstrip(" {=:")[:SIGNATURE_CHARS]
+    if body is None and "{" in text:
+        text = text.split("{", 1)[0]
+    depth, cut = 0, len(text)
+    for i, ch in enumerate(text):  # the first line break outside parentheses ends the signature
+        depth += (ch in "([<") - (ch in ")]>")
+        if ch == "\n" and depth <= 0:
+            cut = i
+            break
+    return " ".join(text[:cut].split()).rstrip(" {=:")[:SIGNATURE_CHARS]
 
 
 def extract(language: str, text: str) -> CodeFacts:
@@ -503,10 +515,18 @@ def _rust_paths(spec: str) -> list[str]:
     return out
 
 
-_TEST_TEXT = re.compile(r"@Test\b|@ParameterizedTest\b|#\[(?:tokio::)?test\]|#\[cfg\(test\)\]|\[(?:Fact|Theory|Test|TestMethod|TestCase)\b"
-                        r"|^\s*TEST(?:_F|_P)?\s*\(|^@test\b|\bextends\s+(?:\\?PHPUnit\\Framework\\)?TestCase\b|XCTestCase",
-                        re.M)
-_TEST_CALLS = frozenset({"describe", "it", "test", "suite", "context", "expect"})
+# (needle, pattern): the pattern runs only over a text holding its needle
+_TEST_TEXT = (
+    ("@Test", re.compile(r"@(?:Test|ParameterizedTest)\b")),
+    ("test]", re.compile(r"#\[(?:tokio::)?test\]")),
+    ("cfg(test)", re.compile(r"#\[cfg\(test\)\]")),
+    ("[", re.compile(r"\[(?:Fact|Theory|Test|TestMethod|TestCase)\b")),
+    ("TEST", re.compile(r"^[ \t]*TEST(?:_F|_P)?[ \t]*\(", re.M)),
+    ("@test", re.compile(r"^@test\b", re.M)),
+    ("TestCase", re.compile(r"\bextends\s+(?:\\?PHPUnit\\Framework\\)?TestCase\b")),
+    ("XCTestCase", re.compile(r"XCTestCase")),
+)
+_TEST_CALLS = frozenset({"describe", "it", "test", "suite", "context"})
 
 
 def _test_markers(language: str, text: str, symbols: tuple[Symbol, ...], calls: list[Mention]) -> tuple[Mention, ...]:
@@ -516,10 +536,13 @@ def _test_markers(language: str, text: str, symbols: tuple[Symbol, ...], calls: 
                                   or name.startswith(("test_", "test")) and language in ("ruby", "php", "swift", "python")):
             out.append((name, start))
     if language in ("javascript", "typescript", "tsx", "ruby"):
-        out.extend((c, line) for c, line in calls if c in _TEST_CALLS and c != "expect")
-    if any(k in text for k in ("Test", "test", "Fact", "Theory", "TEST")):
-        for m in _TEST_TEXT.finditer(text):
-            out.append((m.group(0).strip()[:40], text.count("\n", 0, m.start()) + 1))
+        out.extend((c, line) for c, line in calls if c in _TEST_CALLS)
+    for needle, pattern in _TEST_TEXT:
+        if needle in text and (needle != "[" or "Fact" in text or "Test" in text or "Theory" in text):
+            for m in pattern.finditer(text):
+                out.append((m.group(0).strip()[:40], text.count("\n", 0, m.start()) + 1))
+                if len(out) >= MAX_CALLS:
+                    break
     return tuple(sorted(set(out), key=lambda m: (m[1], m[0])))[:MAX_CALLS]
 
 

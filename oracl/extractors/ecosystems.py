@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from oracl.records import FileFacts, ImportRef
 
+HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})
 FANOUT = 30  # files one package-level import may name (a Go package, a Java wildcard)
 JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".json", ".vue")
 JVM = ("java", "kotlin", "scala")
@@ -151,7 +152,9 @@ class Ecosystems:
         return cands[0] if len(cands) == 1 else None
 
     def package_files(self, d: str, suffix: str, skip_tests: str = "") -> list[str]:
-        return [p for p in self.dir_files.get(d, []) if p.endswith(suffix) and not (skip_tests and p.endswith(skip_tests))]
+        """A package directory's files of one suffix (not its tests, not generated ones)."""
+        return [p for p in self.dir_files.get(d, []) if p.endswith(suffix) and not (skip_tests and p.endswith(skip_tests))
+                and self.facts[p].parse_status not in HELD_BACK]
 
     def js_file(self, base: str) -> str | None:
         if base in self.facts and not self.dir_files.get(base):
@@ -374,7 +377,7 @@ def resolve_ref(eco: Ecosystems, f: FileFacts, kind: str, target: str) -> list[s
                 return [c]
         return []
     if kind == "template":
-        if target in eco.defines:
+        if f.language == "gotemplate" and target in eco.defines:
             return [eco.defines[target]]
         names = [target] + [target + s for s in TEMPLATE_SUFFIXES]
         if "/" not in target:  # a Rails partial: `render "form"` → _form.html.erb
@@ -394,11 +397,15 @@ def resolve_ref(eco: Ecosystems, f: FileFacts, kind: str, target: str) -> list[s
         clean = target.rstrip("/")
         if any(ch in clean for ch in "*?["):
             return _glob_dirs(eco, d, clean)
-        c = _join(d, clean.lstrip("/")) if not clean.startswith("/") else clean.lstrip("/")
-        if c in eco.facts:
-            return [c]
-        if c in eco.dir_files or any(k.startswith(c + "/") for k in _dirs_below(eco, c)):
-            return _dir_entry(eco, c)
+        # relative to the build file, then to the root (a CI step runs at the root)
+        for c in dict.fromkeys((_join(d, clean.lstrip("./")) if not clean.startswith("/") else "",
+                                posixpath.normpath(clean.lstrip("/")))):
+            if not c or c.startswith(".."):
+                continue
+            if c in eco.facts:
+                return [c]
+            if c in eco.dir_files or _dirs_below(eco, c):
+                return _dir_entry(eco, c)
         return []
     return []
 

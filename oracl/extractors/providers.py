@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from oracl.extractors.resolve import IndexView, fragment, is_test_path, nearest, test_subject
+from oracl.extractors.resolve import IndexView, fragment, is_test_path, nearest, subject_names
 from oracl.pipeline.tags import is_placeholder
 from oracl.records import Edge, FileFacts
 
@@ -39,6 +39,9 @@ KAPPA = {
     "doc_refs": 0.9, "doc_module": 0.8, "build_refs": 0.85, "config_refs": 0.8, "test_import": 0.9,
     "test_name": 0.7, "test_calls": 0.6, "path_mentions": 0.6, "comment_refs": 0.5,
 }
+# languages that call each other's code directly (a test calls only into its own family)
+FAMILY = {"typescript": "js", "tsx": "js", "javascript": "js", "c": "c", "cpp": "c", "java": "jvm",
+          "kotlin": "jvm", "scala": "jvm"}
 TEST_CALL_TARGETS = 10      # files a test file is linked to by the symbols it calls
 TEST_CALL_MIN_NAME = 4      # shorter callee names are too common to say anything
 TEST_CALL_MAX_DEFS = 2      # a callee defined in more files than this is ambiguous
@@ -225,7 +228,7 @@ def test_targets(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterat
             yield Edge(f.path, h.target, "tests", KAPPA["test_import"], fragment(h.start, h.end),
                        "", producer, "test_targets")
     named = ""
-    for subject in test_subject(f.path.rsplit("/", 1)[-1]):
+    for subject in subject_names(f.path.rsplit("/", 1)[-1]):
         cands = [p for p in idx.basenames.get(subject, []) if not is_test_path(p)]
         if cands:
             named = nearest(cands, f.path)
@@ -234,14 +237,57 @@ def test_targets(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterat
         linked.add(named)
         yield Edge(f.path, named, "tests", KAPPA["test_name"], "", "", producer, "test_targets")
     for target, line in _called_files(f, idx, linked):
+        linked.add(target)
+        yield Edge(f.path, target, "tests", KAPPA["test_calls"], fragment(line, line), "", producer,
+                   "test_targets")
+    for target, line in _named_subjects(f, idx, linked):
         yield Edge(f.path, target, "tests", KAPPA["test_calls"], fragment(line, line), "", producer,
                    "test_targets")
 
 
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+TEST_NAME_MIN = 2  # test functions naming a module before it counts as that module's test
+
+
+def _named_subjects(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
+    """Modules the test *functions* name (``test_session_path``, ``TestSessionPath``): the
+    first word after "test", matched to a module's file stem (``session`` → ``sessions.py``)
+    among the packages the test imports and its own directory, when at least
+    ``TEST_NAME_MIN`` test functions name it."""
+    names = [(n.rsplit(".", 1)[-1], line) for n, line in f.test_markers if n[:1].isalpha()]
+    if not names:
+        return []
+    dirs = {h.target.rsplit("/", 1)[0] for h in resolved_imports(f, idx) if "/" in h.target}
+    dirs.add(f.path.rsplit("/", 1)[0] if "/" in f.path else "")
+    family = FAMILY.get(f.language, f.language)
+    stems: dict[str, str] = {}
+    for d in sorted(dirs):
+        for p in idx.eco.dir_files.get(d, []):
+            other = idx.facts[p]
+            if is_test_path(p) or FAMILY.get(other.language, other.language) != family:
+                continue
+            stem = p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+            stems.setdefault(stem, p)
+    hits: dict[str, list[int]] = {}
+    for name, line in names:
+        words = [w.lower() for w in _WORD.findall(name)]
+        if not words or words[0] != "test" or len(words) < 2:
+            continue
+        word = words[1]
+        for key in (word, word + "s", word.removesuffix("s"), "_".join(words[1:3])):
+            target = stems.get(key)
+            if target and target not in linked and target != f.path:
+                hits.setdefault(target, []).append(line)
+                break
+    return sorted(((t, lines[0]) for t, lines in hits.items() if len(lines) >= TEST_NAME_MIN),
+                  key=lambda x: x[0])
+
+
 def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
     """Files defining the functions and types a test calls, where the callee's name is
-    specific: defined in at most ``TEST_CALL_MAX_DEFS`` non-test files (in the test's own
-    directory first – a Go or Java package), and not the test's own."""
+    specific: defined in at most ``TEST_CALL_MAX_DEFS`` non-test files of the packages the
+    test imports or its own directory (its own directory first – a Go or Java package),
+    and not the test's own."""
     if not f.calls:
         return []
     defs = idx.memo.get(("defs", ""))
@@ -250,7 +296,7 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         for path, facts in idx.facts.items():
             if is_test_path(path):
                 continue
-            for name, kind, _, _ in facts.symbols:
+            for name, _kind, _, _ in facts.symbols:
                 short = name.rsplit(".", 1)[-1]
                 if len(short) >= TEST_CALL_MIN_NAME and not short.startswith("__"):
                     paths = table.setdefault(short, [])
@@ -259,6 +305,13 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         defs = idx.memo[("defs", "")] = [table]
     table = defs[0]
     own = {n.rsplit(".", 1)[-1] for n, *_ in f.symbols}
+    family = FAMILY.get(f.language, f.language)
+    # only the packages the test imports (and below them) and its own directory
+    scopes = {h.target.rsplit("/", 1)[0] if "/" in h.target else "" for h in resolved_imports(f, idx)}
+    scopes.add(f.path.rsplit("/", 1)[0] if "/" in f.path else "")
+
+    def in_scope(p: str) -> bool:
+        return "" in scopes or any(p.startswith(s + "/") for s in scopes)
     here = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
     hits: dict[str, tuple[int, int]] = {}
     for name, line in f.calls:
@@ -267,6 +320,8 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         paths = table.get(name)
         if not paths:
             continue
+        paths = [p for p in paths if FAMILY.get(idx.facts[p].language, idx.facts[p].language) == family
+                 and in_scope(p)]
         local = [p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
         pick = local if local else paths
         if len(pick) > TEST_CALL_MAX_DEFS:

@@ -44,7 +44,7 @@ def is_test_path(path: str) -> bool:
     return _TEST_NAME.match(parts[-1]) is not None
 
 
-def test_subject(name: str) -> list[str]:
+def subject_names(name: str) -> list[str]:
     """The file names a test file's name says it tests (``x_test.go`` → ``x.go``,
     ``FooTest.java`` → ``Foo.java``, ``a.spec.ts`` → ``a.ts``/``a.tsx``/``a.js``)."""
     stem, _, suffix = name.rpartition(".")

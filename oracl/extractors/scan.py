@@ -29,6 +29,7 @@ _DOTTED = re.compile(r"(?<![\w./-])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0
 _QUOTED = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"|'([^'\n]*)'")
 _SECRET_KEY_LINE = re.compile(
     r"(?i)(?:password|passwd|secret|api_?key|token|private_?key)[\w-]*[\"']?\s*[:=]\s*(.*)$")
+_SECRET_WORD = re.compile(r"(?i)password|passwd|secret|api_?key|token|private_?key")
 _URL = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|(?:mailto|tel|data|javascript|urn):)", re.I)
 CONFIG_FORMATS = frozenset({"json", "yaml", "yml", "toml", "ini", "cfg"})
 HASH_COMMENT_FORMATS = frozenset({"py", "sh", "ps1", "yaml", "yml", "toml", "ini", "cfg"})
@@ -221,11 +222,15 @@ def security_signals(text: str) -> tuple[bool, bool]:
     key *names* matter; values are looked at for emptiness only. (Key material is the
     secret detector's to find: ``oracl.secrets``.)"""
     names = literal = False
-    for line in text.splitlines():
+    for hit in _SECRET_WORD.finditer(text):  # only the lines holding a secret word are read
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.end())
+        line = text[start:end if end >= 0 else len(text)]
         m = _SECRET_KEY_LINE.search(line)
         if m:
             names = True
             value = m.group(1).strip().strip(",").strip("\"'")
             if len(value) >= 4 and not value.startswith(("$", "{", "<", "%", "os.", "env")):
                 literal = True
+                break
     return names, literal

@@ -203,6 +203,12 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
     return result
 
 
+def _jsonc(path: str) -> bool:
+    """JSON with comments by convention (tsconfig, jsconfig, editor settings): not checked as JSON."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(("tsconfig", "jsconfig")) or path.startswith(".vscode/") or "/.vscode/" in path
+
+
 def _suffix(name: str) -> str:
     return "." + name.rsplit(".", 1)[1].lower() if "." in name[1:] else "(none)"
 
@@ -336,7 +342,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls,
                      namespaces=c.namespaces, test_markers=c.test_markers,
                      defs=len(c.symbols), documented_defs=c.documented,
-                     module_docstring=bool(c.symbols) and c.documented > 0,
+                     module_docstring=bool(c.details) and bool(c.details[0][2]),
                      ast_tags={"ast_functions": kinds["function"] + kinds["method"],
                                "ast_classes": sum(kinds[k] for k in CLASS_KINDS),
                                **({"ast_tests": len(c.test_markers)} if c.test_markers else {}),
@@ -345,7 +351,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                      credential_literal=literal or bool(found) and not material)
         symbols = tuple(s[0] for s in c.symbols)
     else:
-        if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml"):
+        if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml") and not _jsonc(base["path"]):
             problem = scan.validate_structured(text, fmt)
             if problem:
                 status, error = "malformed", problem

@@ -84,9 +84,14 @@ def base_priority(comp: dict[str, float], classification: str, sens: str, cap: f
     return min(cap, weighted_sum(comp) * M_CLS.get(classification, 1.15) * M_SENS.get(sens, 1.0))
 
 
-def documentation_signal(fmt: str, module_docstring: bool, defs: int, documented: int) -> float:
-    """py: 0.5·[module docstring] + 0.5·(documented defs / defs); md/txt: 1; else 0.
-    A module without definitions scores its docstring half only (0/0 counts as 0)."""
-    if fmt == "py":
+DOC_FORMATS = frozenset({"md", "txt", "rst", "adoc"})
+
+
+def documentation_signal(fmt: str, module_docstring: bool, defs: int, documented: int, code: bool = False) -> float:
+    """Code (py, or any language with an extractor: ``code``): 0.5·[module docstring] +
+    0.5·(documented defs / defs); md/txt/rst/adoc: 1; else 0. A module without definitions
+    scores its docstring half only (0/0 counts as 0). For a language without docstrings the
+    module half is a doc comment on its first definition."""
+    if fmt == "py" or code:
         return 0.5 * module_docstring + (0.5 * documented / defs if defs else 0.0)
-    return 1.0 if fmt in ("md", "txt") else 0.0
+    return 1.0 if fmt in DOC_FORMATS else 0.0

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from oracl.config import Config
 from oracl.export import r9
+from oracl.extractors.code import CODE_LANGUAGES
 from oracl.extractors.resolve import is_test_path
 from oracl.pipeline import priority as prio
 from oracl.pipeline.duoranker import rank_edges
@@ -143,7 +144,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             risk_score=risk, degree=degree_aa[r.path], usage=usage.get(r.path, r.usage),
             backrefs=len(referrers[r.path] - {r.path}), lifecycle=str(tags["lifecycle"]),
             testing=testing,
-            documentation=prio.documentation_signal(fmt, f.module_docstring, f.defs, f.documented_defs),
+            documentation=prio.documentation_signal(fmt, f.module_docstring, f.defs, f.documented_defs,
+                                                    code=f.language in CODE_LANGUAGES),
             age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
             estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
             placeholder=bool(tags["placeholder"]))

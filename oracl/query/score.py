@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from oracl.extractors.code import LANGUAGE_OF_SUFFIX
 from oracl.extractors.resolve import is_test_path
 from oracl.query.parse import ParsedQuery
 from oracl.tokens import stem, stems
@@ -44,7 +45,8 @@ LIFECYCLE_WORDS = frozenset({"archive", "archived", "legacy", "quarantine", "dra
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "conftest"})
 PERSONAS: dict[str, dict[str, float]] = {
     "default": {},
-    "developer": {"py": 1.2, "toml": 1.05, "cfg": 1.05, "ini": 1.05, "md": 0.9, "txt": 0.8, "jsonl": 0.8},
+    "developer": {**dict.fromkeys(LANGUAGE_OF_SUFFIX, 1.2), "toml": 1.05, "cfg": 1.05, "ini": 1.05, "md": 0.9,
+                  "rst": 0.9, "txt": 0.8, "jsonl": 0.8},
     "operator": {"sh": 1.3, "ps1": 1.3, "yaml": 1.25, "yml": 1.25, "toml": 1.15, "ini": 1.15, "cfg": 1.15,
                  "json": 1.1, "md": 1.05, "py": 0.9},
     "writer": {"md": 1.3, "txt": 1.25, "py": 0.8, "json": 0.8, "jsonl": 0.7},
