@@ -49,7 +49,7 @@ def test_gitignore_honoured_inside_a_work_tree(tmp_path: Path) -> None:
                           "sub/other.md": ""})
     git(tmp_path, "init", "-q")
     d = walk(tmp_path, Config())
-    assert d.files == ["kept.py", "sub/other.md"]  # .gitignore itself has no included suffix
+    assert d.files == [".gitignore", "kept.py", "sub/.gitignore", "sub/other.md"]  # .gitignore is text too
     assert d.skipped["gitignored"] == 2
     assert d.excluded_dirs["gitignored"] == 1
     d2 = walk(tmp_path, Config(gitignore=False))
@@ -58,7 +58,7 @@ def test_gitignore_honoured_inside_a_work_tree(tmp_path: Path) -> None:
 
 def test_gitignore_not_applied_outside_git(tmp_path: Path) -> None:
     write_tree(tmp_path, {".gitignore": "x.py\n", "x.py": ""})
-    assert walk(tmp_path, Config()).files == ["x.py"]
+    assert walk(tmp_path, Config()).files == [".gitignore", "x.py"]
 
 
 def test_symlinks_loop_and_outside_root(tmp_path: Path) -> None:

@@ -45,9 +45,9 @@ def edges(provider, facts, idx, path):  # type: ignore[no-untyped-def]
     return sorted(provider(facts[path], idx, PHASE3), key=lambda e: e.key)
 
 
-def test_registry_has_six_providers() -> None:
-    assert [name for name, _ in PROVIDERS] == ["python_imports", "markdown_links", "config_refs",
-                                               "test_targets", "path_mentions", "comment_refs"]
+def test_registry_has_eight_providers() -> None:
+    assert [name for name, _ in PROVIDERS] == ["python_imports", "code_imports", "markdown_links", "doc_refs",
+                                               "config_refs", "test_targets", "path_mentions", "comment_refs"]
 
 
 def test_python_imports_resolve_modules_and_symbols(sample) -> None:  # type: ignore[no-untyped-def]

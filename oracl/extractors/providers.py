@@ -233,7 +233,7 @@ def test_targets(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterat
         if cands:
             named = nearest(cands, f.path)
             break
-    if named and named not in linked:
+    if named:  # beside an import edge to the same file too: the name is its own evidence
         linked.add(named)
         yield Edge(f.path, named, "tests", KAPPA["test_name"], "", "", producer, "test_targets")
     for target, line in _called_files(f, idx, linked):
