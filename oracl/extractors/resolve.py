@@ -27,7 +27,7 @@ def heading_slug(title: str) -> str:
     return _SLUG.sub("", title.strip().lower()).replace(" ", "-")
 
 
-_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec"})
 _TEST_NAME = re.compile(
     r"^(?:test_.+\.py|.+_test\.(?:py|go|rb|exs?|dart|cc|cpp|c)|.+[._](?:test|spec)\.(?:[cm]?[jt]sx?|rb)"
     r"|.+_spec\.rb|[A-Z]\w*(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|cs|php|swift|groovy)"
