@@ -266,3 +266,28 @@ def test_a_broken_file_still_yields_what_parses() -> None:
     facts = extract("go", "package p\n\nfunc Good() {}\n\nfunc Bad( {\n")
     assert facts.error == "syntax errors in the tree"
     assert facts.symbols[0][:2] == ("Good", "function")
+
+
+def test_a_polyglot_build_answers_in_every_language(tmp_path: Path) -> None:
+    """The whole plane over the fixture: a real build, then search, show, related and trace
+    on a Go, a TypeScript and a Java file through ``Memory``."""
+    from oracl import Memory
+    from oracl.builder import build
+
+    root = write_tree(tmp_path / "poly", POLYGLOT)
+    report = build(root, buffer_pool_bytes=64 << 20, workers=1)
+    assert report.languages["go"] == 5 and report.languages["rust"] == 3 and report.languages["java"] == 3
+    assert report.skipped_by_suffix == {"binary .png": 1}
+    assert report.parse_status == {"binary": 1, "generated": 1, "lockfile": 1, "minified": 1, "ok": 58,
+                                   "vendored": 1}
+    with Memory(root) as mem:
+        hits = [r["path"] for r in mem.search("store Open opens", k=3)["results"]]
+        assert hits[0] == "internal/store/store.go"
+        shown = mem.show("internal/store/store.go")
+        assert [s[0] for s in shown["artifact"]["symbols"]][:3] == ["Open", "DB", "Close"]
+        assert shown["artifact"]["tags"]["language"] == "go"
+        near = {n["path"] for n in mem.related("web/src/index.ts")["neighbours"]}
+        assert {"web/src/lib/greet.ts", "web/src/App.tsx"} <= near
+        out = mem.trace("java/src/test/java/com/ex/GreeterTest.java", depth=2)
+        reached = {e["node"] for level in out["levels"] for e in level}
+        assert "java/src/main/java/com/ex/util/Strings.java" in reached  # test → Greeter → Strings
