@@ -67,11 +67,11 @@ def main() -> None:
                 out = min(out, time.perf_counter() - s)
             return out
 
-        parse = best(lambda: [parser.parse(b) for b in encoded])
+        parse = best(lambda p=parser, e=encoded: [p.parse(b) for b in e])
         if lang == "python":
-            full = best(lambda: [(analyze_python(t), python_calls(t)) for t in docs])
+            full = best(lambda d=docs: [(analyze_python(t), python_calls(t)) for t in d])
         else:
-            full = best(lambda lang=lang: [extract(lang, t) for t in docs])
+            full = best(lambda lang=lang, d=docs: [extract(lang, t) for t in d])
         print(f"| {lang} | {len(docs)} | {size:.2f} | {load_ms:.1f} | {size / parse:.1f} | {size / full:.1f} "
               f"| {full / parse:.1f} |")
 

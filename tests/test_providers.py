@@ -77,6 +77,16 @@ def test_markdown_links_with_anchor_placeholder_and_dangling(sample) -> None:  #
     assert [(e.target, e.relation) for e in dangling] == [("", "references"), ("pkg/auth.py", "references")]
 
 
+def test_markdown_link_to_a_folder_reaches_its_page(tmp_path: Path) -> None:
+    facts, idx = index_of(write_tree(tmp_path, {
+        "examples/README.md": "[auth](./auth) [cookies](cookies/) [none](./none)\n",
+        "examples/auth/index.js": "module.exports = 1;\n", "examples/cookies/README.md": "# Cookies\n",
+        "examples/cookies/index.js": "module.exports = 2;\n"}))
+    got = edges(markdown_links, facts, idx, "examples/README.md")
+    # README first, then an index; a folder with neither stays dangling
+    assert [e.target for e in got] == ["", "examples/auth/index.js", "examples/cookies/README.md"]
+
+
 def test_config_refs_modules_and_paths(sample) -> None:  # type: ignore[no-untyped-def]
     facts, idx = sample
     got = edges(config_refs, facts, idx, "config.yaml")

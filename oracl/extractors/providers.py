@@ -42,6 +42,8 @@ KAPPA = {
 # languages that call each other's code directly (a test calls only into its own family)
 FAMILY = {"typescript": "js", "tsx": "js", "javascript": "js", "c": "c", "cpp": "c", "java": "jvm",
           "kotlin": "jvm", "scala": "jvm"}
+FOLDER_PAGES = ("README.md", "readme.md", "README.rst", "README", "index.md", "index.rst", "index.html",
+                "index.js", "index.ts", "__init__.py", "mod.rs", "lib.rs")
 TEST_CALL_TARGETS = 10      # files a test file is linked to by the symbols it calls
 TEST_CALL_MIN_NAME = 4      # shorter callee names are too common to say anything
 TEST_CALL_MAX_DEFS = 2      # a callee defined in more files than this is ambiguous
@@ -178,6 +180,10 @@ def _markdown_links(f: FileFacts, idx: IndexView) -> list[Edge]:
 def _resolve_links(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
     for link, line in f.md_links:
         target = idx.path(link, f.path)
+        if target is None and "." not in link.rsplit("/", 1)[-1].split("#", 1)[0]:
+            # a link to a folder: its README or index page (`[auth](./auth)`)
+            base = link.split("#", 1)[0].rstrip("/")
+            target = next((t for t in (idx.path(f"{base}/{n}", f.path) for n in FOLDER_PAGES) if t), None)
         if target is None:
             if not link.startswith(("mailto:", "//")):
                 yield Edge(f.path, "", "references", KAPPA["markdown_links"], fragment(line, line),
