@@ -89,6 +89,18 @@ def test_persona_tests_prior_tag_bonus_and_ties() -> None:
     assert tagged.tag_bonus == 1.0
 
 
+def test_prose_ranks_below_code_unless_docs_are_asked_for() -> None:
+    rows = [row("docs/api.rst", "api.rst", [], 1.0, fmt="rst"), row("LICENSE", "LICENSE", [], 1.0, fmt=""),
+            row("Makefile", "Makefile", [], 1.0, fmt=""), row("pkg/api.py", "api.py", [], 1.0)]
+    scores = {s.row["path"]: s.score for s in score_rows(parse("zzz"), rows)}
+    # bm25 1.0 / best 1.0 = 1.0 each; prose × 0.4 (a licence without a suffix too), code and build files × 1
+    assert scores == pytest.approx({"docs/api.rst": 0.4, "LICENSE": 0.4, "Makefile": 1.0, "pkg/api.py": 1.0})
+    asked = {s.row["path"]: s.persona for s in score_rows(parse("zzz documentation"), rows)}
+    assert asked == {"docs/api.rst": 1.0, "LICENSE": 1.0, "Makefile": 1.0, "pkg/api.py": 1.0}
+    writer = {s.row["path"]: s.persona for s in score_rows(parse("zzz"), rows[:1], persona="writer")}
+    assert writer == {"docs/api.rst": 1.3}  # the writer persona reads docs: rst φ 1.3, no prose prior
+
+
 def test_tests_vote_for_their_targets() -> None:
     ranked = score_rows(parse("zzz"), [row("tests/test_x.py", "test_x.py", [], 1.0)])
     s_test = ranked[0].score
