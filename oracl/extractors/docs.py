@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from oracl.extractors.scan import sections
 from oracl.records import Heading, Ref
 
 MAX_REFS = 2000
@@ -43,18 +44,6 @@ _TEMPLATE = {
     "handlebars": re.compile(r"""\{\{#?>\s*([\w./-]+)"""),
 }
 _GO_DEFINE = re.compile(r"""\{\{-?\s*(?:define|block)\s+["']([^"']+)["']""")
-
-
-def _sections(found: list[tuple[str, int, int]], n_lines: int) -> tuple[Heading, ...]:
-    out: list[Heading] = []
-    for i, (title, level, start) in enumerate(found):
-        end = n_lines
-        for _t, level2, start2 in found[i + 1:]:
-            if level2 <= level:
-                end = start2 - 1
-                break
-        out.append((title, level, start, max(start, end)))
-    return tuple(out)
 
 
 def _rst(text: str) -> tuple[tuple[Heading, ...], tuple[Ref, ...], dict[str, object]]:
@@ -106,7 +95,7 @@ def _rst(text: str) -> tuple[tuple[Heading, ...], tuple[Ref, ...], dict[str, obj
                 refs.append(("module", target.rstrip("()"), n))
         if len(refs) >= MAX_REFS:
             break
-    return _sections(found, len(lines)), tuple(refs), ({"rst_labels": labels} if labels else {})
+    return sections(found, len(lines)), tuple(refs), ({"rst_labels": labels} if labels else {})
 
 
 def _asciidoc(text: str) -> tuple[tuple[Heading, ...], tuple[Ref, ...], dict[str, object]]:
@@ -126,7 +115,7 @@ def _asciidoc(text: str) -> tuple[tuple[Heading, ...], tuple[Ref, ...], dict[str
             target = m.group(1) or m.group(2)
             if "://" not in target and "{" not in target:
                 refs.append(("include", target, n))
-    return _sections(found, len(lines)), tuple(refs[:MAX_REFS]), {}
+    return sections(found, len(lines)), tuple(refs[:MAX_REFS]), {}
 
 
 def _html(text: str, template: str) -> tuple[tuple[Heading, ...], tuple[Ref, ...], dict[str, object]]:
@@ -149,7 +138,7 @@ def _html(text: str, template: str) -> tuple[tuple[Heading, ...], tuple[Ref, ...
         defines = sorted(set(_GO_DEFINE.findall(text)))
         if defines:
             manifest["template_defines"] = defines
-    return _sections(found, text.count("\n") + 1), tuple(refs[:MAX_REFS]), manifest
+    return sections(found, text.count("\n") + 1), tuple(refs[:MAX_REFS]), manifest
 
 
 def scan_markup(language: str, text: str, path: str = "") -> tuple[tuple[Heading, ...], tuple[Ref, ...], dict[str, object]]:

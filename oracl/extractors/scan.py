@@ -47,9 +47,15 @@ def markdown_headings(text: str) -> tuple[Heading, ...]:
         m = None if in_fence else _MD_HEADING.match(line)
         if m:
             found.append((m.group(2), len(m.group(1)), i))
+    return sections(found, len(lines))
+
+
+def sections(found: list[tuple[str, int, int]], n_lines: int) -> tuple[Heading, ...]:
+    """Headings ``(title, level, line)`` with the line range of their section: to the line
+    before the next heading of the same or a higher level, or the end of the text."""
     out: list[Heading] = []
     for idx, (title, level, start) in enumerate(found):
-        end = len(lines)
+        end = n_lines
         for _title2, level2, start2 in found[idx + 1:]:
             if level2 <= level:
                 end = start2 - 1
