@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from oracl.extractors.ecosystems import Ecosystems
 from oracl.extractors.resolve import IndexView, fragment, is_test_path, nearest, subject_names
 from oracl.pipeline.tags import is_placeholder
 from oracl.records import Edge, FileFacts
@@ -47,6 +48,14 @@ FOLDER_PAGES = ("README.md", "readme.md", "README.rst", "README", "index.md", "i
 TEST_CALL_TARGETS = 10      # files a test file is linked to by the symbols it calls
 TEST_CALL_MIN_NAME = 4      # shorter callee names are too common to say anything
 TEST_CALL_MAX_DEFS = 2      # a callee defined in more files than this is ambiguous
+
+
+def _eco(idx: IndexView) -> Ecosystems:
+    """The import resolvers' indexes over this build's facts, built on first use."""
+    hit = idx.memo.get(("ecosystems", ""))
+    if hit is None:
+        hit = idx.memo[("ecosystems", "")] = [Ecosystems.build(idx.facts)]
+    return hit[0]
 
 
 def _placeholder(idx: IndexView, path: str) -> bool:
@@ -104,7 +113,7 @@ def _resolve_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
 def _resolve_code_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
     seen: set[tuple[str, str]] = set()
     for imp in f.imports:
-        targets = idx.eco.resolve(f, imp)
+        targets = _eco(idx).resolve(f, imp)
         for target in targets:
             name = imp[1][0] if imp[1] else (re.split(r"::|\.", imp[0])[-1] if f.language == "rust" else "")
             rng = idx.symbol_range(target, name) if name else None
@@ -147,7 +156,7 @@ def doc_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[E
             hits = [hit] if hit else []
             relation, kappa = "references", KAPPA["doc_module"]
         else:
-            hits = [(t, "") for t in idx.eco.resolve_ref(f, kind, target)]
+            hits = [(t, "") for t in _eco(idx).resolve_ref(f, kind, target)]
             relation = _REF_RELATION.get(kind, "references")
             kappa = KAPPA["build_refs"] if kind in ("configures", "depends_on") else KAPPA["doc_refs"]
         for t, frag in hits:
@@ -268,7 +277,7 @@ def _named_subjects(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tupl
     family = FAMILY.get(f.language, f.language)
     stems: dict[str, str] = {}
     for d in sorted(dirs):
-        for p in idx.eco.dir_files.get(d, []):
+        for p in _eco(idx).dir_files.get(d, []):
             other = idx.facts[p]
             if is_test_path(p) or FAMILY.get(other.language, other.language) != family:
                 continue

@@ -9,7 +9,6 @@ import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import unquote
 
 from oracl.records import FileFacts
@@ -87,15 +86,6 @@ class IndexView:
     symbols: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     anchors: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
-    _eco: Any = None
-
-    @property
-    def eco(self) -> Any:
-        """The import resolvers' indexes (``ecosystems.Ecosystems``), built on first use."""
-        if self._eco is None:
-            from oracl.extractors.ecosystems import Ecosystems
-            self._eco = Ecosystems.build(self.facts)
-        return self._eco
 
     @classmethod
     def build(cls, facts: dict[str, FileFacts]) -> IndexView:
