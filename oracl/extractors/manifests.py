@@ -23,6 +23,7 @@ import orjson
 from oracl.records import Ref
 
 _MAX_REFS = 500
+JSONC_MAX = 256 * 1024
 
 
 def manifest_name(path: str) -> str:
@@ -56,7 +57,10 @@ def _json(text: str) -> Any:
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        # tsconfig and jsconfig allow comments and trailing commas
+        # tsconfig and jsconfig allow comments and trailing commas (a real one is a few KiB:
+        # a larger malformed file is not worth a second, regex-driven pass)
+        if len(text) > JSONC_MAX:
+            return None
         stripped = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.S)
         stripped = re.sub(r",(\s*[}\]])", r"\1", stripped)
         try:
