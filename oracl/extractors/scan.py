@@ -228,10 +228,15 @@ def security_signals(text: str) -> tuple[bool, bool]:
     key *names* matter; values are looked at for emptiness only. (Key material is the
     secret detector's to find: ``oracl.secrets``.)"""
     names = literal = False
-    for hit in _SECRET_WORD.finditer(text):  # only the lines holding a secret word are read
+    end = -1
+    for hit in _SECRET_WORD.finditer(text):  # only the lines holding a secret word are read, once
+        if hit.start() <= end:
+            continue
         start = text.rfind("\n", 0, hit.start()) + 1
         end = text.find("\n", hit.end())
-        line = text[start:end if end >= 0 else len(text)]
+        if end < 0:
+            end = len(text)
+        line = text[start:end]
         m = _SECRET_KEY_LINE.search(line)
         if m:
             names = True
