@@ -45,7 +45,8 @@ def main() -> None:
                 raise SystemExit(f"build of {tree} failed: {proc.stderr.strip()}")
             report = orjson.loads(proc.stdout)
         f, b = statistics.median(floors), statistics.median(builds)
-        langs = ", ".join(f"{k} {v}" for k, v in list(report["languages"].items())[:3])
+        top = sorted(report["languages"].items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        langs = ", ".join(f"{k} {v}" for k, v in top)
         print(f"| {tree.name} | {report['files_indexed']} | {langs} | {report['counts']['edges']} "
               f"| {f:.2f} s | {b:.2f} s | {b / f:.1f} |")
 
