@@ -260,6 +260,8 @@ def test_linguist_rules() -> None:
     assert held_back("src/app.js", b"let x = 1;\n" * 400) == ""
     assert held_back("ext/logo.svg", b"<svg>" + b"<path d='M0 0'/>" * 300) == "minified"  # one long line
     assert held_back("docs/long.md", b"A paragraph of prose on one line. " * 12 + b"\n" * 2) == ""
+    one_line = b"a = [" + b"1, " * 2000 + b"]"
+    assert held_back("deep.toml", one_line) == "" and held_back("x.py", one_line) == ""  # parsed, checked
     assert language_of("CMakeLists.txt") == "cmake" and language_of("a.kts") == "kotlin"
     assert language_of("notes") == ""
 
