@@ -14,6 +14,7 @@ import stat as stat_mod
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from oracl.config import MENTION_SUFFIXES, Config
@@ -203,6 +204,13 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
     return result
 
 
+@lru_cache(maxsize=8)
+def _mention_suffixes(configured: tuple[str, ...]) -> tuple[str, ...]:
+    """The suffixes a path mention may end with: the known ones and any configured (once per
+    configuration, not once per file)."""
+    return tuple(sorted(set(configured) | set(MENTION_SUFFIXES)))
+
+
 def _jsonc(path: str) -> bool:
     """JSON with comments by convention (tsconfig, jsconfig, editor settings): not checked as JSON."""
     name = path.rsplit("/", 1)[-1]
@@ -373,7 +381,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
     if manifest or build_refs:
         extra["manifest"] = {**extra.get("manifest", {}), **manifest}  # type: ignore[dict-item]
         extra["refs"] = (*extra.get("refs", ()), *build_refs)  # type: ignore[misc]
-    extra["mentions"] = scan.path_mentions(text, tuple(sorted(set(cfg.suffixes) | set(MENTION_SUFFIXES))))
+    extra["mentions"] = scan.path_mentions(text, _mention_suffixes(cfg.suffixes))
     extra["comment_refs"] = scan.comment_references(text, fmt)
     extra["secrets"] = secret_spots
     facts = FileFacts(checksum=checksum, parse_status=status, error=error,
