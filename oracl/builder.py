@@ -47,6 +47,7 @@ from oracl.incremental import (
 from oracl.pipeline.annotate import HELD_BACK, load_learned_edges, load_learned_tags, make_record
 from oracl.pipeline.discover import Discovery, read_one, walk
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
+from oracl.pipeline.symbols import SymbolGraph, symbol_graph
 from oracl.pipeline.weigh import WeightedGraph, weigh
 from oracl.records import ArtifactRecord, Edge, FileFacts
 from oracl.vault import (
@@ -377,7 +378,7 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 
 
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
-                graph: WeightedGraph, languages: Counter[str]) -> dict[str, Any]:
+                graph: WeightedGraph, languages: Counter[str], symbols: SymbolGraph) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
     return {
@@ -395,6 +396,7 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
             "edges_by_relation": dict(sorted(graph.edge_counts.items())),
             "source_artifacts": {"seen": d.discovery.seen, "indexed": n_records},
             "dropped_edges": dict(sorted(dropped.items())),
+            "symbols": symbols.counts(),
         },
         "mu": graph.mu, "sigma": graph.sigma,
         "alpha": cfg.alpha, "beta": cfg.beta, "gamma": cfg.gamma, "lambda": cfg.lam,
@@ -414,7 +416,7 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     }
 
 
-def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph,
+def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: SymbolGraph,
                  stat_files: dict[str, list[object]], writer: BundleWriter) -> Task[bytes]:
     """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
     written into the staging bundle as a task: it serialises and hashes the rows while this
@@ -424,7 +426,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         from oracl.sign import sign
 
         t0 = time.perf_counter()
-        data = export_bytes(header, graph.nodes, graph.edges)
+        data = export_bytes(header, graph.nodes, graph.edges, {"nodes": symbols.nodes, "edges": symbols.edges})
         digest = sha256_hex(data)
         name = plan.vault.export.name
         writer.add(name, data)
@@ -443,15 +445,16 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     return ex.submit("writing the export", work)
 
 
-def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, header: dict[str, Any],
-         spool: Path, content: Task[float], vault_files: Task[bytes], export: Task[bytes]) -> Loaded:
+def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: SymbolGraph,
+         header: dict[str, Any], spool: Path, content: Task[float], vault_files: Task[bytes],
+         export: Task[bytes]) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
     and published once the export and the vault files are written."""
     from oracl import tables as tables_of
 
     links, belongs = tables_of.link_tables(graph.edges, graph.endpoints)
     tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),
-              "links": links, "belongs": belongs}
+              "links": links, "belongs": belongs, **tables_of.symbol_tables(symbols.nodes, symbols.edges)}
     content_seconds = ex.join(content)
     writer.load_graph(tables, after_each=lambda: provenance.fault("copy"))
     del tables
@@ -533,6 +536,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                   skippable("phase3", phase3_edges, r.facts, r.index))
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
+        symbols = timed("symbols", symbol_graph, r.facts, r.index)
         graph = timed("weigh", weigh_graph, plan, ex, r, merged)
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
@@ -542,10 +546,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         stat_files = stat_rows(r.facts)
         del r, e, merged
-        header = make_header(plan, d, parse, n_records, dropped, graph, languages)
-        export = timed("export", start_export, plan, ex, header, graph, stat_files, writer)
+        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols)
+        export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer)
         del stat_files
-        loaded = timed("load", load, plan, ex, writer, graph, header, spool, content, vault_files, export)
+        loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
         seconds["export_background"] = round(loaded.export_seconds, 3)
         ok = True

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-SCHEMA_VERSION = "wtls-1.0"
+SCHEMA_VERSION = "wtls-1.1"  # 1.1: the symbol graph (``symbols``: nodes and edges)
 FLOAT_DIGITS = 9
 
 
@@ -45,12 +45,14 @@ def r9(x: float) -> float:
 
 
 def export_bytes(header: dict[str, Any], nodes: list[dict[str, Any]],
-                 edges: list[dict[str, Any]]) -> bytes:
+                 edges: list[dict[str, Any]], symbols: dict[str, list[dict[str, Any]]] | None = None) -> bytes:
     """The export's bytes. ``nodes`` and ``edges`` must already hold rounded floats (the
     weighting phase emits them so, and the Kùzu bundle is loaded from the same rows);
-    walking 100k+ rows again to round them would cost seconds."""
+    walking 100k+ rows again to round them would cost seconds. ``symbols`` is the symbol
+    graph (``{"nodes": …, "edges": …}``, sorted and rounded by its phase)."""
     doc = {"schema": rounded(header), "nodes": sorted(nodes, key=lambda n: n["id"]),
-           "edges": sorted(edges, key=edge_sort_key)}
+           "edges": sorted(edges, key=edge_sort_key),
+           "symbols": symbols if symbols is not None else {"nodes": [], "edges": []}}
     return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
 
 

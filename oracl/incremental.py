@@ -34,7 +34,7 @@ from oracl import __version__
 from oracl.records import FileFacts
 from oracl.vault import FACTS_FILE, STAT_FILE, Vault  # noqa: F401  (re-exported)
 
-FORMAT = 3                       # 2: secrets redacted before any fact is taken; 3: every language
+FORMAT = 4                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt
@@ -44,7 +44,7 @@ MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading 
 FIELDS = tuple(f.name for f in fields(FileFacts))
 # fields holding tuples of tuples (JSON turns them into lists; the providers hash some)
 _NESTED = frozenset({"symbols", "headings", "md_links", "config_values", "mentions", "comment_refs", "secrets",
-                     "symbol_details", "calls", "test_markers", "refs"})
+                     "symbol_details", "calls", "test_markers", "refs", "bases"})
 
 
 def schema_digest() -> str:

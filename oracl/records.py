@@ -26,6 +26,8 @@ Mention = tuple[str, int]
 SymbolDetail = tuple[str, str, str]
 # (kind, target as written, line): a doc link, an include, a template, a build file's entry
 Ref = tuple[str, str, int]
+# (a type's qualified name, a base it names as written, "inherits" | "implements", line)
+Base = tuple[str, str, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,8 @@ class FileFacts:
     comment_refs: tuple[Mention, ...] = ()
     secrets: tuple[tuple[str, int], ...] = ()  # (rule, line) of each redacted secret: never its value
     symbol_details: tuple[SymbolDetail, ...] = ()
-    calls: tuple[Mention, ...] = ()             # raw call sites (callee name, line)
+    calls: tuple[Mention, ...] = ()             # call sites (``f`` | ``recv.f`` | ``?.f``, line)
+    bases: tuple[Base, ...] = ()                # what each type extends or implements
     namespaces: tuple[str, ...] = ()            # packages / namespaces the file declares
     test_markers: tuple[Mention, ...] = ()      # (marker, line): a test function, a test attribute …
     refs: tuple[Ref, ...] = ()                  # docs, templates and build files: see ``Ref``

@@ -76,8 +76,10 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
             writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
                                  threads=cfg.db_threads)
             spool.path.unlink()
+            sym = doc.get("symbols") or {"nodes": [], "edges": []}
             writer.load_graph({"artifacts": tables.artifact_table(nodes), "hubs": tables.hub_table(nodes),
-                               "links": links, "belongs": belongs})
+                               "links": links, "belongs": belongs,
+                               **tables.symbol_tables(sym["nodes"], sym["edges"])})
             writer.link_export_from(vault.dir)
             writer.add_header(header)
             writer.publish(hashlib.sha256(data).hexdigest(), header)

@@ -210,7 +210,8 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
     return path
 
 
-GRAPH_TABLES = ("BelongsTo", "Link", "Hub", "Artifact")  # drop order: rel tables first
+GRAPH_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "BelongsTo", "Link",
+                "SymbolName", "Symbol", "Hub", "Artifact")  # drop order: rel tables first
 
 
 def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,

@@ -125,3 +125,44 @@ def link_tables(edges: list[dict[str, Any]], endpoints: list[tuple[str, str]]) -
         "association_rank": pa.array([e["association_rank"] for e, _ in belongs], pa.float64()),
     })
     return link_tbl, belongs_tbl
+
+
+def symbol_tables(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, pa.Table]:
+    """The Symbol, SymbolName, Defines, Contains, Calls, Inherits and References tables of
+    the symbol graph's rows (the export's ``symbols`` section)."""
+    names: dict[str, list[str]] = {}
+    for n in nodes:
+        keys = {n["name"].lower(), n["qualified"].lower()} if n["kind"] != "module" else {n["qualified"].lower()}
+        for key in keys:
+            names.setdefault(key, []).append(n["id"])
+    by: dict[str, list[dict[str, Any]]] = {r: [] for r in ("calls", "contains", "inherits", "references")}
+    for e in edges:
+        by["inherits" if e["relation"] == "implements" else e["relation"]].append(e)
+    ints = pa.int64()
+
+    def rel(rows: list[dict[str, Any]], **cols: Any) -> pa.Table:
+        return pa.table({"from": [e["source"] for e in rows], "to": [e["target"] for e in rows], **cols})
+
+    calls, inherits, refs = by["calls"], by["inherits"], by["references"]
+    return {
+        "symbols": pa.table({
+            "id": _column(nodes, "id"), "name": _column(nodes, "name"), "qualified": _column(nodes, "qualified"),
+            "kind": _column(nodes, "kind"), "language": _column(nodes, "language"), "path": _column(nodes, "path"),
+            "start_line": pa.array(_column(nodes, "start"), ints), "end_line": pa.array(_column(nodes, "end"), ints),
+            "signature": _column(nodes, "signature"), "doc": _column(nodes, "doc"),
+            "exported": pa.array(_column(nodes, "exported"), pa.bool_())}),
+        "symbol_names": pa.table({"key": list(names), "ids": pa.array(list(names.values()), pa.list_(pa.string()))}),
+        "defines": pa.table({"from": _column(nodes, "path"), "to": _column(nodes, "id")}),
+        "contains": rel(by["contains"]),
+        "calls": rel(calls, confidence=pa.array(_column(calls, "confidence"), pa.float64()),
+                     resolution=_column(calls, "resolution"), candidates=pa.array(_column(calls, "candidates"), ints),
+                     lines=pa.array(_column(calls, "lines"), pa.list_(ints))),
+        "inherits": rel(inherits, relation=_column(inherits, "relation"),
+                        confidence=pa.array(_column(inherits, "confidence"), pa.float64()),
+                        resolution=_column(inherits, "resolution"),
+                        candidates=pa.array(_column(inherits, "candidates"), ints),
+                        line=pa.array(_column(inherits, "line"), ints)),
+        "references": rel(refs, confidence=pa.array(_column(refs, "confidence"), pa.float64()),
+                          resolution=_column(refs, "resolution"), candidates=pa.array(_column(refs, "candidates"), ints),
+                          line=pa.array(_column(refs, "line"), ints)),
+    }

@@ -5,3 +5,15 @@ CREATE REL TABLE Link(FROM Artifact TO Artifact, relation STRING, confidence DOU
   target_fragment STRING, producer STRING, provider STRING);
 CREATE REL TABLE BelongsTo(FROM Artifact TO Hub, confidence DOUBLE, relation_weight DOUBLE,
   association_rank DOUBLE);
+// Symbol edges: one rel table per relation (a multi-pair or property-typed table makes
+// traversals slower). Every resolved edge carries its confidence, how it was resolved
+// (same_scope, imported, inherited, same_package, receiver, unique, unique_member,
+// ambiguous), the candidate count, and the lines it was found at.
+CREATE REL TABLE Defines(FROM Artifact TO Symbol);
+CREATE REL TABLE Contains(FROM Symbol TO Symbol);
+CREATE REL TABLE Calls(FROM Symbol TO Symbol, confidence DOUBLE, resolution STRING,
+  candidates INT64, lines INT64[]);
+CREATE REL TABLE Inherits(FROM Symbol TO Symbol, relation STRING, confidence DOUBLE,
+  resolution STRING, candidates INT64, line INT64);
+CREATE REL TABLE References(FROM Symbol TO Symbol, confidence DOUBLE, resolution STRING,
+  candidates INT64, line INT64);

@@ -15,12 +15,16 @@ query whose capture names say what a node is:
 * ``@def.KIND`` with ``@name`` – a definition (``@def.impl`` / ``@def.extension`` only
   qualify what they contain: ``impl T for S { fn f }`` defines ``S.f``);
 * ``@import`` – the node whose text is an import, an include, a ``require``;
-* ``@call`` – the name node of a call's callee (``f`` of ``a.b.f(x)``);
+* ``@call`` – the name node of a call's callee (``f`` of ``a.b.f(x)``): the call is kept as
+  ``f`` (a bare call), ``b.f`` (called on the name ``b``: a receiver, a module, a type) or
+  ``?.f`` (called on an expression);
 * ``@ns`` – a declared package or namespace.
 
 >>> facts = extract("go", "package p\\n// Run runs.\\nfunc Run() { helper() }\\n")
 >>> facts.symbols, facts.details[0], facts.calls, facts.namespaces
 ((('Run', 'function', 3, 3),), ('Run', 'func Run()', 'Run runs.'), (('helper', 3),), ('p',))
+>>> extract("java", "class A extends B implements C { void f() { this.g(); } }").bases
+(('A', 'B', 'inherits', 1), ('A', 'C', 'implements', 1))
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from oracl.records import ImportRef, Mention, Symbol, SymbolDetail
+from oracl.records import Base, ImportRef, Mention, Symbol, SymbolDetail
 
 MAX_CALLS = 5000          # call sites kept per file
 MAX_SYMBOLS = 5000        # definitions kept per file
@@ -49,7 +53,7 @@ _JS_DEFS = """
 (class_declaration name: (_) @name) @def.class
 (method_definition name: (_) @name) @def.method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function
-(assignment_expression left: (member_expression property: (property_identifier) @name)
+(assignment_expression left: (member_expression object: (_) @receiver property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)]) @def.function
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.function
 (import_statement source: (string (string_fragment) @import))
@@ -270,6 +274,7 @@ class CodeFacts:
     calls: tuple[Mention, ...] = ()           # (callee name, line)
     namespaces: tuple[str, ...] = ()
     test_markers: tuple[Mention, ...] = ()    # (marker, line): a test function, a test attribute …
+    bases: tuple[Base, ...] = ()              # (type's qualified name, base as written, inherits|implements, line)
     documented: int = 0
     error: str = ""
 
@@ -357,6 +362,8 @@ def extract(language: str, text: str) -> CodeFacts:
             node, name_node = caps["def." + kind][0], caps["name"][0]
             name = _text(name_node)
             receiver = _text(caps["receiver"][0]) if "receiver" in caps else ""
+            if receiver in _NOT_RECEIVERS or not _CHAIN.match(receiver):
+                receiver = ""  # `module.exports.f = function`, `this.f = …`: a plain function
             defs.append((node.start_byte, -node.end_byte, _line(node), node.end_point[0] + 1, kind,
                          name, node, receiver))
         elif "import" in caps:
@@ -365,23 +372,92 @@ def extract(language: str, text: str) -> CodeFacts:
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
-                calls.append((_text(n), _line(n)))
+                calls.append((_callee(n), _line(n)))
         elif "ns" in caps:
             namespaces.append(_text(caps["ns"][0]))
-    symbols, details, documented = _qualify(sorted(defs, key=lambda d: (d[0], d[1])), source, language)
+    symbols, details, documented, bases = _qualify(sorted(defs, key=lambda d: (d[0], d[1])), source, language)
     refs = tuple(r for spec, a, b, node in imports for r in _import_refs(language, spec, a, b, node))
     markers = _test_markers(language, text, symbols, calls)
     error = "syntax errors in the tree" if tree.root_node.has_error else ""
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
-                     tuple(dict.fromkeys(namespaces)), markers, documented, error)
+                     tuple(dict.fromkeys(namespaces)), markers, bases, documented, error)
 
 
-def _qualify(defs: list, source: bytes, language: str) -> tuple[tuple[Symbol, ...], tuple[SymbolDetail, ...], int]:
+_NOT_RECEIVERS = frozenset({"exports", "module.exports", "this", "window", "self", "globalThis", "global"})
+_CHAIN = re.compile(r"^[\w$]+(?:\s*(?:\.|::|->|\?\.)\s*[\w$]+)*$")
+_LAST = re.compile(r"[\w$]+$")
+
+
+def _callee(node: Any) -> str:
+    """A call site as kept: ``f``, ``recv.f`` (the last name of a receiver written as a
+    chain of names: ``self.session.send`` → ``session.send``) or ``?.f``."""
+    name = _text(node)
+    parent = node.parent
+    if parent is not None and parent.type == "navigation_suffix":
+        parent = parent.parent
+    if parent is None:
+        return name
+    first = parent.named_children[0] if parent.named_child_count else None
+    if first is None or first.id == node.id or first.type in ("arguments", "argument_list", "value_arguments"):
+        return name
+    if parent.type in ("call_expression", "new_expression", "invocation_expression", "instance_expression",
+                       "function_call_expression", "object_creation_expression", "command"):
+        return name  # the callee is the call's own first child: a bare call
+    text = _text(first)
+    if len(text) <= 120 and _CHAIN.match(text):
+        return f"{_LAST.search(text).group(0)}.{name}"  # type: ignore[union-attr]
+    return f"?.{name}"
+
+
+# clause → relation: where each grammar writes what a type extends or implements
+_HERITAGE = {"superclass": "inherits", "super_interfaces": "implements", "extends_interfaces": "inherits",
+             "extends_clause": "inherits", "implements_clause": "implements", "base_list": "inherits",
+             "base_class_clause": "inherits", "delegation_specifier": "inherits",
+             "inheritance_specifier": "inherits", "base_clause": "inherits", "class_interface_clause": "implements",
+             "extends_type_clause": "inherits"}
+_HERITAGE_WRAPPERS = frozenset({"class_heritage", "delegation_specifiers", "type_inheritance_clause"})
+_TYPE_NAMES = frozenset({"type_identifier", "identifier", "constant", "name", "simple_identifier"})
+_QUALIFIED = frozenset({"scoped_type_identifier", "qualified_name", "scoped_identifier", "qualified_identifier",
+                        "member_expression", "user_type", "nested_identifier", "scope_resolution", "generic_type",
+                        "navigation_expression", "qualified_type"})
+_SKIP = frozenset({"type_arguments", "type_argument_list", "arguments", "argument_list", "value_arguments",
+                   "template_argument_list", "type_parameters"})
+
+
+def _type_names(node: Any) -> list[str]:
+    """The type names a heritage clause lists (``pkg.Base<T>`` → ``Base``)."""
+    if node.type in _SKIP:
+        return []
+    if node.named_child_count == 0:
+        return [_text(node)] if node.type in _TYPE_NAMES else []
+    if node.type in _QUALIFIED:
+        inner = [n for c in node.named_children for n in _type_names(c)]
+        return inner[:1] if node.type == "generic_type" else inner[-1:]
+    return [n for c in node.named_children for n in _type_names(c)]
+
+
+def _heritage(node: Any) -> list[tuple[str, str]]:
+    """(base name, inherits|implements) of a type definition node."""
+    out: list[tuple[str, str]] = []
+    stack = list(node.children)
+    while stack:
+        c = stack.pop(0)
+        if c.type in _HERITAGE_WRAPPERS:
+            stack[:0] = list(c.children)
+        elif c.type in _HERITAGE:
+            out.extend((n, _HERITAGE[c.type]) for n in _type_names(c))
+    return out
+
+
+def _qualify(defs: list, source: bytes, language: str
+             ) -> tuple[tuple[Symbol, ...], tuple[SymbolDetail, ...], int, tuple[Base, ...]]:
     """Symbols with their qualified names: the names of the containers around them (and a
-    Go method's receiver type); a function inside a container is a method."""
+    Go method's receiver type); a function inside a container is a method. And what each
+    type extends or implements (a Rust ``impl Trait for T``: T implements Trait)."""
     stack: list[tuple[int, str, str]] = []  # (end byte, name, kind) of the open containers
     symbols: list[Symbol] = []
     details: list[SymbolDetail] = []
+    bases: list[Base] = []
     documented = 0
     seen: set[tuple[int, str]] = set()
     for start, neg_end, first, last, kind, name, node, receiver in defs:
@@ -401,6 +477,12 @@ def _qualify(defs: list, source: bytes, language: str) -> tuple[tuple[Symbol, ..
             kind = {"struct": "struct", "enum": "enum", "actor": "class"}.get(node.children[0].type, kind)
         if kind in CONTAINERS:
             stack.append((-neg_end, short, kind))
+        if kind in TYPES:
+            owner = ".".join([*scope, short])
+            trait = node.child_by_field_name("trait") if kind == "impl" else None
+            found = [(n, "implements") for n in _type_names(trait)] if trait is not None else (
+                [] if kind in QUALIFY_ONLY else _heritage(node))
+            bases.extend((owner, n, rel, first) for n, rel in found if n != short)
         if kind in QUALIFY_ONLY:
             continue
         if kind == "function" and (receiver or in_type):
@@ -414,7 +496,7 @@ def _qualify(defs: list, source: bytes, language: str) -> tuple[tuple[Symbol, ..
         details.append((qualified, _signature(node, source), doc))
         if len(symbols) >= MAX_SYMBOLS:
             break
-    return tuple(symbols), tuple(details), documented
+    return tuple(symbols), tuple(details), documented, tuple(dict.fromkeys(bases))
 
 
 _SCALA_GROUP = re.compile(r"^(.*)\.\{(.*)\}$")
@@ -536,7 +618,7 @@ def _test_markers(language: str, text: str, symbols: tuple[Symbol, ...], calls: 
                                   or name.startswith(("test_", "test")) and language in ("ruby", "php", "swift", "python")):
             out.append((name, start))
     if language in ("javascript", "typescript", "tsx", "ruby"):
-        out.extend((c, line) for c, line in calls if c in _TEST_CALLS)
+        out.extend((c, line) for c, line in calls if c in _TEST_CALLS)  # bare calls only: `it(…)`, not `x.it(…)`
     for needle, pattern in _TEST_TEXT:
         if needle in text and (needle != "[" or "Fact" in text or "Test" in text or "Theory" in text):
             for m in pattern.finditer(text):
@@ -546,21 +628,29 @@ def _test_markers(language: str, text: str, symbols: tuple[Symbol, ...], calls: 
     return tuple(sorted(set(out), key=lambda m: (m[1], m[0])))[:MAX_CALLS]
 
 
-_PY_CALL = re.compile(r"(?<![\w])(?:(def|class)\s+)?([A-Za-z_]\w*)\s*\(")
+_PY_CALLS = "(call function: [(identifier) @call (attribute attribute: (identifier) @call)])"
+
+
+@lru_cache(maxsize=None)
+def _python_calls_query() -> tuple[Any, Any]:
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language, get_parser
+
+    return get_parser("python"), Query(get_language("python"), _PY_CALLS)
 
 
 def python_calls(text: str) -> tuple[Mention, ...]:
-    """Call sites of a Python module, from its text (the ``ast`` analyzer reads statements
-    only: walking every expression would triple its cost): each ``name(`` that is not a
-    ``def`` or ``class`` line, with its line."""
+    """Call sites of a Python module (``f``, ``recv.f``, ``?.f`` as for every language), on
+    the tree-sitter grammar: the ``ast`` analyzer reads statements only (walking every
+    expression would triple its cost), and a text scan would take ``f(`` in a string or a
+    comment for a call."""
+    from tree_sitter import QueryCursor
+
+    parser, query = _python_calls_query()
+    tree = parser.parse(text.encode("utf-8"))
     out: list[Mention] = []
-    line, last = 1, 0
-    for m in _PY_CALL.finditer(text):
-        if m.group(1):
-            continue
-        line += text.count("\n", last, m.start())
-        last = m.start()
-        out.append((m.group(2), line))
+    for n in QueryCursor(query).captures(tree.root_node).get("call", ()):
+        out.append((_callee(n), _line(n)))
         if len(out) >= MAX_CALLS:
             break
     return tuple(sorted(set(out), key=lambda c: (c[1], c[0])))

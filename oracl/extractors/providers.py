@@ -58,6 +58,9 @@ def _eco(idx: IndexView) -> Ecosystems:
     return hit[0]
 
 
+ecosystems_of = _eco
+
+
 def _placeholder(idx: IndexView, path: str) -> bool:
     return is_placeholder(path.rsplit("/", 1)[-1])
 
@@ -329,7 +332,8 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         return "" in scopes or any(p.startswith(s + "/") for s in scopes)
     here = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
     hits: dict[str, tuple[int, int]] = {}
-    for name, line in f.calls:
+    for callee, line in f.calls:
+        name = callee.rsplit(".", 1)[-1]
         if name in own:
             continue
         paths = table.get(name)

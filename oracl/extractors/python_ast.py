@@ -14,7 +14,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from oracl.records import ImportRef, Mention, Symbol, SymbolDetail
+from oracl.records import Base, ImportRef, Mention, Symbol, SymbolDetail
 
 SECRET_NAME = re.compile(r"(?i)(password|passwd|secret|api_?key|token|private_?key)")
 SENSITIVE_MODULES = {
@@ -46,6 +46,7 @@ class PythonAnalysis:
     symbols: tuple[Symbol, ...] = ()
     details: tuple[SymbolDetail, ...] = ()  # (qualified name, signature, first docstring line)
     test_markers: tuple[Mention, ...] = ()  # pytest/unittest test functions and classes
+    bases: tuple[Base, ...] = ()            # (class, base class as written, "inherits", line)
     imports: tuple[ImportRef, ...] = ()
     module_docstring: bool = False
     defs: int = 0
@@ -106,6 +107,20 @@ def _target_names(node: ast.AST) -> list[str]:
     return []
 
 
+def _dotted(node: ast.AST) -> str:
+    """``a.b.C`` of a base class written as a dotted name (``Generic[T]`` → ``Generic``)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
 def _nonempty_str(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 4
 
@@ -123,6 +138,7 @@ def analyze_python(text: str) -> PythonAnalysis:
     symbols: list[Symbol] = []
     details: list[SymbolDetail] = []
     markers: list[Mention] = []
+    bases: list[Base] = []
     lines = text.splitlines()
     imports: list[ImportRef] = []
     sensitive: set[str] = set()
@@ -161,6 +177,10 @@ def analyze_python(text: str) -> PythonAnalysis:
                 details.append(_detail(node, name, lines))
                 if node.name.startswith("Test"):  # type: ignore[attr-defined]
                     markers.append((name, node.lineno))
+                for base in node.bases:  # type: ignore[attr-defined]
+                    written = _dotted(base)
+                    if written and written != "object":
+                        bases.append((name, written, "inherits", node.lineno))
                 visit(node.body, name + ".", True)  # type: ignore[attr-defined]
             elif kind == "def" or kind == "async_def":
                 functions += 1
@@ -224,6 +244,7 @@ def analyze_python(text: str) -> PythonAnalysis:
     out.symbols = tuple(symbols)
     out.details = tuple(details)
     out.test_markers = tuple(markers)
+    out.bases = tuple(bases)
     out.imports = tuple(imports)
     out.sensitive = tuple(sorted(sensitive))
     out.secret_key_names = secret_names

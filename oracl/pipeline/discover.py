@@ -340,14 +340,15 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                      documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
                      secret_key_names=a.secret_key_names,
                      credential_literal=a.credential_literal or bool(found) and not material,
-                     key_material=material, symbol_details=a.details, calls=python_calls(text),
-                     test_markers=a.test_markers)
+                     key_material=material, symbol_details=a.details,
+                     calls=python_calls(text),
+                     test_markers=a.test_markers, bases=a.bases)
         symbols = tuple(s[0] for s in a.symbols)
     elif language in CODE_QUERIES:
         c = extract_code(language, text)
         names, literal = scan.security_signals(original)
         kinds = Counter(k for _, k, _, _ in c.symbols)
-        extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls,
+        extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls, bases=c.bases,
                      namespaces=c.namespaces, test_markers=c.test_markers,
                      defs=len(c.symbols), documented_defs=c.documented,
                      module_docstring=bool(c.details) and bool(c.details[0][2]),
