@@ -44,7 +44,7 @@ MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading 
 FIELDS = tuple(f.name for f in fields(FileFacts))
 # fields holding tuples of tuples (JSON turns them into lists; the providers hash some)
 _NESTED = frozenset({"symbols", "headings", "md_links", "config_values", "mentions", "comment_refs", "secrets",
-                     "symbol_details", "calls", "test_markers", "refs", "bases"})
+                     "symbol_details", "calls", "test_markers", "refs", "bases", "typed"})
 
 
 def schema_digest() -> str:

@@ -28,6 +28,8 @@ SymbolDetail = tuple[str, str, str]
 Ref = tuple[str, str, int]
 # (a type's qualified name, a base it names as written, "inherits" | "implements", line)
 Base = tuple[str, str, str, int]
+# (a variable, the type it is declared with or constructed from as written, line)
+Typed = tuple[str, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,7 @@ class FileFacts:
     symbol_details: tuple[SymbolDetail, ...] = ()
     calls: tuple[Mention, ...] = ()             # call sites (``f`` | ``recv.f`` | ``?.f``, line)
     bases: tuple[Base, ...] = ()                # what each type extends or implements
+    typed: tuple[Typed, ...] = ()               # variables whose type the code says (receivers)
     namespaces: tuple[str, ...] = ()            # packages / namespaces the file declares
     test_markers: tuple[Mention, ...] = ()      # (marker, line): a test function, a test attribute …
     refs: tuple[Ref, ...] = ()                  # docs, templates and build files: see ``Ref``

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from oracl.records import Base, ImportRef, Mention, Symbol, SymbolDetail
+from oracl.records import Base, ImportRef, Mention, Symbol, SymbolDetail, Typed
 
 MAX_CALLS = 5000          # call sites kept per file
 MAX_SYMBOLS = 5000        # definitions kept per file
@@ -63,6 +63,10 @@ _JS_DEFS = """
 (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import)))
 (call_expression function: [(identifier) @call (member_expression property: (property_identifier) @call)])
 (new_expression constructor: [(identifier) @call (member_expression property: (property_identifier) @call)])
+(variable_declarator name: (identifier) @var value: (new_expression constructor: [(identifier) @vtype
+  (member_expression property: (property_identifier) @vtype)]))
+(assignment_expression left: (member_expression property: (property_identifier) @var)
+  right: (new_expression constructor: [(identifier) @vtype (member_expression property: (property_identifier) @vtype)]))
 """
 _TS_DEFS = _JS_DEFS + """
 (interface_declaration name: (_) @name) @def.interface
@@ -73,6 +77,12 @@ _TS_DEFS = _JS_DEFS + """
 (method_signature name: (_) @name) @def.method
 (abstract_method_signature name: (_) @name) @def.method
 (function_signature name: (_) @name) @def.function
+(required_parameter pattern: (identifier) @var type: (type_annotation [(type_identifier) @vtype
+  (generic_type name: (type_identifier) @vtype)]))
+(optional_parameter pattern: (identifier) @var type: (type_annotation [(type_identifier) @vtype
+  (generic_type name: (type_identifier) @vtype)]))
+(public_field_definition name: (property_identifier) @var type: (type_annotation [(type_identifier) @vtype
+  (generic_type name: (type_identifier) @vtype)]))
 """
 
 QUERIES: dict[str, str] = {
@@ -91,6 +101,13 @@ QUERIES: dict[str, str] = {
 (method_elem name: (field_identifier) @name) @def.method
 (import_spec path: (interpreted_string_literal (interpreted_string_literal_content) @import))
 (call_expression function: [(identifier) @call (selector_expression field: (field_identifier) @call)])
+(parameter_declaration name: (identifier) @var type: [(type_identifier) @vtype
+  (pointer_type [(type_identifier) @vtype (qualified_type name: (type_identifier) @vtype)])
+  (qualified_type name: (type_identifier) @vtype)])
+(short_var_declaration left: (expression_list . (identifier) @var) right: (expression_list . [
+  (composite_literal type: [(type_identifier) @vtype (qualified_type name: (type_identifier) @vtype)])
+  (unary_expression operand: (composite_literal type: [(type_identifier) @vtype
+    (qualified_type name: (type_identifier) @vtype)]))]))
 """,
     "javascript": _JS_DEFS,
     "typescript": _TS_DEFS,
@@ -131,6 +148,11 @@ QUERIES: dict[str, str] = {
 (method_invocation name: (identifier) @call)
 (object_creation_expression type: [(type_identifier) @call (generic_type (type_identifier) @call)
   (scoped_type_identifier (type_identifier) @call .)])
+(local_variable_declaration type: [(type_identifier) @vtype (generic_type (type_identifier) @vtype)]
+  declarator: (variable_declarator name: (identifier) @var))
+(field_declaration type: [(type_identifier) @vtype (generic_type (type_identifier) @vtype)]
+  declarator: (variable_declarator name: (identifier) @var))
+(formal_parameter type: [(type_identifier) @vtype (generic_type (type_identifier) @vtype)] name: (identifier) @var)
 """,
     "kotlin": """
 (package_header (identifier) @ns)
@@ -206,6 +228,9 @@ QUERIES: dict[str, str] = {
   (member_access_expression name: (identifier) @call)
   (generic_name (identifier) @call)])
 (object_creation_expression type: [(identifier) @call (generic_name (identifier) @call)])
+(parameter type: [(identifier) @vtype (generic_name (identifier) @vtype)] name: (identifier) @var)
+(variable_declaration type: [(identifier) @vtype (generic_name (identifier) @vtype)]
+  (variable_declarator name: (identifier) @var))
 """,
     "ruby": """
 (module name: (_) @name) @def.module
@@ -275,6 +300,7 @@ class CodeFacts:
     namespaces: tuple[str, ...] = ()
     test_markers: tuple[Mention, ...] = ()    # (marker, line): a test function, a test attribute …
     bases: tuple[Base, ...] = ()              # (type's qualified name, base as written, inherits|implements, line)
+    typed: tuple[Typed, ...] = ()             # (variable, its declared or constructed type, line)
     documented: int = 0
     error: str = ""
 
@@ -353,6 +379,7 @@ def extract(language: str, text: str) -> CodeFacts:
     defs: list[tuple[int, int, int, int, str, str, Any, str]] = []
     imports: list[tuple[str, int, int, Any]] = []
     calls: list[Mention] = []
+    typed: list[Typed] = []
     namespaces: list[str] = []
     for _, caps in QueryCursor(query).matches(tree.root_node):
         if "name" in caps:
@@ -369,6 +396,9 @@ def extract(language: str, text: str) -> CodeFacts:
         elif "import" in caps:
             for n in caps["import"]:
                 imports.append((_text(n), _line(n), n.end_point[0] + 1, n))
+        elif "var" in caps and "vtype" in caps:
+            if len(typed) < MAX_CALLS:
+                typed.append((_text(caps["var"][0]), _text(caps["vtype"][0]), _line(caps["var"][0])))
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
@@ -380,7 +410,8 @@ def extract(language: str, text: str) -> CodeFacts:
     markers = _test_markers(language, text, symbols, calls)
     error = "syntax errors in the tree" if tree.root_node.has_error else ""
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
-                     tuple(dict.fromkeys(namespaces)), markers, bases, documented, error)
+                     tuple(dict.fromkeys(namespaces)), markers, bases, tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))),
+                     documented, error)
 
 
 _NOT_RECEIVERS = frozenset({"exports", "module.exports", "this", "window", "self", "globalThis", "global"})
@@ -628,7 +659,15 @@ def _test_markers(language: str, text: str, symbols: tuple[Symbol, ...], calls: 
     return tuple(sorted(set(out), key=lambda m: (m[1], m[0])))[:MAX_CALLS]
 
 
-_PY_CALLS = "(call function: [(identifier) @call (attribute attribute: (identifier) @call)])"
+_PY_TYPE = "[(identifier) @vtype (attribute attribute: (identifier) @vtype)]"
+_PY_CALLS = f"""
+(call function: [(identifier) @call (attribute attribute: (identifier) @call)])
+(assignment left: [(identifier) @var (attribute attribute: (identifier) @var)] right: (call function: {_PY_TYPE}))
+(assignment left: (identifier) @var type: (type {_PY_TYPE}))
+(typed_parameter (identifier) @var type: (type [{_PY_TYPE[1:-1]} (generic_type (identifier) @vtype)]))
+(typed_default_parameter name: (identifier) @var type: (type [{_PY_TYPE[1:-1]} (generic_type (identifier) @vtype)]))
+(as_pattern (call function: {_PY_TYPE}) alias: (as_pattern_target (identifier) @var))
+"""
 
 
 @lru_cache(maxsize=None)
@@ -639,21 +678,29 @@ def _python_calls_query() -> tuple[Any, Any]:
     return get_parser("python"), Query(get_language("python"), _PY_CALLS)
 
 
-def python_calls(text: str) -> tuple[Mention, ...]:
-    """Call sites of a Python module (``f``, ``recv.f``, ``?.f`` as for every language), on
+def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
+    """Call sites of a Python module (``f``, ``recv.f``, ``?.f`` as for every language) and
+    the variables whose type it says (``x = Cls(…)``, ``x: Cls``, ``with Cls() as x``), on
     the tree-sitter grammar: the ``ast`` analyzer reads statements only (walking every
     expression would triple its cost), and a text scan would take ``f(`` in a string or a
-    comment for a call."""
+    comment for a call. Only capitalised names count as types (``x = make()`` says nothing)."""
     from tree_sitter import QueryCursor
 
     parser, query = _python_calls_query()
     tree = parser.parse(text.encode("utf-8"))
     out: list[Mention] = []
-    for n in QueryCursor(query).captures(tree.root_node).get("call", ()):
-        out.append((_callee(n), _line(n)))
-        if len(out) >= MAX_CALLS:
-            break
-    return tuple(sorted(set(out), key=lambda c: (c[1], c[0])))
+    typed: list[Typed] = []
+    for _, caps in QueryCursor(query).matches(tree.root_node):
+        if "call" in caps:
+            if len(out) < MAX_CALLS:
+                n = caps["call"][0]
+                out.append((_callee(n), _line(n)))
+        elif "var" in caps and "vtype" in caps and len(typed) < MAX_CALLS:
+            vtype = _text(caps["vtype"][0])
+            if vtype[:1].isupper():
+                typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
+    return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
+            tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))
 
 
 def language_of(path: str) -> str:

@@ -333,6 +333,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
     language = base["language"]
     if language == "python":
         a = analyze_python(text)
+        calls, typed = python_calls(text)
         if a.syntax_error:
             status, error = "syntax_error", a.syntax_error
         extra = dict(ast_tags=a.tags, symbols=a.symbols, imports=a.imports,
@@ -341,7 +342,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                      secret_key_names=a.secret_key_names,
                      credential_literal=a.credential_literal or bool(found) and not material,
                      key_material=material, symbol_details=a.details,
-                     calls=python_calls(text),
+                     calls=calls, typed=typed,
                      test_markers=a.test_markers, bases=a.bases)
         symbols = tuple(s[0] for s in a.symbols)
     elif language in CODE_QUERIES:
@@ -349,6 +350,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         names, literal = scan.security_signals(original)
         kinds = Counter(k for _, k, _, _ in c.symbols)
         extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls, bases=c.bases,
+                     typed=c.typed,
                      namespaces=c.namespaces, test_markers=c.test_markers,
                      defs=len(c.symbols), documented_defs=c.documented,
                      module_docstring=bool(c.details) and bool(c.details[0][2]),

@@ -5,9 +5,10 @@ A pure phase: Phase 1's facts and the index in, rows out (nothing reads the disk
 over every file's facts on every build, reused or read again, so a selective rebuild yields
 the same symbol graph as a full one by construction.
 
-Symbols: one per definition, id ``path#qualified`` (``path#qualified@line`` for a second
-definition of one name in a file), and one ``module`` symbol per code file (id ``path#``)
-that holds what is defined at its top level and the calls made there.
+Symbols: one per qualified name and file, id ``path#qualified`` (overloads and
+redefinitions are one symbol: in Python the last definition, elsewhere the first), and one
+``module`` symbol per code file (id ``path#``) that holds what is defined at its top level
+and the calls made there.
 
 Edges (``relation``):
 
@@ -24,6 +25,8 @@ resolution          κ      the name was …
 ==================  =====  ===============================================================
 same_scope          0.95   defined in the caller's file or class (``self.f``, ``this.f``)
 imported            0.9    imported into the file (``from m import f``, ``pkg.F``, ``C.m``)
+typed               0.85   a member of the type its receiver was declared with or built from
+                           (``s = Session(); s.send()``, ``def f(s: Session)``, ``var s Session``)
 inherited           0.85   a member of a base class of the caller's class
 same_package        0.85   defined once in the caller's directory (a Go or Java package)
 receiver            0.8    a member of the one class named like its receiver (``session.send``)
@@ -53,7 +56,7 @@ from oracl.extractors.providers import FAMILY, ecosystems_of
 from oracl.extractors.resolve import IndexView
 from oracl.records import FileFacts
 
-CONFIDENCE = {"same_scope": 0.95, "imported": 0.9, "inherited": 0.85, "same_package": 0.85, "receiver": 0.8,
+CONFIDENCE = {"same_scope": 0.95, "imported": 0.9, "typed": 0.85, "inherited": 0.85, "same_package": 0.85, "receiver": 0.8,
               "unique": 0.7, "unique_member": 0.5, "ambiguous": 0.5}
 MAX_CANDIDATES = 5          # a name defined more often than this is not linked at all
 MAX_LINES = 20              # call-site lines kept per (caller, callee)
@@ -115,11 +118,15 @@ class _Files:
         self.members: dict[str, dict[str, str]] = {}                      # type id → member name → id
         self.types: dict[str, dict[str, str]] = defaultdict(dict)         # path → type name → id
         self.owner: dict[str, str] = {}                                   # symbol id → its type's id
+        self.parent: dict[str, str] = {}                                  # symbol id → the symbol around it
+        self.nested: dict[str, dict[str, str]] = {}                       # function id → name → nested def
         self.bases: dict[str, list[str]] = defaultdict(list)              # type id → base type ids
         self.by_short: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, name) → ids
         self.by_dir: dict[tuple[str, str], list[str]] = defaultdict(list)    # (dir, name) → top-level ids
         self.kind: dict[str, str] = {}
         self.path: dict[str, str] = {}
+        self.span: dict[str, tuple[int, int]] = {}
+        self.types_named: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, lower name) → type ids
 
 
 def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
@@ -139,18 +146,25 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
                         "language": f.language, "path": f.path, "start": 1, "end": max(1, f.line_count),
                         "signature": "", "doc": "", "exported": True})
         t.kind[mid], t.path[mid] = "module", f.path
-        seen: set[str] = set()
         scope_rows: list[tuple[int, int, str]] = []
         by_qualified: dict[str, str] = {}
         details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else \
             tuple((s[0], "", "") for s in f.symbols)
-        for (name, kind, start, end), (qualified, signature, doc) in zip(f.symbols, details, strict=True):
+        # one symbol per qualified name and file: overloads, a property's setter, a redefinition.
+        # Python keeps the last definition (the one the name is bound to at run time), the
+        # others the first; the other definitions' lines still belong to it.
+        rep: dict[str, int] = {}
+        for i, d in enumerate(details):
+            if f.language == "python" or d[0] not in rep:
+                rep[d[0]] = i
+        others: list[tuple[int, int, str]] = []
+        for i, ((name, kind, start, end), (qualified, signature, doc)) in enumerate(zip(f.symbols, details, strict=True)):
+            if rep[qualified] != i:
+                others.append((start, end, qualified))
+                continue
             short = qualified.rsplit(".", 1)[-1] or name
             sid = f"{f.path}#{qualified}"
-            if sid in seen:
-                sid = f"{sid}@{start}"
-            seen.add(sid)
-            t.kind[sid], t.path[sid] = kind, f.path
+            t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
             row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
                    "language": f.language, "path": f.path, "start": start, "end": end,
                    "signature": signature, "doc": doc,
@@ -162,9 +176,12 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             by_qualified.setdefault(qualified, sid)
             if parent is not None:
                 _edge(g, parent, sid, "contains", 1.0, "defined", 1, start)
+                t.parent[sid] = parent
                 if t.kind.get(parent) in TYPE_KINDS:
                     t.members.setdefault(parent, {}).setdefault(short, sid)
                     t.owner[sid] = parent
+                else:
+                    t.nested.setdefault(parent, {}).setdefault(short, sid)
             elif not parent_q:
                 _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
                 t.top[f.path].setdefault(short, []).append(sid)
@@ -174,9 +191,12 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
                 t.by_dir[(directory, parent_q.rsplit(".", 1)[-1] + "." + short)].append(sid)
             if kind in TYPE_KINDS:
                 t.types[f.path].setdefault(short, sid)
+                t.types_named[(fam, short.lower())].append(sid)
             t.by_short[(fam, short)].append(sid)
             if kind in SCOPES:
                 scope_rows.append((start, end, sid))
+        scope_rows.extend((a, b, by_qualified[q]) for a, b, q in others
+                          if t.kind.get(by_qualified[q]) in SCOPES)
         spans[f.path] = scope_rows
     # members declared outside their type (Go methods, Rust impls): attach by the type's name
     for (directory, dotted), ids in list(t.by_dir.items()):
@@ -207,7 +227,7 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
         meta: dict[tuple[str, str], tuple[str, int]] = {}
         for callee, line in f.calls:
             caller = owners[line] if 0 < line < len(owners) else module_id[f.path]
-            hits = r.call(f, caller, callee)
+            hits = r.call(f, caller, callee, line)
             if hits is None:
                 g.dropped += 1
                 continue
@@ -285,6 +305,9 @@ class _Resolver:
             return
         self.f = f
         self.names, self.aliases = self.imports_of(f.path)
+        self.typed: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for var, vtype, line in f.typed:
+            self.typed[var].append((line, vtype))
         if len(self._imports) > 4096:  # re-exports are looked up again, cheaply
             self._imports = {f.path: (self.names, self.aliases)}
 
@@ -302,13 +325,14 @@ class _Resolver:
             return [(ids[0], how, 1)]
         return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else []
 
-    def _top(self, paths: list[str], name: str, kinds: frozenset[str] | None = None, depth: int = 0) -> list[str]:
+    def _top(self, paths: list[str], name: str, kinds: frozenset[str] | None = None, depth: int = 0,
+             follow: bool = True) -> list[str]:
         """Top-level definitions of ``name`` in ``paths``, following re-exports (a package's
         ``__init__`` importing the name from a module, an ``index.js`` re-exporting it)."""
         out: list[str] = []
         for p in dict.fromkeys(paths):
             found = [i for i in self.t.top.get(p, {}).get(name, ()) if kinds is None or self.t.kind[i] in kinds]
-            if not found and depth < 2:
+            if not found and follow and depth < 2:
                 found = self._top(self.imports_of(p)[0].get(name, []), name, kinds, depth + 1)
             out.extend(i for i in found if i not in out)
         return out
@@ -349,7 +373,25 @@ class _Resolver:
         ids = [i for i in self.t.by_short.get((self._family(f), name), ()) if self.t.kind[i] in TYPE_KINDS]
         return self._pick(ids, "unique")
 
-    def call(self, f: FileFacts, caller: str, callee: str) -> list[Hit] | None:
+    def _type_of(self, caller: str, var: str, line: int) -> str:
+        """The type ``var`` was declared with or built from, as seen from a call at ``line``:
+        in the caller (the latest before the line), else in its class (``self.x = X()``),
+        else anywhere in the file."""
+        entries = self.typed.get(var)
+        if not entries:
+            return ""
+        t = self.t
+        for scope in (caller, t.owner.get(caller)):
+            if scope is None or scope not in t.span:
+                continue
+            a, b = t.span[scope]
+            inside = [(ln, ty) for ln, ty in entries if a <= ln <= b and (scope != caller or ln <= line)]
+            if inside:
+                return max(inside)[1]
+        before = [(ln, ty) for ln, ty in entries if ln <= line]
+        return max(before)[1] if before else entries[0][1]
+
+    def call(self, f: FileFacts, caller: str, callee: str, line: int = 0) -> list[Hit] | None:
         """The definitions a call site names: [] when none is defined here, None when too
         many are."""
         recv, _, name = callee.rpartition(".")
@@ -357,10 +399,13 @@ class _Resolver:
         fam = self._family(f)
         if not recv:
             # the caller's own nested definitions, then the file, then what the file imports
-            own = t.members.get(caller, {}).get(name)
-            if own is not None and t.kind[own] in CALLABLE:
-                return [(own, "same_scope", 1)]
-            local = self._top([f.path], name, CALLABLE)
+            scope: str | None = caller
+            while scope is not None:  # a function defined in the caller or around it
+                own = t.nested.get(scope, {}).get(name)
+                if own is not None and t.kind[own] in CALLABLE:
+                    return [(own, "same_scope", 1)]
+                scope = t.parent.get(scope)
+            local = self._top([f.path], name, CALLABLE, follow=False)
             if local:
                 return [(local[0], "same_scope", 1)]
             files = self.names.get(name)
@@ -376,7 +421,9 @@ class _Resolver:
             if not ids:
                 return []
             return self._pick(ids, "unique") or None
-        cls = t.owner.get(caller) if t.kind.get(caller) not in TYPE_KINDS else caller
+        cls: str | None = caller  # the type around the caller, through nested functions
+        while cls is not None and t.kind.get(cls) not in TYPE_KINDS:
+            cls = t.parent.get(cls)
         if recv in SELF or recv == "super":
             if cls is not None:
                 found = self._member(cls, name)
@@ -395,6 +442,11 @@ class _Resolver:
                 if hits:
                     return self._pick(hits, "imported") or None
                 return []
+            declared = self._type_of(caller, recv, line)
+            for tid, _how, _ in self.type_name(f, declared) if declared else []:
+                found = self._member(tid, name)
+                if found is not None:
+                    return [(found[0], "typed", 1)]
             for tid, how, _ in self.type_name(f, recv) if recv[:1].isupper() else []:
                 found = self._member(tid, name)  # a static call, a constructor: `Cls.make()`
                 if found is not None:
@@ -409,9 +461,21 @@ class _Resolver:
         return self._members_named(fam, name)
 
     def _by_receiver(self, fam: str, recv: str, name: str) -> list[Hit]:
-        """``session.send()``: the one type named like the receiver that has the member."""
+        """``session.send()``: the one type named like the receiver that has the member
+        (itself or through a base), or the one object it was assigned on (``res.send = …``)."""
         low = recv.lower().lstrip("_$")
         if len(low) < 3:
+            return []
+        found = set()
+        for (family, type_name), tids in self.t.types_named.items():
+            if family == fam and (type_name == low or (len(low) >= 4 and type_name.endswith(low))):
+                for tid in tids:
+                    hit = self._member(tid, name)
+                    if hit is not None:
+                        found.add(hit[0])
+        if len(found) == 1:
+            return [(found.pop(), "receiver", 1)]
+        if found:
             return []
         hits = []
         for i in self.t.by_short.get((fam, name), ()):

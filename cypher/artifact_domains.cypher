@@ -1,0 +1,5 @@
+// name: artifact_domains
+// params: paths LIST(STRING)
+// returns: path, domain and priority of each named artifact
+MATCH (a:Artifact) WHERE a.path IN $paths
+RETURN a.path AS path, a.domain AS domain, a.priority AS priority, a.checksum AS checksum;
