@@ -217,6 +217,88 @@ def hub(
 
 
 @app.command()
+def symbols(
+    name: Annotated[str, typer.Argument(help="A name: wsgi_app, Flask.wsgi_app, flask.app.Flask.wsgi_app, path:LINE.")],
+    root: RootOpt = Path("."),
+    kind: Annotated[str | None, typer.Option(help="Only this kind (function, method, class, struct, …).")] = None,
+    language: Annotated[str | None, typer.Option(help="Only this language (python, go, typescript, …).")] = None,
+    k: Annotated[int, typer.Option("-k", help="Definitions to show.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Where NAME is defined: exact short or qualified names first, fuzzy when nothing
+    matches exactly."""
+    try:
+        with _memory(root) as mem:
+            result = mem.symbols(name, kind, language, k)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "symbols_view")
+
+
+ConfidenceOpt = Annotated[float, typer.Option("--min-confidence", help="Leave out call edges below this "
+                                              "confidence (0.5 drops ambiguous guesses; 0 shows all).")]
+
+
+@app.command()
+def callers(
+    symbol: Annotated[str, typer.Argument(help="A function, method or class (a name, qualified name or path:LINE).")],
+    root: RootOpt = Path("."),
+    depth: Annotated[int, typer.Option(help="Levels of callers, 1 to 5.")] = 1,
+    min_confidence: ConfidenceOpt = 0.5,
+    k: Annotated[int, typer.Option("-k", help="Call edges to show per level.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Who calls SYMBOL: each caller with the call sites' lines, the edge's confidence and
+    how the name was resolved."""
+    try:
+        with _memory(root) as mem:
+            result = mem.callers(symbol, depth, min_confidence, k)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "calls_view")
+
+
+@app.command()
+def callees(
+    symbol: Annotated[str, typer.Argument(help="A function, method or class.")],
+    root: RootOpt = Path("."),
+    depth: Annotated[int, typer.Option(help="Levels of callees, 1 to 5.")] = 1,
+    min_confidence: ConfidenceOpt = 0.5,
+    k: Annotated[int, typer.Option("-k", help="Call edges to show per level.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """What SYMBOL calls among the repository's own definitions (library calls are not
+    listed)."""
+    try:
+        with _memory(root) as mem:
+            result = mem.callees(symbol, depth, min_confidence, k)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "calls_view")
+
+
+@app.command()
+def impact(
+    targets: Annotated[list[str] | None, typer.Argument(help="Files, symbols or path:LINE that change.")] = None,
+    root: RootOpt = Path("."),
+    diff: Annotated[str | None, typer.Option("--diff", help="The working tree against this revision "
+                                             "(HEAD, main, a commit) instead of TARGETS.")] = None,
+    depth: Annotated[int, typer.Option(help="Levels of callers and subtypes to follow, 1 to 5.")] = 3,
+    k: Annotated[int, typer.Option("-k", help="Rows to show per list.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """What a change reaches: the symbols and files that depend on TARGETS (or on the
+    working tree's changes with --diff), ranked by weight and distance, the test files to
+    run, and the hubs touched."""
+    try:
+        with _memory(root) as mem:
+            result = mem.impact(targets or [], diff=diff, depth=depth, k=k)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "impact_view")
+
+
+@app.command()
 def show(
     path: Annotated[str, typer.Argument(help="A file of the graph.")],
     root: RootOpt = Path("."),

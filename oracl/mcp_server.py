@@ -30,7 +30,8 @@ except ModuleNotFoundError:  # pragma: no cover - `oracl mcp` says how to instal
 
 DEFAULT_MAX_CHARS = 20_000
 MAX_CHARS = 100_000
-_LIST_KEYS = ("results", "items", "neighbours", "members", "hubs", "levels", "lines", "rows")
+_LIST_KEYS = ("results", "items", "neighbours", "members", "hubs", "levels", "lines", "rows", "definitions",
+              "callers", "callees", "symbols", "files", "tests", "seeds")
 
 
 def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
@@ -85,7 +86,7 @@ def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
 
 
 def create_server(root: Path) -> Any:
-    """The FastMCP server with ORACL's eight read-only tools."""
+    """The FastMCP server with ORACL's eleven read-only tools."""
     from mcp.server.fastmcp import FastMCP
 
     from oracl.config import load_config
@@ -99,7 +100,8 @@ def create_server(root: Path) -> Any:
         "ORACL is a semantic memory of the repository at " + str(root) + ". Start with "
         "oracl_agent_context for a question in plain words; use oracl_search for ranked files, "
         "oracl_show / oracl_fragment to read one file's facts or lines, oracl_trace / oracl_related / "
-        "oracl_hub to walk the graph. Every answer says its build and whether files changed since."))
+        "oracl_hub to walk the graph; oracl_symbols, oracl_callers and oracl_impact for definitions, call "
+        "graphs and what a change reaches. Every answer says its build and whether files changed since."))
 
     @server.tool()
     def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
@@ -153,6 +155,35 @@ def create_server(root: Path) -> Any:
         """Everything the graph knows about one file: its record and tags, its symbols and
         headings, its edges by relation, and its priority breakdown."""
         return _answer(lambda: mem.show(path), max_chars, mem)
+
+    @server.tool()
+    def oracl_symbols(name: str, kind: str | None = None, language: str | None = None, k: int = 20,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Where a function, method, class or type is defined: name it plainly ("wsgi_app"),
+        qualified ("Flask.wsgi_app", "flask.app.Flask.wsgi_app") or as path:LINE. Exact
+        matches first; a fuzzy match when nothing matches exactly (the answer's "match" says
+        which). Each definition has its path, line range, kind, signature and first doc line."""
+        return _answer(lambda: mem.symbols(name, kind, language, max(1, min(k, 200))), max_chars, mem)
+
+    @server.tool()
+    def oracl_callers(name: str, depth: int = 1, min_confidence: float = 0.5, callees: bool = False,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Who calls a symbol (or, with callees=true, what it calls), depth 1 to 5. Each call
+        edge has the caller's path and lines of the call sites, its confidence and how the
+        name was resolved (same_scope, imported, typed, receiver, unique, ambiguous …);
+        min_confidence 0.5 leaves out ambiguous guesses, 0 shows everything."""
+        fn = mem.callees if callees else mem.callers
+        return _answer(lambda: fn(name, depth=depth, min_confidence=min_confidence), max_chars, mem)
+
+    @server.tool()
+    def oracl_impact(targets: list[str] | None = None, diff: str | None = None, depth: int = 3, k: int = 20,
+                     max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """What a change reaches: give files or symbols as targets, or diff="HEAD" (the
+        working tree against a revision). Returns the changed symbols, the symbols and files
+        that depend on them ranked by weight and distance, the test files to run, and the
+        domain hubs touched."""
+        return _answer(lambda: mem.impact(targets or [], diff=diff, depth=depth, k=max(1, min(k, 200))),
+                       max_chars, mem)
 
     @server.tool()
     def oracl_stats(max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:

@@ -31,6 +31,7 @@ from oracl.vault import Vault
 
 CHARS_PER_TOKEN = 4
 MAX_CONTEXT_LINES = 20_000  # a changed file is searched for its moved span this far
+MAX_DEFINITION_LINES = 160  # a named symbol's definition is quoted up to this many lines
 QUALIFIERS = ("path:", "file:", "filename:", "prefix:", "hub:", "domain:")
 
 
@@ -178,6 +179,35 @@ class Memory:
     def fragment(self, locator: str, lines: str | None = None, context: int = 0) -> dict[str, Any]:
         return self._call(graph.fragment, locator, lines, context)
 
+    def symbols(self, name: str, kind: str | None = None, language: str | None = None, k: int = 20) -> dict[str, Any]:
+        """Where ``name`` is defined (exact short or qualified name first, fuzzy after)."""
+        from oracl import callgraph
+
+        return self._call(callgraph.symbols, name, kind=kind, language=language, k=k)
+
+    def callers(self, name: str, depth: int = 1, min_confidence: float = 0.5, k: int = 100) -> dict[str, Any]:
+        """Who calls ``name``, to ``depth`` levels, with each call's confidence and lines."""
+        from oracl import callgraph
+
+        return self._call(callgraph.callers, name, depth=depth, min_confidence=min_confidence, k=k)
+
+    def callees(self, name: str, depth: int = 1, min_confidence: float = 0.5, k: int = 100) -> dict[str, Any]:
+        """What ``name`` calls among the repository's own definitions."""
+        from oracl import callgraph
+
+        return self._call(callgraph.callees, name, depth=depth, min_confidence=min_confidence, k=k)
+
+    def impact(self, targets: list[str] | str | None = None, diff: str | None = None, depth: int = 3,
+               k: int = 20, min_confidence: float = 0.3) -> dict[str, Any]:
+        """What a change reaches: symbols, files, the tests to run and the hubs touched.
+        ``targets``: files, symbols or ``path:LINE``; ``diff``: the working tree against a
+        revision (``"HEAD"``)."""
+        from oracl import callgraph
+
+        items = [targets] if isinstance(targets, str) else list(targets or [])
+        return self._call(callgraph.impact, items, diff=diff, depth=depth, k=k, min_confidence=min_confidence,
+                          freshness=True)
+
     def stats(self) -> dict[str, Any]:
         from oracl.stats import stats
 
@@ -287,7 +317,12 @@ def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: Freshnes
         row = snap.named("artifact_by_path", {"path": res["path"]})
         if not row or stale[res["path"]] not in ("fresh", "modified"):
             continue
-        start, end, why = _best_span(row[0], terms, res["matched_fields"])
+        if res.get("defines"):  # the query names a symbol this file defines: quote its definition
+            d = res["defines"][0]
+            start, end = d["start"], min(d["end"], d["start"] + MAX_DEFINITION_LINES - 1)
+            why = f"matched {', '.join(res['matched_fields'])}; symbol {d['qualified']}"
+        else:
+            start, end, why = _best_span(row[0], terms, res["matched_fields"])
         modified = stale[res["path"]] == "modified"
         try:  # the span only – or, when the file moved on since the build, the file to find it in
             lines, _, _, _ = snap.workspace.read_lines(res["path"], 1 if modified else start,

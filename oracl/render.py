@@ -344,3 +344,81 @@ def status_view(r: dict[str, Any]) -> None:
                       markup=False, highlight=False)
     style = "green" if r["fresh"] else "yellow"
     out.print(f"[{style}]{r['verdict']}[/]", highlight=False)
+
+
+def _loc(r: dict[str, Any]) -> str:
+    return f"{r['path']}:{r['start']}" + (f"-{r['end']}" if r.get("end", r["start"]) != r["start"] else "")
+
+
+def symbols_view(r: dict[str, Any]) -> None:
+    how = {"exact": "", "id": "", "line": "", "fuzzy": " (no exact match: closest names)"}.get(r["match"], "")
+    t = Table(title=f"Definitions of {r['query']}{how}", title_justify="left")
+    for col in ("#", "symbol", "kind", "where", "signature"):
+        t.add_column(col, justify="right" if col == "#" else "left", overflow="fold")
+    for i, d in enumerate(r["definitions"], 1):
+        sig = d["signature"] + (f"  [dim]— {d['doc']}[/]" if d["doc"] else "")
+        t.add_row(str(i), d["qualified"], d["kind"], _loc(d), sig)
+    if not r["definitions"]:
+        out.print(f"no symbol named {r['query']!r}", markup=False)
+    else:
+        out.print(t)
+    _stale_line(r)
+
+
+def calls_view(r: dict[str, Any]) -> None:
+    from rich.tree import Tree
+
+    label = "callers" if "callers" in r else "callees"
+    arrow = "←" if label == "callers" else "→"
+    targets = r["targets"]
+    head = ", ".join(f"{t['qualified']} ({_loc(t)})" for t in targets[:3]) + (" …" if len(targets) > 3 else "")
+    tree = Tree(f"[bold]{head}[/] [dim]{label}, depth {r['depth']}, confidence ≥ {r['min_confidence']:g}"
+                + (", fuzzy match" if r["match"] == "fuzzy" else "") + "[/]")
+    branches: dict[str, Any] = {t["id"]: tree for t in targets}
+    for level in r["levels"]:
+        nxt: dict[str, Any] = {}
+        for e in level:
+            parent = branches.get(e["via"], tree)
+            lines = ",".join(str(x) for x in e["lines"][:6]) + ("…" if len(e["lines"]) > 6 else "")
+            how = e["resolution"] + (f" of {e['candidates']}" if e["resolution"] == "ambiguous" else "")
+            text = (f"{arrow} [cyan]{e['qualified']}[/]  {e['path']}:{lines}  "
+                    f"[dim]{e['kind']} κ={e['confidence']:.2f} {how}[/]")
+            node = parent.add(text + (" [dim](repeat)[/]" if e["repeat"] else ""))
+            if not e["repeat"]:
+                nxt[e["id"]] = node
+        branches.update(nxt)
+    out.print(tree)
+    cut = "; the query guard cut the walk" if r["guard_cut"] else ""
+    more = f" (showing {r['shown']})" if r["shown"] < r["total"] else ""
+    out.print(f"[dim]{r['total']} {label}{more} · build {r['build_id']}{cut}[/]")
+    _stale_line(r)
+
+
+def impact_view(r: dict[str, Any]) -> None:
+    what = f"git diff {r['diff'] or 'HEAD'}" if r["diff"] is not None else ", ".join(r["targets"])
+    out.print(f"[bold]Impact of {what}[/]: {len(r['changed'])} changed file(s), {r['seed_count']} changed "
+              f"symbol(s)", highlight=False)
+    if r["seeds"]:
+        out.print("changed: " + ", ".join(f"{s['qualified']} ({_loc(s)})" for s in r["seeds"][:8])
+                  + (" …" if r["seed_count"] > 8 else ""), markup=False, highlight=False)
+    for title, rows, total in (("Tests to run", r["tests"], r["test_count"]),
+                               ("Files reached", r["files"], r["file_count"])):
+        t = Table(title=f"{title} ({len(rows)} of {total})", title_justify="left")
+        for col in ("#", "path", "score", "dist", "why"):
+            t.add_column(col, justify="right" if col in ("#", "score", "dist") else "left", overflow="fold")
+        for i, f in enumerate(rows, 1):
+            t.add_row(str(i), f["path"], f"{f['score']:.3f}", str(f["distance"]), "; ".join(f["reasons"][:2]))
+        out.print(t)
+    if r["symbols"]:
+        t = Table(title=f"Symbols reached ({len(r['symbols'])} of {r['symbol_count']})", title_justify="left")
+        for col in ("#", "symbol", "where", "score", "dist", "via"):
+            t.add_column(col, justify="right" if col in ("#", "score", "dist") else "left", overflow="fold")
+        for i, sym in enumerate(r["symbols"], 1):
+            t.add_row(str(i), sym["qualified"], _loc(sym), f"{sym['score']:.3f}", str(sym["distance"]),
+                      f"{sym['relation']} {sym['via'].split('#', 1)[-1]}")
+        out.print(t)
+    if r["hubs"]:
+        out.print("hubs: " + ", ".join(f"{h['hub']} ({h['files']})" for h in r["hubs"]), markup=False, highlight=False)
+    if r["guard_cut"]:
+        out.print("[yellow]the query guard cut the walk: the lists are partial[/]")
+    _stale_line(r)

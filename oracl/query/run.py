@@ -68,12 +68,92 @@ def _domains(snap: Snapshot) -> tuple[str, ...]:
     return tuple(r["domain"] for r in snap.cached("domains"))
 
 
-def _result(rank: int, s: Scored, provenance: str) -> dict[str, Any]:
+def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     r = s.row
-    return {"rank": rank, "path": r["path"], "id": r["id"], "score": round(s.score, 6),
-            "domain": r["domain"], "content_type": r["content_type"], "lifecycle": r["lifecycle"],
-            "format": r["format"], "priority": round(r["priority"] or 0.0, 6),
-            "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
+    out = {"rank": rank, "path": r["path"], "id": r["id"], "score": round(s.score, 6),
+           "domain": r["domain"], "content_type": r["content_type"], "lifecycle": r["lifecycle"],
+           "format": r["format"], "priority": round(r["priority"] or 0.0, 6),
+           "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
+    if r["path"] in defines:
+        out["defines"] = defines[r["path"]]
+    return out
+
+
+# Names a query may give for a symbol: `quoted`, a traceback's "in NAME" (Python) or
+# "at NAME (" (JavaScript, Java), and compound identifiers (snake_case, camelCase, dotted).
+_QUOTED = re.compile(r"`([A-Za-z_$][\w$.:]{1,150})(?:\(\))?`")
+_FRAME = re.compile(r"(?:\bin ([A-Za-z_]\w*)\s*$|^\s*at ([\w$.<>]+) \()", re.M)
+_WORDS = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*")
+MAX_SYMBOL_NAMES = 20
+MAX_SYMBOL_FILES = 3      # a name defined in more files than this anchors none of them
+ANCHOR = 1.0              # a file defining a named symbol gains this × the best score per name
+
+
+def symbol_names(text: str) -> list[str]:
+    """The names in a query that may be symbols, most explicit first."""
+    from oracl.query.score import _is_identifier
+
+    out = [m.group(1) for m in _QUOTED.finditer(text)]
+    out += [m.group(1) or m.group(2).rsplit(".", 1)[-1] for m in _FRAME.finditer(text)]
+    out += [w for w in _WORDS.findall(text) if _is_identifier(w) and not w.replace(".", "").isdigit()]
+    seen = dict.fromkeys(n.strip(".:") for n in out if len(n.strip(".:")) >= 3)
+    return [n for n in seen if not n.lower().endswith((".py", ".js", ".ts", ".go", ".rs", ".java", ".md"))][
+        :MAX_SYMBOL_NAMES]
+
+
+def defined_in(snap: Snapshot, names: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """path → the named symbols it defines, for the names defined in at most
+    ``MAX_SYMBOL_FILES`` files (tests and examples set aside when the name is also defined
+    elsewhere). A build without a symbol graph answers nothing."""
+    if not names:
+        return {}
+    keys = {n.lower().replace("::", "."): n for n in names}
+    try:
+        found = snap.named("symbol_names", {"keys": sorted(keys)})
+    except OraclError:
+        return {}
+    ids = {i: r["key"] for r in found for i in r["ids"]}
+    rows = snap.named("symbol_rows", {"ids": sorted(ids)}) if ids else []
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["kind"] != "module":
+            by_name.setdefault(ids[row["id"]], []).append(row)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, defs in sorted(by_name.items()):
+        main = [d for d in defs if not is_test_path(d["path"])] or defs
+        files = {d["path"] for d in main}
+        if len(files) > MAX_SYMBOL_FILES:
+            continue
+        for d in sorted(main, key=lambda d: (d["path"], d["start"])):
+            out.setdefault(d["path"], []).append({"name": keys[key], "qualified": d["qualified"],
+                                                  "start": d["start"], "end": d["end"]})
+    return out
+
+
+def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[str, Any]]],
+           may_add: bool) -> list[Scored]:
+    """Files that define a symbol the query names move above the rest: each gains
+    ``ANCHOR`` × the best score per distinct name it defines (added as candidates when the
+    search did not find them and no filter is in force)."""
+    if not defines:
+        return ranked
+    by_path = {s.row["path"]: s for s in ranked}
+    missing = sorted(p for p in defines if p not in by_path)
+    if missing and may_add:
+        for row in snap.named("artifact_rows", {"paths": missing}):
+            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
+            ranked.append(s)
+            by_path[row["path"]] = s
+    top = max((s.score for s in ranked), default=0.0) or 1.0
+    for path, defs in defines.items():
+        s = by_path.get(path)
+        if s is None:
+            continue
+        names = {d["name"] for d in defs}
+        s.score += ANCHOR * top * len(names)
+        s.matches.extend((n, "definition", ANCHOR * top) for n in sorted(names))
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked
 
 
 def _explain(s: Scored) -> dict[str, Any]:
@@ -136,12 +216,16 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             missing = sorted({e["target"] for e in edges} - have)
             extra = snap.named("artifact_rows", {"paths": missing}) if missing else []
             ranked = propagate_tests(ranked, edges, extra)
+    defines: dict[str, list[dict[str, Any]]] = {}
+    if not pq.wildcard and provenance != "mirror":
+        defines = defined_in(snap, symbol_names(text))
+        ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
     pattern = exclusion_pattern(pq.exclusions)
     if pattern:  # the path-level post-filter, on every path (the fast path included)
         rx = re.compile(pattern)
         ranked = [s for s in ranked if not rx.search(s.row["path"].lower())]
     ranked = ranked[:limit]
-    results = [_result(i + 1, s, provenance) for i, s in enumerate(ranked)]
+    results = [_result(i + 1, s, provenance, defines) for i, s in enumerate(ranked)]
     latency = (time.perf_counter() - t0) * 1000
     qclass = "fast_path" if provenance == "mirror" else "wildcard" if pq.wildcard else (
         "long" if pq.long else "concept")
