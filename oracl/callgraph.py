@@ -151,13 +151,16 @@ def _walk(snap: Snapshot, start: list[str], query: str, key: str, depth: int, mi
     return levels, cut
 
 
-def callers(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = 0.0, k: int = 100) -> dict[str, Any]:
+DEFAULT_CONFIDENCE = 0.5   # callers/callees leave out ambiguous guesses unless asked (measured: docs/evaluation.md)
+
+
+def callers(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = DEFAULT_CONFIDENCE, k: int = 100) -> dict[str, Any]:
     """Who calls ``name``: to ``depth`` levels, each call edge with its confidence, how it
     was resolved, its candidate count and the call sites' lines."""
     return _calls(snap, name, "symbol_callers", "target", "callers", depth, min_confidence, k)
 
 
-def callees(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = 0.0, k: int = 100) -> dict[str, Any]:
+def callees(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = DEFAULT_CONFIDENCE, k: int = 100) -> dict[str, Any]:
     """What ``name`` calls (the definitions ORACL resolved; library calls are not listed)."""
     return _calls(snap, name, "symbol_callees", "source", "callees", depth, min_confidence, k)
 

@@ -279,20 +279,26 @@ def callees(
 
 @app.command()
 def impact(
-    targets: Annotated[list[str] | None, typer.Argument(help="Files, symbols or path:LINE that change.")] = None,
+    targets: Annotated[list[str] | None, typer.Argument(help="Files, symbols or path:LINE that change; with "
+                                                        "--diff, the revision to compare with (default HEAD).")] = None,
     root: RootOpt = Path("."),
-    diff: Annotated[str | None, typer.Option("--diff", help="The working tree against this revision "
-                                             "(HEAD, main, a commit) instead of TARGETS.")] = None,
+    diff: Annotated[bool, typer.Option("--diff", help="Take the working tree's changes against a revision "
+                                       "(oracl impact --diff [REV]) instead of TARGETS.")] = False,
     depth: Annotated[int, typer.Option(help="Levels of callers and subtypes to follow, 1 to 5.")] = 3,
     k: Annotated[int, typer.Option("-k", help="Rows to show per list.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """What a change reaches: the symbols and files that depend on TARGETS (or on the
-    working tree's changes with --diff), ranked by weight and distance, the test files to
-    run, and the hubs touched."""
+    working tree's changes with --diff [REV]), ranked by weight and distance, the test
+    files to run, and the hubs touched."""
     try:
+        if diff and len(targets or []) > 1:
+            raise ConfigError("--diff takes one revision (oracl impact --diff [REV]), not a list of targets")
         with _memory(root) as mem:
-            result = mem.impact(targets or [], diff=diff, depth=depth, k=k)
+            if diff:
+                result = mem.impact([], diff=(targets or ["HEAD"])[0], depth=depth, k=k)
+            else:
+                result = mem.impact(targets or [], depth=depth, k=k)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "impact_view")

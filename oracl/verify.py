@@ -113,8 +113,9 @@ def verify(root: Path, *, public_key_file: Path | None = None, require_signature
 
 def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
     """What readers serve – the bundle's header, every artifact's path, checksum, priority,
-    tags, symbols and headings, every hub, every edge with its weights and fragments –
-    equals the export (which the signature covers)."""
+    tags, symbols and headings, every hub, every edge with its weights and fragments, every
+    symbol of the symbol graph and every call edge – equals the export (which the signature
+    covers)."""
     from oracl.store import DB_FILE, Store, close
 
     try:
@@ -146,23 +147,33 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
         got_hubs = {r["id"]: (r["a"], r["d"], r["l"]) for r in store.named("verify_hubs")}
         got_links = Counter(tuple(r.values()) for r in store.named("verify_links"))
         got_belongs = Counter(tuple(r.values()) for r in store.named("verify_belongs"))
+        got_symbols = {r["id"]: (r["path"], r["a"], r["b"], r["kind"]) for r in store.named("verify_symbols")}
+        got_calls = Counter((r["source"], r["target"], r["confidence"], tuple(r["lines"]))
+                            for r in store.named("verify_symbol_calls"))
     finally:
         close(bundle / DB_FILE)
-    for what, want, got in (("artifacts", want_arts, got_arts), ("hubs", want_hubs, got_hubs)):
+    sym = doc.get("symbols") or {"nodes": [], "edges": []}
+    want_symbols = {n["id"]: (n["path"], n["start"], n["end"], n["kind"]) for n in sym["nodes"]}
+    want_calls = Counter((e["source"], e["target"], e["confidence"], tuple(e["lines"]))
+                         for e in sym["edges"] if e["relation"] == "calls")
+    for what, want, got in (("artifacts", want_arts, got_arts), ("hubs", want_hubs, got_hubs),
+                            ("symbols", want_symbols, got_symbols)):
         if len(want) != len(got):
             raise BundleMismatchError(f"the bundle holds {len(got)} {what}, the export {len(want)}")
         bad = sorted(k for k in want if got.get(k) != want[k])
         if bad:
             raise BundleMismatchError(f"{len(bad)} of the bundle's {what} disagree with the export "
                                       f"(first: {bad[0][:120]})")
-    for what, want_c, got_c in (("links", want_links, got_links), ("hub memberships", want_belongs, got_belongs)):
+    for what, want_c, got_c in (("links", want_links, got_links), ("hub memberships", want_belongs, got_belongs),
+                                ("call edges", want_calls, got_calls)):
         if want_c != got_c:
             extra = sum((got_c - want_c).values())
             missing = sum((want_c - got_c).values())
             raise BundleMismatchError(f"the bundle's {what} disagree with the export ({extra} not in it, "
                                       f"{missing} missing)")
-    return (f"served: {len(got_arts)} artifacts, {len(got_hubs)} hubs and "
-            f"{sum(got_links.values()) + sum(got_belongs.values())} edges match the export")
+    return (f"served: {len(got_arts)} artifacts, {len(got_hubs)} hubs, "
+            f"{sum(got_links.values()) + sum(got_belongs.values())} edges, {len(got_symbols)} symbols and "
+            f"{sum(got_calls.values())} call edges match the export")
 
 
 def _json(value: Any) -> str:

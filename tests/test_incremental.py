@@ -37,8 +37,11 @@ def _py(i: int, rng: random.Random, names: list[str]) -> str:
     lines = [f'"""Module {i}: handles {rng.choice(["signing", "export", "parsing", "cache"])}."""']
     for target in rng.sample(others, min(len(others), rng.randint(0, 2))):
         lines.append(f"import {target[:-3].replace('/', '.')}")
+    # calls by name into other modules (resolved or not, depending on which files exist),
+    # a class with a method called through self: the symbol graph changes with the edits
     lines.append(f"\ndef work_{i}(x):\n    \"\"\"Work {i}.\"\"\"\n    # see {rng.choice(names) if names else 'README.md'}\n"
-                 f"    return x + {i}\n")
+                 f"    work_{rng.randint(0, 40)}(x)\n    return x + {i}\n\n\nclass Job{i}(Job{rng.randint(0, 40)}):\n"
+                 f"    def run(self):\n        return self.step() + work_{rng.randint(0, 40)}(1)\n")
     return "\n".join(lines)
 
 
@@ -81,11 +84,17 @@ def _canonical(root: Path) -> dict:
 
 
 def _first_difference(a: dict, b: dict) -> str:
-    for part in ("schema", "nodes", "edges"):
+    for part in ("schema", "nodes", "edges", "symbols"):
         if a[part] == b[part]:
             continue
         if part == "schema":
             return f"schema: {sorted(k for k in a[part] if a[part][k] != b[part].get(k))}"
+        if part == "symbols":
+            for sub in ("nodes", "edges"):
+                extra = [x for x in a[part][sub] if x not in b[part][sub]][:2]
+                gone = [x for x in b[part][sub] if x not in a[part][sub]][:2]
+                if extra or gone:
+                    return f"symbol {sub}: incremental only {extra}, full only {gone}"
         if len(a[part]) != len(b[part]):
             return f"{part}: {len(a[part])} vs {len(b[part])} rows"
         for x, y in zip(a[part], b[part], strict=True):
@@ -180,6 +189,8 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int) -> N
         incremental = _canonical(root), _answer(root)
         full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
         assert incremental[0] == full[0], f"step {step}: {_first_difference(incremental[0], full[0])}"
+        calls = [e for e in full[0]["symbols"]["edges"] if e["relation"] == "calls"]
+        assert len(calls) >= 10 and any(e["relation"] == "inherits" for e in full[0]["symbols"]["edges"])
         assert incremental[1] == full[1], f"step {step}: the full-text answers differ: {incremental[1]} vs {full[1]}"
 
 

@@ -414,6 +414,7 @@ def extract(language: str, text: str) -> CodeFacts:
                      documented, error)
 
 
+_PUNCT = frozenset({".", "->", "::", "?.", "(", ")", "new", "&", "*", "!", "comment", "line_comment", "block_comment"})
 _NOT_RECEIVERS = frozenset({"exports", "module.exports", "this", "window", "self", "globalThis", "global"})
 _CHAIN = re.compile(r"^[\w$]+(?:\s*(?:\.|::|->|\?\.)\s*[\w$]+)*$")
 _LAST = re.compile(r"[\w$]+$")
@@ -428,8 +429,9 @@ def _callee(node: Any) -> str:
         parent = parent.parent
     if parent is None:
         return name
-    first = parent.named_children[0] if parent.named_child_count else None
-    if first is None or first.id == node.id or first.type in ("arguments", "argument_list", "value_arguments"):
+    before = [c for c in parent.children if c.end_byte <= node.start_byte and c.type not in _PUNCT]
+    first = before[0] if before else None  # `this` is an unnamed node in some grammars
+    if first is None or first.type in ("arguments", "argument_list", "value_arguments", "new"):
         return name
     if parent.type in ("call_expression", "new_expression", "invocation_expression", "instance_expression",
                        "function_call_expression", "object_creation_expression", "command"):

@@ -65,6 +65,7 @@ SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
 CALLABLE = frozenset({"function", "method", "async_function", "class", "struct", "record", "object", "macro"})
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "record", "object", "protocol", "type"})
 SCOPES = frozenset({"function", "method", "async_function", *TYPE_KINDS})
+IMPLICIT_THIS = frozenset({"java", "kotlin", "scala", "csharp", "cpp", "ruby", "swift"})  # `f()` may be `this.f()`
 RELATIONS = ("calls", "contains", "implements", "inherits", "references")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
@@ -249,12 +250,14 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             if sym["kind"] not in ("function", "method", "async_function") or not sym["signature"]:
                 continue
             done: set[str] = set()
+            owner = t.owner.get(sym["id"])
             for word in _WORD.findall(sym["signature"].split("(", 1)[-1] if "(" in sym["signature"] else ""):
                 if word in done or word == sym["name"] or not word[:1].isupper():
                     continue
                 done.add(word)
                 for target, how, n in r.type_name(f, word):
-                    _edge(g, sym["id"], target, "references", _kappa(how, n), how, n, sym["start"])
+                    if target != owner:  # a method naming its own type says nothing new
+                        _edge(g, sym["id"], target, "references", _kappa(how, n), how, n, sym["start"])
     g.edges.sort(key=lambda e: (e["source"], e["target"], e["relation"]))
     g.nodes.sort(key=lambda n: n["id"])
     return g
@@ -405,6 +408,13 @@ class _Resolver:
                 if own is not None and t.kind[own] in CALLABLE:
                     return [(own, "same_scope", 1)]
                 scope = t.parent.get(scope)
+            if f.language in IMPLICIT_THIS:
+                cls0: str | None = caller
+                while cls0 is not None and t.kind.get(cls0) not in TYPE_KINDS:
+                    cls0 = t.parent.get(cls0)
+                found = self._member(cls0, name) if cls0 is not None else None
+                if found is not None and t.kind[found[0]] in CALLABLE:
+                    return [(found[0], "same_scope" if found[1] == 0 else "inherited", 1)]
             local = self._top([f.path], name, CALLABLE, follow=False)
             if local:
                 return [(local[0], "same_scope", 1)]
@@ -458,6 +468,8 @@ class _Resolver:
             typed = self._by_receiver(fam, recv, name)
             if typed:
                 return typed
+            if recv[:1].isupper() and recv[1:2].islower():
+                return []  # `String::new()`, `Math.max()`: a type this repository does not define
         return self._members_named(fam, name)
 
     def _by_receiver(self, fam: str, recv: str, name: str) -> list[Hit]:

@@ -1,0 +1,305 @@
+"""The symbol graph (design §5b): a fixture in eight languages with known definitions,
+calls, inheritance and tests yields exactly the expected symbols and edges; the graph is
+loaded, exported, verified and answered (symbols, callers, callees, impact, --diff), and a
+query naming a symbol ranks its file first."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl import callgraph
+from oracl.builder import build
+from oracl.config import Config
+from oracl.errors import QueryError
+from oracl.extractors.code import extract, python_calls
+from oracl.extractors.resolve import IndexView
+from oracl.memory import Memory
+from oracl.pipeline.discover import read_one, walk
+from oracl.pipeline.symbols import CONFIDENCE, symbol_graph
+from oracl.snapshot import Snapshot
+
+from .conftest import git, run_cli, write_tree
+
+FIXTURE: dict[str, str] = {
+    # Python: a package re-exporting a class, inheritance, self/typed/imported calls, a test
+    "py/shop/__init__.py": "from .cart import Cart\n",
+    "py/shop/base.py": "class Base:\n    def total(self):\n        return 0\n\n    def describe(self):\n        return str(self.total())\n",
+    "py/shop/cart.py": ("from .base import Base\n\n\nclass Cart(Base):\n    def add(self, item: 'Item') -> None:\n"
+                        "        self.items.append(item)\n        self.describe()\n\n\ndef make_cart() -> Cart:\n"
+                        "    cart = Cart()\n    cart.add(None)\n    return cart\n"),
+    "py/tests/test_cart.py": ("from shop import Cart\nfrom shop.cart import make_cart\n\n\ndef test_add():\n"
+                              "    c = make_cart()\n    c.add(1)\n    Cart().total()\n"),
+    # TypeScript: extends/implements, this-calls, an imported function, a typed parameter
+    "ts/src/shape.ts": ("export interface Shape { area(): number }\n\nexport class Square implements Shape {\n"
+                        "  area(): number { return this.side() * 2 }\n  side(): number { return 1 }\n}\n"),
+    "ts/src/draw.ts": ('import {Square, Shape} from "./shape";\n\nexport function draw(s: Square): number {\n'
+                       "  return s.area()\n}\n\nexport class Big extends Square {}\n\nexport function main() { draw(new Square()) }\n"),
+    # Go: a method on a type, called through its receiver and a typed variable, across the package
+    "go/go.mod": "module example.com/g\n\ngo 1.21\n",
+    "go/store/store.go": ("package store\n\ntype DB struct{}\n\nfunc Open() *DB { return &DB{} }\n\n"
+                          "func (d *DB) Get(k string) string { return d.norm(k) }\n\nfunc (d *DB) norm(k string) string { return k }\n"),
+    "go/store/use.go": "package store\n\nfunc Fetch() string {\n\tdb := &DB{}\n\treturn db.Get(\"a\")\n}\n",
+    "go/main.go": ('package main\n\nimport "example.com/g/store"\n\nfunc main() {\n\tstore.Open()\n\tstore.Fetch()\n}\n'),
+    # Java: a class extending another and implementing an interface, static and typed calls
+    "java/src/com/ex/Animal.java": "package com.ex;\n\npublic interface Animal { String sound(); }\n",
+    "java/src/com/ex/Pet.java": "package com.ex;\n\npublic class Pet {\n  public String name() { return \"p\"; }\n}\n",
+    "java/src/com/ex/Dog.java": ("package com.ex;\n\npublic class Dog extends Pet implements Animal {\n"
+                                 "  public String sound() { return name() + Util.loud(\"woof\"); }\n}\n"),
+    "java/src/com/ex/Util.java": "package com.ex;\n\npublic class Util {\n  public static String loud(String s) { return s; }\n}\n",
+    "java/src/com/ex/Main.java": ("package com.ex;\n\npublic class Main {\n  void run(Dog d) { d.sound(); }\n}\n"),
+    # Rust: a trait implemented by a struct, a method called on self and through Type::new
+    "rs/src/lib.rs": ("pub trait Speak { fn speak(&self) -> String; }\n\npub struct Cat;\n\nimpl Cat {\n"
+                      "    pub fn new() -> Cat { Cat }\n    fn purr(&self) {}\n}\n\nimpl Speak for Cat {\n"
+                      "    fn speak(&self) -> String { self.purr(); String::new() }\n}\n\npub fn run() { Cat::new().speak(); }\n"),
+    # C#: a base class and an interface, this-calls
+    "cs/Shapes.cs": ("namespace Geo {\n  public interface IShape { double Area(); }\n  public class Shape { public void Draw() {} }\n"
+                     "  public class Circle : Shape, IShape {\n    public double Area() { this.Draw(); return 1; }\n  }\n}\n"),
+    # Ruby: a subclass calling its inherited method
+    "rb/lib/animal.rb": "class Animal\n  def breathe; end\nend\n\nclass Fish < Animal\n  def swim\n    breathe()\n  end\nend\n",
+}
+
+# (source, target, relation, resolution) of every edge but `contains`: each checked by hand
+EXPECTED = {
+    ("cs/Shapes.cs#Circle", "cs/Shapes.cs#IShape", "inherits", "same_scope"),  # C# base lists do not say which
+    ("cs/Shapes.cs#Circle", "cs/Shapes.cs#Shape", "inherits", "same_scope"),
+    ("cs/Shapes.cs#Circle.Area", "cs/Shapes.cs#Shape.Draw", "calls", "inherited"),
+    ("go/main.go#main", "go/store/store.go#Open", "calls", "imported"),
+    ("go/main.go#main", "go/store/use.go#Fetch", "calls", "imported"),
+    ("go/store/store.go#DB.Get", "go/store/store.go#DB.norm", "calls", "typed"),  # d *DB, the receiver
+    ("go/store/store.go#Open", "go/store/store.go#DB", "references", "same_scope"),
+    ("go/store/use.go#Fetch", "go/store/store.go#DB.Get", "calls", "typed"),  # db := &DB{}
+    ("java/src/com/ex/Dog.java#Dog", "java/src/com/ex/Animal.java#Animal", "implements", "same_package"),
+    ("java/src/com/ex/Dog.java#Dog", "java/src/com/ex/Pet.java#Pet", "inherits", "same_package"),
+    ("java/src/com/ex/Dog.java#Dog.sound", "java/src/com/ex/Pet.java#Pet.name", "calls", "inherited"),
+    ("java/src/com/ex/Dog.java#Dog.sound", "java/src/com/ex/Util.java#Util.loud", "calls", "same_package"),
+    ("java/src/com/ex/Main.java#Main.run", "java/src/com/ex/Dog.java#Dog", "references", "same_package"),
+    ("java/src/com/ex/Main.java#Main.run", "java/src/com/ex/Dog.java#Dog.sound", "calls", "typed"),
+    ("py/shop/base.py#Base.describe", "py/shop/base.py#Base.total", "calls", "same_scope"),
+    ("py/shop/cart.py#Cart", "py/shop/base.py#Base", "inherits", "imported"),
+    ("py/shop/cart.py#Cart.add", "py/shop/base.py#Base.describe", "calls", "inherited"),
+    ("py/shop/cart.py#make_cart", "py/shop/cart.py#Cart", "calls", "same_scope"),
+    ("py/shop/cart.py#make_cart", "py/shop/cart.py#Cart", "references", "same_scope"),
+    ("py/shop/cart.py#make_cart", "py/shop/cart.py#Cart.add", "calls", "typed"),  # cart = Cart()
+    ("py/tests/test_cart.py#test_add", "py/shop/base.py#Base.total", "calls", "unique_member"),  # Cart().total()
+    ("py/tests/test_cart.py#test_add", "py/shop/cart.py#Cart", "calls", "imported"),  # through shop/__init__
+    ("py/tests/test_cart.py#test_add", "py/shop/cart.py#Cart.add", "calls", "unique_member"),
+    ("py/tests/test_cart.py#test_add", "py/shop/cart.py#make_cart", "calls", "imported"),
+    ("rb/lib/animal.rb#Fish", "rb/lib/animal.rb#Animal", "inherits", "same_scope"),
+    ("rb/lib/animal.rb#Fish.swim", "rb/lib/animal.rb#Animal.breathe", "calls", "inherited"),
+    ("rs/src/lib.rs#Cat", "rs/src/lib.rs#Speak", "implements", "same_scope"),
+    ("rs/src/lib.rs#Cat.speak", "rs/src/lib.rs#Cat.purr", "calls", "same_scope"),
+    ("rs/src/lib.rs#run", "rs/src/lib.rs#Cat.new", "calls", "same_scope"),
+    ("rs/src/lib.rs#run", "rs/src/lib.rs#Cat.speak", "calls", "ambiguous"),  # `Cat::new().speak()`
+    ("rs/src/lib.rs#run", "rs/src/lib.rs#Speak.speak", "calls", "ambiguous"),
+    ("ts/src/draw.ts#Big", "ts/src/shape.ts#Square", "inherits", "imported"),
+    ("ts/src/draw.ts#draw", "ts/src/shape.ts#Square", "references", "imported"),
+    ("ts/src/draw.ts#draw", "ts/src/shape.ts#Square.area", "calls", "typed"),  # s: Square
+    ("ts/src/draw.ts#main", "ts/src/draw.ts#draw", "calls", "same_scope"),
+    ("ts/src/draw.ts#main", "ts/src/shape.ts#Square", "calls", "imported"),
+    ("ts/src/shape.ts#Square", "ts/src/shape.ts#Shape", "implements", "same_scope"),
+    ("ts/src/shape.ts#Square.area", "ts/src/shape.ts#Square.side", "calls", "same_scope"),
+}
+
+
+def _graph(root: Path):  # type: ignore[no-untyped-def]
+    cfg = Config(workers=1)
+    d = walk(root, cfg, stat=False)
+    facts = [read_one(os.path.realpath(root), rel, cfg)[0] for rel in d.files]
+    return symbol_graph(facts, IndexView.build({f.path: f for f in facts}))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "repo", FIXTURE)
+
+
+@pytest.fixture
+def built(repo: Path) -> Path:
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    return repo
+
+
+def test_the_fixture_yields_exactly_the_expected_edges(repo: Path) -> None:
+    g = _graph(repo)
+    got = {(e["source"], e["target"], e["relation"], e["resolution"]) for e in g.edges if e["relation"] != "contains"}
+    assert got == EXPECTED
+    assert g.unresolved == 3  # self.items.append, str(…), String::new() (a type this repository does not define)
+
+
+def test_confidence_follows_the_resolution(repo: Path) -> None:
+    g = _graph(repo)
+    for e in g.edges:
+        if e["relation"] == "contains":
+            assert (e["confidence"], e["resolution"]) == (1.0, "defined")
+        elif e["resolution"] == "ambiguous":
+            assert e["confidence"] == 0.25 and e["candidates"] == 2  # 0.5 / 2 candidates
+        else:
+            assert e["confidence"] == CONFIDENCE[e["resolution"]] and e["candidates"] == 1
+    lines = {(e["source"], e["target"]): e["lines"] for e in g.edges if e["relation"] == "calls"}
+    assert lines[("py/shop/cart.py#make_cart", "py/shop/cart.py#Cart.add")] == [12]
+    assert lines[("go/store/use.go#Fetch", "go/store/store.go#DB.Get")] == [5]
+
+
+def test_symbols_nodes_and_containment(repo: Path) -> None:
+    g = _graph(repo)
+    nodes = {n["id"]: n for n in g.nodes}
+    assert nodes["py/shop/cart.py#"]["kind"] == "module" and nodes["py/shop/cart.py#"]["name"] == "cart"
+    cart = nodes["py/shop/cart.py#Cart.add"]
+    assert (cart["kind"], cart["start"], cart["end"], cart["signature"]) == (
+        "method", 5, 7, "def add(self, item: 'Item') -> None")
+    assert nodes["go/store/store.go#DB.norm"]["exported"] is False  # lower case in Go
+    assert nodes["go/store/store.go#DB.Get"]["exported"] is True
+    assert nodes["rs/src/lib.rs#Cat.purr"]["exported"] is False and nodes["rs/src/lib.rs#run"]["exported"] is True
+    contains = {(e["source"], e["target"]) for e in g.edges if e["relation"] == "contains"}
+    assert ("py/shop/cart.py#", "py/shop/cart.py#Cart") in contains
+    assert ("py/shop/cart.py#Cart", "py/shop/cart.py#Cart.add") in contains
+    assert ("go/store/store.go#DB", "go/store/store.go#DB.Get") in contains  # a Go method, by its receiver
+
+
+def test_an_overload_set_is_one_symbol(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "r", {"m.py": (
+        "import typing as t\n\n@t.overload\ndef f(x: int) -> int: ...\n\n@t.overload\ndef f(x: str) -> str: ...\n\n"
+        "def f(x):\n    return g(x)\n\ndef g(x):\n    return f(x)\n")})
+    g = _graph(root)
+    f = [n for n in g.nodes if n["name"] == "f"]
+    assert [(n["id"], n["start"], n["end"]) for n in f] == [("m.py#f", 9, 10)]  # the implementation
+    assert {(e["source"], e["target"]) for e in g.edges if e["relation"] == "calls"} == {
+        ("m.py#f", "m.py#g"), ("m.py#g", "m.py#f")}
+
+
+def test_call_receivers_and_declared_types() -> None:
+    assert extract("java", "class A { void f() { this.g(); x.y().z(); h(); } }").calls == (
+        ("?.z", 1), ("h", 1), ("this.g", 1), ("x.y", 1))
+    assert extract("go", "package p\nfunc (s *S) Run(c *cobra.Command) { x := &T{}; s.g() }").typed == (
+        ("c", "Command", 2), ("s", "S", 2), ("x", "T", 2))
+    calls, typed = python_calls("def f(s: Session):\n  self.session.send('g()')  # h()\n  a = Adapter()\n")
+    assert calls == (("session.send", 2), ("Adapter", 3))  # nothing from the string or the comment
+    assert typed == (("s", "Session", 1), ("a", "Adapter", 3))
+    assert extract("php", "<?php class A extends B implements C {}").bases == (
+        ("A", "B", "inherits", 1), ("A", "C", "implements", 1))
+
+
+def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
+    doc = orjson.loads((built / ".oracl" / "weighted_graph_index.json").read_bytes())
+    assert doc["schema"]["version"] == "wtls-1.1"
+    sym = doc["symbols"]
+    assert doc["schema"]["counts"]["symbols"]["symbols"] == len(sym["nodes"]) == 64
+    assert doc["schema"]["counts"]["symbols"]["edges_by_relation"]["calls"] == 25
+    with Snapshot.open(built) as snap:
+        assert snap.store.rows("MATCH (s:Symbol) RETURN count(s) AS n")[0]["n"] == 64
+        assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 25
+        assert snap.store.rows("MATCH (a:Artifact)-[:Defines]->(s:Symbol) WHERE s.id = 'py/shop/cart.py#Cart' "
+                               "RETURN a.path AS p")[0]["p"] == "py/shop/cart.py"
+    proc = run_cli("verify", str(built))
+    assert proc.returncode == 0, proc.stderr
+    assert "64 symbols and 25 call edges match the export" in " ".join(proc.stdout.split())
+
+
+def test_symbols_exact_qualified_and_fuzzy(built: Path) -> None:
+    with Snapshot.open(built) as snap:
+        exact = callgraph.symbols(snap, "add")
+        assert exact["match"] == "exact" and [d["id"] for d in exact["definitions"]] == ["py/shop/cart.py#Cart.add"]
+        dotted = callgraph.symbols(snap, "shop.cart.Cart.add")  # a module path in front is dropped
+        assert [d["id"] for d in dotted["definitions"]] == ["py/shop/cart.py#Cart.add"]
+        fuzzy = callgraph.symbols(snap, "make_crt")
+        assert fuzzy["match"] == "fuzzy" and fuzzy["definitions"][0]["id"] == "py/shop/cart.py#make_cart"
+        line = callgraph.symbols(snap, "py/shop/cart.py:6")
+        assert line["match"] == "line" and line["definitions"][0]["id"] == "py/shop/cart.py#Cart.add"
+        kinds = callgraph.symbols(snap, "speak", kind="method", language="rust")
+        assert sorted(d["id"] for d in kinds["definitions"]) == ["rs/src/lib.rs#Cat.speak", "rs/src/lib.rs#Speak.speak"]
+        with pytest.raises(QueryError, match="no symbol named"):
+            callgraph.callers(snap, "zzzqqq")
+
+
+def test_callers_and_callees_with_depth_and_confidence(built: Path) -> None:
+    with Snapshot.open(built) as snap:
+        one = callgraph.callers(snap, "Base.describe")
+        assert [(r["id"], r["lines"], r["resolution"]) for r in one["callers"]] == [
+            ("py/shop/cart.py#Cart.add", [7], "inherited")]
+        two = callgraph.callers(snap, "Base.describe", depth=2)
+        assert [[r["id"] for r in lvl] for lvl in two["levels"]] == [
+            ["py/shop/cart.py#Cart.add"], ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]]
+        ambiguous = callgraph.callers(snap, "Speak.speak")
+        assert ambiguous["callers"] == []  # κ 0.25 (one of two candidates) is below the default floor, 0.5
+        assert [r["id"] for r in callgraph.callers(snap, "Speak.speak", min_confidence=0.0)["callers"]] == [
+            "rs/src/lib.rs#run"]
+        out = callgraph.callees(snap, "make_cart")
+        assert [(r["id"], r["resolution"]) for r in out["callees"]] == [
+            ("py/shop/cart.py#Cart", "same_scope"), ("py/shop/cart.py#Cart.add", "typed")]
+
+
+def test_impact_of_a_symbol_a_file_and_a_diff(built: Path) -> None:
+    with Snapshot.open(built) as snap:
+        r = callgraph.impact(snap, ["Base.total"])
+        assert [s["id"] for s in r["seeds"]] == ["py/shop/base.py#Base.total"]
+        reached = {s["id"]: (s["distance"], round(s["score"], 4)) for s in r["symbols"]}
+        # describe calls total (κ 0.95 × decay 0.7), test_add calls it (κ 0.5 × 0.7)
+        assert reached["py/shop/base.py#Base.describe"] == (1, 0.665)
+        assert reached["py/tests/test_cart.py#test_add"][0] == 1
+        assert reached["py/shop/cart.py#Cart.add"] == (2, round(0.665 * 0.85 * 0.7, 4))  # through `inherited`
+        assert [t["path"] for t in r["tests"]] == ["py/tests/test_cart.py"]
+        # base.py, cart.py (Cart.add), the test, and shop/__init__.py (imports cart.py)
+        assert r["hubs"] == [{"hub": "hub:domain:py", "files": 4}]
+        whole = callgraph.impact(snap, ["py/shop/base.py"])
+        assert "py/shop/cart.py" in [f["path"] for f in whole["files"]]
+    git(built, "init", "-q")
+    git(built, "add", "-A", ".")
+    git(built, "commit", "-qm", "base")
+    (built / "py/shop/base.py").write_text(FIXTURE["py/shop/base.py"].replace("return 0", "return 1"))
+    proc = run_cli("impact", "--diff", "-r", str(built), "--json")
+    assert proc.returncode == 0, proc.stderr
+    ans = orjson.loads(proc.stdout)
+    assert [s["id"] for s in ans["seeds"]] == ["py/shop/base.py#Base.total"]  # only the changed method
+    assert ans["changed"] == ["py/shop/base.py"] and [t["path"] for t in ans["tests"]] == ["py/tests/test_cart.py"]
+    head = orjson.loads(run_cli("impact", "--diff", "HEAD", "-r", str(built), "--json").stdout)
+    assert head["seeds"] == ans["seeds"] and head["diff"] == "HEAD"
+    bad = run_cli("impact", "--diff", "x;rm -rf", "-r", str(built))
+    assert bad.returncode == 8 and bad.stderr == "Error: 'x;rm -rf' is not a revision (HEAD, main, HEAD~3, a commit id)\n"
+    two = run_cli("impact", "--diff", "HEAD", "main", "-r", str(built))
+    assert two.returncode != 0 and "takes one revision" in two.stderr
+
+
+def test_cli_and_memory_answer_symbol_questions(built: Path) -> None:
+    proc = run_cli("callers", "Cart.add", "-r", str(built), "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = orjson.loads(proc.stdout)
+    assert [r["id"] for r in doc["callers"]] == ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]
+    text = run_cli("callers", "Cart.add", "-r", str(built), env={**os.environ, "COLUMNS": "200"})
+    assert "make_cart  py/shop/cart.py:12" in text.stdout and "κ=0.85 typed" in text.stdout
+    missing = run_cli("callers", "nothing_like_it", "-r", str(built))
+    assert missing.returncode != 0 and missing.stderr.count("\n") == 1 and "no symbol named" in missing.stderr
+    with Memory.open(built) as mem:
+        assert mem.symbols("Square")["definitions"][0]["path"] == "ts/src/shape.ts"
+        assert mem.callees("Square.area")["callees"][0]["id"] == "ts/src/shape.ts#Square.side"
+        assert mem.impact("go/store/store.go")["files"][0]["path"] == "go/store/store.go"
+
+
+def test_a_query_naming_a_symbol_ranks_its_file_first(built: Path) -> None:
+    with Memory.open(built) as mem:
+        res = mem.search("why does make_cart return an empty basket", k=5)
+        assert res["results"][0]["path"] == "py/shop/cart.py"
+        assert res["results"][0]["defines"][0]["qualified"] == "make_cart"
+        trace = mem.search('Traceback:\n  File "x.py", line 3, in describe\nTypeError', k=3)
+        assert trace["results"][0]["path"] == "py/shop/base.py"
+        pack = mem.context("make_cart fails", budget_tokens=500)
+        first = pack.items[0]
+        assert (first.path, first.start, first.end) == ("py/shop/cart.py", 10, 13)
+        assert first.lines.startswith("def make_cart() -> Cart:")
+
+
+def test_repair_restores_the_symbol_tables(built: Path) -> None:
+    import shutil
+
+    vault = built / ".oracl"
+    for bundle in (vault / "mirror").iterdir():
+        if bundle.is_dir():
+            shutil.rmtree(bundle)
+    proc = run_cli("repair", str(built))
+    assert proc.returncode == 0, proc.stderr
+    with Snapshot.open(built) as snap:
+        assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 25
+        assert callgraph.callers(snap, "Base.total")["callers"][0]["id"] == "py/shop/base.py#Base.describe"
