@@ -24,10 +24,13 @@ from oracl.graph import staleness, summary
 from oracl.snapshot import Snapshot
 
 MAX_DEPTH = 5
+CONSTRUCTORS = frozenset({"__init__", "constructor", "__new__"})
 MAX_K = 500
 IMPACT_DECAY = 0.7          # a symbol one more call away counts this much less
 FILE_STEP = 0.5             # a file importing a changed file: half the changed file's score
 FUZZY_CANDIDATES = 200
+NAME_MATCH = 0.9            # a test file named after a changed definition
+_TEST_AFFIX = re.compile(r"^(?:test_|tests_)|(?:_test|_tests|_spec|\.test|\.spec|test|tests|spec)$")
 _KIND_ORDER = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "function": 1, "async_function": 1,
                "method": 2, "module": 4}
 _LOCATOR = re.compile(r"^(?P<path>[^#\s]+?):(?P<line>\d+)$")
@@ -174,8 +177,11 @@ def _calls(snap: Snapshot, name: str, query: str, key: str, label: str, depth: i
     if not 1 <= k <= MAX_K:
         raise QueryError(f"-k must be between 1 and {MAX_K}")
     targets, how = _targets(snap, name)
-    levels, cut = _walk(snap, [t["id"] for t in targets], query, key, depth, min_confidence,
-                        snap.params.query_guard)
+    start = [t["id"] for t in targets]
+    if query == "symbol_callers":  # `new X()` / `X()` call a constructor through its class
+        start += [f"{t['path']}#{t['qualified'].rsplit('.', 1)[0]}" for t in targets
+                  if t["name"] in CONSTRUCTORS and "." in t["qualified"]]
+    levels, cut = _walk(snap, start, query, key, depth, min_confidence, snap.params.query_guard)
     shown = [lvl[:k] for lvl in levels]
     total = sum(len(lvl) for lvl in levels)
     checks = {r["path"]: r["checksum"] for r in snap.named("artifact_domains", {"paths": sorted({t["path"] for t in targets})})}
@@ -229,18 +235,35 @@ def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]
     return dict(hunks)
 
 
+def _test_subjects(path: str) -> set[str]:
+    """The names a test file is named after: ``test/res.send.js`` → res.send, res, send;
+    ``tests/test_sessions.py`` → sessions; ``CartTest.java`` → cart."""
+    stem = path.rsplit("/", 1)[-1].lower()
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    core = _TEST_AFFIX.sub("", stem)
+    core = _TEST_AFFIX.sub("", core)
+    return {core, *re.split(r"[._-]+", core)} - {""}
+
+
 def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None = None, depth: int = 3,
-           k: int = 20, min_confidence: float = 0.3) -> dict[str, Any]:
+           k: int = 20, min_confidence: float = 0.3,
+           changed_lines: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, Any]:
     """What a change reaches: the symbols that call, extend or name the changed ones
     (to ``depth``), the files holding them and the files importing the changed files, the
     test files that reach any of them (what to run), and the hubs touched. Each target is
-    a file, a symbol, or ``path:LINE``; ``diff`` takes the working tree against a revision."""
+    a file, a symbol, or ``path:LINE``; ``diff`` takes the working tree against a revision;
+    ``changed_lines`` gives line ranges per file directly (the definitions they overlap change).
+
+    A symbol reached at distance d scores Π κ × 0.7^d along its best path; a file scores
+    the noisy-or of its evidence, 1 − Π (1 − s), over the symbols it holds and its
+    ``imports``/``tests`` edges to reached files (each w × 0.5): a test that calls forty
+    changed methods ranks above one that calls one."""
     if not 1 <= depth <= MAX_DEPTH:
         raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
     if not 1 <= k <= MAX_K:
         raise QueryError(f"-k must be between 1 and {MAX_K}")
     targets = list(targets or [])
-    if not targets and diff is None:
+    if not targets and diff is None and not changed_lines:
         raise QueryError("name what changes: a file, a symbol, or --diff [REV]")
     guard = snap.params.query_guard
     seeds: dict[str, float] = {}        # symbol id → score
@@ -252,6 +275,8 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
         spans = diff_hunks(str(snap.root), diff or "HEAD")
         if not spans:
             notices.append(f"the working tree does not differ from {diff or 'HEAD'}")
+    for path, ranges in (changed_lines or {}).items():
+        spans.setdefault(path, []).extend(ranges)
     for t in targets:
         path = t.strip().removeprefix("./")
         if path and snap.named("artifact_domains", {"paths": [path]}):
@@ -321,12 +346,15 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     info = {r["id"]: r for r in _rows(snap, list(reached)[: guard])}
     files: dict[str, dict[str, Any]] = {}
 
+    miss: dict[str, float] = {}  # path → Π (1 − evidence): a file's score is the noisy-or of its evidence
+
     def touch(path: str, score: float, distance: int, reason: str) -> None:
         cur = files.get(path)
+        miss[path] = miss.get(path, 1.0) * (1.0 - min(score, 1.0))
         if cur is None:
             files[path] = {"path": path, "score": score, "distance": distance, "reasons": [reason]}
         else:
-            cur["score"] = max(cur["score"], score)
+            cur["score"] = 1.0 - miss[path]
             cur["distance"] = min(cur["distance"], distance)
             if reason not in cur["reasons"] and len(cur["reasons"]) < 5:
                 cur["reasons"].append(reason)
@@ -345,6 +373,13 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     for e in snap.named("files_dependents", {"paths": sorted(base)})[: guard]:
         score = base[e["target"]] * float(e["weight"]) * FILE_STEP
         touch(e["source"], score, files[e["target"]]["distance"] + 1, f"{e['relation']} {e['target']}")
+    # a test named after a changed definition tests it (`res.send.js`, `test_sessions.py`, `CartTest.java`)
+    named = {n for s in seed_rows if s["kind"] != "module" for n in (s["name"].lower(), s["qualified"].lower())
+             if len(n) >= 3}
+    for path in [p for p in files if is_test_path(p)]:
+        hit = sorted(named & _test_subjects(path))
+        if hit:
+            touch(path, NAME_MATCH, max(1, files[path]["distance"]), f"named after {hit[0]}")
     ranked = sorted(files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
     tests = [f for f in ranked if is_test_path(f["path"])]  # a changed test runs too
     code = [f for f in ranked if f not in tests]

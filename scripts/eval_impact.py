@@ -9,11 +9,17 @@ the row's ``gold_files`` (the source files the commit changed) that exist at the
 Recall@k is the share of the row's test files found among the first k tests of the answer,
 over the test files that exist at the parent (a test file the commit adds cannot be
 found; those rows are counted apart), averaged over rows.
+
+Two variants are reported: ``files`` (impact of the changed files, whole: every definition
+they hold changed) and ``hunks`` (impact of the lines the commit changed in them, at the
+parent: the definitions those lines fall in, as ``oracl impact --diff`` sees a change).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,6 +33,25 @@ from oracl import callgraph  # noqa: E402
 from oracl.snapshot import Snapshot  # noqa: E402
 
 KS = (5, 10, 20)
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ")
+
+
+def old_hunks(clone: Path, parent: str, commit: str, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """The line ranges of ``paths`` at ``parent`` that ``commit`` changed (a pure insertion is
+    the line it follows)."""
+    out = subprocess.run(["git", "-C", str(clone), "diff", "--no-color", "--unified=0", "--no-renames", parent,
+                          commit, "--", *paths], capture_output=True, text=True, errors="replace").stdout
+    spans: dict[str, list[tuple[int, int]]] = {}
+    current = None
+    for line in out.splitlines():
+        if line.startswith("--- "):
+            current = line[6:] if line.startswith("--- a/") else None
+        elif line.startswith("@@") and current is not None:
+            m = _HUNK.match(line)
+            if m:
+                start, count = int(m.group(1)), int(m.group(2) or 1)
+                spans.setdefault(current, []).append((max(1, start), max(1, start + max(count, 1) - 1)))
+    return spans
 
 
 def main() -> None:
@@ -43,7 +68,7 @@ def main() -> None:
     if args.rows:
         rows = rows[: args.rows]
     name = args.set.stem.removeprefix("commit_bench_")
-    recalls = {k: [] for k in KS}
+    recalls = {(v, k): [] for v in ("files", "hunks") for k in KS}
     out_rows = []
     skipped_new = 0
     latency: list[float] = []
@@ -59,17 +84,22 @@ def main() -> None:
                 skipped_new += 1
                 continue
             t0 = time.perf_counter()
-            ans = callgraph.impact(snap, sources, depth=args.depth, k=max(KS))
+            answers = {"files": callgraph.impact(snap, sources, depth=args.depth, k=max(KS))}
             latency.append((time.perf_counter() - t0) * 1000)
-        ranked = [t["path"] for t in ans["tests"]]
-        row = {"commit": r["commit"], "sources": sources, "tests": tests, "ranked": ranked[: max(KS)]}
-        for k in KS:
-            hit = len(set(tests) & set(ranked[:k])) / len(tests)
-            recalls[k].append(hit)
-            row[f"recall@{k}"] = hit
+            answers["hunks"] = callgraph.impact(snap, [], changed_lines=old_hunks(args.clone, r["parent"], r["commit"],
+                                                                                  sources),
+                                                depth=args.depth, k=max(KS))
+        row = {"commit": r["commit"], "sources": sources, "tests": tests}
+        for variant, ans in answers.items():
+            ranked = [t["path"] for t in ans["tests"]]
+            row[f"ranked_{variant}"] = ranked[: max(KS)]
+            for k in KS:
+                hit = len(set(tests) & set(ranked[:k])) / len(tests)
+                recalls[(variant, k)].append(hit)
+                row[f"{variant}_recall@{k}"] = hit
         out_rows.append(row)
     n = len(out_rows)
-    figures = "  ".join(f"recall@{k} {sum(v) / n:.3f}" for k, v in recalls.items()) if n else "no rows"
+    figures = "  ".join(f"{v} recall@{k} {sum(x) / n:.3f}" for (v, k), x in recalls.items()) if n else "no rows"
     lat = sorted(latency)
     median = lat[len(lat) // 2] if lat else 0.0
     print(f"{name}: {n} rows ({skipped_new} left out: their test files or sources are new in the commit)  "

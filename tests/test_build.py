@@ -28,7 +28,7 @@ def export_of(root: Path) -> dict:
 def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
     root, report = built_sample
     doc = export_of(root)
-    assert set(doc) == {"schema", "nodes", "edges"}
+    assert set(doc) == {"schema", "nodes", "edges", "symbols"}
     arts = [n for n in doc["nodes"] if n["kind"] == "artifact"]
     hubs = [n for n in doc["nodes"] if n["kind"] == "hub"]
     assert len(arts) == 7 and {h["id"] for h in hubs} == {

@@ -20,8 +20,8 @@ from oracl.mcp_server import bound  # noqa: E402
 
 from .conftest import ORACL, SAMPLE, write_tree  # noqa: E402
 
-TOOLS = ["oracl_agent_context", "oracl_fragment", "oracl_hub", "oracl_related", "oracl_search", "oracl_show",
-         "oracl_stats", "oracl_trace"]
+TOOLS = ["oracl_agent_context", "oracl_callers", "oracl_fragment", "oracl_hub", "oracl_impact", "oracl_related",
+         "oracl_search", "oracl_show", "oracl_stats", "oracl_symbols", "oracl_trace"]
 
 
 async def _session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -58,10 +58,18 @@ def test_every_tool_answers_on_a_built_graph(repo: Path) -> None:
         ("oracl_fragment", {"locator": "pkg/auth.py#L5-7"}),
         ("oracl_show", {"path": "pkg/auth.py"}),
         ("oracl_stats", {}),
+        ("oracl_symbols", {"name": "sign"}),
+        ("oracl_callers", {"name": "pkg.auth.sign"}),
+        ("oracl_callers", {"name": "test_sign", "callees": True}),
+        ("oracl_impact", {"targets": ["pkg/auth.py"]}),
         ("oracl_show", {"path": "missing.py"}),
     ])
     assert tools == TOOLS
-    ctx, search, trace, related, hubs, core, frag, show, stats, missing = a
+    ctx, search, trace, related, hubs, core, frag, show, stats, symbols, callers, callees, impact, missing = a
+    assert [d["id"] for d in symbols["definitions"]] == ["pkg/auth.py#sign"]
+    assert [(c["id"], c["lines"]) for c in callers["callers"]] == [("tests/test_auth.py#test_sign", [4])]
+    assert [c["id"] for c in callees["callees"]] == ["pkg/auth.py#sign"]
+    assert [t["path"] for t in impact["tests"]] == ["tests/test_auth.py"]
     build_id = stats["build_id"]
     assert all(x.get("build_id") == build_id for x in a[:-1])
     # every answer says whether the working tree still matches the build (the first check

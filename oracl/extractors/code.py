@@ -61,7 +61,8 @@ _JS_DEFS = """
 (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import))
   (#eq? @_req "require"))
 (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import)))
-(call_expression function: [(identifier) @call (member_expression property: (property_identifier) @call)])
+(call_expression function: [(identifier) @call (member_expression property: [(property_identifier)
+  (private_property_identifier)] @call)])
 (new_expression constructor: [(identifier) @call (member_expression property: (property_identifier) @call)])
 (variable_declarator name: (identifier) @var value: (new_expression constructor: [(identifier) @vtype
   (member_expression property: (property_identifier) @vtype)]))

@@ -235,9 +235,7 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             if not hits:
                 g.unresolved += 1
                 continue
-            for target, how, n in hits:
-                if target == caller:
-                    continue
+            for target, how, n in hits:  # a recursive call is a call: the function is its own caller
                 key = (caller, target)
                 sites.setdefault(key, []).append(line)
                 meta.setdefault(key, (how, n))
