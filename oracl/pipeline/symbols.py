@@ -46,6 +46,7 @@ ambiguous           0.5/n  one of n ≤ ``MAX_CANDIDATES`` definitions (an edge 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ MAX_LINES = 20              # call-site lines kept per (caller, callee)
 MAX_BASE_DEPTH = 4          # base classes searched for an inherited member
 SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
 CALLABLE = frozenset({"function", "method", "async_function", "class", "struct", "record", "object", "macro"})
+FREE_CALLABLE = CALLABLE - {"method"}
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "record", "object", "protocol", "type"})
 SCOPES = frozenset({"function", "method", "async_function", *TYPE_KINDS})
 IMPLICIT_THIS = frozenset({"java", "kotlin", "scala", "csharp", "cpp", "ruby", "swift"})  # `f()` may be `this.f()`
@@ -96,7 +98,7 @@ def _exported(language: str, name: str, qualified: str, signature: str) -> bool:
     JavaScript, whose exports are statements of their own)."""
     words = signature.split()
     if language == "python":
-        return not any(p.startswith("_") and not (p.startswith("__") and p.endswith("__"))
+        return "_" not in qualified or not any(p.startswith("_") and not (p.startswith("__") and p.endswith("__"))
                        for p in qualified.split("."))
     if language == "go":
         return name[:1].isupper()
@@ -293,6 +295,10 @@ class _Resolver:
         self.names: dict[str, list[str]] = {}     # imported name → files
         self.aliases: dict[str, list[str]] = {}   # module alias → files
         self._imports: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
+        self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
+        self._methods_memo: dict[tuple[str, str], list[str]] = {}
+        self._callable_memo: dict[tuple[str, str], list[str]] = {}
+        self._reversed: list[tuple[str, str]] | None = None
 
     def imports_of(self, path: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         hit = self._imports.get(path)
@@ -425,7 +431,10 @@ class _Resolver:
             near = [i for i in t.by_dir.get((directory, name), ()) if t.kind[i] in CALLABLE and t.path[i] != f.path]
             if near:
                 return self._pick(near, "same_package") or None
-            ids = [i for i in t.by_short.get((fam, name), ()) if t.kind[i] in CALLABLE - {"method"}]
+            key = (fam, name)
+            if key not in self._callable_memo:
+                self._callable_memo[key] = [i for i in t.by_short.get(key, ()) if t.kind[i] in FREE_CALLABLE]
+            ids = self._callable_memo[key]
             if not ids:
                 return []
             return self._pick(ids, "unique") or None
@@ -476,15 +485,35 @@ class _Resolver:
         low = recv.lower().lstrip("_$")
         if len(low) < 3:
             return []
+        key = (fam, low, name)
+        if key in self._receiver_memo:
+            return self._receiver_memo[key]
         found = set()
-        for (family, type_name), tids in self.t.types_named.items():
-            if family == fam and (type_name == low or (len(low) >= 4 and type_name.endswith(low))):
-                for tid in tids:
-                    hit = self._member(tid, name)
-                    if hit is not None:
-                        found.add(hit[0])
+        for tid in self._types_like(fam, low):
+            hit = self._member(tid, name)
+            if hit is not None:
+                found.add(hit[0])
+        out = self._receiver_memo[key] = self._receiver_of(fam, low, name, found)
+        return out
+
+    def _types_like(self, fam: str, low: str) -> list[str]:
+        """The types named ``low``, or (≥ 4 letters) whose name ends with it: a bisect over
+        the reversed names, not a scan of every type."""
+        if self._reversed is None:
+            self._reversed = sorted((family, tname[::-1]) for family, tname in self.t.types_named)
+        out = list(self.t.types_named.get((fam, low), ()))
+        if len(low) >= 4:
+            rev = low[::-1]
+            i = bisect.bisect_left(self._reversed, (fam, rev))
+            while i < len(self._reversed) and self._reversed[i][0] == fam and self._reversed[i][1].startswith(rev):
+                if self._reversed[i][1] != rev:
+                    out.extend(self.t.types_named[(fam, self._reversed[i][1][::-1])])
+                i += 1
+        return out
+
+    def _receiver_of(self, fam: str, low: str, name: str, found: set[str]) -> list[Hit]:
         if len(found) == 1:
-            return [(found.pop(), "receiver", 1)]
+            return [(next(iter(found)), "receiver", 1)]
         if found:
             return []
         hits = []
@@ -500,7 +529,10 @@ class _Resolver:
         return [(hits[0], "receiver", 1)] if len(hits) == 1 else []
 
     def _members_named(self, fam: str, name: str) -> list[Hit] | None:
-        ids = [i for i in self.t.by_short.get((fam, name), ()) if self.t.kind[i] == "method"]
+        key = (fam, name)
+        if key not in self._methods_memo:
+            self._methods_memo[key] = [i for i in self.t.by_short.get(key, ()) if self.t.kind[i] == "method"]
+        ids = self._methods_memo[key]
         if not ids:
             return []
         if len(ids) == 1:

@@ -109,11 +109,13 @@ def defined_in(snap: Snapshot, names: list[str]) -> dict[str, list[dict[str, Any
         return {}
     keys = {n.lower().replace("::", "."): n for n in names}
     try:
-        found = snap.named("symbol_names", {"keys": sorted(keys)})
+        from oracl.callgraph import named_each
+
+        found = named_each(snap, "symbol_names", sorted(keys))
     except OraclError:
         return {}
     ids = {i: r["key"] for r in found for i in r["ids"]}
-    rows = snap.named("symbol_rows", {"ids": sorted(ids)}) if ids else []
+    rows = named_each(snap, "symbol_rows", sorted(ids))
     by_name: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row["kind"] != "module":
