@@ -172,7 +172,7 @@ def _walk(snap: Snapshot, start: list[str], query: str, key: str, depth: int, mi
     return levels, cut
 
 
-DEFAULT_CONFIDENCE = 0.5   # callers/callees leave out ambiguous guesses unless asked (measured: docs/evaluation.md)
+DEFAULT_CONFIDENCE = 0.7   # callers/callees leave out guesses by name unless asked (measured: docs/evaluation.md)
 
 
 def callers(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = DEFAULT_CONFIDENCE, k: int = 100) -> dict[str, Any]:

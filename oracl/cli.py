@@ -235,8 +235,9 @@ def symbols(
     _emit(result, as_json, "symbols_view")
 
 
-ConfidenceOpt = Annotated[float, typer.Option("--min-confidence", help="Leave out call edges below this "
-                                              "confidence (0.5 drops ambiguous guesses; 0 shows all).")]
+ConfidenceOpt = Annotated[float, typer.Option("--min-confidence", help=(
+    "Leave out call edges below this confidence: 0.7 leaves out guesses from a name alone "
+    "(a unique method name 0.5, ambiguous 0.5/n); 0 shows every edge."))]
 
 
 @app.command()
@@ -244,7 +245,7 @@ def callers(
     symbol: Annotated[str, typer.Argument(help="A function, method or class (a name, qualified name or path:LINE).")],
     root: RootOpt = Path("."),
     depth: Annotated[int, typer.Option(help="Levels of callers, 1 to 5.")] = 1,
-    min_confidence: ConfidenceOpt = 0.5,
+    min_confidence: ConfidenceOpt = 0.7,
     k: Annotated[int, typer.Option("-k", help="Call edges to show per level.")] = 100,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -263,7 +264,7 @@ def callees(
     symbol: Annotated[str, typer.Argument(help="A function, method or class.")],
     root: RootOpt = Path("."),
     depth: Annotated[int, typer.Option(help="Levels of callees, 1 to 5.")] = 1,
-    min_confidence: ConfidenceOpt = 0.5,
+    min_confidence: ConfidenceOpt = 0.7,
     k: Annotated[int, typer.Option("-k", help="Call edges to show per level.")] = 100,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:

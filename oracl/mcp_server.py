@@ -166,12 +166,12 @@ def create_server(root: Path) -> Any:
         return _answer(lambda: mem.symbols(name, kind, language, max(1, min(k, 200))), max_chars, mem)
 
     @server.tool()
-    def oracl_callers(name: str, depth: int = 1, min_confidence: float = 0.5, callees: bool = False,
+    def oracl_callers(name: str, depth: int = 1, min_confidence: float = 0.7, callees: bool = False,
                       max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
         """Who calls a symbol (or, with callees=true, what it calls), depth 1 to 5. Each call
         edge has the caller's path and lines of the call sites, its confidence and how the
         name was resolved (same_scope, imported, typed, receiver, unique, ambiguous …);
-        min_confidence 0.5 leaves out ambiguous guesses, 0 shows everything."""
+        min_confidence 0.7 leaves out guesses (a unique method name, 0.5; ambiguous ones), 0 shows all."""
         fn = mem.callees if callees else mem.callers
         return _answer(lambda: fn(name, depth=depth, min_confidence=min_confidence), max_chars, mem)
 

@@ -185,13 +185,13 @@ class Memory:
 
         return self._call(callgraph.symbols, name, kind=kind, language=language, k=k)
 
-    def callers(self, name: str, depth: int = 1, min_confidence: float = 0.5, k: int = 100) -> dict[str, Any]:
+    def callers(self, name: str, depth: int = 1, min_confidence: float = 0.7, k: int = 100) -> dict[str, Any]:
         """Who calls ``name``, to ``depth`` levels, with each call's confidence and lines."""
         from oracl import callgraph
 
         return self._call(callgraph.callers, name, depth=depth, min_confidence=min_confidence, k=k)
 
-    def callees(self, name: str, depth: int = 1, min_confidence: float = 0.5, k: int = 100) -> dict[str, Any]:
+    def callees(self, name: str, depth: int = 1, min_confidence: float = 0.7, k: int = 100) -> dict[str, Any]:
         """What ``name`` calls among the repository's own definitions."""
         from oracl import callgraph
 

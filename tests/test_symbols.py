@@ -221,10 +221,13 @@ def test_callers_and_callees_with_depth_and_confidence(built: Path) -> None:
         assert [(r["id"], r["lines"], r["resolution"]) for r in one["callers"]] == [
             ("py/shop/cart.py#Cart.add", [7], "inherited")]
         two = callgraph.callers(snap, "Base.describe", depth=2)
-        assert [[r["id"] for r in lvl] for lvl in two["levels"]] == [
-            ["py/shop/cart.py#Cart.add"], ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]]
+        # test_add calls Cart.add on `make_cart()`'s result: a unique method name, κ 0.5, below the 0.7 floor
+        assert [[r["id"] for r in lvl] for lvl in two["levels"]] == [["py/shop/cart.py#Cart.add"],
+                                                                      ["py/shop/cart.py#make_cart"]]
+        guessed = callgraph.callers(snap, "Base.describe", depth=2, min_confidence=0.5)
+        assert [r["id"] for r in guessed["levels"][1]] == ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]
         ambiguous = callgraph.callers(snap, "Speak.speak")
-        assert ambiguous["callers"] == []  # κ 0.25 (one of two candidates) is below the default floor, 0.5
+        assert ambiguous["callers"] == []  # κ 0.25 (one of two candidates)
         assert [r["id"] for r in callgraph.callers(snap, "Speak.speak", min_confidence=0.0)["callers"]] == [
             "rs/src/lib.rs#run"]
         out = callgraph.callees(snap, "make_cart")
@@ -264,10 +267,12 @@ def test_impact_of_a_symbol_a_file_and_a_diff(built: Path) -> None:
 
 
 def test_cli_and_memory_answer_symbol_questions(built: Path) -> None:
-    proc = run_cli("callers", "Cart.add", "-r", str(built), "--json")
+    proc = run_cli("callers", "Cart.add", "-r", str(built), "--json", "--min-confidence", "0.5")
     assert proc.returncode == 0, proc.stderr
     doc = orjson.loads(proc.stdout)
     assert [r["id"] for r in doc["callers"]] == ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]
+    strict = orjson.loads(run_cli("callers", "Cart.add", "-r", str(built), "--json").stdout)
+    assert [r["id"] for r in strict["callers"]] == ["py/shop/cart.py#make_cart"] and strict["min_confidence"] == 0.7
     text = run_cli("callers", "Cart.add", "-r", str(built), env={**os.environ, "COLUMNS": "200"})
     assert "make_cart  py/shop/cart.py:12" in text.stdout and "κ=0.85 typed" in text.stdout
     missing = run_cli("callers", "nothing_like_it", "-r", str(built))

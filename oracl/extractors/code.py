@@ -438,6 +438,8 @@ def _callee(node: Any) -> str:
                        "function_call_expression", "object_creation_expression", "command"):
         return name  # the callee is the call's own first child: a bare call
     text = _text(first)
+    if text.startswith("super(") or text == "super":
+        return f"super.{name}"  # Python's super().f(), Java's super.f()
     if len(text) <= 120 and _CHAIN.match(text):
         return f"{_LAST.search(text).group(0)}.{name}"  # type: ignore[union-attr]
     return f"?.{name}"

@@ -62,9 +62,11 @@ CONFIDENCE = {"same_scope": 0.95, "imported": 0.9, "typed": 0.85, "inherited": 0
 MAX_CANDIDATES = 5          # a name defined more often than this is not linked at all
 MAX_LINES = 20              # call-site lines kept per (caller, callee)
 MAX_BASE_DEPTH = 4          # base classes searched for an inherited member
+GUESSES = frozenset({"receiver", "unique_member", "ambiguous"})
 SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
 CALLABLE = frozenset({"function", "method", "async_function", "class", "struct", "record", "object", "macro"})
 FREE_CALLABLE = CALLABLE - {"method"}
+FUNCTION_KINDS = frozenset({"function", "method", "async_function"})
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "record", "object", "protocol", "type"})
 SCOPES = frozenset({"function", "method", "async_function", *TYPE_KINDS})
 IMPLICIT_THIS = frozenset({"java", "kotlin", "scala", "csharp", "cpp", "ruby", "swift"})  # `f()` may be `this.f()`
@@ -225,7 +227,7 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
                     _edge(g, src, target, relation, _kappa(how, n), how, n, line)
     for f in code:
         r.file(f)
-        owners = _owners(spans[f.path], f.line_count, module_id[f.path])
+        owners = r.owners = _owners(spans[f.path], f.line_count, module_id[f.path])
         sites: dict[tuple[str, str], list[int]] = {}
         meta: dict[tuple[str, str], tuple[str, int]] = {}
         for callee, line in f.calls:
@@ -237,7 +239,9 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             if not hits:
                 g.unresolved += 1
                 continue
-            for target, how, n in hits:  # a recursive call is a call: the function is its own caller
+            for target, how, n in hits:
+                if target == caller and how in GUESSES:
+                    continue  # recursion is a call, but not one guessed from a name alone (`loader.list_templates()`)
                 key = (caller, target)
                 sites.setdefault(key, []).append(line)
                 meta.setdefault(key, (how, n))
@@ -292,6 +296,7 @@ class _Resolver:
         self.t = t
         self.idx = idx
         self.f: FileFacts | None = None
+        self.owners: list[str] = []  # the current file's innermost scope per line
         self.names: dict[str, list[str]] = {}     # imported name → files
         self.aliases: dict[str, list[str]] = {}   # module alias → files
         self._imports: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
@@ -388,15 +393,20 @@ class _Resolver:
         if not entries:
             return ""
         t = self.t
-        for scope in (caller, t.owner.get(caller)):
-            if scope is None or scope not in t.span:
-                continue
-            a, b = t.span[scope]
-            inside = [(ln, ty) for ln, ty in entries if a <= ln <= b and (scope != caller or ln <= line)]
-            if inside:
-                return max(inside)[1]
-        before = [(ln, ty) for ln, ty in entries if ln <= line]
-        return max(before)[1] if before else entries[0][1]
+        scope: str | None = caller
+        while scope is not None:  # the caller, the functions around it, its class
+            if scope in t.span:
+                a, b = t.span[scope]
+                inside = [(ln, ty) for ln, ty in entries if a <= ln <= b and (t.kind[scope] in TYPE_KINDS or ln <= line)]
+                if inside:
+                    return max(inside)[1]
+            scope = t.parent.get(scope)
+        # else a module-level declaration (one inside another function says nothing here)
+        owners = self.owners
+        module = [(ln, ty) for ln, ty in entries
+                  if not (0 < ln < len(owners) and t.kind.get(owners[ln]) in FUNCTION_KINDS)]
+        before = [e for e in module if e[0] <= line]
+        return max(before)[1] if before else (module[0][1] if module else "")
 
     def call(self, f: FileFacts, caller: str, callee: str, line: int = 0) -> list[Hit] | None:
         """The definitions a call site names: [] when none is defined here, None when too
@@ -451,6 +461,7 @@ class _Resolver:
                         found = self._member(b, name)
                         if found is not None:
                             return [(found[0], "inherited", 1)]
+                    return []  # the base is a library's (`super().parse_args()` on click's Group)
             return self._members_named(fam, name)
         if recv != "?":
             files = self.aliases.get(recv)
@@ -460,10 +471,12 @@ class _Resolver:
                     return self._pick(hits, "imported") or None
                 return []
             declared = self._type_of(caller, recv, line)
-            for tid, _how, _ in self.type_name(f, declared) if declared else []:
-                found = self._member(tid, name)
-                if found is not None:
-                    return [(found[0], "typed", 1)]
+            if declared:
+                for tid, _how, _ in self.type_name(f, declared):
+                    found = self._member(tid, name)
+                    if found is not None:
+                        return [(found[0], "typed", 1)]
+                return []  # declared with a library's type (`runner = CliRunner()`), or one without the member
             for tid, how, _ in self.type_name(f, recv) if recv[:1].isupper() else []:
                 found = self._member(tid, name)  # a static call, a constructor: `Cls.make()`
                 if found is not None:
@@ -559,7 +572,12 @@ def _imports(f: FileFacts, idx: IndexView) -> tuple[dict[str, list[str]], dict[s
                 elif base:
                     names[name].append(base)
             if not imported and base:
+                # `import a.b` binds `a`; a call `a.b.f()` is kept as `b.f`: both name a module
                 aliases[absolute.rsplit(".", 1)[-1]].append(base)
+                if "." in absolute and not level:
+                    top = idx.module(absolute.split(".", 1)[0], f.path)
+                    if top:
+                        aliases[absolute.split(".", 1)[0]].append(top)
             continue
         targets = ecosystems_of(idx).resolve(f, imp)
         if not targets:
