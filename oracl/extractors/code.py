@@ -108,6 +108,13 @@ QUERIES: dict[str, str] = {
 (short_var_declaration left: (expression_list . (identifier) @var) right: (expression_list . [
   (composite_literal type: [(type_identifier) @vtype (qualified_type name: (type_identifier) @vtype)])
   (unary_expression operand: (composite_literal type: [(type_identifier) @vtype
+    (qualified_type name: (type_identifier) @vtype)]))
+  (type_assertion_expression type: [(type_identifier) @vtype (pointer_type (type_identifier) @vtype)])]))
+(var_spec name: (identifier) @var type: [(type_identifier) @vtype (pointer_type (type_identifier) @vtype)
+  (qualified_type name: (type_identifier) @vtype)])
+(var_spec name: (identifier) @var value: (expression_list . [
+  (composite_literal type: [(type_identifier) @vtype (qualified_type name: (type_identifier) @vtype)])
+  (unary_expression operand: (composite_literal type: [(type_identifier) @vtype
     (qualified_type name: (type_identifier) @vtype)]))]))
 """,
     "javascript": _JS_DEFS,

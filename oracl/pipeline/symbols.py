@@ -401,12 +401,16 @@ class _Resolver:
                 if inside:
                     return max(inside)[1]
             scope = t.parent.get(scope)
-        # else a module-level declaration (one inside another function says nothing here)
+        # else a module-level declaration, else the one type the name is declared with
+        # throughout the file (Go's `c *Command` in every method of command.go)
         owners = self.owners
         module = [(ln, ty) for ln, ty in entries
                   if not (0 < ln < len(owners) and t.kind.get(owners[ln]) in FUNCTION_KINDS)]
         before = [e for e in module if e[0] <= line]
-        return max(before)[1] if before else (module[0][1] if module else "")
+        if before or module:
+            return max(before)[1] if before else module[0][1]
+        kinds = {ty for _, ty in entries}
+        return kinds.pop() if len(kinds) == 1 else ""
 
     def call(self, f: FileFacts, caller: str, callee: str, line: int = 0) -> list[Hit] | None:
         """The definitions a call site names: [] when none is defined here, None when too
