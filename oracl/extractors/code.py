@@ -171,6 +171,9 @@ QUERIES: dict[str, str] = {
 (import_header (identifier) @import)
 (call_expression [(simple_identifier) @call
   (navigation_expression (navigation_suffix (simple_identifier) @call))])
+(parameter (simple_identifier) @var (user_type (type_identifier) @vtype))
+(property_declaration (variable_declaration (simple_identifier) @var (user_type (type_identifier) @vtype)))
+(property_declaration (variable_declaration (simple_identifier) @var) (call_expression (simple_identifier) @vtype))
 """,
     "scala": """
 (package_clause name: (package_identifier) @ns)
@@ -405,8 +408,9 @@ def extract(language: str, text: str) -> CodeFacts:
             for n in caps["import"]:
                 imports.append((_text(n), _line(n), n.end_point[0] + 1, n))
         elif "var" in caps and "vtype" in caps:
-            if len(typed) < MAX_CALLS:
-                typed.append((_text(caps["var"][0]), _text(caps["vtype"][0]), _line(caps["var"][0])))
+            vtype = _text(caps["vtype"][0])
+            if len(typed) < MAX_CALLS and (vtype[:1].isupper() or language == "go"):  # Go types may be unexported
+                typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
@@ -459,7 +463,8 @@ _HERITAGE = {"superclass": "inherits", "super_interfaces": "implements", "extend
              "inheritance_specifier": "inherits", "base_clause": "inherits", "class_interface_clause": "implements",
              "extends_type_clause": "inherits"}
 _HERITAGE_WRAPPERS = frozenset({"class_heritage", "delegation_specifiers", "type_inheritance_clause"})
-_TYPE_NAMES = frozenset({"type_identifier", "identifier", "constant", "name", "simple_identifier"})
+_TYPE_NAMES = frozenset({"type_identifier", "identifier", "constant", "name", "simple_identifier",
+                         "property_identifier"})
 _QUALIFIED = frozenset({"scoped_type_identifier", "qualified_name", "scoped_identifier", "qualified_identifier",
                         "member_expression", "user_type", "nested_identifier", "scope_resolution", "generic_type",
                         "navigation_expression", "qualified_type"})
@@ -485,7 +490,9 @@ def _heritage(node: Any) -> list[tuple[str, str]]:
     stack = list(node.children)
     while stack:
         c = stack.pop(0)
-        if c.type in _HERITAGE_WRAPPERS:
+        if c.type == "class_heritage" and c.named_child_count and c.named_children[0].type not in _HERITAGE:
+            out.extend((n, "inherits") for n in _type_names(c.named_children[0])[-1:])  # JavaScript: `extends X`
+        elif c.type in _HERITAGE_WRAPPERS:
             stack[:0] = list(c.children)
         elif c.type in _HERITAGE:
             out.extend((n, _HERITAGE[c.type]) for n in _type_names(c))

@@ -131,6 +131,7 @@ class _Files:
         self.kind: dict[str, str] = {}
         self.path: dict[str, str] = {}
         self.span: dict[str, tuple[int, int]] = {}
+        self.prototypes: set[str] = set()  # C/C++ declarations without a body (`int add(int, int);`)
         self.types_named: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, lower name) → type ids
 
 
@@ -170,6 +171,8 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             short = qualified.rsplit(".", 1)[-1] or name
             sid = f"{f.path}#{qualified}"
             t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
+            if f.language in ("c", "cpp") and signature.endswith(";"):
+                t.prototypes.add(sid)
             row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
                    "language": f.language, "path": f.path, "start": start, "end": end,
                    "signature": signature, "doc": doc,
@@ -333,6 +336,8 @@ class _Resolver:
     def _pick(self, ids: list[str], how: str) -> list[Hit]:
         if not ids:
             return []
+        if len(ids) > 1 and any(i in self.t.prototypes for i in ids):
+            ids = [i for i in ids if i not in self.t.prototypes] or ids  # a C prototype and its definition are one function
         if len(ids) == 1:
             return [(ids[0], how, 1)]
         return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else []
