@@ -86,6 +86,8 @@ def build_summary(r: dict[str, Any]) -> None:
     graph.update({"μ (association mean)": f"{r['mu']:.4f}", "σ (association std)": f"{r['sigma']:.4f}",
                   "full-text index": "yes" if r["fts"] else "skipped"})
     out.print(_kv_table("Graph", graph))
+    if counts.get("symbols"):
+        out.print(_kv_table("Symbols", _symbol_rows(counts["symbols"])))
     secs = {(k.replace("_background", " (beside the phases)")): f"{v:.2f} s" for k, v in r["seconds"].items()}
     secs["total (the phases)"] = f"{sum(v for k, v in r['seconds'].items() if not k.endswith('_background')):.2f} s"
     out.print(_kv_table("Seconds per phase", secs))
@@ -94,6 +96,14 @@ def build_summary(r: dict[str, Any]) -> None:
         out.print("signed  no – the export is unsigned (set ORACL_ED25519_PRIVATE_KEY; `oracl keygen` makes a key)")
     else:
         out.print(f"signed  {r['signature']}")
+
+
+def _symbol_rows(sym: dict[str, Any]) -> dict[str, Any]:
+    rows: dict[str, Any] = {"symbols": sym["symbols"]}
+    rows.update({f"edges: {k}": v for k, v in sym["edges_by_relation"].items()})
+    rows.update({"calls to nothing defined here": sym["calls_unresolved"],
+                 "calls too ambiguous to link": sym["calls_too_ambiguous"]})
+    return rows
 
 
 def stats_view(s: dict[str, Any], top: int = 15, hubs_only: bool = False) -> None:
@@ -105,6 +115,8 @@ def stats_view(s: dict[str, Any], top: int = 15, hubs_only: bool = False) -> Non
         summary.update({"μ": f"{s['mu']:.4f}", "σ": f"{s['sigma']:.4f}",
                         "parsed": f"{s['coverage']['parsed']} / {s['coverage']['indexed']}"})
         out.print(_kv_table("Graph", summary))
+        if s.get("symbols"):
+            out.print(_kv_table("Symbols", _symbol_rows(s["symbols"])))
     t = Table(title="Domain hubs", title_justify="left")
     for col, just in (("hub", "left"), ("members", "right"), ("mean priority", "right"), ("top member", "left")):
         t.add_column(col, justify=just)  # type: ignore[arg-type]

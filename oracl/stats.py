@@ -26,5 +26,6 @@ def stats(snap: Snapshot) -> dict[str, Any]:
         "mu": header["mu"],
         "sigma": header["sigma"],
         "coverage": header["coverage"],
+        "symbols": (header.get("counts") or {}).get("symbols", {}),  # the symbol graph's counts (design §5b)
         "notices": list(snap.notices),
     }
