@@ -30,7 +30,7 @@ from oracl.bundle import BundleWriter
 from oracl.config import Config, load_config, validate
 from oracl.errors import ConfigError, PreviousBundleError, StoreError
 from oracl.executor import InProcess, Processes, Task, executor
-from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, sha256_hex
+from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, pack_symbols, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.extractors.resolve import IndexView
 from oracl.incremental import (
@@ -426,7 +426,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         from oracl.sign import sign
 
         t0 = time.perf_counter()
-        data = export_bytes(header, graph.nodes, graph.edges, {"nodes": symbols.nodes, "edges": symbols.edges})
+        data = export_bytes(header, graph.nodes, graph.edges, pack_symbols(symbols.nodes, symbols.edges))
         digest = sha256_hex(data)
         name = plan.vault.export.name
         writer.add(name, data)

@@ -254,7 +254,8 @@ def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]
 
 
 def _test_subjects(path: str) -> set[str]:
-    """The names a test file is named after: ``test/res.send.js`` → res.send, res, send;
+    """The names a test file is named after (a changed definition's or a changed file's name
+    ranks it): ``test/res.send.js`` → res.send, res, send;
     ``tests/test_sessions.py`` → sessions; ``CartTest.java`` → cart."""
     stem = path.rsplit("/", 1)[-1].lower()
     stem = stem.rsplit(".", 1)[0] if "." in stem else stem
@@ -394,6 +395,8 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     # a test named after a changed definition tests it (`res.send.js`, `test_sessions.py`, `CartTest.java`)
     named = {n for s in seed_rows if s["kind"] != "module" for n in (s["name"].lower(), s["qualified"].lower())
              if len(n) >= 3}
+    named |= {stem for p in changed_files if not is_test_path(p)  # and after a changed file: command.go ← command_test.go
+              for stem in [p.rsplit("/", 1)[-1].split(".", 1)[0].lower()] if len(stem) >= 3 and stem != "__init__"}
     for path in [p for p in files if is_test_path(p)]:
         hit = sorted(named & _test_subjects(path))
         if hit:

@@ -44,15 +44,44 @@ def r9(x: float) -> float:
     return 0.0 if r == 0 else r
 
 
+# The symbol graph is the export's largest part (millions of rows on a large tree): it is
+# stored as rows of values under one list of field names, not as objects repeating them.
+SYMBOL_NODE_FIELDS = ("id", "name", "qualified", "kind", "language", "path", "start", "end", "signature", "doc",
+                      "exported")
+SYMBOL_EDGE_FIELDS = ("source", "target", "relation", "confidence", "resolution", "candidates", "lines")
+
+
+def pack_symbols(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, Any]:
+    """The export's ``symbols`` section of the symbol graph's rows.
+
+    >>> pack_symbols([{"id": "a#f", "name": "f", "qualified": "f", "kind": "function", "language": "python",
+    ...                "path": "a", "start": 1, "end": 2, "signature": "def f()", "doc": "", "exported": True}],
+    ...              [])["nodes"]
+    [['a#f', 'f', 'f', 'function', 'python', 'a', 1, 2, 'def f()', '', True]]
+    """
+    return {"node_fields": list(SYMBOL_NODE_FIELDS), "edge_fields": list(SYMBOL_EDGE_FIELDS),
+            "nodes": [[n[k] for k in SYMBOL_NODE_FIELDS] for n in nodes],
+            "edges": [[e[k] for k in SYMBOL_EDGE_FIELDS] for e in edges]}
+
+
+def unpack_symbols(doc: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(nodes, edges) of an export's ``symbols`` section as objects (empty for an export
+    made before the symbol graph)."""
+    sym = doc.get("symbols") or {}
+    nf, ef = sym.get("node_fields", SYMBOL_NODE_FIELDS), sym.get("edge_fields", SYMBOL_EDGE_FIELDS)
+    return ([dict(zip(nf, row, strict=True)) for row in sym.get("nodes", [])],
+            [dict(zip(ef, row, strict=True)) for row in sym.get("edges", [])])
+
+
 def export_bytes(header: dict[str, Any], nodes: list[dict[str, Any]],
-                 edges: list[dict[str, Any]], symbols: dict[str, list[dict[str, Any]]] | None = None) -> bytes:
+                 edges: list[dict[str, Any]], symbols: dict[str, Any] | None = None) -> bytes:
     """The export's bytes. ``nodes`` and ``edges`` must already hold rounded floats (the
     weighting phase emits them so, and the Kùzu bundle is loaded from the same rows);
     walking 100k+ rows again to round them would cost seconds. ``symbols`` is the symbol
-    graph (``{"nodes": …, "edges": …}``, sorted and rounded by its phase)."""
+    graph as ``pack_symbols`` makes it (sorted and rounded by its phase)."""
     doc = {"schema": rounded(header), "nodes": sorted(nodes, key=lambda n: n["id"]),
            "edges": sorted(edges, key=edge_sort_key),
-           "symbols": symbols if symbols is not None else {"nodes": [], "edges": []}}
+           "symbols": symbols if symbols is not None else pack_symbols([], [])}
     return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
 
 

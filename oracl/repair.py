@@ -24,6 +24,7 @@ import orjson
 from oracl import provenance, tables
 from oracl.bundle import BundleWriter
 from oracl.errors import UnsafePathError
+from oracl.export import unpack_symbols
 from oracl.secrets import is_secret_file, redact_text, suffix_of
 from oracl.sign import VerifyKeys
 from oracl.tokens import fts_document
@@ -76,10 +77,9 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
             writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
                                  threads=cfg.db_threads)
             spool.path.unlink()
-            sym = doc.get("symbols") or {"nodes": [], "edges": []}
+            sym_nodes, sym_edges = unpack_symbols(doc)
             writer.load_graph({"artifacts": tables.artifact_table(nodes), "hubs": tables.hub_table(nodes),
-                               "links": links, "belongs": belongs,
-                               **tables.symbol_tables(sym["nodes"], sym["edges"])})
+                               "links": links, "belongs": belongs, **tables.symbol_tables(sym_nodes, sym_edges)})
             writer.link_export_from(vault.dir)
             writer.add_header(header)
             writer.publish(hashlib.sha256(data).hexdigest(), header)

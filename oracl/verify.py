@@ -27,7 +27,7 @@ from oracl.errors import (
     NoBuildError,
     VaultError,
 )
-from oracl.export import rounded, sha256_file
+from oracl.export import rounded, sha256_file, unpack_symbols
 from oracl.provenance import read_health
 from oracl.sign import VerifyKeys, verify_signature
 from oracl.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault
@@ -152,10 +152,10 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
                             for r in store.named("verify_symbol_calls"))
     finally:
         close(bundle / DB_FILE)
-    sym = doc.get("symbols") or {"nodes": [], "edges": []}
-    want_symbols = {n["id"]: (n["path"], n["start"], n["end"], n["kind"]) for n in sym["nodes"]}
+    sym_nodes, sym_edges = unpack_symbols(doc)
+    want_symbols = {n["id"]: (n["path"], n["start"], n["end"], n["kind"]) for n in sym_nodes}
     want_calls = Counter((e["source"], e["target"], e["confidence"], tuple(e["lines"]))
-                         for e in sym["edges"] if e["relation"] == "calls")
+                         for e in sym_edges if e["relation"] == "calls")
     for what, want, got in (("artifacts", want_arts, got_arts), ("hubs", want_hubs, got_hubs),
                             ("symbols", want_symbols, got_symbols)):
         if len(want) != len(got):

@@ -74,12 +74,13 @@ def main() -> None:
                      f"+{(statistics.median(ours) / statistics.median(base) - 1) * 100:.1f} %")
         print(line + f"; symbols phase median {statistics.median(phase):.1f} s")
     from oracl import callgraph
+    from oracl.export import unpack_symbols
     from oracl.snapshot import Snapshot
 
-    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
-    called = {e["target"] for e in doc["symbols"]["edges"] if e["relation"] == "calls"}
-    pool = sorted(n["id"] for n in doc["symbols"]["nodes"] if n["id"] in called and n["kind"] != "module")
-    del doc
+    nodes, edges = unpack_symbols(orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    called = {e["target"] for e in edges if e["relation"] == "calls"}
+    pool = sorted(n["id"] for n in nodes if n["id"] in called and n["kind"] != "module")
+    del nodes, edges
     ids = random.Random(args.seed).sample(pool, min(args.queries, len(pool)))
     times: dict[str, list[float]] = {"floor (PK probe)": [], "callers": [], "callees": [], "impact": []}
     with Snapshot.open(root) as snap:

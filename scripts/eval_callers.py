@@ -24,6 +24,7 @@ from pathlib import Path
 import orjson
 
 from oracl import callgraph
+from oracl.export import unpack_symbols
 from oracl.extractors.resolve import is_test_path
 from oracl.snapshot import Snapshot
 
@@ -33,8 +34,8 @@ SCOPES = ("all", "non-test")  # jedi cannot type a pytest fixture (`def test_x(a
 
 
 def sample(snap: Snapshot, n: int, seed: int) -> list[dict]:
-    doc = orjson.loads((snap.root / ".oracl" / "weighted_graph_index.json").read_bytes())
-    rows = [s for s in doc["symbols"]["nodes"]
+    nodes, _ = unpack_symbols(orjson.loads((snap.root / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    rows = [s for s in nodes
             if s["kind"] in ("function", "method", "async_function") and s["language"] == "python"
             and not is_test_path(s["path"]) and not s["name"].startswith("__")
             and not s["path"].startswith(("examples/", "docs/"))]

@@ -61,6 +61,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/oracl-eval"))
     ap.add_argument("--rows", type=int, default=0, help="only the first N rows that change tests")
     ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--rebuild", action="store_true", help="build every tree again (after a code change)")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     rows = [orjson.loads(line) for line in args.set.read_bytes().splitlines() if line.strip()]
@@ -72,10 +73,12 @@ def main() -> None:
     out_rows = []
     skipped_new = 0
     latency: list[float] = []
+    rebuilt: set[str] = set()
     for r in rows:
         tree = args.cache / name / r["parent"][:12]
         export_tree(args.clone, r["parent"], tree)
-        ensure_build(tree)
+        ensure_build(tree, args.rebuild and r["parent"] not in rebuilt)
+        rebuilt.add(r["parent"])
         with Snapshot.open(tree) as snap:
             have = {x["path"] for x in snap.named("artifact_domains", {"paths": r["gold_files"] + r["test_files"]})}
             sources = [p for p in r["gold_files"] if p in have]

@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from oracl import callgraph
+from oracl.export import unpack_symbols
 from oracl.extractors.resolve import is_test_path
 from oracl.snapshot import Snapshot
 
@@ -33,12 +34,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
     root = args.checkout.resolve()
-    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
-    nodes = [n for n in doc["symbols"]["nodes"] if n["language"] in args.language
+    every, _ = unpack_symbols(orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    nodes = [n for n in every if n["language"] in args.language
              and n["kind"] in ("function", "method") and not is_test_path(n["path"]) and len(n["name"]) >= 3]
     nodes.sort(key=lambda n: n["id"])
     sample = random.Random(args.seed).sample(nodes, min(args.sample, len(nodes)))
-    files = sorted({n["path"] for n in doc["symbols"]["nodes"] if n["language"] in args.language})
+    files = sorted({n["path"] for n in every if n["language"] in args.language})
     texts = {p: (root / p).read_text("utf-8", "replace").splitlines() for p in files}
     with Snapshot.open(root) as snap:
         for n in sample:

@@ -17,6 +17,7 @@ import orjson
 import pytest
 
 from oracl.builder import build
+from oracl.export import unpack_symbols
 from oracl.incremental import FACTS_FILE, load_previous
 from oracl.query import run
 from oracl.vault import Vault
@@ -189,8 +190,9 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int) -> N
         incremental = _canonical(root), _answer(root)
         full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
         assert incremental[0] == full[0], f"step {step}: {_first_difference(incremental[0], full[0])}"
-        calls = [e for e in full[0]["symbols"]["edges"] if e["relation"] == "calls"]
-        assert len(calls) >= 10 and any(e["relation"] == "inherits" for e in full[0]["symbols"]["edges"])
+        edges = unpack_symbols(full[0])[1]
+        calls = [e for e in edges if e["relation"] == "calls"]
+        assert len(calls) >= 10 and any(e["relation"] == "inherits" for e in edges)
         assert incremental[1] == full[1], f"step {step}: the full-text answers differ: {incremental[1]} vs {full[1]}"
 
 

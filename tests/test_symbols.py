@@ -15,6 +15,7 @@ from oracl import callgraph
 from oracl.builder import build
 from oracl.config import Config
 from oracl.errors import QueryError
+from oracl.export import unpack_symbols
 from oracl.extractors.code import extract, python_calls
 from oracl.extractors.resolve import IndexView
 from oracl.memory import Memory
@@ -236,7 +237,15 @@ def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
     doc = orjson.loads((built / ".oracl" / "weighted_graph_index.json").read_bytes())
     assert doc["schema"]["version"] == "wtls-1.1"
     sym = doc["symbols"]
+    assert sym["node_fields"] == ["id", "name", "qualified", "kind", "language", "path", "start", "end", "signature",
+                                  "doc", "exported"]
     assert doc["schema"]["counts"]["symbols"]["symbols"] == len(sym["nodes"]) == 112
+    nodes, edges = unpack_symbols(doc)
+    assert nodes[0] == {"id": "c/src/main.c#", "name": "main", "qualified": "c/src/main.c", "kind": "module",
+                        "language": "c", "path": "c/src/main.c", "start": 1, "end": 3, "signature": "", "doc": "",
+                        "exported": True}
+    assert {(e["source"], e["target"], e["relation"], e["resolution"]) for e in edges
+            if e["relation"] != "contains"} == EXPECTED
     assert doc["schema"]["counts"]["symbols"]["edges_by_relation"]["calls"] == 40
     with Snapshot.open(built) as snap:
         assert snap.store.rows("MATCH (s:Symbol) RETURN count(s) AS n")[0]["n"] == 112

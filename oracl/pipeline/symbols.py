@@ -277,7 +277,7 @@ def _kappa(how: str, n: int) -> float:
 def _edge(g: SymbolGraph, source: str, target: str, relation: str, confidence: float, how: str, n: int,
           line: int) -> dict[str, Any]:
     e = {"source": source, "target": target, "relation": relation, "confidence": round(confidence, 9),
-         "resolution": how, "candidates": n, "line": line, "lines": [line] if line else []}
+         "resolution": how, "candidates": n, "lines": [line] if line else []}
     g.edges.append(e)
     return e
 
