@@ -86,22 +86,36 @@ _FRAME = re.compile(r"(?:\bin ([A-Za-z_]\w*)\s*$|^\s*at ([\w$.<>]+) \()", re.M)
 _WORDS = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*")
 MAX_SYMBOL_NAMES = 20
 MAX_SYMBOL_FILES = 3      # a name defined in more files than this anchors none of them
-ANCHOR = 1.0              # a file defining a named symbol gains this × the best score per name
+ANCHOR = 1.0              # files defining the named symbols share this × the best score
+LONG_QUERY_ANCHOR = 0.25  # the weight of an identifier a long text merely mentions
 
 
-def symbol_names(text: str) -> list[str]:
-    """The names in a query that may be symbols, most explicit first."""
+def symbol_names(text: str, long: bool = False) -> dict[str, float]:
+    """The names in a query that may be symbols, most explicit first, with how strongly
+    each points at its definition: 1 for a quoted name or a traceback frame, and for a
+    compound identifier in a short query; ``LONG_QUERY_ANCHOR`` for one in a long text (a
+    commit message names many identifiers it does not change)."""
     from oracl.query.score import _is_identifier
 
-    out = [m.group(1) for m in _QUOTED.finditer(text)]
-    out += [m.group(1) or m.group(2).rsplit(".", 1)[-1] for m in _FRAME.finditer(text)]
-    out += [w for w in _WORDS.findall(text) if _is_identifier(w) and not w.replace(".", "").isdigit()]
-    seen = dict.fromkeys(n.strip(".:") for n in out if len(n.strip(".:")) >= 3)
-    return [n for n in seen if not n.lower().endswith((".py", ".js", ".ts", ".go", ".rs", ".java", ".md"))][
-        :MAX_SYMBOL_NAMES]
+    out: dict[str, float] = {}
+
+    def add(name: str, weight: float) -> None:
+        name = name.strip(".:")
+        if len(name) >= 3 and not name.lower().endswith((".py", ".js", ".ts", ".go", ".rs", ".java", ".md")) \
+                and len(out) < MAX_SYMBOL_NAMES:
+            out[name] = max(out.get(name, 0.0), weight)
+
+    for m in _QUOTED.finditer(text):
+        add(m.group(1), 1.0)
+    for m in _FRAME.finditer(text):
+        add(m.group(1) or m.group(2).rsplit(".", 1)[-1], 1.0)
+    for w in _WORDS.findall(text):
+        if _is_identifier(w) and not w.replace(".", "").isdigit():
+            add(w, LONG_QUERY_ANCHOR if long else 1.0)
+    return out
 
 
-def defined_in(snap: Snapshot, names: list[str]) -> dict[str, list[dict[str, Any]]]:
+def defined_in(snap: Snapshot, names: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
     """path → the named symbols it defines, for the names defined in at most
     ``MAX_SYMBOL_FILES`` files (tests and examples set aside when the name is also defined
     elsewhere). A build without a symbol graph answers nothing."""
@@ -128,14 +142,17 @@ def defined_in(snap: Snapshot, names: list[str]) -> dict[str, list[dict[str, Any
             continue
         for d in sorted(main, key=lambda d: (d["path"], d["start"])):
             out.setdefault(d["path"], []).append({"name": keys[key], "qualified": d["qualified"],
-                                                  "start": d["start"], "end": d["end"]})
+                                                  "start": d["start"], "end": d["end"],
+                                                  "weight": names[keys[key]]})
     return out
 
 
 def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[str, Any]]],
            may_add: bool) -> list[Scored]:
-    """Files that define a symbol the query names move above the rest: each gains
-    ``ANCHOR`` × the best score per distinct name it defines (added as candidates when the
+    """Files that define a symbol the query names move up: for each name it defines, a
+    file gains ``ANCHOR`` × the best score × the name's weight ÷ the number of strongly
+    named symbols, so one name puts its file first, several share the boost, and the
+    identifiers a long text merely mentions count a quarter (added as candidates when the
     search did not find them and no filter is in force)."""
     if not defines:
         return ranked
@@ -147,13 +164,18 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
             ranked.append(s)
             by_path[row["path"]] = s
     top = max((s.score for s in ranked), default=0.0) or 1.0
+    # one name anchors its file above everything; a text naming many (a commit message, a
+    # bug report) shares the boost among them: each is evidence, none overrides the rest
+    weights = {d["name"]: d["weight"] for defs in defines.values() for d in defs}
+    strong = max(1, sum(1 for w in weights.values() if w >= 1.0))
     for path, defs in defines.items():
         s = by_path.get(path)
         if s is None:
             continue
-        names = {d["name"] for d in defs}
-        s.score += ANCHOR * top * len(names)
-        s.matches.extend((n, "definition", ANCHOR * top) for n in sorted(names))
+        names = sorted({d["name"] for d in defs})
+        gains = [ANCHOR * top * weights[n] / strong for n in names]
+        s.score += sum(gains)
+        s.matches.extend((n, "definition", g) for n, g in zip(names, gains, strict=True))
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked
 
@@ -220,7 +242,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             ranked = propagate_tests(ranked, edges, extra)
     defines: dict[str, list[dict[str, Any]]] = {}
     if not pq.wildcard and provenance != "mirror":
-        defines = defined_in(snap, symbol_names(text))
+        defines = defined_in(snap, symbol_names(text, pq.long))
         ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
     pattern = exclusion_pattern(pq.exclusions)
     if pattern:  # the path-level post-filter, on every path (the fast path included)
