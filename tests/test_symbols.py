@@ -366,3 +366,13 @@ def test_repair_restores_the_symbol_tables(built: Path) -> None:
     with Snapshot.open(built) as snap:
         assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 40
         assert callgraph.callers(snap, "py/shop/base.py#Base.total")["callers"][0]["id"] == "py/shop/base.py#Base.describe"
+
+
+def test_the_names_a_query_gives_for_symbols_and_their_weights() -> None:
+    from oracl.query.run import symbol_names
+
+    assert symbol_names("why does make_cart fail") == {"make_cart": 1.0}
+    text = 'Fix `Base.total` rounding\n\nAlso touches Cart.add and helper_fn.\n  File "a.py", line 3, in describe\n'
+    # quoted and traceback names point at their definitions; identifiers a long text mentions count a quarter
+    assert symbol_names(text, long=True) == {"Base.total": 1.0, "describe": 1.0, "Cart.add": 0.25, "helper_fn": 0.25}
+    assert symbol_names("see pkg/util.py and util.py", long=False) == {}
