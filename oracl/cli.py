@@ -154,6 +154,17 @@ def query(
 RootOpt = Annotated[Path, typer.Option("--root", "-r", help="The indexed folder.")]
 
 
+def _answer(root: Path, as_json: bool, view: str, ask: Any) -> None:
+    """One question to the latest build of ``root``: ``ask(memory)``, rendered by ``view``
+    (or printed as JSON); an OraclError is one line and its exit code."""
+    try:
+        with _memory(root) as mem:
+            result = ask(mem)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, view)
+
+
 def _emit(result: dict[str, Any], as_json: bool, view: str) -> None:
     from oracl import render
 
@@ -175,12 +186,7 @@ def trace(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """The dependency tree of PATH, with relation, weight and fragment on each branch."""
-    try:
-        with _memory(root) as mem:
-            result = mem.trace(path, direction, depth, relation)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "trace_view")
+    _answer(root, as_json, "trace_view", lambda mem: mem.trace(path, direction, depth, relation))
 
 
 @app.command()
@@ -192,12 +198,7 @@ def related(
 ) -> None:
     """PATH's neighbourhood ordered by association rank (at most the build's --query-guard
     edges considered, 5,000 by default)."""
-    try:
-        with _memory(root) as mem:
-            result = mem.related(path, k)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "related_view")
+    _answer(root, as_json, "related_view", lambda mem: mem.related(path, k))
 
 
 @app.command()
@@ -208,12 +209,7 @@ def hub(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Domain hubs: every hub with its size, or one hub's members ranked."""
-    try:
-        with _memory(root) as mem:
-            result = mem.hub(domain, k)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "hub_view")
+    _answer(root, as_json, "hub_view", lambda mem: mem.hub(domain, k))
 
 
 @app.command()
@@ -227,12 +223,7 @@ def symbols(
 ) -> None:
     """Where NAME is defined: exact short or qualified names first, fuzzy when nothing
     matches exactly."""
-    try:
-        with _memory(root) as mem:
-            result = mem.symbols(name, kind, language, k)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "symbols_view")
+    _answer(root, as_json, "symbols_view", lambda mem: mem.symbols(name, kind, language, k))
 
 
 ConfidenceOpt = Annotated[float, typer.Option("--min-confidence", help=(
@@ -251,12 +242,7 @@ def callers(
 ) -> None:
     """Who calls SYMBOL: each caller with the call sites' lines, the edge's confidence and
     how the name was resolved."""
-    try:
-        with _memory(root) as mem:
-            result = mem.callers(symbol, depth, min_confidence, k)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "calls_view")
+    _answer(root, as_json, "calls_view", lambda mem: mem.callers(symbol, depth, min_confidence, k))
 
 
 @app.command()
@@ -270,12 +256,7 @@ def callees(
 ) -> None:
     """What SYMBOL calls among the repository's own definitions (library calls are not
     listed)."""
-    try:
-        with _memory(root) as mem:
-            result = mem.callees(symbol, depth, min_confidence, k)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "calls_view")
+    _answer(root, as_json, "calls_view", lambda mem: mem.callees(symbol, depth, min_confidence, k))
 
 
 @app.command()
@@ -292,17 +273,11 @@ def impact(
     """What a change reaches: the symbols and files that depend on TARGETS (or on the
     working tree's changes with --diff [REV]), ranked by weight and distance, the test
     files to run, and the hubs touched."""
-    try:
-        if diff and len(targets or []) > 1:
-            raise ConfigError("--diff takes one revision (oracl impact --diff [REV]), not a list of targets")
-        with _memory(root) as mem:
-            if diff:
-                result = mem.impact([], diff=(targets or ["HEAD"])[0], depth=depth, k=k)
-            else:
-                result = mem.impact(targets or [], depth=depth, k=k)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "impact_view")
+    if diff and len(targets or []) > 1:
+        _fail(ConfigError("--diff takes one revision (oracl impact --diff [REV]), not a list of targets"))
+    rev = (targets or ["HEAD"])[0] if diff else None
+    _answer(root, as_json, "impact_view",
+            lambda mem: mem.impact([] if diff else targets or [], diff=rev, depth=depth, k=k))
 
 
 @app.command()
@@ -313,12 +288,7 @@ def show(
 ) -> None:
     """Every stored field of PATH, its tags, its edges by relation, and the priority
     breakdown from which its priority can be recomputed by hand."""
-    try:
-        with _memory(root) as mem:
-            result = mem.show(path)  # with the tree's freshness
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "show_view")
+    _answer(root, as_json, "show_view", lambda mem: mem.show(path))  # with the tree's freshness
 
 
 @app.command()
@@ -332,12 +302,7 @@ def fragment(
     """The quoted lines, syntax-highlighted (without a range, the first 2,000); warns when
     the file changed since the build, and refuses one that is no longer a regular file
     inside the root (exit code 16)."""
-    try:
-        with _memory(root) as mem:
-            result = mem.fragment(locator, lines, context)
-    except OraclError as exc:
-        _fail(exc)
-    _emit(result, as_json, "fragment_view")
+    _answer(root, as_json, "fragment_view", lambda mem: mem.fragment(locator, lines, context))
 
 
 @app.command()
