@@ -131,6 +131,12 @@ def _targets(snap: Snapshot, text: str, kind: str | None = None) -> tuple[list[d
     return same, how
 
 
+def _staleness_of(snap: Snapshot, rows: list[dict[str, Any]]) -> str:
+    """Whether the files the answer's definitions live in changed since the build."""
+    checks = {r["path"]: r["checksum"] for r in named_each(snap, "artifact_domains", sorted({r["path"] for r in rows}))}
+    return summary(staleness(snap, sorted(checks.items())))
+
+
 def _public(r: dict[str, Any]) -> dict[str, Any]:
     return {k: r[k] for k in ("id", "name", "qualified", "kind", "path", "start", "end") if k in r}
 
@@ -141,9 +147,8 @@ def symbols(snap: Snapshot, name: str, *, kind: str | None = None, language: str
     if not 1 <= k <= MAX_K:
         raise QueryError(f"-k must be between 1 and {MAX_K}")
     rows, how = lookup(snap, name, kind=kind, language=language, k=k)
-    checks = {r["path"]: r["checksum"] for r in named_each(snap, "artifact_domains", sorted({r["path"] for r in rows}))}
     return {"build_id": snap.build_id, "query": name, "match": how, "definitions": rows,
-            "notices": list(snap.notices), "staleness": summary(staleness(snap, sorted(checks.items())))}
+            "notices": list(snap.notices), "staleness": _staleness_of(snap, rows)}
 
 
 def _walk(snap: Snapshot, start: list[str], query: str, key: str, depth: int, min_confidence: float,
@@ -202,11 +207,10 @@ def _calls(snap: Snapshot, name: str, query: str, key: str, label: str, depth: i
     levels, cut = _walk(snap, start, query, key, depth, min_confidence, snap.params.query_guard)
     shown = [lvl[:k] for lvl in levels]
     total = sum(len(lvl) for lvl in levels)
-    checks = {r["path"]: r["checksum"] for r in named_each(snap, "artifact_domains", sorted({t["path"] for t in targets}))}
     return {"build_id": snap.build_id, "query": name, "match": how, "targets": targets, "depth": depth,
             "min_confidence": min_confidence, label: shown[0] if shown else [], "levels": shown,
             "total": total, "shown": sum(len(lvl) for lvl in shown), "guard_cut": cut,
-            "notices": list(snap.notices), "staleness": summary(staleness(snap, sorted(checks.items())))}
+            "notices": list(snap.notices), "staleness": _staleness_of(snap, targets)}
 
 
 # ---- impact ------------------------------------------------------------------------------

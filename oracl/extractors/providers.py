@@ -91,20 +91,19 @@ def _resolve_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
     if f.language != "python" and not f.path.endswith(".py"):
         yield from _resolve_code_imports(f, idx)
         return
-    for mod, names, level, start, end in f.imports:
-        absolute = idx.relative_module(mod, level, f.path) if level else mod
+    for imp in f.imports:
+        start, end = imp[3], imp[4]
+        absolute, base, subs = idx.python_import(imp, f.path)
         if not absolute:
             continue
         hits: list[ResolvedImport] = []
-        base = idx.module(absolute, f.path)
-        for name in names:
-            sub = idx.module(f"{absolute}.{name}", f.path)
+        for name, sub in subs:
             if sub:
                 hits.append(ResolvedImport(sub, "", start, end))
             elif base:
                 rng = idx.symbol_range(base, name)
                 hits.append(ResolvedImport(base, fragment(*rng) if rng else "", start, end))
-        if not names and base:
+        if not subs and base:
             hits.append(ResolvedImport(base, "", start, end))
         seen: set[tuple[str, str]] = set()
         for h in hits:

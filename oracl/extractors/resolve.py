@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from oracl.records import FileFacts
+from oracl.records import FileFacts, ImportRef
 
 _SLUG = re.compile(r"[^\w\- ]+")
 
@@ -125,6 +125,17 @@ class IndexView:
         if level > 1:
             base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
         return ".".join([*base, *([mod] if mod else [])])
+
+    def python_import(self, imp: ImportRef, from_path: str) -> tuple[str, str | None, list[tuple[str, str | None]]]:
+        """One Python import resolved: (absolute module, its file or None, and for each
+        imported name the file of the submodule it names, or None when it is a name the
+        module defines). ``("", None, [])`` when a relative import leaves the tree."""
+        mod, names, level = imp[0], imp[1], imp[2]
+        absolute = self.relative_module(mod, level, from_path) if level else mod
+        if not absolute:
+            return "", None, []
+        return (absolute, self.module(absolute, from_path),
+                [(name, self.module(f"{absolute}.{name}", from_path)) for name in names])
 
     def symbol_range(self, path: str, name: str) -> tuple[int, int] | None:
         return self.symbols.get(path, {}).get(name)

@@ -219,6 +219,8 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
                 _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
     r = _Resolver(t, idx)
     for f in code:
+        if not f.bases:
+            continue  # reading a file's imports is this pass's cost: only files that name a base pay it
         r.file(f)
         for owner_q, written, relation, line in f.bases:
             src = r.type_id(f.path, owner_q)
@@ -417,6 +419,13 @@ class _Resolver:
         kinds = {ty for _, ty in entries}
         return kinds.pop() if len(kinds) == 1 else ""
 
+    def _type_around(self, sid: str) -> str | None:
+        """The type a symbol is (or is defined in), through nested functions."""
+        scope: str | None = sid
+        while scope is not None and self.t.kind.get(scope) not in TYPE_KINDS:
+            scope = self.t.parent.get(scope)
+        return scope
+
     def call(self, f: FileFacts, caller: str, callee: str, line: int = 0) -> list[Hit] | None:
         """The definitions a call site names: [] when none is defined here, None when too
         many are."""
@@ -432,10 +441,8 @@ class _Resolver:
                     return [(own, "same_scope", 1)]
                 scope = t.parent.get(scope)
             if f.language in IMPLICIT_THIS:
-                cls0: str | None = caller
-                while cls0 is not None and t.kind.get(cls0) not in TYPE_KINDS:
-                    cls0 = t.parent.get(cls0)
-                found = self._member(cls0, name) if cls0 is not None else None
+                around = self._type_around(caller)
+                found = self._member(around, name) if around is not None else None
                 if found is not None and t.kind[found[0]] in CALLABLE:
                     return [(found[0], "same_scope" if found[1] == 0 else "inherited", 1)]
             local = self._top([f.path], name, CALLABLE, follow=False)
@@ -457,9 +464,7 @@ class _Resolver:
             if not ids:
                 return []
             return self._pick(ids, "unique") or None
-        cls: str | None = caller  # the type around the caller, through nested functions
-        while cls is not None and t.kind.get(cls) not in TYPE_KINDS:
-            cls = t.parent.get(cls)
+        cls = self._type_around(caller)
         if recv in SELF or recv == "super":
             if cls is not None:
                 found = self._member(cls, name)
@@ -570,17 +575,13 @@ def _imports(f: FileFacts, idx: IndexView) -> tuple[dict[str, list[str]], dict[s
     for imp in f.imports:
         mod, imported, level = imp[0], imp[1], imp[2]
         if python:
-            absolute = idx.relative_module(mod, level, f.path) if level else mod
-            if not absolute:
-                continue
-            base = idx.module(absolute, f.path)
-            for name in imported:
-                sub = idx.module(f"{absolute}.{name}", f.path)
+            absolute, base, subs = idx.python_import(imp, f.path)
+            for name, sub in subs:
                 if sub:
                     aliases[name].append(sub)
                 elif base:
                     names[name].append(base)
-            if not imported and base:
+            if not subs and base:
                 # `import a.b` binds `a`; a call `a.b.f()` is kept as `b.f`: both name a module
                 aliases[absolute.rsplit(".", 1)[-1]].append(base)
                 if "." in absolute and not level:
