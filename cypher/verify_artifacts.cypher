@@ -3,4 +3,5 @@
 // returns: what readers serve of every artifact, for `oracl verify` to compare with the export
 MATCH (a:Artifact)
 RETURN a.path AS path, a.id AS id, a.checksum AS checksum, a.priority AS priority, a.tags AS tags,
-       a.symbols AS symbols, a.headings AS headings, a.parse_status AS parse_status;
+       a.symbols AS symbols, a.headings AS headings, a.parse_status AS parse_status,
+       a.history AS history;

@@ -46,6 +46,7 @@ from oracl.incremental import (
 )
 from oracl.pipeline.annotate import HELD_BACK, load_learned_edges, load_learned_tags, make_record
 from oracl.pipeline.discover import Discovery, read_one, walk
+from oracl.pipeline.history import History, read_history
 from oracl.pipeline.merge import EvidenceStore, MergeResult, edge_to_json, merge_edges, write_jsonl
 from oracl.pipeline.symbols import SymbolGraph, symbol_graph
 from oracl.pipeline.weigh import WeightedGraph, weigh
@@ -337,7 +338,12 @@ def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str
     return out
 
 
-def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult) -> WeightedGraph:
+def read_history_phase(plan: Plan, r: Read) -> History:
+    """The history of the build's files up to HEAD (design §5c); none outside git."""
+    return read_history(plan.root, {f.path for f in r.facts})
+
+
+def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history: History) -> WeightedGraph:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
     come back as raw doubles, exact) while this process makes the node rows."""
     from array import array
@@ -359,7 +365,8 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult) -> Weigh
         return wait
 
     return weigh(r.records, {f.path: f for f in r.facts}, merged.edges, plan.cfg,
-                 _usage_from_telemetry(plan.vault), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job)
+                 _usage_from_telemetry(plan.vault), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job,
+                 history=history.messages)
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -378,7 +385,8 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 
 
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
-                graph: WeightedGraph, languages: Counter[str], symbols: SymbolGraph) -> dict[str, Any]:
+                graph: WeightedGraph, languages: Counter[str], symbols: SymbolGraph,
+                history: History | None = None) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
     return {
@@ -413,6 +421,8 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
             "excluded_dirs_by_reason": dict(sorted(d.discovery.excluded_dirs.items())),
         },
         "two_layer": cfg.two_layer,
+        "history": {"commits": history.commits, "head": history.head, "note": history.note,
+                    "files_with_messages": len(history.messages)} if history is not None else None,
     }
 
 
@@ -533,11 +543,12 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         progress("discover", len(d.discovery.files), len(d.discovery.files))
         r = timed("read", read, plan, ex, d, progress, writer.staging)
         content = timed("content", start_content, plan, ex, r, writer)
+        history = timed("history", read_history_phase, plan, r)
         e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
-                  skippable("phase3", phase3_edges, r.facts, r.index))
+                  skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
         symbols = timed("symbols", symbol_graph, r.facts, r.index)
-        graph = timed("weigh", weigh_graph, plan, ex, r, merged)
+        graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
@@ -546,7 +557,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         stat_files = stat_rows(r.facts)
         del r, e, merged
-        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols)
+        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer)
         del stat_files
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)

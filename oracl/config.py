@@ -60,6 +60,10 @@ class Config:
     gamma: float = 0.2
     lam: float = 0.6
     neighbour_cap: int = 250
+    # association = mean of this many heaviest incident weights: with 250 a 17-line module
+    # with twenty strong links out-ranked the application's core, whose many weak mentions
+    # pulled its mean down (design §4); 20 rewards having many strong links
+    association_cap: int = 20
     query_neighbour_guard: int = 5000
     priority_cap: float = 2.0
     two_layer: bool = False
@@ -103,7 +107,8 @@ _TOML_KEYS = {f.name for f in fields(Config)}
 RANGES: dict[str, tuple[float, float]] = {
     "max_read_bytes": (1, 1 << 36), "fts_body_bytes": (0, 1 << 30), "fts_tf_cap": (1, 1000),
     "alpha": (0, 10), "beta": (0, 10), "gamma": (0, 1), "lam": (0, 10),
-    "neighbour_cap": (1, 1_000_000), "query_neighbour_guard": (1, 100_000_000), "priority_cap": (1e-6, 1e6),
+    "neighbour_cap": (1, 1_000_000), "association_cap": (1, 1_000_000),
+    "query_neighbour_guard": (1, 100_000_000), "priority_cap": (1e-6, 1e6),
     "workers": (0, 1024), "buffer_pool_bytes": (0, 1 << 42), "db_threads": (1, 1024),
     "keep_bundles": (1, 1000), "snapshots": (0, 100_000), "health_threshold": (0, 1000),
 }

@@ -14,7 +14,8 @@ from typing import Any
 
 import orjson
 
-SCHEMA_VERSION = "wtls-1.1"  # 1.1: the symbol graph (``symbols``: nodes and edges)
+SCHEMA_VERSION = "wtls-1.2"  # 1.1: the symbol graph (``symbols``: nodes and edges);
+# 1.2: history (each artifact's ``history`` text, ``co_change`` edges, the header's ``history``)
 FLOAT_DIGITS = 9
 
 

@@ -134,6 +134,8 @@ class PriorityDetail(TypedDict):
     base: float                    # P0
     association: float
     delta: float
+    role: str                      # product | example | fixture | vendored (design §4)
+    m_role: float
 
 
 class ArtifactNode(TypedDict):
@@ -158,6 +160,7 @@ class ArtifactNode(TypedDict):
     priority: float                # P0 + α·δ
     link_density: float
     priority_detail: PriorityDetail
+    history: str                   # past commit subjects of the file (design §5c), "" outside git
     parse_status: str
     line_count: int
     symbols: tuple[Symbol, ...]

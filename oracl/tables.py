@@ -89,6 +89,7 @@ def artifact_table(nodes: list[dict[str, Any]]) -> pa.Table:
         "symbols": [orjson.dumps(n["symbols"]).decode() for n in arts],
         "headings": [orjson.dumps(n["headings"]).decode() for n in arts],
         "detail": [orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode() for d in detail],
+        "history": [n.get("history", "") for n in arts],
     })
 
 

@@ -128,7 +128,7 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
     arts = [n for n in nodes if n["kind"] == "artifact"]
     path_of = {n["id"]: n["path"] for n in arts}
     want_arts = {n["path"]: (n["id"], n["checksum"], n["priority"], _json(n["tags"]), _json(n["symbols"]),
-                             _json(n["headings"]), n["parse_status"]) for n in arts}
+                             _json(n["headings"]), n["parse_status"], n.get("history", "")) for n in arts}
     want_hubs = {n["id"]: (n["association"], n["delta"], n["link_density"]) for n in nodes if n["kind"] == "hub"}
     want_links: Counter[tuple[Any, ...]] = Counter()
     want_belongs: Counter[tuple[Any, ...]] = Counter()
@@ -142,7 +142,7 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
     store = Store.open(bundle / DB_FILE, read_only=True)
     try:
         got_arts = {r["path"]: (r["id"], r["checksum"], r["priority"], _json(orjson.loads(r["tags"])),
-                                r["symbols"], r["headings"], r["parse_status"])
+                                r["symbols"], r["headings"], r["parse_status"], r["history"] or "")
                     for r in store.named("verify_artifacts")}
         got_hubs = {r["id"]: (r["a"], r["d"], r["l"]) for r in store.named("verify_hubs")}
         got_links = Counter(tuple(r.values()) for r in store.named("verify_links"))

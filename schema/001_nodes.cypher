@@ -9,7 +9,7 @@ CREATE NODE TABLE Artifact(
   placeholder BOOLEAN, parse_status STRING, tags STRING, priority DOUBLE,
   base_priority DOUBLE, association DOUBLE, delta DOUBLE, link_density DOUBLE,
   link_count INT64, backrefs INT64, usage INT64, line_count INT64, name STRING,
-  symbols STRING, headings STRING, detail STRING);
+  symbols STRING, headings STRING, detail STRING, history STRING);
 CREATE NODE TABLE Hub(id STRING PRIMARY KEY, domain STRING, association DOUBLE, delta DOUBLE,
   link_density DOUBLE);
 // Full-text side table (one row per artifact, same key): `text` is one document made of

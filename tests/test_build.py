@@ -45,7 +45,7 @@ def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
     keys = [(e["source"], e["source_fragment"], e["target"], e["target_fragment"], e["relation"]) for e in doc["edges"]]
     assert keys == sorted(keys)
     h = doc["schema"]
-    assert h["version"] == "wtls-1.1" and h["build_id"] == report.build_id
+    assert h["version"] == "wtls-1.2" and h["build_id"] == report.build_id
     assert (h["alpha"], h["beta"], h["gamma"], h["lambda"]) == (0.35, 0.5, 0.2, 0.6)
     assert h["counts"]["nodes_by_kind"] == {"artifact": 7, "hub": 4}
     # the project's own package (pyproject name "pkg") maps to the core domain

@@ -30,7 +30,7 @@ def test_general_path_golden() -> None:
 
 
 def test_wildcard_and_fast_path_golden() -> None:
-    c = compile_query(parse("archived reports"), limit=7)
+    c = compile_query(parse("type:report lifecycle:archived"), limit=7)
     assert c.template == "search_wildcard"
     assert "WHERE true AND a.content_types" not in c.cypher
     assert "AND a.content_type IN $content_types AND a.lifecycle IN $lifecycles" in c.cypher

@@ -57,16 +57,23 @@ def test_negation_in_a_long_query_is_prose() -> None:
     assert weights["debug"] == ("type", 2.0)  # plain words of prose weigh less than identifiers
 
 
-def test_type_extraction_via_aliases_and_domains() -> None:
+def test_plain_words_are_hints_not_filters() -> None:
     q = parse("archived reports", domains=("core",))
-    assert q.filters.content_types == ("report",) and q.filters.lifecycles == ("archived",)
-    assert q.wildcard and q.typed_filters
+    assert q.filters.empty and not q.wildcard and {"archived", "reports"} <= set(texts(q))
+    assert q.hints.content_types == ("report",) and q.hints.lifecycles == ("archived",)
     q = parse("core python", domains=("core",))
-    assert q.filters.domains == ("core",) and q.filters.formats == ("py",) and q.wildcard
-    # a sentence: its "issues" and "json" are topics, not filters
-    assert parse("Fix mutability issues with headers input types").filters.empty
-    assert parse("Make json doc strings consistent").filters.empty
-    assert parse("docs: indent continuation line in Session.get").filters.empty
+    assert q.filters.empty and q.hints.domains == ("core",) and q.hints.formats == ("py",)
+    # the issue's examples: a plain word never filters
+    for text in ("json provider custom encoder", "which python versions are supported", "markdown"):
+        q = parse(text)
+        assert q.filters.empty and not q.wildcard, text
+    assert parse("json provider custom encoder").hints.formats == ("json", "jsonl")
+    # a sentence: its "issues" and "json" are topics, not even hints
+    assert parse("Fix mutability issues with headers input types").hints.empty
+    assert parse("Make json doc strings consistent").hints.empty
+    assert parse("docs: indent continuation line in Session.get").hints.empty
+    # explicit filters still filter
+    assert parse("ext:json provider").filters.formats == ("json",)
 
 
 def test_temporal_expansion() -> None:

@@ -59,9 +59,10 @@ def test_negated_query_drops_archived_copies(repo: Path) -> None:
 
 
 def test_filtered_queries(repo: Path) -> None:
-    r = search(repo, "reports", log=False)  # every word a filter: a wildcard by priority
-    assert r.query_class == "wildcard" and sorted(paths(r)) == ["docs/reports/q3_report.md",
-                                                               "docs/reports/weekly_report.md"]
+    r = search(repo, "reports", log=False)  # a plain word is evidence and a hint, not a filter
+    assert r.query_class == "concept" and sorted(paths(r)[:2]) == ["docs/reports/q3_report.md",
+                                                                  "docs/reports/weekly_report.md"]
+    assert search(repo, "type:report", log=False).query_class == "wildcard"
     r = search(repo, "export ext:sh", log=False)
     assert paths(r) == ["scripts/deploy.sh"]
     r = search(repo, "sign domain:core", log=False)
@@ -86,8 +87,10 @@ def test_json_schema_and_explain(repo: Path) -> None:
     doc = orjson.loads(out.stdout)
     assert doc["schema"] == "oracl.search/1" and len(doc["results"]) == 3
     assert set(doc["results"][0]) == {"rank", "path", "id", "score", "domain", "content_type", "lifecycle",
-                                      "format", "priority", "matched_fields", "provenance", "checksum"}
-    assert [p[0] for p in doc["explain"]["passes"]] == ["directives", "negation", "tokens", "types", "time", "weights"]
+                                      "format", "priority", "matched_fields", "provenance", "checksum", "span"}
+    first = doc["results"][0]  # pkg/export.py: its best chunk is the whole 3-line file (docstring and def)
+    assert first["path"] == "pkg/export.py" and first["span"] == {"start": 1, "end": 3, "label": "lines"}
+    assert [p[0] for p in doc["explain"]["passes"]] == ["directives", "negation", "tokens", "hints", "time", "weights"]
     assert "$q" in doc["explain"]["cypher"][0]["text"] and "sign" in doc["explain"]["cypher"][0]["params"]["q"]
     assert doc["explain"]["results"][0]["matches"]
     table = run_cli("query", "sign", "export", "-r", str(repo), "--explain", env={**os.environ, "COLUMNS": "160"})

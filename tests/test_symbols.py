@@ -235,7 +235,7 @@ def test_call_receivers_and_declared_types() -> None:
 
 def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
     doc = orjson.loads((built / ".oracl" / "weighted_graph_index.json").read_bytes())
-    assert doc["schema"]["version"] == "wtls-1.1"
+    assert doc["schema"]["version"] == "wtls-1.2"
     sym = doc["symbols"]
     assert sym["node_fields"] == ["id", "name", "qualified", "kind", "language", "path", "start", "end", "signature",
                                   "doc", "exported"]

@@ -21,12 +21,47 @@ M_SENS = {"low": 1.0, "medium": 1.4, "high": 1.8}
 GOVERNANCE = {"approved": 1.0, "reviewed": 0.7, "draft": 0.3}
 SECURITY_HINTS = ("auth", "crypt", "secret", "token", "password", "credential", "permission",
                   "security", "sign", "cert", "key", "vault", "ssl", "tls")
+# path words that start with a hint but are not about security ("signals", "keyword",
+# "authors", "certain", "tokenizer")
+SECURITY_FALSE_FRIENDS = ("signal", "keyword", "keyboard", "keymap", "keys", "keyed", "author", "certain",
+                          "tokeniz", "tokens")
 _TOKENS = re.compile(r"[a-z0-9]+")
 
 
 def security_hint(path: str) -> bool:
-    """A path word *starting* with a hint (``signing`` yes, ``design`` no)."""
-    return any(tok.startswith(SECURITY_HINTS) for tok in _TOKENS.findall(path.lower()))
+    """A path word *starting* with a hint (``signing`` yes, ``design`` no, ``signals`` no)."""
+    return any(tok.startswith(SECURITY_HINTS) and not tok.startswith(SECURITY_FALSE_FRIENDS)
+               for tok in _TOKENS.findall(path.lower()))
+
+
+# What a file is to the product (design §4, "role"): the product's own code and files, or a
+# copy made to show, test or ship it. Examples, tutorials, fixtures and vendored copies keep
+# half of what they earn and all of what they lose: m_role · (P0 + α·max(δ, 0)) + α·min(δ, 0).
+M_ROLE = {"product": 1.0, "example": 0.5, "fixture": 0.5, "vendored": 0.5}
+ROLE_DIRS = {
+    "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial", "tutorials",
+                          "_example", "_examples", "cookbook"}),
+    "fixture": frozenset({"fixture", "fixtures", "__fixtures__", "testdata", "test_data", "test-data",
+                          "__snapshots__", "snapshots"}),
+    "vendored": frozenset({"vendor", "vendored", "_vendor", "third_party", "third-party", "thirdparty",
+                           "node_modules", "external", "extern", "bower_components"}),
+}
+
+
+def role(path: str) -> str:
+    """``product``, or the first of ``vendored``/``fixture``/``example`` a directory of the
+    path names (``examples/tutorial/flaskr/auth.py`` → example)."""
+    parts = [p.lower() for p in path.split("/")[:-1]]
+    for name in ("vendored", "fixture", "example"):
+        if any(p in ROLE_DIRS[name] for p in parts):
+            return name
+    return "product"
+
+
+def final_priority(p0: float, alpha: float, delta: float, file_role: str = "product") -> float:
+    """Eq. 5 with the role multiplier: m_role · (P0 + α·max(δ, 0)) + α·min(δ, 0)."""
+    m = M_ROLE.get(file_role, 1.0)
+    return m * (p0 + alpha * max(delta, 0.0)) + alpha * min(delta, 0.0)
 
 
 def risk_score(path: str, sensitive_families: int, secret_key_named: bool) -> int:

@@ -38,6 +38,9 @@ def tagset(tags: Mapping[str, object]) -> frozenset[str]:
     return frozenset(out)
 
 
+NOT_STRUCTURAL = frozenset({"co_change"})
+
+
 def association(incident: list[float], cap: int) -> float:
     """Eq. 4: mean of the ``cap`` heaviest incident edge weights (0 for an isolated node)."""
     if not incident:
@@ -83,9 +86,14 @@ def rank_here(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[
 def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
           cfg: Config, usage: Mapping[str, int] | None = None,
           sensitivity_overrides: Mapping[str, str] | None = None,
-          rank_job: RankJob = rank_here) -> WeightedGraph:
+          rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None) -> WeightedGraph:
     """``rank_job`` starts the edge ranking and returns a function that waits for it: the
-    builder runs it in a second process while this one makes the node rows."""
+    builder runs it in a second process while this one makes the node rows. ``history``
+    is each file's past commit messages (design §5c). Edges of a relation in
+    ``NOT_STRUCTURAL`` (co-change) are weighted and ranked like every edge but do not
+    count towards association, degree or back-references: they say the files changed
+    together, not that one depends on the other."""
+    history = history or {}
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
     domains = sorted({str(r.tags["domain"]) for r in records})
@@ -102,10 +110,12 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
 
     incident: dict[str, list[float]] = defaultdict(list)
     for e, w in zip(edges, weights, strict=True):
+        if e.relation in NOT_STRUCTURAL:
+            continue
         incident[e.source].append(w)
         incident[e.target].append(w)
     all_nodes = [r.path for r in records] + [hub_id(d) for d in domains]
-    assoc = {n: association(incident.get(n, []), cfg.neighbour_cap) for n in all_nodes}
+    assoc = {n: association(incident.get(n, []), cfg.association_cap) for n in all_nodes}
     mu, sigma = mean_std(list(assoc.values()))
     delta = {n: (a - mu) / sigma if sigma > 0 else 0.0 for n, a in assoc.items()}
     n_nodes = len(all_nodes)
@@ -119,6 +129,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     referred: dict[str, set[str]] = defaultdict(set)
     tested: set[str] = set()
     for e in merged:
+        if e.relation in NOT_STRUCTURAL:
+            continue
         degree_aa[e.source] += 1
         degree_aa[e.target] += 1
         referrers[e.target].add(e.source)
@@ -154,6 +166,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             comp[b] = r9(comp[b])
         cls = str(tags["classification"])
         p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
+        file_role = prio.role(r.path)
         node: ArtifactNode = {  # type: ignore[typeddict-item]  # the record's fields, then these
             **r.to_json(),
             "id": r.artifact_id,
@@ -161,17 +174,19 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             "usage": inputs.usage,
             "link_count": len(referred[r.path]),
             "backrefs": inputs.backrefs,
-            "priority": r9(p0 + cfg.alpha * delta[r.path]),
+            "priority": r9(prio.final_priority(p0, cfg.alpha, delta[r.path], file_role)),
             "link_density": r9(degree_all[r.path] / (n_nodes - 1)) if n_nodes > 1 else 0.0,
             "priority_detail": {
                 "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
                 "sensitivity": sens, "risk_score": risk, "base": r9(p0),
                 "association": r9(assoc[r.path]), "delta": r9(delta[r.path]),
+                "role": file_role, "m_role": prio.M_ROLE[file_role],
             },
             "parse_status": f.parse_status,
             "line_count": f.line_count,
             "symbols": f.symbols,      # tuples serialise as JSON arrays
             "headings": f.headings,
+            "history": history.get(r.path, ""),
         }
         node_rows.append(node)
     for d in domains:

@@ -6,8 +6,10 @@
    path-like tokens (``src/app.py``) and dotted names
 3. negation    ``-term``, ``NOT term``, "but not X", "except X", "excluding X", "without X"
    (plural-normalised); they become a path-level exclusion
-4. types       the tag-alias table ("reports" → content_type=report, "python" → format=py,
-   a known domain → its hub …)
+4. hints      the tag-alias table ("reports" → content_type=report, "python" → format=py,
+   a known domain → its hub …) gives *hints*, soft preferences: the word stays a search
+   term and a file the hint describes ranks higher, but nothing is filtered out. Only an
+   explicit ``domain:``/``type:``/``ext:``/``lifecycle:``/``since:`` filters, and hard.
 5. time        "recent", "today", "this week", "last N days", "since YYYY-MM-DD"
 6. weights     synonyms, then each term's class: entity 5.0, type 2.0, stop word 0.1
 
@@ -18,8 +20,8 @@ paths and identifiers (``src/flask/ctx.py``, ``_encode_files``, ``Request.hooks`
 strong evidence (entity class); its plain words are weaker (type class).
 
 >>> q = SearchQueryBuilder().parse("signing code but not archived reports")
->>> [t.text for t in q.terms][:4], q.exclusions, q.filters.content_types
-(['code', 'signing', 'sign', 'signature'], ('archived',), ('report',))
+>>> [t.text for t in q.terms][:4], q.exclusions, q.hints.content_types, q.filters.empty
+(['code', 'reports', 'signing', 'signature'], ('archived',), ('report',), True)
 """
 
 from __future__ import annotations
@@ -147,7 +149,7 @@ class ParsedQuery:
     long: bool = False
     wildcard: bool = False
     passes: tuple[tuple[str, str], ...] = ()  # (pass name, what it did) for --explain
-    typed_filters: bool = False  # filters came from the alias table (soft: dropped if nothing matches)
+    hints: Filters = field(default_factory=Filters)  # soft preferences read from plain words
 
     @property
     def fts_text(self) -> str:
@@ -173,6 +175,8 @@ class ParsedQuery:
                         "formats": list(f.formats), "lifecycles": list(f.lifecycles),
                         "since": f.since.isoformat() if f.since else None},
             "exclusions": list(self.exclusions),
+            "hints": {"domains": list(self.hints.domains), "content_types": list(self.hints.content_types),
+                      "formats": list(self.hints.formats), "lifecycles": list(self.hints.lifecycles)},
         }
 
 
@@ -272,12 +276,13 @@ class SearchQueryBuilder:
         raw_tokens = [t for t in raw_tokens if t]
         passes.append(("tokens", " ".join(raw_tokens[:60]) + (" …" if len(raw_tokens) > 60 else "")))
 
-        # 4. type extraction through the alias table (a few words typed by a person only)
-        kept: list[str] = []
+        # 4. hints through the alias table (a few words typed by a person only): the word
+        # stays a search term; the hint is a soft preference, never a filter
+        hints: dict[str, list[str]] = {"domain": [], "content_type": [], "format": [], "lifecycle": []}
         typed: list[str] = []
         content_words = [t for t in raw_tokens if t.lower() not in STOP_WORDS]
         # a sentence ("Fix mutability issues with headers", "Make json doc strings
-        # consistent") is prose: its "issues" and "json" are topics, not filters
+        # consistent") is prose: its "issues" and "json" are topics, not hints
         typing = (not long and len(content_words) <= TYPE_PASS_MAX_WORDS and bool(raw_tokens)
                   and raw_tokens[0].lower() not in PROSE_WORDS and not prefix)
         for tok in raw_tokens:
@@ -285,13 +290,11 @@ class SearchQueryBuilder:
             alias = TYPE_ALIASES.get(low) if typing else None
             if alias is None and typing and low in self.domains and low not in STOP_WORDS:
                 alias = ("domain", (low,))
-            if alias is None:
-                kept.append(tok)
-                continue
-            kind, values = alias
-            {"domain": domains, "content_type": ctypes, "format": formats, "lifecycle": lifecycles}[kind].extend(values)
-            typed.append(low)
-        passes.append(("types", ", ".join(typed) or "none"))
+            if alias is not None:
+                hints[alias[0]].extend(alias[1])
+                typed.append(low)
+        kept = raw_tokens
+        passes.append(("hints", ", ".join(typed) or "none"))
         if since is not None:
             passes.append(("time", f"modified_at ≥ {since.isoformat()}"))
         else:
@@ -318,8 +321,6 @@ class SearchQueryBuilder:
                 for p in parts:
                     if p not in STOP_WORDS and p not in SUFFIX_PARTS and len(p) > 1:
                         add(Term(p, stem(p), cls, WEIGHT[cls] * 0.6, "part", low))
-        for low in typed:
-            add(Term(low, stem(low), "type", WEIGHT["type"], "query"))
         stems = {t.stem for t in terms.values()}
         for t in list(terms.values()):
             if t.origin == "query" and t.weight_class != "stop":
@@ -335,14 +336,15 @@ class SearchQueryBuilder:
 
         filters = Filters(tuple(dict.fromkeys(domains)), tuple(dict.fromkeys(ctypes)),
                           tuple(dict.fromkeys(formats)), tuple(dict.fromkeys(lifecycles)), since)
-        content = [t for t in ordered if t.weight_class != "stop" and t.origin != "synonym"
-                   and not (t.weight_class == "type" and t.text in typed)]
+        content = [t for t in ordered if t.weight_class != "stop" and t.origin != "synonym"]
         wildcard = fast is None and not content
         if wildcard and filters.empty and not exclusions:
             raise QueryError("the query is empty: give words to search for, or a filter such as domain:core")
         return ParsedQuery(raw=text, terms=tuple(ordered), filters=filters,
                            exclusions=tuple(dict.fromkeys(e for e in exclusions if e)), fast=fast,
-                           long=long, wildcard=wildcard, passes=tuple(passes), typed_filters=bool(typed))
+                           long=long, wildcard=wildcard, passes=tuple(passes),
+                           hints=Filters(*(tuple(dict.fromkeys(hints[k])) for k in
+                                           ("domain", "content_type", "format", "lifecycle"))))
 
 
 def parse(text: str, domains: tuple[str, ...] = (), now: datetime | None = None) -> ParsedQuery:

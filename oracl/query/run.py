@@ -13,12 +13,23 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from oracl import telemetry
 from oracl.errors import OraclError, QueryError, UnsafePathError
 from oracl.extractors.resolve import is_test_path
+from oracl.query.chunks import Chunk, score_chunks
 from oracl.query.compile import CompiledQuery, compile_fast, compile_query
 from oracl.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
-from oracl.query.score import PERSONAS, Scored, identifier_terms, propagate_tests, score_rows
+from oracl.query.score import (
+    COCHANGE_SOURCES,
+    PERSONAS,
+    Scored,
+    identifier_terms,
+    propagate_cochange,
+    propagate_tests,
+    score_rows,
+)
 from oracl.secrets import redact_tree
 from oracl.snapshot import Snapshot
 from oracl.vault import Vault
@@ -46,22 +57,35 @@ class SearchResult:
                 "results": self.results, "notices": self.notices}
 
 
-VERBATIM_CANDIDATES = 40
-VERBATIM_MAX_BYTES = 512 * 1024
+TEXT_CANDIDATES = 40
+TEXT_MAX_BYTES = 512 * 1024
 
 
 def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
-    """The lower-cased text of the best BM25 candidates, for verbatim identifier matches
-    (bounded: the first candidates, the first 512 KiB of each; regular files inside the
-    root only)."""
+    """The text of the best BM25 candidates, for chunk scores and verbatim identifier
+    matches (bounded: the first candidates, the first 512 KiB of each; regular files
+    inside the root only; secrets redacted)."""
     out: dict[str, str] = {}
-    best = sorted(rows, key=lambda r: -(r["bm25"] or 0.0))[:VERBATIM_CANDIDATES]
+    best = sorted(rows, key=lambda r: (-(r["bm25"] or 0.0), r["path"]))[:TEXT_CANDIDATES]
     for r in best:
         try:
-            out[r["path"]] = snap.workspace.read_text(r["path"], VERBATIM_MAX_BYTES).lower()
+            out[r["path"]] = snap.workspace.read_text(r["path"], TEXT_MAX_BYTES)
         except (OSError, UnsafePathError):
             continue
     return out
+
+
+def chunk_scores(pq: ParsedQuery, rows: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, list[Chunk]]:
+    """Each text's chunks scored against the query's weighted terms (oracl/query/chunks.py)."""
+    terms = [(t.stem, t.weight) for t in pq.terms if t.weight_class != "stop"]
+    by_path = {r["path"]: r for r in rows}
+    structure: dict[str, list[Any]] = {}
+    for path in texts:
+        row = by_path[path]
+        items = [list(x[:4]) for x in orjson.loads(row["symbols"] or "[]")]
+        items += [[h[0], "heading", h[2], h[3]] for h in orjson.loads(row["headings"] or "[]")]
+        structure[path] = items
+    return score_chunks(terms, texts, structure)
 
 
 def _domains(snap: Snapshot) -> tuple[str, ...]:
@@ -76,6 +100,8 @@ def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[
            "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
     if r["path"] in defines:
         out["defines"] = defines[r["path"]]
+    if s.span is not None:
+        out["span"] = {"start": s.span.start, "end": s.span.end, "label": s.span.label}
     return out
 
 
@@ -180,10 +206,29 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
     return ranked
 
 
+FILTER_FIELDS = (("domain", "domains", "domain"), ("content_type", "content_types", "type"),
+                 ("format", "formats", "ext"), ("lifecycle", "lifecycles", "lifecycle"))
+
+
+def check_filter_values(snap: Snapshot, filters: Filters) -> None:
+    """Raise QueryError for a filter value no file of the build has, listing the values
+    that exist (``domain:nosuch`` → "the domains are: core, docs, tests")."""
+    values: dict[str, set[str]] = {key: set() for key, _, _ in FILTER_FIELDS}
+    for row in snap.cached("artifact_values"):
+        for key in values:
+            values[key].add(row[key] or "")
+    for key, attr, directive in FILTER_FIELDS:
+        unknown = [v for v in getattr(filters, attr) if v not in values[key]]
+        if unknown:
+            have = ", ".join(sorted(v for v in values[key] if v)[:30]) or "none"
+            raise QueryError(f"{directive}:{unknown[0][:60]} matches no file of this build; "
+                             f"the values of {directive}: are {have}")
+
+
 def _explain(s: Scored) -> dict[str, Any]:
     return {"path": s.row["path"], "lexical": round(s.lexical, 6), "amplification": s.amplification,
             "tag_bonus": s.tag_bonus, "bm25_normalised": round(s.bm25, 6), "persona": s.persona,
-            "graph": round(s.graph, 6),
+            "graph": round(s.graph, 6), "chunk": round(s.chunk, 6),
             "matches": [{"term": t, "field": f, "contribution": round(c, 6)} for t, f, c in s.matches]}
 
 
@@ -221,25 +266,28 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         c = compile_query(pq, limit)
         compiled.append(c)
         rows = store.rows(c.cypher, c.params)
-        if not rows and pq.typed_filters:
-            from dataclasses import replace
-
-            notices.append("no file matched the filters read from the query's words; searched without them")
-            pq = replace(pq, filters=Filters(since=pq.filters.since), typed_filters=False,
-                         wildcard=pq.wildcard and not pq.filters.empty)
-            c = compile_query(pq, limit)
-            compiled.append(c)
-            rows = store.rows(c.cypher, c.params)
-        texts = _texts(snap, rows) if identifier_terms(pq) else None
-        ranked = score_rows(pq, rows, persona, texts)
+        if not rows and not pq.filters.empty:
+            check_filter_values(snap, pq.filters)
+        texts = _texts(snap, rows)
+        chunks = chunk_scores(pq, rows, texts)
+        ranked = score_rows(pq, rows, persona, {p: t.lower() for p, t in texts.items()}
+                            if identifier_terms(pq) else None, chunks)
         provenance = "graph" if pq.wildcard else "fts"
         tests = [s.row["path"] for s in ranked[:GRAPH_TESTS] if is_test_path(s.row["path"])]
         if tests and not pq.wildcard:
             edges = snap.named("tests_targets", {"paths": tests})
             have = {s.row["path"] for s in ranked}
             missing = sorted({e["target"] for e in edges} - have)
-            extra = snap.named("artifact_rows", {"paths": missing}) if missing else []
+            # a filter is hard: the tests vote only for candidates that passed it
+            extra = snap.named("artifact_rows", {"paths": missing}) if missing and pq.filters.empty else []
             ranked = propagate_tests(ranked, edges, extra)
+        sources = [s.row["path"] for s in ranked[:COCHANGE_SOURCES] if s.score > 0]
+        if sources and not pq.wildcard:
+            edges = snap.named("cochange_partners", {"paths": sources})
+            have = {s.row["path"] for s in ranked}
+            missing = sorted({e["target"] for e in edges} - have)
+            extra = snap.named("artifact_rows", {"paths": missing}) if missing and pq.filters.empty else []
+            ranked = propagate_cochange(ranked, edges, extra)
     defines: dict[str, list[dict[str, Any]]] = {}
     if not pq.wildcard and provenance != "mirror":
         defines = defined_in(snap, symbol_names(text, pq.long))

@@ -26,15 +26,20 @@ import orjson
 
 from oracl.extractors.code import LANGUAGE_OF_SUFFIX
 from oracl.extractors.resolve import is_test_path
+from oracl.pipeline.priority import role
+from oracl.query.chunks import Chunk
 from oracl.query.parse import ParsedQuery
 from oracl.tokens import stem, stems
 
 BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headings": 2.0, "tags": 2.0,
+                            "history": 1.0,     # a word of the file's past commit subjects (design §5c)
                             "text": 2.5,        # a quoted identifier found verbatim in the file
-                            "definition": 6.0}  # a quoted identifier this file defines (a symbol's full name)
+                            "definition": 6.0,  # a quoted identifier this file defines (a symbol's full name)
+                            "co_change": 0.0}   # not a field: a share from a file it changes with
 WEIGHT_ENTITY = 5.0
 PREFIX_FACTOR = 0.5  # a term that only starts a glued file name counts half
 B_BODY = 1.0
+B_CHUNK = 1.0  # the best chunk's BM25 (oracl/query/chunks.py), normalised like the others
 # A query that does not ask for tests ranks implementation above tests: test names restate
 # the behaviour under test, so they out-match the code itself on almost every query.
 TEST_PRIOR = 0.4
@@ -54,6 +59,16 @@ PROSE_NAMES = ("license", "licence", "copying", "authors", "notice", "changes", 
                "contributing", "code_of_conduct", "code-of-conduct", "security", "readme")
 DOC_WORDS = frozenset({"doc", "docs", "documentation", "document", "readme", "guide", "tutorial", "changelog",
                        "history", "license", "licence", "manual", "quickstart", "faq", "rst", "markdown"})
+# A hint read from a plain word ("python" → format py, "reports" → content type report, a
+# domain's name → that domain) is a soft preference: the files it describes gain this factor.
+HINT = 1.3
+# Examples, tutorials, fixtures and vendored copies restate the product's code: below it
+# unless the query asks for them ("example", "tutorial", "fixture", "vendored" …).
+ROLE_PRIOR = 0.5
+ROLE_WORDS = {"example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial",
+                                    "tutorials", "cookbook"}),
+              "fixture": frozenset({"fixture", "fixtures", "testdata", "snapshot", "snapshots"}),
+              "vendored": frozenset({"vendor", "vendored", "third_party", "thirdparty", "external"})}
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "conftest"})
 PERSONAS: dict[str, dict[str, float]] = {
     "default": {},
@@ -98,6 +113,7 @@ def _fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
             "path": stems(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
             "symbols": stems(symbols) | {stem(s.lower()) for s in symbols},
             "headings": stems(headings), "tags": stems(tag_text),
+            "history": stems([row.get("history") or ""]),
             "definition": {n.lower() for s in symbols for n in (s, s.rsplit(".", 1)[-1]) if _is_identifier(n)}}
 
 
@@ -128,11 +144,14 @@ class Scored:
     tag_bonus: float
     matches: list[tuple[str, str, float]] = field(default_factory=list)  # (term, field, ω·idf·b_f)
     graph: float = 0.0  # score handed over by the tests that test this file
+    chunk: float = 0.0  # the best chunk's BM25, normalised by the best candidate's
+    span: Chunk | None = None  # that chunk
 
     @property
     def matched_fields(self) -> list[str]:
         fields = sorted({f for _, f, _ in self.matches}, key=list(BOOSTS).index)
-        return fields + (["body"] if self.bm25 > 0 else []) + (["tests→"] if self.graph > 0 else [])
+        return fields + (["body"] if self.bm25 > 0 else []) + (["chunk"] if self.chunk > 0 else []) + (
+            ["tests→"] if self.graph > 0 else [])
 
 
 def identifier_terms(pq: ParsedQuery) -> list[str]:
@@ -148,9 +167,10 @@ def identifier_terms(pq: ParsedQuery) -> list[str]:
 
 
 def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "default",
-               texts: dict[str, str] | None = None) -> list[Scored]:
+               texts: dict[str, str] | None = None, chunks: dict[str, list[Chunk]] | None = None) -> list[Scored]:
     """Score candidate rows; returns them best first (score, then priority, then path).
-    ``texts`` (path → file text, lower-cased) lets quoted identifiers match verbatim."""
+    ``texts`` (path → file text, lower-cased) lets quoted identifiers match verbatim;
+    ``chunks`` (path → its chunks, best first) adds each file's best chunk."""
     phi = PERSONAS[persona]
     top_bm25 = max((float(r["bm25"] or 0.0) for r in rows), default=0.0)
     terms = [t for t in pq.terms if t.weight_class != "stop" or len(pq.terms) <= 3]
@@ -211,27 +231,45 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
         lexical = amp * total + tag_bonus
         bm25 = float(row["bm25"] or 0.0) / top_bm25 if top_bm25 > 0 else 0.0
         factor = phi.get(row["format"] or "", 1.0)
-        out.append(Scored(row, 0.0, lexical, bm25, factor, amp, tag_bonus, matches))
+        best = (chunks or {}).get(row["path"])
+        out.append(Scored(row, 0.0, lexical, bm25, factor, amp, tag_bonus, matches,
+                          chunk=best[0].score if best else 0.0, span=best[0] if best else None))
     top_lexical = max((s.lexical for s in out), default=0.0)
+    top_chunk = max((s.chunk for s in out), default=0.0)
+    for s in out:
+        s.chunk = s.chunk / top_chunk if top_chunk > 0 else 0.0
     wants_tests = any(t.stem in TEST_WORDS or t.text in TEST_WORDS or t.text.startswith("test_")
                       for t in pq.terms) or "tests" in pq.filters.domains
     wants_old = bool(pq.filters.lifecycles) or any(t.text in LIFECYCLE_WORDS or t.stem in LIFECYCLE_WORDS
                                                    for t in pq.terms)
     wants_docs = any(t.stem in DOC_WORDS or t.text in DOC_WORDS for t in pq.terms) or bool(pq.filters.formats) \
         or any(d in ("docs", "doc") for d in pq.filters.domains) or persona == "writer"
+    hints = pq.hints
+    hint_fields = (("domain", hints.domains), ("content_type", hints.content_types), ("format", hints.formats),
+                   ("lifecycle", hints.lifecycles))
+    asked = {name for name, words in ROLE_WORDS.items()
+             if any(t.text in words or t.stem in words for t in pq.terms)}
     for s in out:
+        file_role = role(s.row["path"])
+        if file_role != "product" and file_role not in asked:
+            s.persona *= ROLE_PRIOR
+        if any(values and (s.row.get(key) or "") in values for key, values in hint_fields):
+            s.persona *= HINT
         if not wants_tests and is_test_path(s.row["path"]):
             s.persona *= TEST_PRIOR
         if not wants_docs and is_prose(s.row):
             s.persona *= PROSE_PRIOR
         if not wants_old:
             s.persona *= LIFECYCLE_PRIOR.get(s.row["lifecycle"] or "", 1.0)
-        s.score = ((s.lexical / top_lexical if top_lexical > 0 else 0.0) + B_BODY * s.bm25) * s.persona
+        s.score = ((s.lexical / top_lexical if top_lexical > 0 else 0.0) + B_BODY * s.bm25
+                   + B_CHUNK * s.chunk) * s.persona
     out.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return out
 
 
 PROPAGATION = 0.5  # share of a test's score handed to the code it tests
+COCHANGE = 0.3     # share of a file's score handed to the files it changes with (× κ)
+COCHANGE_SOURCES = 10  # the best candidates whose co-change partners gain
 
 
 def propagate_tests(ranked: list[Scored], edges: list[dict[str, Any]], extra_rows: list[dict[str, Any]]) -> list[Scored]:
@@ -259,5 +297,30 @@ def propagate_tests(ranked: list[Scored], edges: list[dict[str, Any]], extra_row
         s = by_path[path]
         s.score += gain
         s.graph = gain
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked
+
+
+def propagate_cochange(ranked: list[Scored], edges: list[dict[str, Any]], extra_rows: list[dict[str, Any]]) -> list[Scored]:
+    """History's vote: each of the best candidates hands ``COCHANGE`` × its score × κ to
+    the files it changed together with (design §5c); partners outside the candidates
+    join with that share alone. A file gains from its best partner only, so a file that
+    changes with everything does not collect from all of them."""
+    by_path = {s.row["path"]: s for s in ranked}
+    for row in extra_rows:
+        if row["path"] not in by_path:
+            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
+            ranked.append(s)
+            by_path[row["path"]] = s
+    gains: dict[str, float] = {}
+    for e in edges:
+        src, dst = by_path.get(e["source"]), by_path.get(e["target"])
+        if src is None or dst is None:
+            continue
+        gains[e["target"]] = max(gains.get(e["target"], 0.0), COCHANGE * src.score * float(e["k"]))
+    for path, gain in gains.items():
+        s = by_path[path]
+        s.score += gain
+        s.matches.append(("history", "co_change", round(gain, 6)))
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked

@@ -1,0 +1,157 @@
+"""Chunk BM25: the best-matching symbol, section or window of each candidate file.
+
+A file's full-text score sums its words over the whole file, so a long file with one
+relevant function is diluted and a short file with one common word can win. Here each
+candidate's text is cut into chunks — its symbols and heading sections (from the build),
+and windows of ``WINDOW`` lines that cover what lies between them — and each chunk is
+scored with BM25 against the query's weighted terms:
+
+    chunk(c) = Σ_t ω_t · idf_t · tf(t, c)·(k1 + 1) / (tf(t, c) + k1·(1 − b + b·|c| / avg|c|))
+    idf_t    = ln(1 + (N − n_t + 0.5) / (n_t + 0.5))
+
+over the N chunks of the candidates (n_t of them contain t), |c| in lines. A term matches
+a word that starts with its stem at a word or camelCase boundary ("cooki" matches
+``extract_cookies_to_jar`` and ``getCookieJar``). The file's chunk score is its best
+chunk's; the best chunks are also the lines a context pack quotes.
+
+>>> text = "def a():\\n    return 1\\n\\ndef persist_cookies(jar):\\n    jar.save()\\n"
+>>> best = score_chunks([("cooki", 1.0), ("persist", 1.0)], {"m.py": text},
+...                     {"m.py": [("a", "function", 1, 2), ("persist_cookies", "function", 4, 5)]})
+>>> best["m.py"][0].label, best["m.py"][0].start, best["m.py"][0].end
+('symbol persist_cookies', 4, 5)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+K1 = 1.2
+B = 0.75
+WINDOW = 30              # lines of a window chunk (between and around symbols)
+MAX_SYMBOL_LINES = 400   # a symbol longer than this is scored through its windows and members
+MAX_TERMS = 32           # the heaviest query stems a chunk is scored on
+MAX_CHUNKS_PER_FILE = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    start: int     # 1-based, inclusive
+    end: int
+    label: str     # "symbol NAME", "section TITLE" or "lines"
+    score: float
+
+
+def term_pattern(stems: Sequence[str]) -> re.Pattern[str] | None:
+    """One case-insensitive alternation of the stems, longest first, anchored at a word
+    start or a camelCase hump; a stem shorter than 4 must end the word."""
+    alts = []
+    for s in sorted(set(stems), key=lambda s: (-len(s), s)):
+        if len(s) < 2:
+            continue
+        alts.append(re.escape(s) + (r"(?![a-z])" if len(s) < 4 else ""))
+    if not alts:
+        return None
+    return re.compile(r"(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(" + "|".join(alts) + ")", re.I)
+
+
+def file_chunks(symbols: Iterable[Sequence[object]], line_count: int) -> list[tuple[int, int, str]]:
+    """(start, end, label) of each chunk of a file: its symbols and sections no longer
+    than ``MAX_SYMBOL_LINES``, and windows of ``WINDOW`` lines over the whole file."""
+    out: list[tuple[int, int, str]] = []
+    for item in symbols:
+        name, kind, start, end = str(item[0]), str(item[1]), int(item[2]), int(item[3])  # type: ignore[call-overload]
+        if 1 <= start <= end and end - start < MAX_SYMBOL_LINES:
+            out.append((start, end, f"{'section' if kind == 'heading' else 'symbol'} {name}"))
+    for start in range(1, max(1, line_count) + 1, WINDOW):
+        out.append((start, min(line_count, start + WINDOW - 1), "lines"))
+    return out[:MAX_CHUNKS_PER_FILE]
+
+
+def _hits(pattern: re.Pattern[str], text: str, index: dict[str, int]) -> tuple[list[int], list[int]]:
+    """(line numbers, term indices) of every match, in text order."""
+    lines, terms = [], []
+    line, pos = 1, 0
+    for m in pattern.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        key = m.group(1).lower()
+        i = index.get(key)
+        if i is None:  # a case-folded stem that is a prefix of a longer alternative
+            continue
+        lines.append(line)
+        terms.append(i)
+    return lines, terms
+
+
+def score_chunks(terms: Sequence[tuple[str, float]], texts: dict[str, str],
+                 structure: dict[str, list[Sequence[object]]]) -> dict[str, list[Chunk]]:
+    """path → its chunks with a positive score, best first. ``terms`` are (stem, ω);
+    ``structure`` is each path's symbols and sections as (name, kind, start, end)."""
+    weights: dict[str, float] = {}
+    for s, w in terms:
+        s = s.lower()
+        if len(s) >= 2:
+            weights[s] = max(weights.get(s, 0.0), w)
+    top = sorted(weights, key=lambda s: (-weights[s], s))[:MAX_TERMS]
+    pattern = term_pattern(top)
+    if pattern is None:
+        return {}
+    index = {s: i for i, s in enumerate(top)}
+    omega = [weights[s] for s in top]
+    per_file: list[tuple[str, list[tuple[int, int, str]], list[list[int]]]] = []
+    df = [0] * len(top)
+    n_chunks = 0
+    total_len = 0
+    for path, text in texts.items():
+        lines, term_ids = _hits(pattern, text, index)
+        line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
+        chunks = file_chunks(structure.get(path, ()), line_count)
+        counts: list[list[int]] = []
+        for start, end, _ in chunks:
+            lo, hi = bisect_left(lines, start), bisect_right(lines, end)
+            tf = [0] * len(top)
+            for i in term_ids[lo:hi]:
+                tf[i] += 1
+            for i, c in enumerate(tf):
+                if c:
+                    df[i] += 1
+            counts.append(tf)
+            total_len += end - start + 1
+        n_chunks += len(chunks)
+        per_file.append((path, chunks, counts))
+    if not n_chunks:
+        return {}
+    avg = total_len / n_chunks
+    idf = [math.log(1 + (n_chunks - n + 0.5) / (n + 0.5)) for n in df]
+    out: dict[str, list[Chunk]] = {}
+    for path, chunks, counts in per_file:
+        scored = []
+        for (start, end, label), tf in zip(chunks, counts, strict=True):
+            norm = K1 * (1 - B + B * (end - start + 1) / avg)
+            score = sum(omega[i] * idf[i] * c * (K1 + 1) / (c + norm) for i, c in enumerate(tf) if c)
+            if score > 0:
+                scored.append(Chunk(start, end, label, score))
+        if scored:
+            # best first; a symbol before a window of the same score; then the shorter span
+            scored.sort(key=lambda c: (-c.score, c.label == "lines", c.end - c.start, c.start))
+            out[path] = scored
+    return out
+
+
+def merge_spans(spans: Iterable[tuple[int, int]], gap: int = 3) -> list[tuple[int, int]]:
+    """Spans sorted and merged when they overlap or lie within ``gap`` lines of each other.
+
+    >>> merge_spans([(35, 35), (38, 38), (37, 37), (90, 99)])
+    [(35, 38), (90, 99)]
+    """
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1] + gap:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
