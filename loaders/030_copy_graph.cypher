@@ -2,6 +2,7 @@
 // tables need both endpoint tables loaded.
 COPY Artifact FROM $artifacts;
 COPY Hub FROM $hubs;
+COPY History FROM $history;
 COPY Link FROM $links;
 COPY BelongsTo FROM $belongs;
 COPY Symbol FROM $symbols;

@@ -464,6 +464,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 
     links, belongs = tables_of.link_tables(graph.edges, graph.endpoints)
     tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),
+              "history": tables_of.history_table(graph.nodes),
               "links": links, "belongs": belongs, **tables_of.symbol_tables(symbols.nodes, symbols.edges)}
     content_seconds = ex.join(content)
     writer.load_graph(tables, after_each=lambda: provenance.fault("copy"))

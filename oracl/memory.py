@@ -302,10 +302,10 @@ def _without(value: Any, hidden: frozenset[str]) -> Any:
 
 
 def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: FreshnessCheck,
-             hidden: frozenset[str] = frozenset()) -> ContextPack:
+             hidden: frozenset[str] = frozenset(), log: bool = True) -> ContextPack:
     from oracl.query.run import search
 
-    r = search(snap, q, limit=k)
+    r = search(snap, q, limit=k, log=log)
     stale = graph.staleness(snap, [(x["path"], x["checksum"]) for x in r.results])
     terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
     pack = ContextPack(redact_text(q[:2000]), r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
@@ -317,44 +317,74 @@ def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: Freshnes
         row = snap.named("artifact_by_path", {"path": res["path"]})
         if not row or stale[res["path"]] not in ("fresh", "modified"):
             continue
-        if res.get("defines"):  # the query names a symbol this file defines: quote its definition
-            d = res["defines"][0]
-            start, end = d["start"], min(d["end"], d["start"] + MAX_DEFINITION_LINES - 1)
-            why = f"matched {', '.join(res['matched_fields'])}; symbol {d['qualified']}"
-        else:
-            start, end, why = _best_span(row[0], terms, res["matched_fields"])
-        modified = stale[res["path"]] == "modified"
-        try:  # the span only – or, when the file moved on since the build, the file to find it in
-            lines, _, _, _ = snap.workspace.read_lines(res["path"], 1 if modified else start,
-                                                       MAX_CONTEXT_LINES if modified else end)
-        except (OSError, OraclError):
-            continue
-        if not lines:
-            continue
-        if modified:  # lines moved since the build: find the span again
-            start, end = _relocate(lines, why, start, end)
-            end = min(end, len(lines))
-            lines = lines[start - 1:end]
-        else:
-            end = start + len(lines) - 1
-        header = f"## {res['path']} L{start}-{end} — {why}"
-        remaining = budget_tokens - pack.used_tokens - estimate_tokens(header) - 1
-        if remaining < 20:
+        matched = ", ".join(res["matched_fields"]) or "content"
+        for start, end, label, whole in _spans(res, row[0], terms):
+            item = _quote(snap, res, stale[res["path"]], start, end, f"matched {matched}; {label}", whole,
+                          budget_tokens - pack.used_tokens, bool(pack.items))
+            if item is None:
+                pack.truncated = True
+                continue
+            if item.end - item.start < end - start and not stale[res["path"]] == "modified":
+                pack.truncated = True
+            pack.items.append(item)
+            pack.used_tokens += item.tokens
+        if budget_tokens - pack.used_tokens < 20:
             pack.truncated = True
             break
-        chosen = lines
-        text = "\n".join(chosen)
-        while chosen and estimate_tokens(text) > remaining:  # trim the span to the budget
-            chosen = chosen[: max(1, len(chosen) * 3 // 4)] if len(chosen) > 1 else []
-            text = "\n".join(chosen)
-            pack.truncated = True
-        if not chosen:
-            break
-        end = start + len(chosen) - 1
-        tokens = estimate_tokens(f"## {res['path']} L{start}-{end} — {why}") + estimate_tokens(text) + 1
-        pack.items.append(ContextItem(res["path"], res["score"], why, start, end, text, stale[res["path"]], tokens))
-        pack.used_tokens += tokens
     return pack
+
+
+def _spans(res: dict[str, Any], row: dict[str, Any], terms: set[str]) -> list[tuple[int, int, str, bool]]:
+    """(start, end, label, is a whole definition) of the lines to quote from one result:
+    the definition of a symbol the query names; else the chunks that best match the
+    query's words (the search's ``spans``: sorted, adjacent ones merged); else the symbol
+    or section whose name shares most words with the query."""
+    if res.get("defines"):  # the query names a symbol this file defines: quote its definition
+        d = res["defines"][0]
+        return [(d["start"], min(d["end"], d["start"] + MAX_DEFINITION_LINES - 1), f"symbol {d['qualified']}",
+                 d["end"] - d["start"] < MAX_DEFINITION_LINES)]
+    if res.get("spans"):
+        return [(x["start"], x["end"], x["label"], x["label"].startswith(("symbol", "section")))
+                for x in res["spans"]]
+    start, end, label = _best_span(row, terms)
+    return [(start, end, label, label.startswith(("symbol", "section")))]
+
+
+def _quote(snap: Snapshot, res: dict[str, Any], stale: str, start: int, end: int, why: str, whole: bool,
+           remaining: int, have_items: bool) -> ContextItem | None:
+    """One span of one file as a context item within ``remaining`` tokens: a whole
+    definition that does not fit is left for a later, smaller one when the pack already
+    has an item (a definition is never cut in half when the budget allows it); otherwise
+    the span is trimmed to fit. None when nothing fits or the file cannot be read."""
+    modified = stale == "modified"
+    try:  # the span only – or, when the file moved on since the build, the file to find it in
+        lines, _, _, _ = snap.workspace.read_lines(res["path"], 1 if modified else start,
+                                                   MAX_CONTEXT_LINES if modified else end)
+    except (OSError, OraclError):
+        return None
+    if not lines:
+        return None
+    if modified:  # lines moved since the build: find the span again
+        start, end = _relocate(lines, why, start, end)
+        end = min(end, len(lines))
+        lines = lines[start - 1:end]
+    else:
+        end = start + len(lines) - 1
+    room = remaining - estimate_tokens(f"## {res['path']} L{start}-{end} — {why}") - 1
+    if room < 20:
+        return None
+    chosen = lines
+    text = "\n".join(chosen)
+    if estimate_tokens(text) > room and whole and have_items:
+        return None
+    while chosen and estimate_tokens(text) > room:  # trim the span to the budget
+        chosen = chosen[: max(1, len(chosen) * 3 // 4)] if len(chosen) > 1 else []
+        text = "\n".join(chosen)
+    if not chosen:
+        return None
+    end = start + len(chosen) - 1
+    tokens = estimate_tokens(f"## {res['path']} L{start}-{end} — {why}") + estimate_tokens(text) + 1
+    return ContextItem(res["path"], res["score"], why, start, end, text, stale, tokens)
 
 
 def _relocate(lines: list[str], why: str, start: int, end: int) -> tuple[int, int]:
@@ -374,7 +404,7 @@ def _relocate(lines: list[str], why: str, start: int, end: int) -> tuple[int, in
     return start, end
 
 
-def _best_span(row: dict[str, Any], terms: set[str], fields: list[str]) -> tuple[int, int, str]:
+def _best_span(row: dict[str, Any], terms: set[str]) -> tuple[int, int, str]:
     """The symbol or heading section whose name shares most words with the query; else the
     head of the file."""
     from oracl.tokens import identifier_parts, stem
@@ -388,8 +418,7 @@ def _best_span(row: dict[str, Any], terms: set[str], fields: list[str]) -> tuple
             hits = len(words & terms)
             if hits and (best is None or hits > best[0] or (hits == best[0] and end - start < best[2] - best[1])):
                 best = (hits, start, end, f"{kind} {name}")
-    matched = ", ".join(fields) or "content"
     if best is None:
-        return 1, 40, f"matched {matched}; head of the file"
+        return 1, 40, "head of the file"
     hits, start, end, label = best
-    return start, min(end, start + 120), f"matched {matched}; {label}"
+    return start, min(end, start + 120), label

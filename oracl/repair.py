@@ -79,6 +79,7 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
             spool.path.unlink()
             sym_nodes, sym_edges = unpack_symbols(doc)
             writer.load_graph({"artifacts": tables.artifact_table(nodes), "hubs": tables.hub_table(nodes),
+                               "history": tables.history_table(nodes),
                                "links": links, "belongs": belongs, **tables.symbol_tables(sym_nodes, sym_edges)})
             writer.link_export_from(vault.dir)
             writer.add_header(header)

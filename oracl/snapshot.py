@@ -31,6 +31,7 @@ from typing import Any
 import orjson
 
 from oracl.errors import BuildLockedError, NoBuildError, OraclError, VaultError
+from oracl.export import SCHEMA_VERSION
 from oracl.vault import DB_FILE, EXPORT, HEADER_FILE, READERS_LOCK, STAT_FILE, Vault, check_root
 from oracl.workspace import Workspace
 
@@ -97,6 +98,15 @@ class Snapshot:
             fd = _lock(bundle)
             if fd == -2:  # pruned between reading LATEST and locking: LATEST has moved on
                 continue
+            try:
+                version = orjson.loads((bundle / HEADER_FILE).read_bytes()).get("version")
+            except (OSError, orjson.JSONDecodeError, AttributeError):
+                version = SCHEMA_VERSION  # a damaged header is verify's and repair's to report
+            if version != SCHEMA_VERSION:
+                if fd >= 0:
+                    os.close(fd)
+                raise NoBuildError(f"the latest build of {root} was made by an older ORACL (export schema "
+                                   f"{version}, this one reads {SCHEMA_VERSION}): run `oracl build {root}`")
             return cls(root, vault, latest, bundle, fd, notices)
         raise VaultError(f"LATEST.json in {vault.dir} kept moving while it was read; try again")
 

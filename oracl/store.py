@@ -211,7 +211,7 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
 
 
 GRAPH_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "BelongsTo", "Link",
-                "SymbolName", "Symbol", "Hub", "Artifact")  # drop order: rel tables first
+                "SymbolName", "Symbol", "History", "Hub", "Artifact")  # drop order: rel tables first
 
 
 def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
@@ -241,6 +241,10 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
         except StoreError:
             pass  # the engine already rolled back
         raise
+    try:  # an index blocks dropping its table; a build without history has none
+        store.execute("CALL DROP_FTS_INDEX('History', 'history_fts')")
+    except StoreError:
+        pass
     for table in GRAPH_TABLES:
         store.execute(f"DROP TABLE {table}")
     for stmt in schema_statements():
@@ -270,6 +274,9 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) ->
             store.execute(stmt, {param: tables[param]})
             if after_each is not None:
                 after_each()
+        if len(tables.get("history", ())):
+            for stmt in loader_statements("040_history_fts"):
+                store.execute(stmt)
         store.execute("CHECKPOINT")
     finally:
         close(path)

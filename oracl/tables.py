@@ -93,6 +93,13 @@ def artifact_table(nodes: list[dict[str, Any]]) -> pa.Table:
     })
 
 
+def history_table(nodes: list[dict[str, Any]]) -> pa.Table:
+    """The History rows: each artifact's past commit subjects, where it has any."""
+    arts = [n for n in nodes if n["kind"] == "artifact" and n.get("history")]
+    return pa.table({"path": pa.array([n["path"] for n in arts], pa.string()),
+                     "text": pa.array([n["history"] for n in arts], pa.string())})
+
+
 def hub_table(nodes: list[dict[str, Any]]) -> pa.Table:
     hubs = [n for n in nodes if n["kind"] == "hub"]
     return pa.table({

@@ -12,7 +12,15 @@ whole file contents) over *every* text file of the tree, as a user's grep would 
 (no NUL byte in the first 8 KiB; `.git` and the vault left out). A hit needs *every* gold file:
 
 * Acc@k: all gold files in the top k;  Recall@10: the share of gold files in the top 10;
-* MRR: 1 / rank of the first gold file (0 when none is in the top 100).
+* MRR: 1 / rank of the first gold file (0 when none is in the top 100);
+* span hit rate: of the gold files that are in the row's context pack (``Memory.context``,
+  4,000 tokens), the share whose quoted lines overlap a hunk the commit changed (lines of
+  the file at `parent`; a file the commit adds has none and is not counted).
+
+With ``--history`` each scratch tree is also given the clone's git history ending at the
+row's `parent` (a shared clone whose HEAD is `parent`: ``git log HEAD`` reaches no later
+commit), so the build reads co-change edges and commit messages as a user's clone at that
+commit would give them.
 
 Needs `pip install bm25s` (not a dependency of ORACL itself).
 """
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -31,6 +40,7 @@ from pathlib import Path
 import orjson
 
 DEPTH = 100
+PACK_TOKENS = 4000
 SNIFF = 8192
 
 
@@ -64,6 +74,54 @@ def export_tree(clone: Path, commit: str, dest: Path) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(blob.stdout)
     print(f"  {commit[:12]}: {missing} blob(s) missing from the clone, left out", file=sys.stderr)
+
+
+def attach_history(clone: Path, commit: str, tree: Path) -> None:
+    """Give ``tree`` (the files of ``commit``) a ``.git`` whose HEAD is ``commit``: a shared
+    clone (objects borrowed from ``clone``), detached at ``commit``, index reset to it."""
+    if (tree / ".git").exists():
+        return
+    scratch = tree.parent / f".{tree.name}.clone"
+    subprocess.run(["rm", "-rf", str(scratch)], check=True)
+    subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(clone), str(scratch)], check=True)
+    (scratch / ".git").rename(tree / ".git")
+    scratch.rmdir()
+    subprocess.run(["git", "-C", str(tree), "update-ref", "--no-deref", "HEAD", commit], check=True)
+    subprocess.run(["git", "-C", str(tree), "reset", "-q"], check=True)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ")
+
+
+def old_hunks(clone: Path, parent: str, commit: str, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """The line ranges of ``paths`` at ``parent`` that ``commit`` changed (a pure insertion is
+    the line it follows)."""
+    out = subprocess.run(["git", "-C", str(clone), "diff", "--no-color", "--unified=0", "--no-renames", parent,
+                          commit, "--", *paths], capture_output=True, text=True, errors="replace").stdout
+    spans: dict[str, list[tuple[int, int]]] = {}
+    current = None
+    for line in out.splitlines():
+        if line.startswith("--- "):
+            current = line[6:] if line.startswith("--- a/") else None
+        elif line.startswith("@@") and current is not None:
+            m = _HUNK.match(line)
+            if m:
+                start, count = int(m.group(1)), int(m.group(2) or 1)
+                spans.setdefault(current, []).append((max(1, start), max(1, start + max(count, 1) - 1)))
+    return spans
+
+
+def span_hits(items: list[tuple[str, int, int]], hunks: dict[str, list[tuple[int, int]]],
+              gold: list[str]) -> tuple[int, int]:
+    """(gold files in the pack that have hunks at parent, those whose quoted lines overlap one)."""
+    seen = hit = 0
+    for path in gold:
+        quoted = [(a, b) for p, a, b in items if p == path]
+        if not quoted or not hunks.get(path):
+            continue
+        seen += 1
+        hit += any(a <= h1 and h0 <= b for a, b in quoted for h0, h1 in hunks[path])
+    return seen, hit
 
 
 def ensure_build(tree: Path, rebuild: bool = False) -> float:
@@ -136,32 +194,45 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=0, help="only the first N rows")
     ap.add_argument("--out", type=Path, help="write per-row results as JSON lines here")
     ap.add_argument("--rebuild", action="store_true", help="build every tree again (after a code change)")
+    ap.add_argument("--history", action="store_true", help="give each tree the git history ending at its parent")
     a = ap.parse_args()
+    from oracl.memory import _context
     from oracl.query.run import search
     from oracl.snapshot import Snapshot
+    from oracl.status import FreshnessCheck
 
     rows = [orjson.loads(line) for line in a.set.read_bytes().splitlines() if line.strip()]
     if a.rows:
         rows = rows[: a.rows]
     name = a.set.stem.removeprefix("commit_bench_")
     ours, base, per_row = [], [], []
+    spans_seen = spans_hit = 0
     build_seconds = 0.0
     rebuilt: set[Path] = set()
     t_start = time.perf_counter()
     for i, row in enumerate(rows, 1):
         tree = a.cache / name / row["parent"][:12]
         export_tree(a.clone, row["parent"], tree)
+        if a.history:
+            attach_history(a.clone, row["parent"], tree)
         build_seconds += ensure_build(tree, a.rebuild and tree not in rebuilt)
         rebuilt.add(tree)
         with Snapshot.open(tree) as snap:
             result = search(snap, row["query"], limit=DEPTH, log=False)
+            pack = _context(snap, row["query"], PACK_TOKENS, 12, FreshnessCheck(snap), log=False)
+        items = [(i.path, i.start, i.end) for i in pack.items]
+        seen, hit = span_hits(items, old_hunks(a.clone, row["parent"], row["commit"], row["gold_files"]),
+                              row["gold_files"])
+        spans_seen += seen
+        spans_hit += hit
         ranked = [r["path"] for r in result.results]
         baseline = bm25_rank(tree, row["query"])
         m_ours, m_base = metrics(ranked, row["gold_files"]), metrics(baseline, row["gold_files"])
         ours.append(m_ours)
         base.append(m_base)
         per_row.append({"commit": row["commit"], "query": row["query"][:200], "gold": row["gold_files"],
-                        "oracl_top5": ranked[:5], "bm25_top5": baseline[:5], "oracl": m_ours, "bm25": m_base})
+                        "oracl_top5": ranked[:5], "bm25_top5": baseline[:5], "oracl": m_ours, "bm25": m_base,
+                        "pack": items, "span_seen": seen, "span_hit": hit})
         if i % 10 == 0:
             print(f"  {i}/{len(rows)} rows, {time.perf_counter() - t_start:.0f} s", file=sys.stderr, flush=True)
     if a.out:
@@ -173,6 +244,8 @@ def main() -> None:
     for label, m in (("ORACL", mo), ("BM25 (bm25s)", mb)):
         print(f"| {label} | {m['acc@1']:.3f} | {m['acc@5']:.3f} | {m['acc@10']:.3f} | {m['recall@10']:.3f} | {m['mrr']:.3f} |")
     print(f"Acc@5 difference: {100 * (mo['acc@5'] - mb['acc@5']):+.1f} points")
+    rate = spans_hit / spans_seen if spans_seen else 0.0
+    print(f"span hit rate: {rate:.3f} ({spans_hit} of {spans_seen} gold files in the {PACK_TOKENS}-token pack)")
 
 
 if __name__ == "__main__":

@@ -18,8 +18,6 @@ parent: the definitions those lines fall in, as ``oracl impact --diff`` sees a c
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,33 +25,12 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_commit_bench import ensure_build, export_tree  # noqa: E402
+from eval_commit_bench import ensure_build, export_tree, old_hunks  # noqa: E402
 
 from oracl import callgraph  # noqa: E402
 from oracl.snapshot import Snapshot  # noqa: E402
 
 KS = (5, 10, 20)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ")
-
-
-def old_hunks(clone: Path, parent: str, commit: str, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """The line ranges of ``paths`` at ``parent`` that ``commit`` changed (a pure insertion is
-    the line it follows)."""
-    out = subprocess.run(["git", "-C", str(clone), "diff", "--no-color", "--unified=0", "--no-renames", parent,
-                          commit, "--", *paths], capture_output=True, text=True, errors="replace").stdout
-    spans: dict[str, list[tuple[int, int]]] = {}
-    current = None
-    for line in out.splitlines():
-        if line.startswith("--- "):
-            current = line[6:] if line.startswith("--- a/") else None
-        elif line.startswith("@@") and current is not None:
-            m = _HUNK.match(line)
-            if m:
-                start, count = int(m.group(1)), int(m.group(2) or 1)
-                spans.setdefault(current, []).append((max(1, start), max(1, start + max(count, 1) - 1)))
-    return spans
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("clone", type=Path)

@@ -87,9 +87,9 @@ def test_json_schema_and_explain(repo: Path) -> None:
     doc = orjson.loads(out.stdout)
     assert doc["schema"] == "oracl.search/1" and len(doc["results"]) == 3
     assert set(doc["results"][0]) == {"rank", "path", "id", "score", "domain", "content_type", "lifecycle",
-                                      "format", "priority", "matched_fields", "provenance", "checksum", "span"}
+                                      "format", "priority", "matched_fields", "provenance", "checksum", "spans"}
     first = doc["results"][0]  # pkg/export.py: its best chunk is the whole 3-line file (docstring and def)
-    assert first["path"] == "pkg/export.py" and first["span"] == {"start": 1, "end": 3, "label": "lines"}
+    assert first["path"] == "pkg/export.py" and first["spans"] == [{"start": 1, "end": 3, "label": "lines"}]
     assert [p[0] for p in doc["explain"]["passes"]] == ["directives", "negation", "tokens", "hints", "time", "weights"]
     assert "$q" in doc["explain"]["cypher"][0]["text"] and "sign" in doc["explain"]["cypher"][0]["params"]["q"]
     assert doc["explain"]["results"][0]["matches"]

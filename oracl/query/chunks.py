@@ -142,6 +142,39 @@ def score_chunks(terms: Sequence[tuple[str, float]], texts: dict[str, str],
     return out
 
 
+SECOND_SPAN = 0.6  # a second, separate chunk is quoted when it scores at least this × the best
+
+
+def best_spans(chunks: Sequence[Chunk], gap: int = 3) -> list[Chunk]:
+    """The lines to quote from a file: its best chunk, and the best chunk apart from it
+    that scores at least ``SECOND_SPAN`` × as much; in line order, merged when they lie
+    within ``gap`` lines (the merged span keeps the better chunk's label and score).
+
+    >>> a, b = Chunk(10, 20, "symbol f", 2.0), Chunk(22, 30, "symbol g", 1.5)
+    >>> [(c.start, c.end, c.label) for c in best_spans([a, b])]
+    [(10, 30, 'symbol f')]
+    """
+    if not chunks:
+        return []
+    first = chunks[0]
+    picked = [first]
+    for c in chunks[1:]:
+        if c.score < SECOND_SPAN * first.score:
+            break
+        if c.end < first.start or c.start > first.end:
+            picked.append(c)
+            break
+    picked.sort(key=lambda c: c.start)
+    out: list[Chunk] = []
+    for c in picked:
+        if out and c.start <= out[-1].end + gap:
+            keep = out[-1] if out[-1].score >= c.score else c
+            out[-1] = Chunk(out[-1].start, max(out[-1].end, c.end), keep.label, keep.score)
+        else:
+            out.append(c)
+    return out
+
+
 def merge_spans(spans: Iterable[tuple[int, int]], gap: int = 3) -> list[tuple[int, int]]:
     """Spans sorted and merged when they overlap or lie within ``gap`` lines of each other.
 

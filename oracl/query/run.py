@@ -18,8 +18,9 @@ import orjson
 from oracl import telemetry
 from oracl.errors import OraclError, QueryError, UnsafePathError
 from oracl.extractors.resolve import is_test_path
-from oracl.query.chunks import Chunk, score_chunks
-from oracl.query.compile import CompiledQuery, compile_fast, compile_query
+from oracl.query.chunks import Chunk, merge_spans, score_chunks
+from oracl.query.compile import CANDIDATES_MIN, CompiledQuery, compile_fast, compile_query
+from oracl.query.frames import Frame, java_path, parse_frames, resolve
 from oracl.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
 from oracl.query.score import (
     COCHANGE_SOURCES,
@@ -92,7 +93,8 @@ def _domains(snap: Snapshot) -> tuple[str, ...]:
     return tuple(r["domain"] for r in snap.cached("domains"))
 
 
-def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[str, Any]]],
+            frames: dict[str, list[Frame]]) -> dict[str, Any]:
     r = s.row
     out = {"rank": rank, "path": r["path"], "id": r["id"], "score": round(s.score, 6),
            "domain": r["domain"], "content_type": r["content_type"], "lifecycle": r["lifecycle"],
@@ -100,8 +102,10 @@ def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[
            "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
     if r["path"] in defines:
         out["defines"] = defines[r["path"]]
-    if s.span is not None:
-        out["span"] = {"start": s.span.start, "end": s.span.end, "label": s.span.label}
+    if r["path"] in frames:
+        out["frames"] = [{"line": f.line, "function": f.function} for f in frames[r["path"]]]
+    if s.spans:
+        out["spans"] = [{"start": c.start, "end": c.end, "label": c.label} for c in s.spans]
     return out
 
 
@@ -206,6 +210,28 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
     return ranked
 
 
+def history_scores(snap: Snapshot, pq: ParsedQuery, k: int) -> dict[str, float]:
+    """path → the BM25 of its past commit subjects against the query (design §5c); empty
+    for a build without history (no index to ask)."""
+    if not snap.memo.get("history_index", True):
+        return {}
+    try:
+        rows = snap.named("search_history", {"q": pq.fts_text, "k": int(k)})
+    except OraclError:
+        snap.memo["history_index"] = False
+        return {}
+    return {r["path"]: float(r["score"]) for r in rows}
+
+
+def admits(row: dict[str, Any], filters: Filters) -> bool:
+    """Whether a row passes the query's filters (a ``since:`` filter admits no row that
+    was not found by the filtered search itself: rows carry no time)."""
+    if filters.since is not None:
+        return False
+    return all(not values or (row.get(key) or "") in values for key, attr, _ in FILTER_FIELDS
+               for values in (getattr(filters, attr),))
+
+
 FILTER_FIELDS = (("domain", "domains", "domain"), ("content_type", "content_types", "type"),
                  ("format", "formats", "ext"), ("lifecycle", "lifecycles", "lifecycle"))
 
@@ -223,6 +249,63 @@ def check_filter_values(snap: Snapshot, filters: Filters) -> None:
             have = ", ".join(sorted(v for v in values[key] if v)[:30]) or "none"
             raise QueryError(f"{directive}:{unknown[0][:60]} matches no file of this build; "
                              f"the values of {directive}: are {have}")
+
+
+FRAME_ANCHOR = 1.0  # the files a stack trace runs through share this × the best score
+
+
+def frame_files(snap: Snapshot, text: str) -> dict[str, list[Frame]]:
+    """build path → the frames of the query's stack traces and ``file:line`` mentions
+    that name it (oracl/query/frames.py)."""
+    frames = parse_frames(text)
+    if not frames:
+        return {}
+    if "paths_by_name" not in snap.memo:
+        by_name: dict[str, list[str]] = {}
+        for row in snap.cached("artifact_paths"):
+            by_name.setdefault(row["path"].rsplit("/", 1)[-1], []).append(row["path"])
+        snap.memo["paths_by_name"] = by_name
+    out: dict[str, list[Frame]] = {}
+    for f in frames:
+        path = resolve(java_path(f), snap.memo["paths_by_name"]) or resolve(f.path, snap.memo["paths_by_name"])
+        if path is not None:
+            out.setdefault(path, []).append(f)
+    return out
+
+
+def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Frame]], may_add: bool) -> list[Scored]:
+    """The files a stack trace names move up: they share ``FRAME_ANCHOR`` × the best
+    score (joining as candidates when no filter is in force), and the lines to quote from
+    each become the symbol around its frame's line."""
+    if not frames:
+        return ranked
+    by_path = {s.row["path"]: s for s in ranked}
+    missing = sorted(p for p in frames if p not in by_path)
+    if missing and may_add:
+        for row in snap.named("artifact_rows", {"paths": missing}):
+            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
+            ranked.append(s)
+            by_path[row["path"]] = s
+    top = max((s.score for s in ranked), default=0.0) or 1.0
+    gain = FRAME_ANCHOR * top / len(frames)
+    for path, fs in frames.items():
+        s = by_path.get(path)
+        if s is None:
+            continue
+        s.score += gain
+        s.matches.append((f"{path.rsplit('/', 1)[-1]}:{fs[0].line}", "frame", gain))
+        symbols = orjson.loads(s.row["symbols"] or "[]")
+        spans = []
+        for f in fs[:3]:
+            around = [x for x in symbols if int(x[2]) <= f.line <= int(x[3])]
+            if around:
+                x = min(around, key=lambda x: int(x[3]) - int(x[2]))
+                spans.append(Chunk(int(x[2]), int(x[3]), f"symbol {x[0]}", gain))
+            else:
+                spans.append(Chunk(max(1, f.line - 10), f.line + 10, "lines", gain))
+        s.spans = [Chunk(a, b, spans[0].label, gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked
 
 
 def _explain(s: Scored) -> dict[str, Any]:
@@ -266,12 +349,16 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         c = compile_query(pq, limit)
         compiled.append(c)
         rows = store.rows(c.cypher, c.params)
+        history = {} if pq.wildcard else history_scores(snap, pq, c.params.get("k", CANDIDATES_MIN))
+        missing = sorted(set(history) - {r["path"] for r in rows})
+        if missing:  # files only their history matches join the candidates, through the filters
+            rows += [r for r in snap.named("artifact_rows", {"paths": missing}) if admits(r, pq.filters)]
         if not rows and not pq.filters.empty:
             check_filter_values(snap, pq.filters)
         texts = _texts(snap, rows)
         chunks = chunk_scores(pq, rows, texts)
         ranked = score_rows(pq, rows, persona, {p: t.lower() for p, t in texts.items()}
-                            if identifier_terms(pq) else None, chunks)
+                            if identifier_terms(pq) else None, chunks, history)
         provenance = "graph" if pq.wildcard else "fts"
         tests = [s.row["path"] for s in ranked[:GRAPH_TESTS] if is_test_path(s.row["path"])]
         if tests and not pq.wildcard:
@@ -289,15 +376,18 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             extra = snap.named("artifact_rows", {"paths": missing}) if missing and pq.filters.empty else []
             ranked = propagate_cochange(ranked, edges, extra)
     defines: dict[str, list[dict[str, Any]]] = {}
+    frames: dict[str, list[Frame]] = {}
     if not pq.wildcard and provenance != "mirror":
         defines = defined_in(snap, symbol_names(text, pq.long))
         ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
+        frames = frame_files(snap, text)
+        ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
     pattern = exclusion_pattern(pq.exclusions)
     if pattern:  # the path-level post-filter, on every path (the fast path included)
         rx = re.compile(pattern)
         ranked = [s for s in ranked if not rx.search(s.row["path"].lower())]
     ranked = ranked[:limit]
-    results = [_result(i + 1, s, provenance, defines) for i, s in enumerate(ranked)]
+    results = [_result(i + 1, s, provenance, defines, frames) for i, s in enumerate(ranked)]
     latency = (time.perf_counter() - t0) * 1000
     qclass = "fast_path" if provenance == "mirror" else "wildcard" if pq.wildcard else (
         "long" if pq.long else "concept")

@@ -27,19 +27,20 @@ import orjson
 from oracl.extractors.code import LANGUAGE_OF_SUFFIX
 from oracl.extractors.resolve import is_test_path
 from oracl.pipeline.priority import role
-from oracl.query.chunks import Chunk
+from oracl.query.chunks import Chunk, best_spans
 from oracl.query.parse import ParsedQuery
 from oracl.tokens import stem, stems
 
 BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headings": 2.0, "tags": 2.0,
-                            "history": 1.0,     # a word of the file's past commit subjects (design §5c)
                             "text": 2.5,        # a quoted identifier found verbatim in the file
                             "definition": 6.0,  # a quoted identifier this file defines (a symbol's full name)
-                            "co_change": 0.0}   # not a field: a share from a file it changes with
+                            "co_change": 0.0,   # not a field: a share from a file it changes with
+                            "frame": 0.0}       # not a field: a stack trace's frame names the file
 WEIGHT_ENTITY = 5.0
 PREFIX_FACTOR = 0.5  # a term that only starts a glued file name counts half
 B_BODY = 1.0
 B_CHUNK = 1.0  # the best chunk's BM25 (oracl/query/chunks.py), normalised like the others
+B_HISTORY = 0.5  # the BM25 of the file's past commit subjects (design §5c), normalised likewise
 # A query that does not ask for tests ranks implementation above tests: test names restate
 # the behaviour under test, so they out-match the code itself on almost every query.
 TEST_PRIOR = 0.4
@@ -113,7 +114,6 @@ def _fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
             "path": stems(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
             "symbols": stems(symbols) | {stem(s.lower()) for s in symbols},
             "headings": stems(headings), "tags": stems(tag_text),
-            "history": stems([row.get("history") or ""]),
             "definition": {n.lower() for s in symbols for n in (s, s.rsplit(".", 1)[-1]) if _is_identifier(n)}}
 
 
@@ -145,13 +145,14 @@ class Scored:
     matches: list[tuple[str, str, float]] = field(default_factory=list)  # (term, field, ω·idf·b_f)
     graph: float = 0.0  # score handed over by the tests that test this file
     chunk: float = 0.0  # the best chunk's BM25, normalised by the best candidate's
-    span: Chunk | None = None  # that chunk
+    spans: list[Chunk] = field(default_factory=list)  # the lines to quote (chunks.best_spans)
+    history: float = 0.0  # the BM25 of its commit subjects, normalised by the best candidate's
 
     @property
     def matched_fields(self) -> list[str]:
         fields = sorted({f for _, f, _ in self.matches}, key=list(BOOSTS).index)
         return fields + (["body"] if self.bm25 > 0 else []) + (["chunk"] if self.chunk > 0 else []) + (
-            ["tests→"] if self.graph > 0 else [])
+            ["history"] if self.history > 0 else []) + (["tests→"] if self.graph > 0 else [])
 
 
 def identifier_terms(pq: ParsedQuery) -> list[str]:
@@ -167,10 +168,12 @@ def identifier_terms(pq: ParsedQuery) -> list[str]:
 
 
 def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "default",
-               texts: dict[str, str] | None = None, chunks: dict[str, list[Chunk]] | None = None) -> list[Scored]:
+               texts: dict[str, str] | None = None, chunks: dict[str, list[Chunk]] | None = None,
+               history: dict[str, float] | None = None) -> list[Scored]:
     """Score candidate rows; returns them best first (score, then priority, then path).
     ``texts`` (path → file text, lower-cased) lets quoted identifiers match verbatim;
-    ``chunks`` (path → its chunks, best first) adds each file's best chunk."""
+    ``chunks`` (path → its chunks, best first) adds each file's best chunk; ``history``
+    (path → BM25 of its commit subjects) adds that."""
     phi = PERSONAS[persona]
     top_bm25 = max((float(r["bm25"] or 0.0) for r in rows), default=0.0)
     terms = [t for t in pq.terms if t.weight_class != "stop" or len(pq.terms) <= 3]
@@ -233,11 +236,14 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
         factor = phi.get(row["format"] or "", 1.0)
         best = (chunks or {}).get(row["path"])
         out.append(Scored(row, 0.0, lexical, bm25, factor, amp, tag_bonus, matches,
-                          chunk=best[0].score if best else 0.0, span=best[0] if best else None))
+                          chunk=best[0].score if best else 0.0, spans=best_spans(best) if best else []))
     top_lexical = max((s.lexical for s in out), default=0.0)
     top_chunk = max((s.chunk for s in out), default=0.0)
+    history = history or {}
+    top_history = max(history.values(), default=0.0)
     for s in out:
         s.chunk = s.chunk / top_chunk if top_chunk > 0 else 0.0
+        s.history = history.get(s.row["path"], 0.0) / top_history if top_history > 0 else 0.0
     wants_tests = any(t.stem in TEST_WORDS or t.text in TEST_WORDS or t.text.startswith("test_")
                       for t in pq.terms) or "tests" in pq.filters.domains
     wants_old = bool(pq.filters.lifecycles) or any(t.text in LIFECYCLE_WORDS or t.stem in LIFECYCLE_WORDS
@@ -262,7 +268,7 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
         if not wants_old:
             s.persona *= LIFECYCLE_PRIOR.get(s.row["lifecycle"] or "", 1.0)
         s.score = ((s.lexical / top_lexical if top_lexical > 0 else 0.0) + B_BODY * s.bm25
-                   + B_CHUNK * s.chunk) * s.persona
+                   + B_CHUNK * s.chunk + B_HISTORY * s.history) * s.persona
     out.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return out
 

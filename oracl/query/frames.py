@@ -1,0 +1,102 @@
+"""Stack traces and ``file:line`` mentions in a query → (path, line, function) evidence.
+
+A pasted traceback names the files that ran, often as absolute paths of another machine
+(``/home/ci/venv/lib/python3.12/site-packages/flask/app.py``). Each frame's path is
+matched against the build's paths by its longest suffix of whole path components
+(``flask/app.py`` → ``src/flask/app.py``); a suffix that fits more than
+``MAX_AMBIGUOUS`` files names none of them.
+
+Recognised: Python (``File "x.py", line 12, in f``), JavaScript/TypeScript
+(``at f (x.js:12:5)``, ``at x.js:12:5``), Java/Kotlin (``at a.b.C.f(C.java:12)``),
+Go (``\\t/x/y.go:12 +0x1d``), Rust (``at src/x.rs:12:5``, ``panicked at src/x.rs:12:5``)
+and a bare ``path/to/file.ext:12``.
+
+>>> [(f.path, f.line, f.function) for f in parse_frames(
+...     'File "/venv/site-packages/flask/app.py", line 1498, in wsgi_app\\n  at Gson.fromJson(Gson.java:12)')]
+[('/venv/site-packages/flask/app.py', 1498, 'wsgi_app'), ('Gson.java', 12, 'Gson.fromJson')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_FRAMES = 40
+MAX_AMBIGUOUS = 3
+
+_PY = re.compile(r'File "([^"\n]{1,400})", line (\d{1,7})(?:, in ([\w<>.$]{1,200}))?')
+_JS = re.compile(r"\bat (?:(?:async )?([\w$.<>\[\] ]{1,200}?) \()?((?:[A-Za-z]:)?[^\s():]{1,400}):(\d{1,7}):\d{1,7}\)?")
+_JAVA = re.compile(r"\bat ([\w$.<>]{1,300})\(([\w$-]{1,200}\.(?:java|kt|scala|groovy)):(\d{1,7})\)")
+_BARE = re.compile(r"(?<![\w/.:-])(/?(?:[\w.-]{1,100}/){0,30}[\w.-]{1,100}\.[A-Za-z]{1,6}):(\d{1,7})\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    path: str       # as written in the query
+    line: int
+    function: str   # "" when the frame does not say
+
+
+def parse_frames(text: str) -> list[Frame]:
+    """Every frame of ``text``, in the order written, at most ``MAX_FRAMES``."""
+    found: list[tuple[int, Frame]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(m: re.Match[str], path: str, line: str, function: str) -> None:
+        if any(a <= m.start() < b for a, b in taken):
+            return
+        taken.append((m.start(), m.end()))
+        found.append((m.start(), Frame(path, int(line), function or "")))
+
+    for m in _PY.finditer(text):
+        add(m, m.group(1), m.group(2), m.group(3))
+    for m in _JAVA.finditer(text):
+        add(m, m.group(2), m.group(3), m.group(1))
+    for m in _JS.finditer(text):
+        add(m, m.group(2), m.group(3), (m.group(1) or "").strip())
+    for m in _BARE.finditer(text):
+        add(m, m.group(1), m.group(2), "")
+    found.sort(key=lambda x: x[0])
+    return [f for _, f in found[:MAX_FRAMES]]
+
+
+def resolve(path: str, by_name: dict[str, list[str]]) -> str | None:
+    """The build path ``path`` names: the one sharing the longest suffix of whole path
+    components with it (at least the file name); None when none shares it or more than
+    ``MAX_AMBIGUOUS`` tie.
+
+    >>> resolve("/ci/site-packages/flask/app.py", {"app.py": ["src/flask/app.py", "examples/app.py"]})
+    'src/flask/app.py'
+    """
+    parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+    if not parts:
+        return None
+    candidates = by_name.get(parts[-1], [])
+    best: list[str] = []
+    best_len = 0
+    for cand in candidates:
+        cparts = cand.split("/")
+        n = 0
+        while n < min(len(parts), len(cparts)) and parts[-1 - n] == cparts[-1 - n]:
+            n += 1
+        if n > best_len:
+            best, best_len = [cand], n
+        elif n == best_len and n:
+            best.append(cand)
+    if not best:
+        return None
+    if len(best) == 1:
+        return best[0]
+    # several files end the same way: when the written path is longer than the suffix
+    # they share, none is the one it names; else the shortest path (the least nested)
+    if len(best) > MAX_AMBIGUOUS:
+        return None
+    return sorted(best, key=lambda p: (p.count("/"), p))[0] if best_len == len(parts) else None
+
+
+def java_path(frame: Frame) -> str:
+    """``a.b.C.f`` in ``C.java`` → ``a/b/C.java`` (the package's directory), else the file."""
+    qualified = frame.function.split("$")[0].rsplit(".", 1)[0]  # drop the method
+    if "." in qualified and frame.path.endswith((".java", ".kt", ".scala", ".groovy")):
+        return qualified.rsplit(".", 1)[0].replace(".", "/") + "/" + frame.path
+    return frame.path

@@ -1,0 +1,388 @@
+"""Retrieval 2 (issue 15): each defect found on flask and requests, as a test on a small
+tree shaped like them (a real git history, a real build, real subprocesses), and the new
+formulas (chunk BM25, co-change κ, the role multiplier) against hand-computed values."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl import Memory
+from oracl.builder import build
+from oracl.errors import QueryError
+from oracl.pipeline import history, priority
+from oracl.pipeline.history import parse_log
+from oracl.query import chunks, frames, run
+from oracl.query.chunks import Chunk, best_spans, score_chunks
+
+from .conftest import on_latest, run_cli, write_tree
+
+SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
+
+CORE = '''"""The application object."""
+from app import signals
+
+
+class App:
+    """The central object."""
+
+    def route(self, rule):
+        """Register a view for a URL rule."""
+        return rule
+
+    def teardown_appcontext(self, f):
+        """Register a function to call when the application context ends."""
+        self.teardown_funcs.append(f)
+        return f
+
+    def handle_exception(self, e):
+        """Handle an exception that was not caught."""
+        signals.got_request_exception.send(self)
+        raise e
+'''
+CLI = '''"""The command line: run the server, run callbacks in order."""
+
+
+def run_command(callbacks):
+    """Run the development server; run the callbacks in order."""
+    for callback in callbacks:
+        callback()
+
+
+def run_order(callbacks):
+    """The order the callbacks run in."""
+    return sorted(callbacks)
+
+
+def callbacks_run():
+    """Run every registered callback."""
+    return run_command([])
+'''
+COOKIES = '''"""Cookie handling."""
+
+
+class MockRequest:
+    """Wraps a request for the cookie jar."""
+
+    def get_type(self):
+        return "cookies"
+
+    def get_host(self):
+        return "localhost"
+
+
+def extract_cookies_to_jar(jar, request, response):
+    """Persist the cookies of a response in the jar, so that they are kept between requests.
+
+    The jar is what a session keeps from one request to the next.
+    """
+    req = MockRequest()
+    jar.extract(response, req)
+    jar.save()
+    return jar
+
+
+def cookiejar_from_dict(values):
+    """A new jar holding ``values``."""
+    return dict(values)
+'''
+BIG = "".join(f"def helper_{i}(x):\n    '''Unrelated helper number {i}.'''\n    return x + {i}\n\n" for i in range(60)) + (
+    "def rotate_signing_keys(keyring):\n    '''Rotate the signing keys of the keyring.'''\n"
+    "    keyring.rotate()\n    return keyring\n")
+FILES = {
+    "pyproject.toml": '[project]\nname = "app"\nrequires-python = ">=3.9"\n'
+                      'classifiers = ["Programming Language :: Python :: 3.9", "Supported versions: 3.9 to 3.13"]\n',
+    "src/app/__init__.py": '"""The app package."""\nfrom app.core import App\nfrom app.auth import login\n',
+    "src/app/core.py": CORE,
+    "src/app/cli.py": CLI,
+    "src/app/signals.py": '"""Signals."""\ngot_request_exception = object()\n',
+    "src/app/cookies.py": COOKIES,
+    "src/app/keys.py": BIG,
+    "src/app/tiny.py": "# keys\nKEYS = 1\n",
+    "src/app/render.py": 'def render_markdown(text):\n    """Render markdown text as HTML."""\n    return text\n',
+    "src/app/json/provider.py": '"""JSON support."""\n\n\nclass DefaultJSONProvider:\n'
+                                '    """A json provider with a custom encoder."""\n\n'
+                                '    def dumps(self, obj):\n        """Serialise with the custom encoder."""\n'
+                                '        return str(obj)\n',
+    "src/app/auth.py": '"""Log a user in."""\n\n\ndef login(user):\n    """Check the login of a user."""\n'
+                       '    return user\n',
+    "examples/tutorial/flaskr/auth.py": '"""The tutorial\'s login view."""\nfrom app import App\n\n\n'
+                                        'def login(user):\n    """Log the user in (auth login)."""\n    return user\n',
+    "tests/test_blueprints.py": "from app.core import App\n\n\ndef test_blueprint_url_prefix():\n"
+                                "    '''A blueprint url prefix is joined to the rule.'''\n"
+                                "    assert App().route('/prefix/x')\n",
+    "tests/test_core.py": "from app.core import App\n\n\ndef test_route():\n    assert App().route('/')\n",
+    "tests/static/config.json": '{"provider": "json", "custom": true, "encoder": "json"}\n',
+    ".devcontainer/devcontainer.json": '{"name": "json provider custom encoder"}\n',
+    "docs/guide.md": "# Guide\nA json provider with a custom encoder is configured on the app.\n",
+}
+
+
+def _git(root: Path, *args: str, when: int = 1_700_000_000) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": f"@{when} +0000",
+           "GIT_COMMITTER_DATE": f"@{when} +0000", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def _commit(root: Path, files: dict[str, str], message: str, when: int) -> None:
+    write_tree(root, files)
+    _git(root, "add", "-A", when=when)
+    _git(root, "commit", "-q", "-m", message, when=when)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("r2") / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    day = 86_400
+    t0 = 1_700_000_000
+    _commit(root, FILES, "initial import", t0)
+    # cookies.py and core.py change together twice: a co-change pair
+    _commit(root, {"src/app/cookies.py": COOKIES + "\n# 1\n", "src/app/core.py": CORE + "\n# 1\n"},
+            "keep the session jar across redirects", t0 + day)
+    _commit(root, {"src/app/cookies.py": COOKIES + "\n# 2\n", "src/app/core.py": CORE + "\n# 2\n"},
+            "fix quirk with the jar", t0 + 2 * day)
+    # a commit on another branch, after the built commit: never read
+    _git(root, "checkout", "-q", "-b", "later", when=t0 + 3 * day)
+    _commit(root, {"src/app/tiny.py": "# keys\nKEYS = 2\n"}, "zanzibar wombat message", t0 + 3 * day)
+    _git(root, "checkout", "-q", "main", when=t0 + 3 * day)
+    build(root, **SMALL)
+    return root
+
+
+def search(root: Path, text: str, **kw):  # type: ignore[no-untyped-def]
+    return on_latest(run.search, root, text, log=False, **kw)
+
+
+def paths(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [r["path"] for r in result.results]
+
+
+# ---- 1. filters mean what they say ------------------------------------------------------
+
+def test_plain_words_are_evidence_not_filters(repo: Path) -> None:
+    r = search(repo, "json provider custom encoder")
+    assert r.query.filters.empty and "src/app/json/provider.py" in paths(r)[:2]
+    assert {"tests/static/config.json", ".devcontainer/devcontainer.json"} & set(paths(r))  # not filtered out either
+    r = search(repo, "which python versions are supported")
+    assert "pyproject.toml" in paths(r)  # "python" no longer hides it behind ext:py
+    assert "src/app/render.py" in paths(search(repo, "markdown"))  # "markdown" is no longer ext:md
+
+
+def test_explicit_filters_are_hard(repo: Path) -> None:
+    r = search(repo, "domain:tests blueprint url prefix")
+    assert paths(r) and all(x["domain"] == "tests" for x in r.results)  # no tests→ propagation out of the filter
+    assert paths(r)[0] == "tests/test_blueprints.py"
+    r = search(repo, "json ext:json")
+    assert paths(r) and all(p.endswith(".json") for p in paths(r))
+
+
+@pytest.mark.parametrize(("text", "listed"), [
+    ("x domain:nosuch", "the values of domain: are core, devcontainer, docs, examples, root, tests"),
+    ("x type:test", "the values of type: are"),
+    ("x ext:rst", "the values of ext: are json, md, py, toml"),
+])
+def test_a_filter_value_that_matches_nothing_lists_the_values(repo: Path, text: str, listed: str) -> None:
+    with pytest.raises(QueryError, match="matches no file of this build") as info:
+        search(repo, text)
+    assert listed in str(info.value)
+    out = run_cli("query", text, "-r", str(repo))
+    assert out.returncode == 8 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
+
+
+# ---- 2. exact names win; tracebacks are evidence -------------------------------------------
+
+def test_an_exact_symbol_name_beats_common_words(repo: Path) -> None:
+    r = search(repo, "teardown_appcontext callbacks run order")
+    assert paths(r)[0] == "src/app/core.py" and paths(r).index("src/app/cli.py") > 0
+    assert r.results[0]["defines"][0]["qualified"] == "App.teardown_appcontext"
+
+
+def test_a_traceback_from_another_machine_anchors_its_frames(repo: Path) -> None:
+    report = ("Internal error on every request\nTraceback (most recent call last):\n"
+              '  File "/home/ci/venv/lib/python3.12/site-packages/app/core.py", line 20, in handle_exception\n'
+              "    raise e\nValueError: bad value\n")
+    r = search(repo, report)
+    top = r.results[0]
+    assert top["path"] == "src/app/core.py"
+    assert top["frames"] == [{"line": 20, "function": "handle_exception"}]
+    assert top["spans"] == [{"start": 17, "end": 20, "label": "symbol App.handle_exception"}]
+    with Memory.open(repo) as mem:
+        pack = mem.context(report, budget_tokens=600)
+    first = pack.items[0]
+    assert (first.path, first.start, first.end) == ("src/app/core.py", 17, 20)
+    assert "def handle_exception" in first.lines
+
+
+def test_frames_parse_every_language_and_resolve_by_suffix() -> None:
+    text = ('File "/x/site-packages/app/core.py", line 3, in f\n'
+            "    at Layer.handle (/srv/node_modules/express/lib/router/layer.js:95:5)\n"
+            "\tat com.google.gson.Gson.fromJson(Gson.java:12)\n"
+            "\t/home/u/go/cobra/command.go:940 +0x1d\n"
+            "thread 'main' panicked at crates/core/main.rs:12:5\n")
+    got = [(f.path, f.line, f.function) for f in frames.parse_frames(text)]
+    assert got == [("/x/site-packages/app/core.py", 3, "f"),
+                   ("/srv/node_modules/express/lib/router/layer.js", 95, "Layer.handle"),
+                   ("Gson.java", 12, "com.google.gson.Gson.fromJson"),
+                   ("/home/u/go/cobra/command.go", 940, ""),
+                   ("crates/core/main.rs", 12, "")]
+    by_name = {"core.py": ["src/app/core.py", "tests/core.py"], "layer.js": ["lib/router/layer.js"],
+               "Gson.java": ["gson/src/main/java/com/google/gson/Gson.java"], "main.rs": ["crates/core/main.rs"],
+               "command.go": ["command.go"]}
+    assert frames.resolve("/x/site-packages/app/core.py", by_name) == "src/app/core.py"
+    assert frames.resolve("/srv/node_modules/express/lib/router/layer.js", by_name) == "lib/router/layer.js"
+    gson = frames.parse_frames("at com.google.gson.Gson.fromJson(Gson.java:12)")[0]
+    assert frames.resolve(frames.java_path(gson), by_name) == "gson/src/main/java/com/google/gson/Gson.java"
+    assert frames.resolve("other/thing.py", by_name) is None
+    assert frames.resolve("/x/core.py", {"core.py": ["a/core.py", "b/core.py"]}) is None  # ambiguous: none
+
+
+# ---- 3. finer evidence: chunk BM25 --------------------------------------------------------
+
+def test_chunk_bm25_by_hand() -> None:
+    # a.py: one line "cookie cookie" (one window); b.py: three lines without the term.
+    # N = 2 chunks, n = 1 → idf = ln(1 + 1.5/1.5) = ln 2; avg |c| = 2 lines;
+    # a: |c| = 1 → norm = 1.2·(0.25 + 0.75·1/2) = 0.75; tf 2 → ln2 · 2·2.2 / 2.75 = 1.6·ln2
+    got = score_chunks([("cooki", 1.0)], {"a.py": "cookie cookie\n", "b.py": "jar\nx\nx\n"}, {})
+    assert list(got) == ["a.py"]
+    assert got["a.py"][0] == Chunk(1, 1, "lines", pytest.approx(1.6 * 0.6931471805599453))
+    # ω scales it; a camelCase hump and a snake_case part both match the stem
+    got = score_chunks([("cooki", 2.0)], {"a.py": "getCookieJar\nextract_cookies\n"}, {})
+    # one chunk: N = n = 1 → idf = ln(1 + 0.5/1.5) = ln(4/3); |c| = avg → norm 1.2; tf 2
+    assert got["a.py"][0].score == pytest.approx(2.0 * 0.28768207245178085 * 2 * 2.2 / 3.2)
+
+
+def test_a_long_file_with_one_relevant_function_beats_a_short_file_with_a_common_word(repo: Path) -> None:
+    r = search(repo, "rotate the signing keys of the keyring")
+    assert paths(r)[0] == "src/app/keys.py"
+    assert r.results[0]["spans"][0]["label"] == "symbol rotate_signing_keys"
+    assert paths(r).index("src/app/tiny.py") > 0 if "src/app/tiny.py" in paths(r) else True
+
+
+def test_best_spans_merge_and_order() -> None:
+    a, b, c = Chunk(40, 50, "symbol g", 1.5), Chunk(10, 20, "symbol f", 2.0), Chunk(60, 70, "lines", 0.5)
+    assert [(x.start, x.end, x.label) for x in best_spans([b, a, c])] == [(10, 20, "symbol f"), (40, 50, "symbol g")]
+    assert best_spans([b, c]) == [b]  # 0.5 < 0.6 × 2: one span only
+    assert chunks.merge_spans([(35, 35), (38, 38), (37, 37)]) == [(35, 38)]
+
+
+# ---- 4. history as evidence ---------------------------------------------------------------
+
+def test_cochange_kappa_by_hand() -> None:
+    # c1 at HEAD's time changes a, b (n = 2: weight 1); c2 a year earlier changes a, b, c
+    # (recency 0.5, n = 3: weight 0.5 / 2 = 0.25). s(a, b) = 1.25 → κ = 1.25 / 2.25;
+    # (a, c) and (b, c) share one commit only (< MIN_SUPPORT): no edge.
+    year = int(365 * 86_400)
+    log = (f"\x1ec1\x1f{10 * year}\x1fkeep jar\x1f\n\na.py\nb.py\n"
+           f"\x1ec2\x1f{9 * year}\x1fadd jar\x1f\n\na.py\nb.py\nc.py\n").encode()
+    h = parse_log(log, {"a.py", "b.py", "c.py"})
+    assert [(e.source, e.target, e.relation, e.confidence) for e in h.edges] == [
+        ("a.py", "b.py", "co_change", round(1.25 / 2.25, 6)), ("b.py", "a.py", "co_change", round(1.25 / 2.25, 6))]
+    assert h.messages == {"a.py": "keep jar · add jar", "b.py": "keep jar · add jar", "c.py": "add jar"}
+    # a sweep (more than MAX_COMMIT_FILES files) counts for nothing
+    many = "\n".join(f"f{i}.py" for i in range(history.MAX_COMMIT_FILES + 1))
+    sweep = parse_log(f"\x1es\x1f1\x1freformat\x1f\n\n{many}\n".encode() * 3, {f"f{i}.py" for i in range(40)})
+    assert sweep.edges == [] and sweep.messages == {}
+
+
+def test_history_is_in_the_build_and_ends_at_head(repo: Path) -> None:
+    vault = repo / ".oracl"
+    doc = orjson.loads((vault / "mirror" / "weighted_graph_index.json").read_bytes()) if (
+        vault / "mirror" / "weighted_graph_index.json").exists() else None
+    if doc is None:
+        latest = orjson.loads((vault / "mirror" / "LATEST.json").read_bytes())
+        doc = orjson.loads((vault / "mirror" / latest["build_id"] / "weighted_graph_index.json").read_bytes())
+    assert doc["schema"]["history"]["commits"] == 3
+    ids = {n["id"]: n.get("path") for n in doc["nodes"]}
+    co = sorted((ids[e["source"]], ids[e["target"]], e["metadata"]["confidence"]) for e in doc["edges"]
+                if e["relation"] == "co_change")
+    # the pair changed together in two commits one day apart (1 + 0.5^(1/365)), and in the
+    # initial import two days before HEAD with every other file (0.5^(2/365) / (n − 1))
+    s = 1 + 0.5 ** (1 / 365) + 0.5 ** (2 / 365) / (len(FILES) - 1)  # and the initial import's share
+    assert co == [("src/app/cookies.py", "src/app/core.py", round(s / (s + 1), 6)),
+                  ("src/app/core.py", "src/app/cookies.py", round(s / (s + 1), 6))]
+    messages = {n["path"]: n["history"] for n in doc["nodes"] if n["kind"] == "artifact"}
+    assert messages["src/app/cookies.py"] == "fix quirk with the jar · keep the session jar across redirects · initial import"
+    assert not any("zanzibar" in m for m in messages.values())  # a later commit on another branch
+    out = run_cli("verify", str(repo))
+    assert out.returncode == 0, out.stderr
+
+
+def test_commit_messages_and_cochange_rank_files(repo: Path) -> None:
+    r = search(repo, "quirk")  # a word only the history has
+    assert paths(r)[:2] == ["src/app/cookies.py", "src/app/core.py"] or paths(r)[:2] == [
+        "src/app/core.py", "src/app/cookies.py"]
+    assert "history" in r.results[0]["matched_fields"]
+    r = search(repo, "persist cookies jar")
+    assert paths(r)[0] == "src/app/cookies.py" and "src/app/core.py" in paths(r)
+    core = next(x for x in r.results if x["path"] == "src/app/core.py")
+    assert "co_change" in core["matched_fields"]
+
+
+def test_a_tree_without_git_builds_and_answers(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "plain", {"a.py": "def cookie_jar():\n    return 1\n"})
+    build(root, **SMALL)
+    latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())
+    header = orjson.loads((root / ".oracl" / "mirror" / latest["build_id"] / "header.json").read_bytes())
+    assert header["history"]["commits"] == 0 and header["history"]["note"]
+    assert paths(search(root, "cookie jar")) == ["a.py"]
+
+
+# ---- 6. context packs quote the right lines ----------------------------------------------
+
+def test_context_pack_quotes_the_function_that_matches(repo: Path) -> None:
+    with Memory.open(repo) as mem:
+        pack = mem.context("where are cookies persisted between requests", budget_tokens=4000)
+    item = next(i for i in pack.items if i.path == "src/app/cookies.py")
+    assert "def extract_cookies_to_jar" in item.lines and "get_type" not in item.lines
+    assert item.why.endswith("symbol extract_cookies_to_jar")
+
+
+def test_a_definition_is_not_cut_in_half_when_a_smaller_one_fits(repo: Path) -> None:
+    with Memory.open(repo) as mem:
+        big = mem.context("where are cookies persisted between requests", budget_tokens=4000)
+        first = big.items[0]
+        # room for the first item and little more: a second definition that does not fit
+        # whole is left out rather than cut
+        budget = big.used_tokens - sum(i.tokens for i in big.items[1:]) + 25
+        small = mem.context("where are cookies persisted between requests", budget_tokens=budget)
+    assert small.items[0].lines == first.lines and small.truncated
+    for i in small.items[1:]:
+        whole = next(x for x in big.items if x.path == i.path and x.start == i.start)
+        assert i.lines == whole.lines or not i.why.rsplit("; ", 1)[-1].startswith("symbol")
+
+
+# ---- 7. priority that matches intuition ---------------------------------------------------
+
+def test_role_and_final_priority_by_hand() -> None:
+    assert [priority.role(p) for p in ("examples/tutorial/flaskr/auth.py", "src/app/core.py", "tests/fixtures/a.json",
+                                       "vendor/lib/x.go", "docs/samples/a.py")] == [
+        "example", "product", "fixture", "vendored", "example"]
+    # m_role · (P0 + α·max(δ, 0)) + α·min(δ, 0)
+    assert priority.final_priority(0.4, 0.35, 2.0, "example") == pytest.approx(0.5 * (0.4 + 0.7))
+    assert priority.final_priority(0.4, 0.35, -1.0, "example") == pytest.approx(0.5 * 0.4 - 0.35)
+    assert priority.final_priority(0.4, 0.35, 2.0) == pytest.approx(1.1)
+    assert not priority.security_hint("src/flask/signals.py") and priority.security_hint("src/signing.py")
+    assert not priority.security_hint("AUTHORS.md") and priority.security_hint("app/auth.py")
+
+
+def test_examples_rank_below_the_product_unless_asked(repo: Path) -> None:
+    rows = {r["path"]: r["priority"] for r in on_latest(lambda s: s.named("artifact_rows", {
+        "paths": ["examples/tutorial/flaskr/auth.py", "src/app/auth.py"]}), repo)}
+    # both are linked once and named "auth"; the example keeps half of what it earns
+    assert rows["examples/tutorial/flaskr/auth.py"] < rows["src/app/auth.py"]
+    assert paths(search(repo, "auth login"))[0] == "src/app/auth.py"
+    assert paths(search(repo, "tutorial auth login"))[0] == "examples/tutorial/flaskr/auth.py"
+
+
+def test_module_examples_hold() -> None:
+    for module in (chunks, frames, history):
+        assert doctest.testmod(module).failed == 0
