@@ -10,4 +10,4 @@ RETURN a.path AS path, a.id AS id, a.checksum AS checksum, a.file_type AS file_t
        a.priority AS priority, a.base_priority AS base_priority, a.association AS association,
        a.delta AS delta, a.link_density AS link_density, a.link_count AS link_count,
        a.backrefs AS backrefs, a.usage AS usage, a.line_count AS line_count, a.name AS name,
-       a.symbols AS symbols, a.headings AS headings, a.detail AS detail;
+       a.symbols AS symbols, a.headings AS headings, a.detail AS detail, a.history AS history;

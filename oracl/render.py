@@ -282,6 +282,8 @@ def _show_tables(r: dict[str, Any]) -> None:
     fields["hub"] = r["hub"]
     fields["symbols"] = f"{len(a['symbols'])} (" + ", ".join(s[0] for s in a["symbols"][:8]) + (" …" if len(a["symbols"]) > 8 else "") + ")"
     fields["headings"] = len(a["headings"])
+    history = a.get("history") or ""
+    fields["history"] = (history[:200] + (" …" if len(history) > 200 else "")) or "none (no git history)"
     out.print(_kv_table(a["path"], fields))
     out.print(_kv_table("Tags", a["tags"]))
     t = Table(title="Edges by relation", title_justify="left")

@@ -9,7 +9,8 @@ matched against the build's paths by its longest suffix of whole path components
 Recognised: Python (``File "x.py", line 12, in f``), JavaScript/TypeScript
 (``at f (x.js:12:5)``, ``at x.js:12:5``), Java/Kotlin (``at a.b.C.f(C.java:12)``),
 Go (``\\t/x/y.go:12 +0x1d``), Rust (``at src/x.rs:12:5``, ``panicked at src/x.rs:12:5``)
-and a bare ``path/to/file.ext:12``.
+and a bare ``path/to/file.ext:12``; a path with a directory and no line
+(``src/flask/ctx.py``) is a frame of line 0.
 
 >>> [(f.path, f.line, f.function) for f in parse_frames(
 ...     'File "/venv/site-packages/flask/app.py", line 1498, in wsgi_app\\n  at Gson.fromJson(Gson.java:12)')]
@@ -27,6 +28,7 @@ MAX_AMBIGUOUS = 3
 _PY = re.compile(r'File "([^"\n]{1,400})", line (\d{1,7})(?:, in ([\w<>.$]{1,200}))?')
 _JS = re.compile(r"\bat (?:(?:async )?([\w$.<>\[\] ]{1,200}?) \()?((?:[A-Za-z]:)?[^\s():]{1,400}):(\d{1,7}):\d{1,7}\)?")
 _JAVA = re.compile(r"\bat ([\w$.<>]{1,300})\(([\w$-]{1,200}\.(?:java|kt|scala|groovy)):(\d{1,7})\)")
+_PATH = re.compile(r"(?<![\w/.:@-])((?:[\w.-]{1,100}/){1,30}[\w-][\w.-]{0,99}\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/:-])")
 _BARE = re.compile(r"(?<![\w/.:-])(/?(?:[\w.-]{1,100}/){0,30}[\w.-]{1,100}\.[A-Za-z]{1,6}):(\d{1,7})\b")
 
 
@@ -56,6 +58,9 @@ def parse_frames(text: str) -> list[Frame]:
         add(m, m.group(2), m.group(3), (m.group(1) or "").strip())
     for m in _BARE.finditer(text):
         add(m, m.group(1), m.group(2), "")
+    for m in _PATH.finditer(text):
+        if "://" not in text[max(0, m.start() - 12):m.start() + 3]:  # not a URL's path
+            add(m, m.group(1), "0", "")
     found.sort(key=lambda x: x[0])
     return [f for _, f in found[:MAX_FRAMES]]
 

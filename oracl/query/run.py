@@ -102,8 +102,9 @@ def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[
            "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
     if r["path"] in defines:
         out["defines"] = defines[r["path"]]
-    if r["path"] in frames:
-        out["frames"] = [{"line": f.line, "function": f.function} for f in frames[r["path"]]]
+    lines = [{"line": f.line, "function": f.function} for f in frames.get(r["path"], ()) if f.line]
+    if lines:
+        out["frames"] = lines
     if s.spans:
         out["spans"] = [{"start": c.start, "end": c.end, "label": c.label} for c in s.spans]
     return out
@@ -293,17 +294,18 @@ def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Fr
         if s is None:
             continue
         s.score += gain
-        s.matches.append((f"{path.rsplit('/', 1)[-1]}:{fs[0].line}", "frame", gain))
+        s.matches.append((f"{path.rsplit('/', 1)[-1]}:{fs[0].line}" if fs[0].line else path, "frame", gain))
         symbols = orjson.loads(s.row["symbols"] or "[]")
         spans = []
-        for f in fs[:3]:
+        for f in [f for f in fs if f.line > 0][:3]:
             around = [x for x in symbols if int(x[2]) <= f.line <= int(x[3])]
             if around:
                 x = min(around, key=lambda x: int(x[3]) - int(x[2]))
                 spans.append(Chunk(int(x[2]), int(x[3]), f"symbol {x[0]}", gain))
             else:
                 spans.append(Chunk(max(1, f.line - 10), f.line + 10, "lines", gain))
-        s.spans = [Chunk(a, b, spans[0].label, gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
+        if spans:  # the lines around the frames; a path named without a line keeps its chunks
+            s.spans = [Chunk(a, b, spans[0].label, gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked
 
