@@ -204,6 +204,15 @@ def test_an_exact_symbol_name_beats_common_words(repo: Path) -> None:
     r = search(repo, "teardown_appcontext callbacks run order")
     assert paths(r)[0] == "src/app/core.py" and paths(r).index("src/app/cli.py") > 0
     assert r.results[0]["defines"][0]["qualified"] == "App.teardown_appcontext"
+    # every name in quoted code counts, a plain class name included (not the keyword)
+    assert run.symbol_names("Optimize `new App()` for callbacks") == {"App": 1.0}
+    assert paths(search(repo, "Optimize `new App()` for callbacks run order"))[0] == "src/app/core.py"
+
+
+def test_a_path_named_in_the_query_anchors_its_file(repo: Path) -> None:
+    r = search(repo, "the callbacks run order is wrong, see src/app/cookies.py")
+    assert paths(r)[0] == "src/app/cookies.py" and "frame" in r.results[0]["matched_fields"]
+    assert "frames" not in r.results[0]  # a path without a line: no frame lines
 
 
 def test_a_traceback_from_another_machine_anchors_its_frames(repo: Path) -> None:

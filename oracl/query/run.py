@@ -113,6 +113,11 @@ def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[
 # Names a query may give for a symbol: `quoted`, a traceback's "in NAME" (Python) or
 # "at NAME (" (JavaScript, Java), and compound identifiers (snake_case, camelCase, dotted).
 _QUOTED = re.compile(r"`([A-Za-z_$][\w$.:]{1,150})(?:\(\))?`")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+# keywords and literals of the languages ORACL reads: never a symbol's name
+CODE_WORDS = frozenset("""new return null none true false self this def fn func function var let const class
+struct impl import from public private static final void int str string bool async await if else for while
+in is not and or nil undefined""".split())
 _FRAME = re.compile(r"(?:\bin ([A-Za-z_]\w*)\s*$|^\s*at ([\w$.<>]+) \()", re.M)
 _WORDS = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*")
 MAX_SYMBOL_NAMES = 20
@@ -138,6 +143,10 @@ def symbol_names(text: str, long: bool = False) -> dict[str, float]:
 
     for m in _QUOTED.finditer(text):
         add(m.group(1), 1.0)
+    for m in _CODE_SPAN.finditer(text):  # `new Gson()`, `x = parse(y)`: every name in quoted code
+        for w in _WORDS.findall(m.group(1)):
+            if w.lower() not in CODE_WORDS and not w.replace(".", "").isdigit():
+                add(w, 1.0)
     for m in _FRAME.finditer(text):
         add(m.group(1) or m.group(2).rsplit(".", 1)[-1], 1.0)
     for w in _WORDS.findall(text):
