@@ -46,8 +46,10 @@ class Chunk:
 
 
 def term_pattern(stems: Sequence[str]) -> re.Pattern[str] | None:
-    """One case-insensitive alternation of the stems, longest first, anchored at a word
-    start or a camelCase hump; a stem shorter than 4 must end the word."""
+    """One alternation of the (lower-case) stems, longest first, matched in the lower-cased
+    text; a stem shorter than 4 must end the word. Where a match may start is checked on
+    the original text (``_hits``): a regular expression with a look-behind for the word
+    or camelCase boundary and ``re.I`` was 7 × slower."""
     alts = []
     for s in sorted(set(stems), key=lambda s: (-len(s), s)):
         if len(s) < 2:
@@ -55,7 +57,7 @@ def term_pattern(stems: Sequence[str]) -> re.Pattern[str] | None:
         alts.append(re.escape(s) + (r"(?![a-z])" if len(s) < 4 else ""))
     if not alts:
         return None
-    return re.compile(r"(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(" + "|".join(alts) + ")", re.I)
+    return re.compile("(" + "|".join(alts) + ")")
 
 
 def file_chunks(symbols: Iterable[Sequence[object]], line_count: int) -> list[tuple[int, int, str]]:
@@ -72,18 +74,23 @@ def file_chunks(symbols: Iterable[Sequence[object]], line_count: int) -> list[tu
 
 
 def _hits(pattern: re.Pattern[str], text: str, index: dict[str, int]) -> tuple[list[int], list[int]]:
-    """(line numbers, term indices) of every match, in text order."""
+    """(line numbers, term indices) of every match at a word start or a camelCase hump,
+    in text order."""
     lines, terms = [], []
     line, pos = 1, 0
-    for m in pattern.finditer(text):
-        line += text.count("\n", pos, m.start())
-        pos = m.start()
-        key = m.group(1).lower()
-        i = index.get(key)
-        if i is None:  # a case-folded stem that is a prefix of a longer alternative
-            continue
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer ("İ"): no humps then
+        text = low
+    for m in pattern.finditer(low):
+        i = m.start()
+        if i:
+            before = text[i - 1]
+            if before.isalnum() and not (before.islower() and text[i].isupper()):
+                continue  # inside a word: "pars" in "spars"
+        line += text.count("\n", pos, i)
+        pos = i
         lines.append(line)
-        terms.append(i)
+        terms.append(index[m.group(1)])
     return lines, terms
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 import orjson
 
 from oracl import telemetry
+from oracl.callgraph import named_each
 from oracl.errors import OraclError, QueryError, UnsafePathError
 from oracl.extractors.resolve import is_test_path
 from oracl.query.chunks import Chunk, merge_spans, score_chunks
@@ -62,17 +64,33 @@ TEXT_CANDIDATES = 40
 TEXT_MAX_BYTES = 512 * 1024
 
 
+TEXT_CACHE_BYTES = 64 << 20  # per snapshot: the texts of recent candidates, read once
+
+
 def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
     """The text of the best BM25 candidates, for chunk scores and verbatim identifier
     matches (bounded: the first candidates, the first 512 KiB of each; regular files
-    inside the root only; secrets redacted)."""
+    inside the root only; secrets redacted). A snapshot keeps the texts it read, up to
+    ``TEXT_CACHE_BYTES``, least recently used first out: an agent's questions come back to
+    the same files."""
+    cache: OrderedDict[str, str] = snap.memo.setdefault("texts", OrderedDict())
     out: dict[str, str] = {}
     best = sorted(rows, key=lambda r: (-(r["bm25"] or 0.0), r["path"]))[:TEXT_CANDIDATES]
     for r in best:
-        try:
-            out[r["path"]] = snap.workspace.read_text(r["path"], TEXT_MAX_BYTES)
-        except (OSError, UnsafePathError):
-            continue
+        path = r["path"]
+        text = cache.get(path)
+        if text is None:
+            try:
+                text = snap.workspace.read_text(path, TEXT_MAX_BYTES)
+            except (OSError, UnsafePathError):
+                continue
+            cache[path] = text
+            snap.memo["texts_bytes"] = snap.memo.get("texts_bytes", 0) + len(text)
+            while snap.memo["texts_bytes"] > TEXT_CACHE_BYTES and len(cache) > 1:
+                snap.memo["texts_bytes"] -= len(cache.popitem(last=False)[1])
+        else:
+            cache.move_to_end(path)
+        out[path] = text
     return out
 
 
@@ -199,7 +217,7 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
     by_path = {s.row["path"]: s for s in ranked}
     missing = sorted(p for p in defines if p not in by_path)
     if missing and may_add:
-        for row in snap.named("artifact_rows", {"paths": missing}):
+        for row in named_each(snap, "artifact_rows", missing):
             s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
             ranked.append(s)
             by_path[row["path"]] = s
@@ -218,6 +236,13 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
         s.matches.extend((n, "definition", g) for n, g in zip(names, gains, strict=True))
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked
+
+
+def _has_cochange(snap: Snapshot) -> bool:
+    """Whether the build has co-change edges (its header's counts say; a build outside git
+    has none and its searches skip the lookup)."""
+    counts = snap.header.get("counts", {}).get("edges_by_relation", {})
+    return bool(counts.get("co_change"))
 
 
 def history_scores(snap: Snapshot, pq: ParsedQuery, k: int) -> dict[str, float]:
@@ -292,7 +317,7 @@ def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Fr
     by_path = {s.row["path"]: s for s in ranked}
     missing = sorted(p for p in frames if p not in by_path)
     if missing and may_add:
-        for row in snap.named("artifact_rows", {"paths": missing}):
+        for row in named_each(snap, "artifact_rows", missing):
             s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
             ranked.append(s)
             by_path[row["path"]] = s
@@ -363,7 +388,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         history = {} if pq.wildcard else history_scores(snap, pq, c.params.get("k", CANDIDATES_MIN))
         missing = sorted(set(history) - {r["path"] for r in rows})
         if missing:  # files only their history matches join the candidates, through the filters
-            rows += [r for r in snap.named("artifact_rows", {"paths": missing}) if admits(r, pq.filters)]
+            rows += [r for r in named_each(snap, "artifact_rows", missing) if admits(r, pq.filters)]
         if not rows and not pq.filters.empty:
             check_filter_values(snap, pq.filters)
         texts = _texts(snap, rows)
@@ -377,14 +402,14 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             have = {s.row["path"] for s in ranked}
             missing = sorted({e["target"] for e in edges} - have)
             # a filter is hard: the tests vote only for candidates that passed it
-            extra = snap.named("artifact_rows", {"paths": missing}) if missing and pq.filters.empty else []
+            extra = named_each(snap, "artifact_rows", missing) if missing and pq.filters.empty else []
             ranked = propagate_tests(ranked, edges, extra)
         sources = [s.row["path"] for s in ranked[:COCHANGE_SOURCES] if s.score > 0]
-        if sources and not pq.wildcard:
-            edges = snap.named("cochange_partners", {"paths": sources})
+        if sources and not pq.wildcard and _has_cochange(snap):
+            edges = named_each(snap, "cochange_partners", sources)
             have = {s.row["path"] for s in ranked}
             missing = sorted({e["target"] for e in edges} - have)
-            extra = snap.named("artifact_rows", {"paths": missing}) if missing and pq.filters.empty else []
+            extra = named_each(snap, "artifact_rows", missing) if missing and pq.filters.empty else []
             ranked = propagate_cochange(ranked, edges, extra)
     defines: dict[str, list[dict[str, Any]]] = {}
     frames: dict[str, list[Frame]] = {}

@@ -102,6 +102,9 @@ def fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
     return toks
 
 
+ALL = "_all"
+
+
 def _fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
     name = row["name"] or ""
     stem_name = name.rsplit(".", 1)[0] if "." in name[1:] else name
@@ -110,11 +113,13 @@ def _fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
     tags = orjson.loads(row["tags"] or "{}")
     tag_text = [str(v) for k, v in tags.items() if isinstance(v, str) and k != "format"]
     whole = {stem(stem_name.lower())}
-    return {"filename": stems([stem_name]) | whole,
-            "path": stems(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
-            "symbols": stems(symbols) | {stem(s.lower()) for s in symbols},
-            "headings": stems(headings), "tags": stems(tag_text),
-            "definition": {n.lower() for s in symbols for n in (s, s.rsplit(".", 1)[-1]) if _is_identifier(n)}}
+    out = {"filename": stems([stem_name]) | whole,
+           "path": stems(row["path"].split("/")[:-1]) | {stem(row["path"].lower())},
+           "symbols": stems(symbols) | {stem(s.lower()) for s in symbols},
+           "headings": stems(headings), "tags": stems(tag_text),
+           "definition": {n.lower() for s in symbols for n in (s, s.rsplit(".", 1)[-1]) if _is_identifier(n)}}
+    out[ALL] = set().union(*out.values())  # every field's tokens: one lookup for a term's idf
+    return out
 
 
 def is_prose(row: dict[str, Any]) -> bool:
@@ -182,7 +187,7 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     n = len(rows)
     idf: dict[str, float] = {}
     for t in terms:
-        n_t = sum(1 for toks in all_toks if any(t.stem in fs or t.text in fs for fs in toks.values()))
+        n_t = sum(1 for toks in all_toks if t.stem in toks[ALL] or t.text in toks[ALL])
         idf[t.text] = math.log(1 + n / (1 + n_t)) / math.log(1 + n) if n > 1 else 1.0
     idents = identifier_terms(pq) if texts is not None else []
     idf_ident = {}
