@@ -339,8 +339,11 @@ def _spans(res: dict[str, Any], row: dict[str, Any], terms: set[str]) -> list[tu
     the definition of a symbol the query names; else the chunks that best match the
     query's words (the search's ``spans``: sorted, adjacent ones merged); else the symbol
     or section whose name shares most words with the query."""
-    if res.get("defines"):  # the query names a symbol this file defines: quote its definition
-        d = res["defines"][0]
+    named = [d for d in res.get("defines", ()) if d["weight"] >= 1.0]
+    if named or (res.get("defines") and not res.get("spans")):
+        # the query names a symbol this file defines: quote its definition (a name a long
+        # text merely mentions gives way to the lines that match the text best)
+        d = (named or res["defines"])[0]
         return [(d["start"], min(d["end"], d["start"] + MAX_DEFINITION_LINES - 1), f"symbol {d['qualified']}",
                  d["end"] - d["start"] < MAX_DEFINITION_LINES)]
     if res.get("spans"):

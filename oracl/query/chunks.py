@@ -9,7 +9,8 @@ scored with BM25 against the query's weighted terms:
     chunk(c) = Σ_t ω_t · idf_t · tf(t, c)·(k1 + 1) / (tf(t, c) + k1·(1 − b + b·|c| / avg|c|))
     idf_t    = ln(1 + (N − n_t + 0.5) / (n_t + 0.5))
 
-over the N chunks of the candidates (n_t of them contain t), |c| in lines. A term matches
+over the N chunks of the candidates (n_t of them contain t), |c| in lines (a best chunk shorter than
+``MIN_QUOTE_LINES`` is quoted with what surrounds it: ``widen``). A term matches
 a word that starts with its stem at a word or camelCase boundary ("cooki" matches
 ``extract_cookies_to_jar`` and ``getCookieJar``). The file's chunk score is its best
 chunk's; the best chunks are also the lines a context pack quotes.
@@ -18,7 +19,7 @@ chunk's; the best chunks are also the lines a context pack quotes.
 >>> best = score_chunks([("cooki", 1.0), ("persist", 1.0)], {"m.py": text},
 ...                     {"m.py": [("a", "function", 1, 2), ("persist_cookies", "function", 4, 5)]})
 >>> best["m.py"][0].label, best["m.py"][0].start, best["m.py"][0].end
-('symbol persist_cookies', 4, 5)
+('symbol persist_cookies', 1, 5)
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ WINDOW = 30              # lines of a window chunk (between and around symbols)
 MAX_SYMBOL_LINES = 400   # a symbol longer than this is scored through its windows and members
 MAX_TERMS = 32           # the heaviest query stems a chunk is scored on
 MAX_CHUNKS_PER_FILE = 2000
+QUOTED = 4               # the best chunks of a file that may be quoted (and so widened)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +112,14 @@ def score_chunks(terms: Sequence[tuple[str, float]], texts: dict[str, str],
     index = {s: i for i, s in enumerate(top)}
     omega = [weights[s] for s in top]
     per_file: list[tuple[str, list[tuple[int, int, str]], list[list[int]]]] = []
+    lengths: dict[str, int] = {}
     df = [0] * len(top)
     n_chunks = 0
     total_len = 0
     for path, text in texts.items():
         lines, term_ids = _hits(pattern, text, index)
         line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
+        lengths[path] = line_count
         chunks = file_chunks(structure.get(path, ()), line_count)
         counts: list[list[int]] = []
         for start, end, _ in chunks:
@@ -145,8 +149,37 @@ def score_chunks(terms: Sequence[tuple[str, float]], texts: dict[str, str],
         if scored:
             # best first; a symbol before a window of the same score; then the shorter span
             scored.sort(key=lambda c: (-c.score, c.label == "lines", c.end - c.start, c.start))
-            out[path] = scored
+            symbols = structure.get(path, ())
+            out[path] = [widen(c, symbols, lengths[path]) for c in scored[:QUOTED]] + scored[QUOTED:]
     return out
+
+
+MIN_QUOTE_LINES = 8     # a shorter best chunk is quoted with the symbol around it, or ± WIDEN lines
+MAX_QUOTE_PARENT = 60   # … when that symbol is no longer than this
+WIDEN = 5
+
+
+def widen(chunk: Chunk, symbols: Sequence[Sequence[object]], line_count: int) -> Chunk:
+    """A chunk of fewer than ``MIN_QUOTE_LINES`` lines (a one-line constant, a field) says
+    too little alone: quote the smallest symbol around it of at most ``MAX_QUOTE_PARENT``
+    lines, else ``WIDEN`` lines either side. Its score is unchanged.
+
+    >>> widen(Chunk(45, 45, "symbol X", 1.0), [("C", "class", 40, 70), ("C.f", "method", 44, 52)], 200)
+    Chunk(start=44, end=52, label='symbol C.f', score=1.0)
+    >>> widen(Chunk(3, 3, "symbol K", 1.0), [], 5)
+    Chunk(start=1, end=5, label='symbol K', score=1.0)
+    """
+    if chunk.end - chunk.start + 1 >= MIN_QUOTE_LINES:
+        return chunk
+    around = [(int(x[2]), int(x[3]), str(x[0])) for x in symbols  # type: ignore[call-overload]
+              if int(x[2]) <= chunk.start and chunk.end <= int(x[3])  # type: ignore[call-overload]
+              and (int(x[2]), int(x[3])) != (chunk.start, chunk.end)  # type: ignore[call-overload]
+              and int(x[3]) - int(x[2]) < MAX_QUOTE_PARENT]  # type: ignore[call-overload]
+    if around:
+        start, end, name = min(around, key=lambda a: a[1] - a[0])
+        return Chunk(start, end, f"symbol {name}", chunk.score)
+    return Chunk(max(1, chunk.start - WIDEN), min(max(line_count, chunk.end), chunk.end + WIDEN), chunk.label,
+                 chunk.score)
 
 
 SECOND_SPAN = 0.6  # a second, separate chunk is quoted when it scores at least this × the best

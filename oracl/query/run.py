@@ -164,7 +164,7 @@ def symbol_names(text: str, long: bool = False) -> dict[str, float]:
     for m in _CODE_SPAN.finditer(text):  # `new Gson()`, `x = parse(y)`: every name in quoted code
         for w in _WORDS.findall(m.group(1)):
             if w.lower() not in CODE_WORDS and not w.replace(".", "").isdigit():
-                add(w, 1.0)
+                add(w, LONG_QUERY_ANCHOR if long else 1.0)
     for m in _FRAME.finditer(text):
         add(m.group(1) or m.group(2).rsplit(".", 1)[-1], 1.0)
     for w in _WORDS.findall(text):
