@@ -29,6 +29,7 @@ from oracl.query.score import (
     PERSONAS,
     Scored,
     identifier_terms,
+    join,
     propagate_cochange,
     propagate_tests,
     score_rows,
@@ -214,13 +215,9 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
     search did not find them and no filter is in force)."""
     if not defines:
         return ranked
-    by_path = {s.row["path"]: s for s in ranked}
-    missing = sorted(p for p in defines if p not in by_path)
-    if missing and may_add:
-        for row in named_each(snap, "artifact_rows", missing):
-            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
-            ranked.append(s)
-            by_path[row["path"]] = s
+    have = {s.row["path"] for s in ranked}
+    missing = sorted(p for p in defines if p not in have)
+    by_path = join(ranked, named_each(snap, "artifact_rows", missing) if missing and may_add else [])
     top = max((s.score for s in ranked), default=0.0) or 1.0
     # one name anchors its file above everything; a text naming many (a commit message, a
     # bug report) shares the boost among them: each is evidence, none overrides the rest
@@ -314,13 +311,9 @@ def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Fr
     each become the symbol around its frame's line."""
     if not frames:
         return ranked
-    by_path = {s.row["path"]: s for s in ranked}
-    missing = sorted(p for p in frames if p not in by_path)
-    if missing and may_add:
-        for row in named_each(snap, "artifact_rows", missing):
-            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
-            ranked.append(s)
-            by_path[row["path"]] = s
+    have = {s.row["path"] for s in ranked}
+    missing = sorted(p for p in frames if p not in have)
+    by_path = join(ranked, named_each(snap, "artifact_rows", missing) if missing and may_add else [])
     top = max((s.score for s in ranked), default=0.0) or 1.0
     gain = FRAME_ANCHOR * top / len(frames)
     for path, fs in frames.items():

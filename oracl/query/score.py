@@ -278,6 +278,18 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     return out
 
 
+def join(ranked: list[Scored], rows: list[dict[str, Any]]) -> dict[str, Scored]:
+    """path → Scored of every candidate, after adding ``rows`` not among them yet as
+    candidates of score 0 (a vote or an anchor then gives them their score)."""
+    by_path = {s.row["path"]: s for s in ranked}
+    for row in rows:
+        if row["path"] not in by_path:
+            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
+            ranked.append(s)
+            by_path[row["path"]] = s
+    return by_path
+
+
 PROPAGATION = 0.5  # share of a test's score handed to the code it tests
 COCHANGE = 0.3     # share of a file's score handed to the files it changes with (× κ)
 COCHANGE_SOURCES = 10  # the best candidates whose co-change partners gain
@@ -289,12 +301,7 @@ def propagate_tests(ranked: list[Scored], edges: list[dict[str, Any]], extra_row
     weight; targets outside the candidates join with that share alone. (Dividing by the
     target's tests in-degree, to damp a package ``__init__`` every test imports, lost 4
     points of Acc@5 on requests and 1 on flask: kept out.)"""
-    by_path = {s.row["path"]: s for s in ranked}
-    for row in extra_rows:
-        if row["path"] not in by_path:
-            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
-            ranked.append(s)
-            by_path[row["path"]] = s
+    by_path = join(ranked, extra_rows)
     out_w: dict[str, float] = {}
     for e in edges:
         out_w[e["test"]] = out_w.get(e["test"], 0.0) + float(e["w"])
@@ -317,12 +324,7 @@ def propagate_cochange(ranked: list[Scored], edges: list[dict[str, Any]], extra_
     the files it changed together with (design §5c); partners outside the candidates
     join with that share alone. A file gains from its best partner only, so a file that
     changes with everything does not collect from all of them."""
-    by_path = {s.row["path"]: s for s in ranked}
-    for row in extra_rows:
-        if row["path"] not in by_path:
-            s = Scored(row, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, [])
-            ranked.append(s)
-            by_path[row["path"]] = s
+    by_path = join(ranked, extra_rows)
     gains: dict[str, float] = {}
     for e in edges:
         src, dst = by_path.get(e["source"]), by_path.get(e["target"])
