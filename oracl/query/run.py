@@ -270,7 +270,7 @@ FILTER_FIELDS = (("domain", "domains", "domain"), ("content_type", "content_type
 
 def check_filter_values(snap: Snapshot, filters: Filters) -> None:
     """Raise QueryError for a filter value no file of the build has, listing the values
-    that exist (``domain:nosuch`` → "the domains are: core, docs, tests")."""
+    that exist (``domain:nosuch`` → "the values of domain: are core, docs, tests")."""
     values: dict[str, set[str]] = {key: set() for key, _, _ in FILTER_FIELDS}
     for row in snap.cached("artifact_values"):
         for key in values:
