@@ -154,23 +154,27 @@ def score_chunks(terms: Sequence[tuple[str, float]], texts: dict[str, str],
     return out
 
 
-MIN_QUOTE_LINES = 8     # a shorter best chunk is quoted with the symbol around it, or ± WIDEN lines
+MIN_QUOTE_LINES = 8     # a shorter window is quoted with the symbol around it, or ± WIDEN lines …
+MIN_WHOLE_SYMBOL = 3    # … and so is a symbol shorter than this (a constant, a field, a one-liner)
 MAX_QUOTE_PARENT = 60   # … when that symbol is no longer than this
 WIDEN = 5
 
 
 def widen(chunk: Chunk, symbols: Sequence[Sequence[object]], line_count: int) -> Chunk:
-    """A chunk of fewer than ``MIN_QUOTE_LINES`` lines (a one-line constant, a field) says
-    too little alone: quote the smallest symbol around it of at most ``MAX_QUOTE_PARENT``
+    """A window of fewer than ``MIN_QUOTE_LINES`` lines, or a symbol of fewer than
+    ``MIN_WHOLE_SYMBOL`` (a one-line constant, a field), says too little alone: quote the smallest symbol around it of at most ``MAX_QUOTE_PARENT``
     lines, else ``WIDEN`` lines either side. Its score is unchanged.
 
-    >>> widen(Chunk(45, 45, "symbol X", 1.0), [("C", "class", 40, 70), ("C.f", "method", 44, 52)], 200)
+    >>> widen(Chunk(45, 45, "symbol C.f.X", 1.0), [("C", "class", 40, 70), ("C.f", "method", 44, 52)], 200)
     Chunk(start=44, end=52, label='symbol C.f', score=1.0)
     >>> widen(Chunk(3, 3, "symbol K", 1.0), [], 5)
     Chunk(start=1, end=5, label='symbol K', score=1.0)
+    >>> widen(Chunk(3, 5, "symbol f", 1.0), [], 9)   # a whole three-line function stays
+    Chunk(start=3, end=5, label='symbol f', score=1.0)
     """
-    if chunk.end - chunk.start + 1 >= MIN_QUOTE_LINES:
-        return chunk
+    lines = chunk.end - chunk.start + 1
+    if lines >= MIN_QUOTE_LINES or (chunk.label.startswith("symbol") and lines >= MIN_WHOLE_SYMBOL):
+        return chunk  # a window long enough, or a whole function of a few lines
     around = [(int(x[2]), int(x[3]), str(x[0])) for x in symbols  # type: ignore[call-overload]
               if int(x[2]) <= chunk.start and chunk.end <= int(x[3])  # type: ignore[call-overload]
               and (int(x[2]), int(x[3])) != (chunk.start, chunk.end)  # type: ignore[call-overload]
