@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -206,6 +207,14 @@ def defined_in(snap: Snapshot, names: dict[str, float]) -> dict[str, list[dict[s
     return out
 
 
+def with_candidates(snap: Snapshot, ranked: list[Scored], paths: Iterable[str], may_add: bool) -> dict[str, Scored]:
+    """path → Scored of the candidates, the named ``paths`` that are not among them added
+    (score 0, by indexed probes) when ``may_add`` (no filter is in force)."""
+    have = {s.row["path"] for s in ranked}
+    missing = sorted(p for p in paths if p not in have)
+    return join(ranked, named_each(snap, "artifact_rows", missing) if missing and may_add else [])
+
+
 def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[str, Any]]],
            may_add: bool) -> list[Scored]:
     """Files that define a symbol the query names move up: for each name it defines, a
@@ -215,9 +224,7 @@ def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[st
     search did not find them and no filter is in force)."""
     if not defines:
         return ranked
-    have = {s.row["path"] for s in ranked}
-    missing = sorted(p for p in defines if p not in have)
-    by_path = join(ranked, named_each(snap, "artifact_rows", missing) if missing and may_add else [])
+    by_path = with_candidates(snap, ranked, defines, may_add)
     top = max((s.score for s in ranked), default=0.0) or 1.0
     # one name anchors its file above everything; a text naming many (a commit message, a
     # bug report) shares the boost among them: each is evidence, none overrides the rest
@@ -311,9 +318,7 @@ def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Fr
     each become the symbol around its frame's line."""
     if not frames:
         return ranked
-    have = {s.row["path"] for s in ranked}
-    missing = sorted(p for p in frames if p not in have)
-    by_path = join(ranked, named_each(snap, "artifact_rows", missing) if missing and may_add else [])
+    by_path = with_candidates(snap, ranked, frames, may_add)
     top = max((s.score for s in ranked), default=0.0) or 1.0
     gain = FRAME_ANCHOR * top / len(frames)
     for path, fs in frames.items():
