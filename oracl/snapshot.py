@@ -98,16 +98,16 @@ class Snapshot:
             fd = _lock(bundle)
             if fd == -2:  # pruned between reading LATEST and locking: LATEST has moved on
                 continue
-            try:
-                version = orjson.loads((bundle / HEADER_FILE).read_bytes()).get("version")
-            except (OSError, orjson.JSONDecodeError, AttributeError):
+            snap = cls(root, vault, latest, bundle, fd, notices)
+            try:  # read once, kept by the snapshot (a bundle without header.json is older still)
+                version = snap.header.get("version") if (bundle / HEADER_FILE).is_file() else None
+            except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
                 version = SCHEMA_VERSION  # a damaged header is verify's and repair's to report
-            if version != SCHEMA_VERSION:
-                if fd >= 0:
-                    os.close(fd)
+            if version is not None and version != SCHEMA_VERSION:
+                snap.close()
                 raise NoBuildError(f"the latest build of {root} was made by an older ORACL (export schema "
                                    f"{version}, this one reads {SCHEMA_VERSION}): run `oracl build {root}`")
-            return cls(root, vault, latest, bundle, fd, notices)
+            return snap
         raise VaultError(f"LATEST.json in {vault.dir} kept moving while it was read; try again")
 
     def close(self) -> None:

@@ -395,3 +395,16 @@ def test_examples_rank_below_the_product_unless_asked(repo: Path) -> None:
 def test_module_examples_hold() -> None:
     for module in (chunks, frames, history):
         assert doctest.testmod(module).failed == 0
+
+
+def test_a_build_of_an_older_export_schema_asks_for_a_build(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "old", {"a.py": "def f():\n    return 1\n"})
+    build(root, **SMALL)
+    latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())
+    header = root / ".oracl" / "mirror" / latest["build_id"] / "header.json"
+    doc = orjson.loads(header.read_bytes())
+    header.write_bytes(orjson.dumps({**doc, "version": "wtls-1.1"}))
+    out = run_cli("query", "f", "-r", str(root))
+    assert out.returncode == 4 and out.stderr.strip().splitlines() == [
+        f"Error: the latest build of {root} was made by an older ORACL (export schema wtls-1.1, this one reads "
+        f"wtls-1.2): run `oracl build {root}`"]
