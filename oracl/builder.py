@@ -27,7 +27,7 @@ import orjson
 
 from oracl import __version__, provenance
 from oracl.bundle import BundleWriter
-from oracl.config import Config, load_config, validate
+from oracl.config import Config, load_config, search_log_enabled, validate
 from oracl.errors import ConfigError, PreviousBundleError, StoreError
 from oracl.executor import InProcess, Processes, Task, executor
 from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, pack_symbols, sha256_hex
@@ -309,9 +309,12 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
 
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
 
-def _usage_from_telemetry(vault: Vault) -> Counter[str]:
-    """Times each path was returned by a search (usage), from the search history."""
+def _usage_from_telemetry(vault: Vault, cfg: Config) -> Counter[str]:
+    """Times each path was returned by a search (usage), from the search history; none
+    when the search log is off (``search_log = false`` or ``ORACL_SEARCH_LOG=0``)."""
     usage: Counter[str] = Counter()
+    if not search_log_enabled(vault.root, cfg):
+        return usage
     history = vault.dir / "logs" / "search_history.jsonl"
     try:
         with open(history, "rb") as fh:
@@ -365,7 +368,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
         return wait
 
     return weigh(r.records, {f.path: f for f in r.facts}, merged.edges, plan.cfg,
-                 _usage_from_telemetry(plan.vault), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job,
+                 _usage_from_telemetry(plan.vault, plan.cfg), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job,
                  history=history.messages)
 
 

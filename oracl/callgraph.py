@@ -16,11 +16,13 @@ import difflib
 import re
 import subprocess
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from oracl.errors import QueryError
 from oracl.extractors.resolve import is_test_path
 from oracl.graph import staleness, summary
+from oracl.locate import candidates
 from oracl.snapshot import Snapshot
 
 MAX_DEPTH = 5
@@ -272,7 +274,8 @@ def _test_subjects(path: str) -> set[str]:
 
 def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None = None, depth: int = 3,
            k: int = 20, min_confidence: float = 0.3,
-           changed_lines: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, Any]:
+           changed_lines: dict[str, list[tuple[int, int]]] | None = None,
+           cwd: Path | None = None) -> dict[str, Any]:
     """What a change reaches: the symbols that call, extend or name the changed ones
     (to ``depth``), the files holding them and the files importing the changed files, the
     test files that reach any of them (what to run), and the hubs touched. Each target is
@@ -303,9 +306,9 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     for path, ranges in (changed_lines or {}).items():
         spans.setdefault(path, []).extend(ranges)
     for t in targets:
-        path = t.strip().removeprefix("./")
-        if path and named_each(snap, "artifact_domains", [path]):
-            spans.setdefault(path, [])
+        files = [p for p in candidates(t, snap.root, cwd) if named_each(snap, "artifact_domains", [p])]
+        if files:  # a file (absolute, or relative to the root or the current folder)
+            spans.setdefault(files[0], [])
             continue
         rows, _ = _targets(snap, t)
         for r in rows:

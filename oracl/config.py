@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -74,6 +75,7 @@ class Config:
     snapshots: int = 5                          # timestamped signed exports kept under snapshots/
     health_threshold: float = 0.2               # `oracl health` flags count moves beyond this
     share_sensitive: bool = False               # MCP answers may name and quote files holding key material
+    search_log: bool = True                     # log searches to .oracl/logs (their results feed `usage`)
 
     def build_buffer_pool(self, fts_text_bytes: int) -> int:
         """Kùzu's buffer pool for a build. Creating the FTS index keeps its postings in the
@@ -97,6 +99,28 @@ class Config:
         may reuse facts only when this is unchanged."""
         part = {k: getattr(self, k) for k in READ_FIELDS}
         return hashlib.sha256(orjson.dumps(part, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+SEARCH_LOG_ENV = "ORACL_SEARCH_LOG"
+
+
+def search_log_enabled(root: Path, cfg: Config | None = None) -> bool:
+    """Whether searches of ``root`` are logged to ``.oracl/logs/search_history.jsonl`` (and
+    a build counts the log's results as ``usage``): ``ORACL_SEARCH_LOG=0`` (or ``off``,
+    ``false``, ``no``) turns it off, ``=1`` on; otherwise ``search_log`` of the
+    configuration (``cfg``, or the root's; on by default). An unreadable configuration
+    counts as off."""
+    env = os.environ.get(SEARCH_LOG_ENV, "").strip().lower()
+    if env in ("0", "off", "false", "no"):
+        return False
+    if env in ("1", "on", "true", "yes"):
+        return True
+    if cfg is not None:
+        return cfg.search_log
+    try:
+        return load_config(root).search_log
+    except ConfigError:
+        return False
 
 
 READ_FIELDS = ("suffixes", "index_generated", "max_read_bytes", "fts_body_bytes", "fts_tf_cap")

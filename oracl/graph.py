@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from oracl.errors import QueryError, UnsafePathError
+from oracl.locate import candidates, nearest, under
 from oracl.pipeline.annotate import iso
 from oracl.pipeline.priority import BUCKET_WEIGHTS
 from oracl.snapshot import Snapshot
@@ -23,20 +25,68 @@ DIRECTIONS = ("out", "in", "both")
 MAX_DEPTH = 5
 MAX_FRAGMENT_LINES = 2000  # a fragment without a range shows at most this many lines
 _RANGE = re.compile(r"^L?(\d+)(?:\s*[-:]\s*L?(\d+))?$")
+_FRAGMENT = re.compile(r"L(\d+)(?:-(\d+))?")
 
 
-def _artifact(snap: Snapshot, path: str) -> dict[str, Any]:
-    rows = snap.named("artifact_by_path", {"path": _norm(path)})
-    if not rows:
-        raise QueryError(f"{path!r} is not in the latest build (run `oracl query` to find a file by its words)")
-    return rows[0]
+def _artifact(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
+    """The artifact ``path`` names: absolute, relative to ``cwd`` or to the root. A path
+    the build does not hold is a QueryError naming the nearest indexed paths (or, for a
+    folder, files inside it)."""
+    tried = candidates(path, snap.root, cwd)
+    for rel in tried:
+        rows = snap.named("artifact_by_path", {"path": rel})
+        if rows:
+            return rows[0]
+    known = snap.built_files()[1]
+    for rel in tried:
+        inside = under(rel, known)
+        if inside:
+            raise QueryError(f"{path!r} is a folder, not a file of the build; files in it: " + ", ".join(inside))
+    near = nearest(tried[0] if tried else path, known)
+    hint = ("; nearest indexed paths: " + ", ".join(near)) if near else \
+        " (run `oracl query` to find a file by its words)"
+    raise QueryError(f"{path!r} is not in the latest build{hint}")
 
 
-def _norm(path: str) -> str:
-    p = path.strip().replace("\\", "/")
-    while p.startswith("./"):
-        p = p[2:]
-    return p
+def merge_fragments(fragments: list[str]) -> list[str]:
+    """Line fragments sorted and merged where they touch or overlap; other fragments kept
+    after them in their first order.
+
+    >>> merge_fragments(["L35-35", "L38-38", "L37-37", "L36-36", "L90-99", "§Usage"])
+    ['L35-38', 'L90-99', '§Usage']
+    """
+    spans: list[tuple[int, int]] = []
+    other: list[str] = []
+    for f in fragments:
+        m = _FRAGMENT.fullmatch(f)
+        if m:
+            spans.append((int(m.group(1)), int(m.group(2) or m.group(1))))
+        elif f and f not in other:
+            other.append(f)
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return [f"L{a}-{b}" for a, b in merged] + other
+
+
+def group_parallel(edges: list[dict[str, Any]], key: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Edges equal on ``key`` as one row: the highest weight and rank, every fragment
+    (``fragments``, merged), in first-seen order."""
+    grouped: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for e in edges:
+        frag = e["source_fragment"] if e.get("direction", "out") == "out" else e["target_fragment"]
+        g = grouped.get(tuple(e[k] for k in key))
+        if g is None:
+            grouped[tuple(e[k] for k in key)] = g = {**e, "fragments": []}
+        g["weight"], g["rank"] = max(g["weight"], e["weight"]), max(g["rank"], e["rank"])
+        if frag:
+            g["fragments"].append(frag)
+    for g in grouped.values():
+        g["fragments"] = merge_fragments(g["fragments"])
+    return list(grouped.values())
 
 
 def staleness(snap: Snapshot, rows: list[tuple[str, str]]) -> dict[str, str]:
@@ -69,7 +119,7 @@ def summary(stale: dict[str, str]) -> str:
 
 
 def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
-          relation: str | None = None) -> dict[str, Any]:
+          relation: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
     """The dependency tree of ``path``: edges out (what it uses), in (what uses it) or both,
     breadth-first to ``depth``; a node already shown is listed again as a cycle/repeat
     marker but not expanded twice."""
@@ -77,9 +127,10 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
         raise QueryError(f"--direction must be one of {', '.join(DIRECTIONS)}")
     if not 1 <= depth <= MAX_DEPTH:
         raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
-    start = _artifact(snap, path)
+    start = _artifact(snap, path, cwd)
     seen = {start["path"]}
     frontier = [start["path"]]
+    order = [start["path"]]  # the nodes of the last level in the order they are drawn
     levels: list[list[dict[str, Any]]] = []
     for _ in range(depth):
         edges: list[dict[str, Any]] = []
@@ -91,18 +142,11 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
                       for e in snap.named("links_in", {"paths": frontier})]
         if relation:
             edges = [e for e in edges if e["relation"] == relation]
-        # parallel edges (one import line naming three symbols) are one branch with their fragments
-        grouped: dict[tuple[str, str, str, str], dict[str, Any]] = {}
-        for e in edges:
-            key = (e["direction"], e["parent"], e["node"], e["relation"])
-            frag = e["source_fragment"] if e["direction"] == "out" else e["target_fragment"]
-            g = grouped.get(key)
-            if g is None:
-                grouped[key] = g = {**e, "fragments": []}
-            g["weight"], g["rank"] = max(g["weight"], e["weight"]), max(g["rank"], e["rank"])
-            if frag and frag not in g["fragments"]:
-                g["fragments"].append(frag)
-        edges = list(grouped.values())
+        # parallel edges (one import line naming three symbols) are one branch with their
+        # fragments; a level is ordered as it is drawn (by its parent's place, then rank)
+        edges = group_parallel(edges, ("direction", "parent", "node", "relation"))
+        place = {p: i for i, p in enumerate(order)}
+        edges.sort(key=lambda e: (place.get(e["parent"], len(place)), -e["rank"], e["node"], e["relation"]))
         nxt: list[str] = []
         for e in edges:
             e["repeat"] = e["node"] in seen
@@ -110,7 +154,7 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
                 seen.add(e["node"])
                 nxt.append(e["node"])
         levels.append(edges)
-        frontier = sorted(set(nxt))
+        frontier, order = sorted(set(nxt)), nxt
         if not frontier:
             break
     checksums = {start["path"]: start["checksum"]}
@@ -132,13 +176,13 @@ def _neighbour_rows(rows: list[dict[str, Any]], k: int, guard: int) -> tuple[lis
     return ordered[:k], cut
 
 
-def related(snap: Snapshot, path: str, k: int = 10) -> dict[str, Any]:
+def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> dict[str, Any]:
     """The neighbourhood of ``path`` ordered by association_rank (top-k); at most the
     build's query guard of edges are considered, and the answer says when it cut the list."""
     if k < 1:
         raise QueryError("-k must be at least 1")
     guard = snap.params.query_guard
-    art = _artifact(snap, path)
+    art = _artifact(snap, path, cwd)
     rows = snap.named("neighbours", {"path": art["path"], "guard": guard + 1})
     hub = snap.named("hub_of", {"path": art["path"]})
     if hub:
@@ -177,20 +221,22 @@ def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any
             "total": total, "notices": list(snap.notices)}
 
 
-def show(snap: Snapshot, path: str) -> dict[str, Any]:
+def show(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
     """Every stored field, the tags, the incident edges by relation, and the priority
     breakdown (bucket, weight, signal, contribution, multipliers, cap, association, δ,
     final) from which the priority can be recomputed by hand."""
-    art = _artifact(snap, path)
+    art = _artifact(snap, path, cwd)
     params = snap.params
     detail = orjson.loads(art.pop("detail"))
     tags = orjson.loads(art["tags"])
     out_edges = snap.named("links_out", {"paths": [art["path"]]})
     in_edges = snap.named("links_in", {"paths": [art["path"]]})
     by_relation: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: {"out": [], "in": []})
-    for e in out_edges:
+    # one row per (relation, side, other file): an import line naming five symbols is
+    # one edge with its fragments, not five rows
+    for e in group_parallel([dict(x, direction="out") for x in out_edges], ("relation", "target")):
         by_relation[e["relation"]]["out"].append(e)
-    for e in in_edges:
+    for e in group_parallel([dict(x, direction="in") for x in in_edges], ("relation", "source")):
         by_relation[e["relation"]]["in"].append(e)
     hub_rows = snap.named("hub_of", {"path": art["path"]})
     comps = detail["components"]
@@ -237,13 +283,14 @@ def split_locator(locator: str, range_arg: str | None = None) -> tuple[str, tupl
     return locator, None
 
 
-def fragment(snap: Snapshot, locator: str, range_arg: str | None = None, context: int = 0) -> dict[str, Any]:
+def fragment(snap: Snapshot, locator: str, range_arg: str | None = None, context: int = 0,
+             cwd: Path | None = None) -> dict[str, Any]:
     """The quoted lines of a file, with a warning when the file no longer matches the
     build (stale evidence) and a clear error for a range outside the file. Only the lines
     asked for are kept (the file is streamed, its digest taken on the way), and only a
     regular file inside the root is read."""
     path, rng = split_locator(locator, range_arg)
-    art = _artifact(snap, path)
+    art = _artifact(snap, path, cwd)
     rel = art["path"]
     start, end = rng or (1, MAX_FRAGMENT_LINES)
     first, last = max(1, start - context), end + context

@@ -24,6 +24,7 @@ import orjson
 
 from oracl import graph
 from oracl.errors import NoBuildError, OraclError, QueryError, WithheldError
+from oracl.locate import candidates
 from oracl.secrets import redact_text
 from oracl.snapshot import Snapshot
 from oracl.status import FreshnessCheck
@@ -93,20 +94,23 @@ class Memory:
     A Memory is a context manager; ``close`` releases the bundle."""
 
     def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: bool = False,
-                 withhold_sensitive: bool = False) -> None:
+                 withhold_sensitive: bool = False, cwd: Path | None = None) -> None:
         self.root = Path(root)
+        self.cwd = cwd  # paths are also read relative to this folder (the CLI's current one)
         self.repair = repair
         self.withhold = withhold_sensitive  # files holding key material never appear in an answer
         self._current = snapshot
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, root: str | Path, *, repair: bool = False, withhold_sensitive: bool = False) -> Memory:
+    def open(cls, root: str | Path, *, repair: bool = False, withhold_sensitive: bool = False,
+             cwd: Path | None = None) -> Memory:
         """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
         is none it can open). ``withhold_sensitive``: answers never name or quote a file
-        that holds key material (the MCP server's default)."""
+        that holds key material (the MCP server's default). ``cwd``: a file may also be
+        named relative to this folder (besides absolute or relative to the root)."""
         return cls(root, Snapshot.open(Path(root), repair=repair), repair=repair,
-                   withhold_sensitive=withhold_sensitive)
+                   withhold_sensitive=withhold_sensitive, cwd=cwd)
 
     def close(self) -> None:
         with self._lock:
@@ -149,7 +153,7 @@ class Memory:
             snap, notices = self.snapshot()
             check = FreshnessCheck(snap) if freshness else None
             if self.withhold and args and isinstance(args[0], str) and fn is not _search_json:
-                _refuse_withheld(snap, args[0])
+                _refuse_withheld(snap, args[0], self.cwd)
             out = fn(snap, *args, **kwargs)
             if self.withhold:
                 out = _without(out, sensitive_paths(snap))
@@ -165,19 +169,19 @@ class Memory:
         return self._call(_search_json, q, k, persona, freshness=True)
 
     def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None) -> dict[str, Any]:
-        return self._call(graph.trace, path, direction, depth, relation)
+        return self._call(graph.trace, path, direction, depth, relation, cwd=self.cwd)
 
     def related(self, path: str, k: int = 10) -> dict[str, Any]:
-        return self._call(graph.related, path, k)
+        return self._call(graph.related, path, k, cwd=self.cwd)
 
     def hub(self, domain: str | None = None, k: int = 20) -> dict[str, Any]:
         return self._call(graph.hub, domain, k)
 
     def show(self, path: str) -> dict[str, Any]:
-        return self._call(graph.show, path, freshness=True)
+        return self._call(graph.show, path, freshness=True, cwd=self.cwd)
 
     def fragment(self, locator: str, lines: str | None = None, context: int = 0) -> dict[str, Any]:
-        return self._call(graph.fragment, locator, lines, context)
+        return self._call(graph.fragment, locator, lines, context, cwd=self.cwd)
 
     def symbols(self, name: str, kind: str | None = None, language: str | None = None, k: int = 20) -> dict[str, Any]:
         """Where ``name`` is defined (exact short or qualified name first, fuzzy after)."""
@@ -206,7 +210,7 @@ class Memory:
 
         items = [targets] if isinstance(targets, str) else list(targets or [])
         return self._call(callgraph.impact, items, diff=diff, depth=depth, k=k, min_confidence=min_confidence,
-                          freshness=True)
+                          freshness=True, cwd=self.cwd)
 
     def stats(self) -> dict[str, Any]:
         from oracl.stats import stats
@@ -277,13 +281,13 @@ def sensitive_paths(snap: Snapshot) -> frozenset[str]:
     return snap.memo["sensitive"]
 
 
-def _refuse_withheld(snap: Snapshot, locator: str) -> None:
+def _refuse_withheld(snap: Snapshot, locator: str, cwd: Path | None) -> None:
     hidden = sensitive_paths(snap)
     path = graph.split_locator(locator)[0] if "#" in locator else locator
-    rel = path.strip().removeprefix("./")
-    if rel in hidden:
-        raise WithheldError(f"{rel} is withheld: it holds key material (the vault owner can set "
-                            "share_sensitive = true in [tool.oracl])")
+    for rel in candidates(path, snap.root, cwd):
+        if rel in hidden:
+            raise WithheldError(f"{rel} is withheld: it holds key material (the vault owner can set "
+                                "share_sensitive = true in [tool.oracl])")
 
 
 def _without(value: Any, hidden: frozenset[str]) -> Any:

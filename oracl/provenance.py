@@ -46,7 +46,7 @@ def fault(point: str) -> None:
 @contextmanager
 def build_lock(vault: Vault) -> Iterator[None]:
     """One build (or bundle rebuild) per vault at a time; a second one fails at once."""
-    vault.dir.mkdir(parents=True, exist_ok=True)
+    vault.create()
     fd = os.open(vault.dir / "build.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:

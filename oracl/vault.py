@@ -56,6 +56,14 @@ class Vault:
             raise VaultError(f"LATEST.json names the bundle {build_id[:60]!r}, which is not a bundle name")
         return self.mirror / build_id
 
+    def create(self) -> None:
+        """The vault folder, with a ``.gitignore`` of ``*`` so that git ignores the vault
+        (itself included) without the repository's own ``.gitignore`` naming it."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        ignore = self.dir / ".gitignore"
+        if not ignore.exists():
+            atomic_write(ignore, b"# written by oracl: the vault is a build output, never committed\n*\n")
+
     def read_json(self, path: Path) -> Any:
         """A vault JSON file; NoBuildError when it is missing, VaultError when unreadable."""
         try:

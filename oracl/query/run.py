@@ -19,6 +19,7 @@ import orjson
 
 from oracl import telemetry
 from oracl.callgraph import named_each
+from oracl.config import search_log_enabled
 from oracl.errors import OraclError, QueryError, UnsafePathError
 from oracl.extractors.resolve import is_test_path
 from oracl.query.chunks import Chunk, merge_spans, score_chunks
@@ -433,6 +434,8 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
 
 
 def _log(vault: Vault, r: SearchResult, cpu: float) -> None:
+    if not search_log_enabled(vault.root):
+        return
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     sid = telemetry.session_id()
     telemetry.append(vault.dir, "search_history.jsonl", {
