@@ -78,3 +78,48 @@ def on_latest(fn, root: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
 
     with Snapshot.open(root) as snap:
         return fn(snap, *args, **kwargs)
+
+
+_ANSI = __import__("re").compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def run_tty(*args: str, cols: int = 100, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 300) -> tuple[int, str]:
+    """``oracl ARGS`` on a real pseudo-terminal ``cols`` columns wide (stdout and stderr
+    both): (exit code, what the terminal showed, styles stripped, ``\\r\\n`` as ``\\n``)."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+    environ = {**(env or os.environ), "COLUMNS": str(cols), "TERM": "xterm", "NO_COLOR": "1"}
+    environ.pop("TTY_COMPATIBLE", None)
+    environ.pop("FORCE_COLOR", None)
+    proc = subprocess.Popen([ORACL, *args], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=cwd,
+                            env=environ, close_fds=True)
+    os.close(slave)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return code, _ANSI.sub("", text)

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .conftest import run_cli
+from .conftest import run_cli, run_tty
 
 
 def test_build_json_and_stats(sample_repo: Path) -> None:
@@ -26,12 +26,14 @@ def test_build_json_and_stats(sample_repo: Path) -> None:
 
 
 def test_build_summary_is_readable(sample_repo: Path) -> None:
-    r = run_cli("build", str(sample_repo), "--quiet", "--workers", "1", env={**os.environ, "COLUMNS": "120"})
-    assert r.returncode == 0, r.stderr
+    code, shown = run_tty("build", str(sample_repo), "--quiet", "--workers", "1", cols=120)
+    assert code == 0, shown
     for needle in ("Files", "indexed", "edges: imports", "μ (association mean)", "Seconds per phase", "sha256"):
-        assert needle in r.stdout
-    s = run_cli("stats", str(sample_repo), env={**os.environ, "COLUMNS": "120"})
-    assert "hub:domain:core" in s.stdout and "Domain hubs" in s.stdout
+        assert needle in shown
+    code, shown = run_tty("stats", str(sample_repo), cols=120)
+    assert code == 0 and "hub:domain:core" in shown and "Domain hubs" in shown
+    piped = run_cli("stats", str(sample_repo)).stdout.splitlines()  # in a pipe: tab-separated, one record a line
+    assert "graph\tartifacts\t7" in piped and any(line.startswith("hub\thub:domain:core\t") for line in piped)
 
 
 @pytest.mark.parametrize(("args", "line", "code"), [

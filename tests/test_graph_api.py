@@ -17,7 +17,7 @@ from oracl.builder import build
 from oracl.errors import QueryError
 from oracl.memory import estimate_tokens
 
-from .conftest import ORACL, SAMPLE, on_latest, run_cli, write_tree
+from .conftest import ORACL, SAMPLE, on_latest, run_cli, run_tty, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 FILES = {
@@ -94,9 +94,11 @@ def test_readers_use_the_parameters_the_build_recorded(repo: Path) -> None:
     assert p["base"] == pytest.approx(min(0.75, p["uncapped"]), abs=1e-6)
     assert p["final"] == pytest.approx(p["base"] + 0.5 * p["delta"], abs=1e-6)
     out = run_cli("show", "pkg/auth.py", "--root", str(repo))
-    assert out.returncode == 0 and "final = P0 + 0.5·δ" in out.stdout and "min(cap 0.75," in out.stdout
-    out = run_cli("related", "pkg/auth.py", "--root", str(repo), "-k", "50")
-    assert out.returncode == 0 and "only the 2 highest-ranked edges were considered" in out.stdout
+    assert out.returncode == 0 and "priority\tfinal = P0 + 0.5·δ" in out.stdout and "min(cap 0.75," in out.stdout
+    code, shown = run_tty("related", "pkg/auth.py", "--root", str(repo), "-k", "50")
+    assert code == 0 and "only the 2 highest-ranked edges were considered" in shown
+    out = run_cli("related", "pkg/auth.py", "--root", str(repo), "-k", "50")  # in a pipe: said on stderr
+    assert out.returncode == 0 and out.stderr == "Note: only the 2 highest-ranked edges were considered\n"
 
 
 def test_hub_listing_and_members(repo: Path) -> None:
@@ -236,8 +238,8 @@ def test_cli_graph_commands(repo: Path) -> None:
     assert "pkg/util.py" in run_cli("related", "pkg/auth.py", "-r", str(repo), env=env).stdout
     assert "hub:domain:core" in run_cli("hub", "-r", str(repo), env=env).stdout
     assert "pkg/export.py" in run_cli("hub", "core", "-r", str(repo), env=env).stdout
-    s = run_cli("show", "pkg/auth.py", "-r", str(repo), env=env)
-    assert "Priority breakdown" in s.stdout and "final = P0 + 0.35·δ" in s.stdout
+    code, shown = run_tty("show", "pkg/auth.py", "-r", str(repo), cols=140)
+    assert code == 0 and "Priority breakdown" in shown and "final = P0 + 0.35·δ" in shown
     f = run_cli("fragment", "pkg/export.py#L5-7", "-r", str(repo), env=env)
     assert "def sign_export" in f.stdout
     e = run_cli("fragment", "pkg/export.py", "L50-60", "-r", str(repo), env=env)

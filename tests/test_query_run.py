@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import orjson
@@ -16,7 +15,7 @@ from oracl.errors import OraclError
 from oracl.query import run
 from oracl.snapshot import Snapshot
 
-from .conftest import SAMPLE, on_latest, run_cli, write_tree
+from .conftest import SAMPLE, on_latest, run_cli, run_tty, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 FILES = {
@@ -93,8 +92,12 @@ def test_json_schema_and_explain(repo: Path) -> None:
     assert [p[0] for p in doc["explain"]["passes"]] == ["directives", "negation", "tokens", "hints", "time", "weights"]
     assert "$q" in doc["explain"]["cypher"][0]["text"] and "sign" in doc["explain"]["cypher"][0]["params"]["q"]
     assert doc["explain"]["results"][0]["matches"]
-    table = run_cli("query", "sign", "export", "-r", str(repo), "--explain", env={**os.environ, "COLUMNS": "160"})
-    assert "pkg/export.py" in table.stdout and "Cypher" in table.stdout and "A(m)=" in table.stdout
+    code, shown = run_tty("query", "sign", "export", "-r", str(repo), "--explain", cols=160)
+    assert code == 0 and "pkg/export.py" in shown and "Cypher" in shown and "A(m)=" in shown
+    piped = run_cli("query", "sign", "export", "-r", str(repo), "--explain").stdout.splitlines()
+    assert "parse\ttokens\tsign export" in piped and any(line.startswith("cypher\t") for line in piped)
+    assert any(line.startswith("pkg/export.py\t") for line in piped)
+    assert any(line.startswith("why\tpkg/export.py\tA(m)=") for line in piped)
 
 
 def test_telemetry_is_written_and_never_fails_a_search(tmp_path: Path) -> None:

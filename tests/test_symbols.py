@@ -23,7 +23,7 @@ from oracl.pipeline.discover import read_one, walk
 from oracl.pipeline.symbols import CONFIDENCE, symbol_graph
 from oracl.snapshot import Snapshot
 
-from .conftest import git, run_cli, write_tree
+from .conftest import git, run_cli, run_tty, write_tree
 
 FIXTURE: dict[str, str] = {
     # Python: a package re-exporting a class, inheritance, self/typed/imported calls, a test
@@ -331,8 +331,10 @@ def test_cli_and_memory_answer_symbol_questions(built: Path) -> None:
     assert [r["id"] for r in doc["callers"]] == ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]
     strict = orjson.loads(run_cli("callers", "Cart.add", "-r", str(built), "--json").stdout)
     assert [r["id"] for r in strict["callers"]] == ["py/shop/cart.py#make_cart"] and strict["min_confidence"] == 0.7
-    text = run_cli("callers", "Cart.add", "-r", str(built), env={**os.environ, "COLUMNS": "200"})
-    assert "make_cart  py/shop/cart.py:12" in text.stdout and "κ=0.85 typed" in text.stdout
+    code, shown = run_tty("callers", "Cart.add", "-r", str(built), cols=200)
+    assert code == 0 and "make_cart  py/shop/cart.py:12" in shown and "κ=0.85 typed" in shown
+    piped = run_cli("callers", "Cart.add", "-r", str(built))
+    assert piped.stdout == "1\tmake_cart\tpy/shop/cart.py:12\tfunction\t0.85\ttyped\t\n"
     missing = run_cli("callers", "nothing_like_it", "-r", str(built))
     assert missing.returncode != 0 and missing.stderr.count("\n") == 1 and "no symbol named" in missing.stderr
     with Memory.open(built) as mem:
