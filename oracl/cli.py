@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from oracl.errors import ConfigError, OraclError, QueryError
+from oracl.errors import ConfigError, NoBuildError, OraclError, QueryError
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]})
@@ -52,8 +52,8 @@ def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = 
     if found is None:
         if building:
             return here
-        _fail(QueryError(f"no build in {here} or any folder above it: run `oracl build DIR` first, "
-                         "or name the repository with -r DIR"))
+        _fail(NoBuildError(f"no build in {here} or any folder above it: run `oracl build DIR` first, "
+                           "or name the repository with -r DIR"))
         raise AssertionError  # unreachable: _fail exits
     if found != here:
         notice(f"using the build of {found} (the nearest above the current folder)")
@@ -664,8 +664,91 @@ def command() -> Any:
     return group
 
 
+REFERENCE_HEAD = """# CLI reference
+
+Generated from the commands' own `--help` (80 columns) by
+`python scripts/cli_reference.py`; `tests/test_cli_ergonomics.py` fails when this file
+and the code disagree. What each answer looks like: [README](../README.md).
+
+Every command finds the repository by itself (the nearest folder at or above the current
+one that holds `.oracl/`, said on stderr when it is not the current folder), or takes it
+as `-r DIR` (commands whose only argument is the repository also take it as `ROOT`). A
+file is named relative to the root, relative to the current folder, or absolutely.
+
+On a terminal answers are tables fitted to its width (a path is never broken: the least
+useful columns go first); in a pipe or a file they are tab-separated lines, one record
+a line, with notes and the tree's freshness on stderr; `--json` prints JSON.
+`TTY_COMPATIBLE=1` asks for the terminal form in a pipe, `=0` for the plain form on a
+terminal.
+
+## Shell completion
+
+```bash
+oracl --install-completion          # bash, zsh, fish or PowerShell: detected, then installed
+eval "$(oracl --show-completion bash)"   # or only for this shell session
+```
+
+Commands and options complete; in bash an argument with nothing of its own to offer
+falls back to file names.
+"""
+
+
+def reference() -> str:
+    """docs/cli.md: every command's ``--help`` at 80 columns, under ``REFERENCE_HEAD``."""
+    group = command()
+    ctx = group.make_context("oracl", [], resilient_parsing=True, terminal_width=80, max_content_width=80)
+    parts = [REFERENCE_HEAD, f"## oracl\n\n```text\n{group.get_help(ctx).rstrip()}\n```\n"]
+    for name, cmd in group.commands.items():
+        sub = cmd.make_context(name, [], parent=ctx, resilient_parsing=True, terminal_width=80,
+                               max_content_width=80)
+        parts.append(f"## oracl {name}\n\n```text\n{cmd.get_help(sub).rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
+    """``oracl query cookies -jar -k 5`` as ``query cookies -k 5 -- -jar``: a word that
+    starts with ``-`` and is not one of the command's options is a negation (search text),
+    so it goes after ``--`` where the parser takes it as text.
+
+    >>> import typer
+    >>> negations_as_text(typer.main.get_command(app).commands["query"], ["sign", "-jar", "-k", "5", "-"])
+    ['sign', '-k', '5', '-', '--', '-jar']
+    """
+    takes_value, flags = set(), set()
+    for p in cmd.params:
+        if p.param_type_name == "option":
+            (flags if p.is_flag else takes_value).update(p.opts + p.secondary_opts)
+    flags.update(("-h", "--help"))
+    kept: list[str] = []
+    text: list[str] = []
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok == "--":
+            text += args[i + 1:]
+            break
+        name = tok.split("=", 1)[0]
+        if tok in takes_value:
+            kept += args[i:i + 2]
+            i += 2
+            continue
+        if tok in flags or (name in takes_value and "=" in tok) or any(
+                tok.startswith(o) and len(o) == 2 and tok[2:].isdigit() for o in takes_value):
+            kept.append(tok)
+        elif tok.startswith("-") and len(tok) > 1:
+            text.append(tok)
+        else:
+            kept.append(tok)
+        i += 1
+    return kept + (["--", *text] if text else [])
+
+
 def main() -> None:
-    command()()
+    group = command()
+    args = sys.argv[1:]
+    if args and args[0] == "query":
+        args = ["query", *negations_as_text(group.commands["query"], args[1:])]
+    group(args=args, prog_name="oracl")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@ and a plain, line-oriented form when stdout is not one.
 
 Two forms of every answer:
 
-* **a terminal** (``rich`` decides, so ``TTY_COMPATIBLE=1`` forces it and ``=0`` refuses
-  it): tables fitted to the width. A path is never broken or cut; when a table does not
+* **a terminal** (``TTY_COMPATIBLE=1`` asks for this form in a pipe, ``=0`` refuses it):
+  tables fitted to the width. A path is never broken or cut; when a table does not
   fit, its least useful columns go first (each column says how soon), and what is left
   wraps only in its text columns.
 * **a pipe or a file**: one record per line, fields separated by a tab, nothing padded,
@@ -16,6 +16,7 @@ Two forms of every answer:
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -25,6 +26,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.padding import Padding
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -44,8 +46,16 @@ _NUMBER = re.compile(r"-?[\d,.]+( s)?|[\d,]+ / [\d,]+|yes|no|skipped")
 
 
 def plain() -> bool:
-    """True when stdout is not a terminal: answers are written as tab-separated lines."""
-    return not out.is_terminal
+    """True when stdout is not a terminal: answers are written as tab-separated lines.
+    ``TTY_COMPATIBLE=1`` asks for the terminal form anyway, ``=0`` for the plain one (a
+    colour setting such as ``FORCE_COLOR`` never changes the form)."""
+    forced = os.environ.get("TTY_COMPATIBLE", "")
+    if forced in ("0", "1"):
+        return forced == "0"
+    try:
+        return not sys.stdout.isatty()
+    except ValueError:  # a closed stdout
+        return True
 
 
 def _field(value: Any) -> str:
@@ -85,8 +95,9 @@ def fit_widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -
     """(kept column indexes, their widths, the width to draw at) for a table of ``rows``
     in ``width`` cells: columns go by ``drop`` until the rest fit (a path or a number at
     its widest cell, an always-kept text column at up to 30 cells, another at up to 12),
-    then the room left is shared among the columns wider than that. When even the kept columns do not
-    fit, the table is drawn wider than ``width`` rather than break a path.
+    then the room left is shared among the columns wider than that. When even the kept
+    columns do not fit, the width returned is wider than ``width`` (``table`` then
+    writes records instead: a path is never broken).
 
     >>> fit_widths([Col("path", "path"), Col("n", "num", 1), Col("why", "text", 0)],
     ...            [["src/a.py", "12", "path, symbols"]], 33)
@@ -160,6 +171,9 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
             _line(*([section] if section else []), *r)
         return
     kept, widths, draw = fit_widths(cols, cells, out.width)
+    if draw > out.width:  # a path wider than the table can hold: one record per row instead
+        _records(title, cols, cells, caption)
+        return
     t = Table(title=title or None, title_justify="left", show_header=header, caption=caption or None)
     for i, w in zip(kept, widths, strict=True):
         c = cols[i]
@@ -167,15 +181,23 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
                      justify="right" if c.kind == "num" or c.right else "left", style=c.style or None)
     for r in cells:
         t.add_row(*(Text(r[i]) for i in kept))
-    if draw > out.width:  # wider than the terminal rather than cut a path
-        saved = out.width
-        out.width = draw
-        try:
-            out.print(t, crop=False)
-        finally:
-            out.width = saved
-    else:
-        out.print(t)
+    out.print(t)
+
+
+def _records(title: str, cols: Sequence[Col], cells: list[list[str]], caption: str) -> None:
+    """Rows too wide for the terminal as records: the path(s) alone on a line (never cut;
+    only a path longer than the terminal runs past its edge), every other field under it."""
+    kept = range(len(cols))
+    if title:
+        out.print(Text(title, style="italic"))
+    for r in cells:
+        head = "  ".join(r[i] for i in kept if cols[i].kind == "path")
+        out.print(Text(head, style="bold"), crop=False, soft_wrap=True)
+        rest = " · ".join(f"{cols[i].name} {r[i]}" for i in kept if cols[i].kind != "path" and r[i])
+        if rest:
+            out.print(Padding(Text(rest), (0, 0, 0, 4)))
+    if caption:
+        out.print(Text(caption, style="dim"))
 
 
 def kv(title: str, rows: dict[str, Any], *, section: str = "") -> None:
