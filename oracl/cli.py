@@ -707,12 +707,13 @@ def reference() -> str:
 
 def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
     """``oracl query cookies -jar -k 5`` as ``query cookies -k 5 -- -jar``: a word that
-    starts with ``-`` and is not one of the command's options is a negation (search text),
-    so it goes after ``--`` where the parser takes it as text.
+    starts with one ``-`` and is not one of the command's options is a negation (search
+    text), so it goes after ``--`` where the parser takes it as text; an unknown ``--x``
+    stays an error.
 
     >>> import typer
-    >>> negations_as_text(typer.main.get_command(app).commands["query"], ["sign", "-jar", "-k", "5", "-"])
-    ['sign', '-k', '5', '-', '--', '-jar']
+    >>> negations_as_text(typer.main.get_command(app).commands["query"], ["sign", "-jar", "-k", "5", "-", "--x"])
+    ['sign', '-k', '5', '-', '--x', '--', '-jar']
     """
     takes_value, flags = set(), set()
     for p in cmd.params:
@@ -735,7 +736,7 @@ def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
         if tok in flags or (name in takes_value and "=" in tok) or any(
                 tok.startswith(o) and len(o) == 2 and tok[2:].isdigit() for o in takes_value):
             kept.append(tok)
-        elif tok.startswith("-") and len(tok) > 1:
+        elif tok.startswith("-") and not tok.startswith("--") and len(tok) > 1:
             text.append(tok)
         else:
             kept.append(tok)
@@ -744,11 +745,26 @@ def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
 
 
 def main() -> None:
+    """The ``oracl`` console script. A usage error (an unknown option, a missing argument)
+    is one line too: ``Error: <what> (oracl CMD -h for help)``, exit code 2."""
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
     group = command()
     args = sys.argv[1:]
     if args and args[0] == "query":
         args = ["query", *negations_as_text(group.commands["query"], args[1:])]
-    group(args=args, prog_name="oracl")
+    try:
+        code = group.main(args=args, prog_name="oracl", standalone_mode=False)
+    except NoArgsIsHelpError as exc:
+        exc.show()
+        code = exc.exit_code
+    except ClickException as exc:
+        from oracl.render import error_line
+
+        where = getattr(getattr(exc, "ctx", None), "command_path", "oracl")
+        error_line(f"{exc.format_message().rstrip('.')} ({where} -h for help)")
+        code = exc.exit_code
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

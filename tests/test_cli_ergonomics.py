@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl import graph, locate, render
+from oracl import cli, graph, locate, render
 from oracl.builder import build
 from oracl.cli import reference
 
@@ -204,7 +204,7 @@ def test_fit_widths_by_hand() -> None:
 
 
 def test_the_doctests_of_the_cli_helpers_hold() -> None:
-    for module in (locate, render, graph):
+    for module in (locate, render, graph, cli):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
@@ -299,6 +299,24 @@ def test_status_check_exit_codes(tmp_path: Path) -> None:
     stale = run_cli("status", "--check", "-r", str(root))
     assert stale.returncode == 20 and stale.stdout.splitlines()[-1].startswith("stale\tstale: 1 added")
     assert run_cli("status", "-r", str(root)).returncode == 0  # without --check it only reports
+
+
+def test_usage_errors_are_one_line_too() -> None:
+    for args, line in ((("query", "--bogus", "x"), "Error: No such option: --bogus (oracl query -h for help)"),
+                       (("show",), "Error: Missing argument 'PATH' (oracl show -h for help)"),
+                       (("nosuch",), "Error: No such command 'nosuch' (oracl -h for help)")):
+        proc = run_cli(*args)
+        assert (proc.returncode, proc.stderr, proc.stdout) == (2, line + "\n", ""), args
+
+
+def test_a_negation_is_text_not_an_option(wide: Path) -> None:
+    def paths(*words: str) -> list[str]:
+        proc = run_cli("query", "-r", str(wide), "--json", *words)
+        assert proc.returncode == 0, proc.stderr
+        return [r["path"] for r in orjson.loads(proc.stdout)["results"]]
+
+    assert LONG in paths("signature", "fallback")
+    assert LONG not in paths("signature", "fallback", "-nesting") == paths("signature", "fallback", "--", "-nesting")
 
 
 def test_version() -> None:
