@@ -684,9 +684,11 @@ terminal.
 ## Shell completion
 
 ```bash
-oracl --install-completion          # bash, zsh, fish or PowerShell: detected, then installed
-eval "$(oracl --show-completion bash)"   # or only for this shell session
+oracl --install-completion                  # the current shell (bash, zsh, fish, PowerShell), installed
+eval "$(_ORACL_COMPLETE=source_bash oracl)" # or for this session only (source_zsh, source_fish)
 ```
+
+`oracl --show-completion` prints the script for the shell it detects.
 
 Commands and options complete; in bash an argument with nothing of its own to offer
 falls back to file names.

@@ -91,10 +91,11 @@ class Col:
 _OVERHEAD_PER_COLUMN = 3  # a border and one space of padding each side (rich's default box)
 
 
-def fit_widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> tuple[list[int], list[int], int]:
+def fit_widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int,
+               header: bool = True) -> tuple[list[int], list[int], int]:
     """(kept column indexes, their widths, the width to draw at) for a table of ``rows``
     in ``width`` cells: columns go by ``drop`` until the rest fit (a path or a number at
-    its widest cell, an always-kept text column at up to 30 cells, another at up to 12),
+    its widest cell, an always-kept text column at up to 30 cells, another at up to 20),
     then the room left is shared among the columns wider than that. When even the kept
     columns do not fit, the width returned is wider than ``width`` (``table`` then
     writes records instead: a path is never broken).
@@ -114,10 +115,10 @@ def fit_widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -
     for i, c in enumerate(cols):
         cells = [cell_len(str(r[i])) for r in rows]
         widest = max(cells, default=0)
-        head_word = max((cell_len(w) for w in c.name.split()), default=1)
-        natural.append(max(widest, cell_len(c.name), 1))
+        head_word = max((cell_len(w) for w in c.name.split()), default=1) if header else 1
+        natural.append(max(widest, cell_len(c.name) if header else 1, 1))
         if c.kind == "text":
-            least.append(max(min(widest, 12), head_word, 1))
+            least.append(max(min(widest, 12 if c.drop == 0 else 20), head_word, 1))
             hard.append(max(min(widest, 4), head_word, 1))
         else:
             least.append(max(widest, head_word, 1))
@@ -170,7 +171,7 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
         for r in cells:
             _line(*([section] if section else []), *r)
         return
-    kept, widths, draw = fit_widths(cols, cells, out.width)
+    kept, widths, draw = fit_widths(cols, cells, out.width, header)
     if draw > out.width:  # a path wider than the table can hold: one record per row instead
         _records(title, cols, cells, caption)
         return

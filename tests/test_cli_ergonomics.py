@@ -345,7 +345,7 @@ def test_cli_reference_is_up_to_date() -> None:
 
 
 def test_completion_script_is_offered() -> None:
-    proc = run_cli("--show-completion", "bash")
+    proc = run_cli(env={**os.environ, "_ORACL_COMPLETE": "source_bash"})  # what docs/cli.md says to eval
     assert proc.returncode == 0 and "complete -o default -F _oracl_completion oracl" in proc.stdout
     words = subprocess.run([ORACL], env={**os.environ, "_ORACL_COMPLETE": "complete_bash", "COMP_WORDS": "oracl sta",
                                          "COMP_CWORD": "1"}, capture_output=True, text=True)
