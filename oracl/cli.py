@@ -69,9 +69,13 @@ def _not_a_directory(words: list[str], root: Path, what: str) -> None:
     for word in words:
         folder = directory_in_text(word, root, here)
         if folder is not None:
-            rest = " ".join(w for w in words if w != word)
+            rest = [w for w in words if w != word]
+            from typer._click.globals import get_current_context
+
+            ctx = get_current_context(silent=True)
+            name = ctx.info_name if ctx is not None else "query"
             _fail(QueryError(f"{folder!r} is a directory, not {what}: to ask the build of that repository, "
-                             f"run `oracl {sys.argv[1] if len(sys.argv) > 1 else 'query'} {rest} -r {folder}`"))
+                             f"run `{' '.join(['oracl', str(name), *rest, '-r', folder])}`"))
 
 
 def _memory(root: Path) -> Any:
