@@ -396,9 +396,9 @@ def test_fragments_are_sorted_and_merged_and_show_has_one_row_per_edge(wide: Pat
     rows = [ln.split("\t") for ln in run_cli("show", "pkg/many.py", "-r", str(wide)).stdout.splitlines()
             if ln.startswith("edge\t")]
     keys = [(r[1], r[2], r[3]) for r in rows]
-    assert len(keys) == len(set(keys)) and ["edge", "imports", "out", "pkg/util.py", util[0] and
-                                            f"{util[0]['weight']:.2f}", f"{util[0]['rank']:.3f}",
-                                            "L35-35 L37-38"] in rows
+    assert len(keys) == len(set(keys))
+    assert ["edge", "imports", "out", "pkg/util.py", f"{util[0]['weight']:.2f}", f"{util[0]['rank']:.3f}",
+            "L35-35 L37-38"] in rows
     trace = run_cli("trace", "pkg/many.py", "-r", str(wide), "--depth", "1").stdout
     assert "\tpkg/util.py\timports\t" in trace and "\tL35-35 L37-38\t" in trace
     code, shown = run_tty("show", "pkg/many.py", "-r", str(wide), cols=120)
