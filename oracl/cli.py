@@ -761,6 +761,7 @@ def main() -> None:
         args = ["query", *negations_as_text(group.commands["query"], args[1:])]
     try:
         code = group.main(args=args, prog_name="oracl", standalone_mode=False)
+        sys.stdout.flush()
     except NoArgsIsHelpError as exc:
         exc.show()
         code = exc.exit_code
@@ -770,7 +771,25 @@ def main() -> None:
         where = getattr(getattr(exc, "ctx", None), "command_path", "oracl")
         error_line(f"{exc.format_message().rstrip('.')} ({where} -h for help)")
         code = exc.exit_code
+    except BrokenPipeError:
+        code = _reader_left()
+    except SystemExit as exc:  # the parser turns a closed pipe into exit 1: undo that
+        if not isinstance(exc.__context__, BrokenPipeError):
+            raise
+        code = _reader_left()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _reader_left() -> int:
+    """``oracl hub | head -n 1``: the reader took what it wanted and closed the pipe. Not
+    an error (exit 0, as rg does), so ``set -o pipefail`` scripts keep going; stdout goes
+    to /dev/null so that the interpreter's last flush stays quiet."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
 
 
 if __name__ == "__main__":

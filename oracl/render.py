@@ -79,13 +79,19 @@ def _info(text: str) -> None:
 class Col:
     """A table column. ``kind``: ``path`` (never broken), ``num`` (never broken, right
     aligned) or ``text`` (wraps). ``drop``: 0 = always kept; at a narrow width the column
-    with the highest ``drop`` goes first."""
+    with the highest ``drop`` goes first. ``piped``: False for a column only a reader at a
+    terminal needs (the row number)."""
 
     name: str
     kind: str = "text"
     drop: int = 0
     style: str = ""
     right: bool = False
+    piped: bool = True
+
+
+def _row_number(drop: int = 3) -> Col:
+    return Col("#", "num", drop, piped=False)
 
 
 _OVERHEAD_PER_COLUMN = 3  # a border and one space of padding each side (rich's default box)
@@ -165,11 +171,15 @@ def fit_widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int,
 def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, caption: str = "",
           section: str = "", header: bool = True) -> None:
     """Rows as a fitted table on a terminal, or as tab-separated lines (prefixed with
-    ``section`` when given) in a pipe."""
+    ``section`` when given, without the columns that are not ``piped``) in a pipe, the
+    caption then a note on stderr."""
     cells = [[_field(v) for v in r] for r in rows]
     if plain():
+        piped = [i for i, c in enumerate(cols) if c.piped] if cols else None
         for r in cells:
-            _line(*([section] if section else []), *r)
+            _line(*([section] if section else []), *(r if piped is None else (r[i] for i in piped)))
+        if caption:
+            notice(caption)
         return
     kept, widths, draw = fit_widths(cols, cells, out.width, header)
     if draw > out.width:  # a path wider than the table can hold: one record per row instead
@@ -328,9 +338,8 @@ def hub_view(r: dict[str, Any]) -> None:
         return
     cut = f"only the {r['guard']} highest-ranked members were considered" if r.get("guard_cut") else ""
     table(f"{r['hub']}: top {len(r['members'])} of {r['total']} members",
-          (Col("#", "num", 2), Col("member", "path"), Col("rank", "num"), Col("priority", "num", 1)),
-          [[str(i), m["path"], f"{m['rank']:.3f}", f"{m['priority']:.3f}"] for i, m in enumerate(r["members"], 1)]
-          if not plain() else [[m["path"], f"{m['rank']:.3f}", f"{m['priority']:.3f}"] for m in r["members"]],
+          (_row_number(2), Col("member", "path"), Col("rank", "num"), Col("priority", "num", 1)),
+          [[str(i), m["path"], f"{m['rank']:.3f}", f"{m['priority']:.3f}"] for i, m in enumerate(r["members"], 1)],
           caption=cut)
 
 
@@ -410,7 +419,7 @@ def health_view(rows: list[dict[str, Any]], threshold: float) -> None:
 
 # ---- search ----------------------------------------------------------------------------------
 
-_QUERY_COLS = (Col("#", "num", 3), Col("path", "path"), Col("score", "num"), Col("domain", "text", 4),
+_QUERY_COLS = (_row_number(), Col("path", "path"), Col("score", "num"), Col("domain", "text", 4),
                Col("type", "text", 5), Col("lifecycle", "text", 6), Col("priority", "num", 2),
                Col("matched", "text"))
 
@@ -421,12 +430,8 @@ def query_view(result: Any, explain: bool) -> None:
         _explain_head(q.passes, result.compiled)
     rows = [[str(r["rank"]), r["path"], f"{r['score']:.3f}", r["domain"], r["content_type"], r["lifecycle"],
              f"{r['priority']:.3f}", ", ".join(r["matched_fields"])] for r in result.results]
-    if plain():
-        for r in rows:
-            _line(*r[1:])
-    else:
-        table(f"{len(result.results)} results · build {result.build_id} · {result.latency_ms:.0f} ms",
-              _QUERY_COLS, rows)
+    table("" if plain() else f"{len(result.results)} results · build {result.build_id} · {result.latency_ms:.0f} ms",
+          _QUERY_COLS, rows)
     if explain:
         for e in result.explain:
             parts = ", ".join(f"{m['term']}→{m['field']} {m['contribution']:g}" for m in e["matches"][:12])
@@ -525,18 +530,12 @@ def _esc(text: str) -> str:
 
 
 def related_view(r: dict[str, Any]) -> None:
-    cols = (Col("#", "num", 3), Col("neighbour", "path"), Col("rank", "num"), Col("relations", "text"),
+    cols = (_row_number(), Col("neighbour", "path"), Col("rank", "num"), Col("relations", "text"),
             Col("dir", "text", 4), Col("fragment", "text", 2))
     rows = [[str(i), n["path"], f"{n['rank']:.3f}", ", ".join(n["relations"]), n["direction"], n["fragment"] or ""]
             for i, n in enumerate(r["neighbours"], 1)]
     cut = f"only the {r['guard']} highest-ranked edges were considered" if r["guard_cut"] else ""
-    if plain():
-        for row in rows:
-            _line(*row[1:])
-        if cut:
-            notice(cut)
-    else:
-        table(f"Related to {r['path']} (top {r['k']} by association rank)", cols, rows, caption=cut)
+    table(f"Related to {r['path']} (top {r['k']} by association rank)", cols, rows, caption=cut)
     _stale_line(r)
 
 
@@ -652,12 +651,8 @@ def symbols_view(r: dict[str, Any]) -> None:
     how = {"exact": "", "id": "", "line": "", "fuzzy": " (no exact match: closest names)"}.get(r["match"], "")
     rows = [[str(i), d["qualified"], d["kind"], _loc(d), d["signature"] + (f"  — {d['doc']}" if d["doc"] else "")]
             for i, d in enumerate(r["definitions"], 1)]
-    if plain():
-        for row in rows:
-            _line(*row[1:])
-    else:
-        table(f"Definitions of {r['query']}{how}", (Col("#", "num", 3), Col("symbol", "path"), Col("kind", "text", 2),
-                                                     Col("where", "path"), Col("signature", "text", 1)), rows)
+    table(f"Definitions of {r['query']}{how}", (_row_number(), Col("symbol", "path"), Col("kind", "text", 2),
+                                                 Col("where", "path"), Col("signature", "text", 1)), rows)
     _stale_line(r)
 
 
@@ -698,20 +693,18 @@ def impact_view(r: dict[str, Any]) -> None:
     elif r["seeds"]:
         out.print("changed: " + ", ".join(f"{s['qualified']} ({_loc(s)})" for s in r["seeds"][:8])
                   + (" …" if r["seed_count"] > 8 else ""), markup=False, highlight=False)
-    cols = (Col("#", "num", 3), Col("path", "path"), Col("score", "num"), Col("dist", "num", 2), Col("why"))
+    cols = (_row_number(), Col("path", "path"), Col("score", "num"), Col("dist", "num", 2), Col("why"))
     for title, section, rows, total in (("Tests to run", "test", r["tests"], r["test_count"]),
                                         ("Files reached", "file", r["files"], r["file_count"])):
         cells = [[str(i), f["path"], f"{f['score']:.3f}", str(f["distance"]), "; ".join(f["reasons"][:2])]
                  for i, f in enumerate(rows, 1)]
-        table(f"{title} ({len(rows)} of {total})", cols, [c[1:] for c in cells] if plain() else cells,
-              section=section)
+        table(f"{title} ({len(rows)} of {total})", cols, cells, section=section)
     if r["symbols"]:
         cells = [[str(i), s["qualified"], _loc(s), f"{s['score']:.3f}", str(s["distance"]),
                   f"{s['relation']} {s['via'].split('#', 1)[-1]}"] for i, s in enumerate(r["symbols"], 1)]
         table(f"Symbols reached ({len(r['symbols'])} of {r['symbol_count']})",
-              (Col("#", "num", 3), Col("symbol", "path"), Col("where", "path", 1), Col("score", "num"),
-               Col("dist", "num", 2), Col("via", "text")), [c[1:] for c in cells] if plain() else cells,
-              section="symbol")
+              (_row_number(), Col("symbol", "path"), Col("where", "path", 1), Col("score", "num"),
+               Col("dist", "num", 2), Col("via", "text")), cells, section="symbol")
     if plain():
         for h in r["hubs"]:
             _line("hub", h["hub"], h["files"])

@@ -227,14 +227,24 @@ def test_piped_output_is_tab_separated_lines(wide: Path) -> None:
 def test_fragment_in_a_pipe_is_the_file_itself(wide: Path) -> None:
     long_line = "x = '" + "y" * 300 + "'\n"
     target = wide / "pkg" / "wide_line.py"
-    target.write_text("def f():\n\treturn 1\n" + long_line)
+    filler = "".join(f"value_{i:04d} = {'z' * 50!r}\n" for i in range(1990))  # ~130 KB: more than a pipe holds
+    target.write_text("def f():\n\treturn 1\n" + long_line + filler)
     try:
         build(wide, buffer_pool_bytes=64 << 20, workers=1)
         out = subprocess.run([ORACL, "fragment", "pkg/wide_line.py#L1-3", "-r", str(wide)], capture_output=True,
                              env={**os.environ, "COLUMNS": "80"})
-        assert out.returncode == 0 and out.stdout == target.read_bytes()  # no numbers, padding or wrapping
+        head = b"".join(target.read_bytes().splitlines(keepends=True)[:3])
+        assert out.returncode == 0 and out.stdout == head  # no numbers, padding or wrapping
         whole = run_cli("fragment", "pkg/wide_line.py", "-r", str(wide)).stdout
         assert whole == target.read_text()
+        # a reader that stops early (`| head -n 1`) is not an error: exit 0, nothing on stderr
+        proc = subprocess.Popen([ORACL, "fragment", "pkg/wide_line.py", "-r", str(wide)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline() == b"def f():\n"
+        proc.stdout.close()
+        assert proc.stderr is not None
+        with proc.stderr:
+            assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
     finally:
         target.unlink()
         build(wide, buffer_pool_bytes=64 << 20, workers=1)
