@@ -306,7 +306,9 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     for path, ranges in (changed_lines or {}).items():
         spans.setdefault(path, []).extend(ranges)
     for t in targets:
-        files = [p for p in candidates(t, snap.root, cwd) if named_each(snap, "artifact_domains", [p])]
+        cands = candidates(t, snap.root, cwd)
+        known = {r["path"] for r in named_each(snap, "artifact_domains", cands)} if cands else set()
+        files = [p for p in cands if p in known]
         if files:  # a file (absolute, or relative to the root or the current folder)
             spans.setdefault(files[0], [])
             continue

@@ -26,6 +26,7 @@ RootOpt = Annotated[Path | None, typer.Option(
     "--root", "-r", metavar="DIR", show_default=False,
     help="The repository (default: the nearest folder at or above the current one that holds a build).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead.")]
+STALE_EXIT = 20  # `oracl status --check` on a stale build (not an error: nothing failed)
 
 
 def _fail(exc: OraclError) -> None:
@@ -493,9 +494,6 @@ def status(
     _emit(result, as_json, "status_view")
     if check and not result["fresh"]:
         raise typer.Exit(STALE_EXIT)
-
-
-STALE_EXIT = 20  # `oracl status --check` on a stale build (not an error: nothing failed)
 
 
 @app.command()

@@ -27,6 +27,9 @@ a traceback.
         ├── BundleMismatchError (14)    the Kùzu bundle disagrees with the export
         └── LatestError (15)            LATEST is unreadable, names a missing bundle, or its
                                         manifest does not match the bundle's files
+
+Not errors: 2 is also a usage error (an unknown option, a missing argument), and 20 is
+`oracl status --check` on a stale build.
 """
 
 from __future__ import annotations
