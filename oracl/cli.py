@@ -242,13 +242,7 @@ def query(
     for line in result.notices:
         notice(line)
     if as_json:
-        doc = result.to_json()
-        if explain:
-            doc["explain"] = {"passes": [list(p) for p in result.query.passes],
-                              "cypher": [{"template": c.template, "text": c.cypher,
-                                          "params": {k: str(v) for k, v in c.params.items()}}
-                                         for c in result.compiled],
-                              "results": result.explain}
+        doc = result.to_json(explain)
         doc["freshness"] = fresh
         _print_json(doc)
     else:
@@ -312,6 +306,87 @@ def related(
     At most the build's --query-guard edges are considered (5,000 by default); the answer
     says when that guard cut."""
     _answer(root, as_json, "related_view", lambda mem: mem.related(path, k), ([path], "a file"))
+
+
+@app.command("graph")
+def graph_cmd(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build (relative to the root or the current folder, or absolute).")],
+    root: RootOpt = None,
+    depth: Annotated[int, typer.Option(metavar="N", help="1: the file and its neighbours; 2: theirs too.")] = 1,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Neighbours drawn around the file.")] = 40,
+    html: Annotated[Path | None, typer.Option("--html", metavar="OUT", help="Write one self-contained HTML file of the graph to OUT.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The neighbourhood of PATH as a graph: nodes and weighted edges.
+
+    The drawing of `oracl serve`'s graph page: the k neighbours with the best-ranked
+    edges (both directions, and the file's hub) and, at depth 2, the strongest eight of
+    them expanded. With --html OUT, one HTML file that draws it (Cytoscape.js, the
+    stylesheet and the data inlined; no network), for a review or a README."""
+    if html is None:
+        _answer(root, as_json, "graph_view", lambda mem: mem.neighbourhood(path, depth, k), ([path], "a file"))
+        return
+    from oracl import pages
+    from oracl.render import graph_written
+    from oracl.webpage import standalone_graph
+
+    root = _root(None, root)
+    _not_a_directory([path], root, "a file")
+    target = html.expanduser()
+    if target.is_dir():
+        _fail(QueryError(f"{target} is a directory; --html takes the file to write"))
+    try:
+        with _memory(root) as mem:
+            data = pages.neighbourhood(mem, path, depth, k, wait=30.0)
+    except OraclError as exc:
+        _fail(exc)
+    text = standalone_graph(data).encode("utf-8")
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        tmp.write_bytes(text)
+        tmp.replace(target)  # a reader never sees half a file
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        _fail(QueryError(f"cannot write {target}: {exc.strerror}"))
+    if as_json:
+        _print_json({"written": str(target), "bytes": len(text), "path": data["path"], "depth": depth,
+                     "nodes": len(data["nodes"]), "edges": len(data["edges"]), "build_id": data["build"]["build_id"]})
+    else:
+        graph_written(str(target), data, len(text))
+
+
+@app.command()
+def serve(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1 (0: a free one).")] = 8765,
+) -> None:
+    """A local, read-only web view of ROOT's latest build.
+
+    A hub map, file pages (tags, the priority breakdown, symbols, edges with their
+    fragments, the text with those lines marked), neighbourhood graphs, search with its
+    reasons, callers and callees, impact; and the JSON API behind every page (/api).
+    Listens on 127.0.0.1 only and answers only requests addressed to it; no page or
+    endpoint writes or runs Cypher. Needs the web stack: pip install 'oracl[mcp]'."""
+    root = _root(root, root_opt)
+    if not 0 <= port <= 65535:
+        _fail(ConfigError(f"--port must be between 0 and 65535, not {port}"))
+    try:
+        from oracl.serve import serve as run_serve
+    except ModuleNotFoundError as exc:
+        _fail(ConfigError(f"the web view needs {exc.name}: pip install 'oracl[mcp]'"))
+    from oracl.render import serving
+    from oracl.vault import Vault
+
+    def announce(url: str) -> None:
+        serving(url, str(root), str(Vault(root).read_latest()["build_id"]))
+
+    try:
+        run_serve(root, port, announce)
+    except OraclError as exc:
+        _fail(exc)
+    except KeyboardInterrupt:
+        pass
 
 
 @app.command()

@@ -20,6 +20,7 @@ a traceback.
     ├── UnsafePathError (16)     a file named by the build is no longer a regular file
     │                            inside the root (a symlink out, a FIFO, a socket): refused
     ├── ChildError (17)          a build's child process died or failed with a bug
+    ├── PortError (21)           `oracl serve` cannot listen on the port asked for
     └── VerifyError (10)         `oracl verify` failed closed
         ├── DigestError (11)            the export does not match its .sha256
         ├── SignatureError (12)         bad signature, unknown algorithm, or no key to check it
@@ -92,6 +93,10 @@ class UnsafePathError(OraclError):
 
 class ChildError(OraclError):
     exit_code = 17
+
+
+class PortError(OraclError):
+    exit_code = 21
 
 
 class VerifyError(OraclError):

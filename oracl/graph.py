@@ -199,6 +199,110 @@ def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> 
             "notices": list(snap.notices), "staleness": summary(staleness(snap, [(art["path"], art["checksum"])]))}
 
 
+GRAPH_NEIGHBOURS = 40  # neighbours drawn around the centre of a neighbourhood graph
+GRAPH_EXPANDED = 8     # at depth 2: the strongest this many neighbours are expanded…
+GRAPH_EACH = 8         # …each by its this many strongest neighbours
+
+
+def _strongest(rows: list[dict[str, Any]], per: int) -> list[str]:
+    """The ``per`` neighbours with the best-ranked edge among ``rows`` (ties by path)."""
+    best: dict[str, float] = {}
+    for r in rows:
+        best[r["neighbour"]] = max(best.get(r["neighbour"], r["rank"]), r["rank"])
+    return sorted(best, key=lambda n: (-best[n], n))[:per]
+
+
+def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIGHBOURS,
+                  cwd: Path | None = None) -> dict[str, Any]:
+    """The file ``path`` and its strongest neighbours as a drawable graph: ``nodes`` (the
+    depth each was reached at, the rank of its strongest edge and that edge's relation,
+    its priority and domain) and ``edges`` (source, target, relation, weight, rank and
+    merged fragments; parallel edges are one). Depth 1 draws the ``k`` neighbours with the
+    best-ranked edges, both directions, and the file's hub; depth 2 also expands the
+    strongest ``GRAPH_EXPANDED`` of them by the edges to their ``GRAPH_EACH`` strongest
+    neighbours (drawn already or new). At most the build's query guard of edges is read for the centre;
+    ``cut`` and ``cut_note`` say when edges were left out, with the totals."""
+    if depth not in (1, 2):
+        raise QueryError("--depth must be 1 or 2")
+    if k < 1:
+        raise QueryError("-k must be at least 1")
+    guard = snap.params.query_guard
+    art = _artifact(snap, path, cwd)
+    centre = art["path"]
+    nodes: dict[str, dict[str, Any]] = {centre: {
+        "id": centre, "kind": "file", "depth": 0, "rank": 1.0, "priority": art["priority"],
+        "domain": art["domain"], "relation": "", "more": False}}
+    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    def draw(at: str, rows: list[dict[str, Any]], keep: list[str], level: int) -> None:
+        for r in sorted(rows, key=lambda r: (-r["rank"], r["neighbour"], r["relation"])):
+            other = r["neighbour"]
+            if other not in keep:
+                continue
+            if other not in nodes:
+                nodes[other] = {"id": other, "kind": "file", "depth": level, "rank": r["rank"],
+                                "priority": r.get("priority"), "domain": r.get("domain"),
+                                "relation": r["relation"], "more": False}
+            source, target = (at, other) if r["outgoing"] else (other, at)
+            e = edges.setdefault((source, target, r["relation"]), {
+                "source": source, "target": target, "relation": r["relation"], "weight": r["weight"],
+                "rank": r["rank"], "fragments": []})
+            e["weight"], e["rank"] = max(e["weight"], r["weight"]), max(e["rank"], r["rank"])
+            if r["fragment"]:
+                e["fragments"].append(r["fragment"])
+
+    rows = [dict(r, fragment=r["source_fragment"] if r["outgoing"] else r["target_fragment"])
+            for r in snap.named("neighbours", {"path": centre, "guard": guard + 1})]
+    guard_cut = len(rows) > 2 * guard or any(sum(r["outgoing"] is side for r in rows) > guard for side in (True, False))
+    first = _strongest(rows, k)
+    draw(centre, rows, first, 1)
+    nodes[centre]["more"] = len(first) < len({r["neighbour"] for r in rows}) or guard_cut
+    hub_rows = snap.named("hub_of", {"path": centre})
+    if hub_rows:
+        h = hub_rows[0]
+        nodes[h["hub"]] = {"id": h["hub"], "kind": "hub", "depth": 1, "rank": h["rank"], "priority": None,
+                           "domain": art["domain"], "relation": "belongs_to", "more": False}
+        edges[(centre, h["hub"], "belongs_to")] = {"source": centre, "target": h["hub"], "relation": "belongs_to",
+                                                   "weight": h["weight"], "rank": h["rank"], "fragments": []}
+    if depth == 2 and first:
+        frontier = first[:GRAPH_EXPANDED]
+        around: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for e in snap.named("links_out", {"paths": frontier}):
+            around[e["source"]].append({"neighbour": e["target"], "relation": e["relation"], "rank": e["rank"],
+                                        "weight": e["weight"], "outgoing": True, "fragment": e["source_fragment"]})
+        for e in snap.named("links_in", {"paths": frontier}):
+            around[e["target"]].append({"neighbour": e["source"], "relation": e["relation"], "rank": e["rank"],
+                                        "weight": e["weight"], "outgoing": False, "fragment": e["target_fragment"]})
+        for at in frontier:
+            near = [r for r in around[at] if r["neighbour"] != centre]
+            keep = _strongest(near, GRAPH_EACH)  # drawn already or new: its best edges only
+            draw(at, near, keep, 2)
+            nodes[at]["more"] = len({r["neighbour"] for r in near}) > len(keep)
+        added = [n for n, v in nodes.items() if v["depth"] == 2]
+        for r in snap.named("artifact_rows", {"paths": added}) if added else []:
+            nodes[r["path"]].update(priority=r["priority"], domain=r["domain"])
+    degree = snap.named("degree", {"path": centre})[0]
+    total = degree["outgoing"] + degree["incoming"]
+    drawn = sum(1 for (s, t, rel) in edges if centre in (s, t) and rel != "belongs_to")
+    neighbours = len({r["neighbour"] for r in rows})
+    note = ""
+    if nodes[centre]["more"]:
+        note = (f"{centre} has {total:,} edges ({degree['outgoing']:,} out, {degree['incoming']:,} in) to "
+                f"{neighbours:,}{'+' if guard_cut else ''} files; the {len(first)} with the best-ranked edges are "
+                f"drawn ({drawn:,} edges)" + (f"; the query guard ({guard:,} edges a direction) applied"
+                                              if guard_cut else ""))
+    elif any(n["more"] for n in nodes.values()):
+        note = "a node with a dashed border has neighbours that are not drawn"
+    for e in edges.values():
+        e["fragments"] = merge_fragments(e["fragments"])
+    return {"build_id": snap.build_id, "path": centre, "depth": depth, "k": k, "guard": guard,
+            "nodes": sorted(nodes.values(), key=lambda n: (n["depth"], -n["rank"], n["id"])),
+            "edges": sorted(edges.values(), key=lambda e: (-e["rank"], e["source"], e["target"], e["relation"])),
+            "degree": {"outgoing": degree["outgoing"], "incoming": degree["incoming"], "neighbours": neighbours},
+            "cut": any(n["more"] for n in nodes.values()), "cut_note": note, "notices": list(snap.notices),
+            "staleness": summary(staleness(snap, [(centre, art["checksum"])]))}
+
+
 def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any]:
     """Without a domain: every hub with member count, mean priority and top member. With
     one: its members ranked by the association rank of their hub edge (like ``related``

@@ -174,6 +174,28 @@ class Memory:
     def related(self, path: str, k: int = 10) -> dict[str, Any]:
         return self._call(graph.related, path, k, cwd=self.cwd)
 
+    def neighbourhood(self, path: str, depth: int = 1, k: int = graph.GRAPH_NEIGHBOURS) -> dict[str, Any]:
+        """``path`` and its strongest neighbours to ``depth`` 1 or 2 as nodes and edges (the
+        web view's and ``oracl graph``'s drawing)."""
+        return self._call(graph.neighbourhood, path, depth, k, cwd=self.cwd)
+
+    def read(self, fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """``fn(snapshot, *args, **kwargs)`` on the build this Memory answers from, with
+        its notices and, when the Memory withholds, files holding key material left out:
+        the one read path for a reader this class has no method for (the web view)."""
+        return self._call(fn, *args, **kwargs)
+
+    def build_info(self, wait: float = 0.02) -> dict[str, Any]:
+        """The build answered from (id, time, commit, root) and the working tree's
+        freshness, waiting at most ``wait`` seconds for the tree walk: a walk still
+        running gives the previous verdict with its age."""
+        with self._lock:
+            snap, notices = self.snapshot()
+            header = snap.header
+            return {"build_id": snap.build_id, "generated_at": header["generated_at"],
+                    "source_commit": header.get("source_commit"), "root": str(self.root),
+                    "freshness": FreshnessCheck(snap).result(wait), "notices": notices + list(snap.notices)}
+
     def hub(self, domain: str | None = None, k: int = 20) -> dict[str, Any]:
         return self._call(graph.hub, domain, k)
 
@@ -258,14 +280,17 @@ class Memory:
                             sensitive_paths(snap) if self.withhold else frozenset())
 
 
-def _search_json(snap: Snapshot, q: str, k: int, persona: str) -> dict[str, Any]:
+def _search_json(snap: Snapshot, q: str, k: int, persona: str, explain: bool = False) -> dict[str, Any]:
     from oracl.query.run import search
 
-    r = search(snap, q, limit=k, persona=persona)
-    out = r.to_json()
+    r = search(snap, q, limit=k, persona=persona, explain=explain)
+    out = r.to_json(explain)
     stale = graph.staleness(snap, [(x["path"], x["checksum"]) for x in r.results])
+    why = {e["path"]: e["why"] for e in out["explain"]["results"]} if explain else {}
     for x in out["results"]:
         x["stale"] = stale[x["path"]]
+        if explain:
+            x["why"] = why.get(x["path"], "")
     out["staleness"] = graph.summary(stale)
     return out
 

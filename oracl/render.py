@@ -433,10 +433,10 @@ def query_view(result: Any, explain: bool) -> None:
     table("" if plain() else f"{len(result.results)} results · build {result.build_id} · {result.latency_ms:.0f} ms",
           _QUERY_COLS, rows)
     if explain:
+        from oracl.query.run import why as why_line
+
         for e in result.explain:
-            parts = ", ".join(f"{m['term']}→{m['field']} {m['contribution']:g}" for m in e["matches"][:12])
-            why = (f"A(m)={e['amplification']:g} × Σ + tag {e['tag_bonus']:g} = {e['lexical']:.3f}; "
-                   f"bm25 {e['bm25_normalised']:.3f}; φ {e['persona']:g}; {parts}")
+            why = why_line(e)
             if plain():
                 _line("why", e["path"], why)
             else:
@@ -537,6 +537,35 @@ def related_view(r: dict[str, Any]) -> None:
     cut = f"only the {r['guard']} highest-ranked edges were considered" if r["guard_cut"] else ""
     table(f"Related to {r['path']} (top {r['k']} by association rank)", cols, rows, caption=cut)
     _stale_line(r)
+
+
+def graph_view(r: dict[str, Any]) -> None:
+    """``oracl graph``: the edges of the drawing (source, relation, target, weight, rank,
+    fragments), then the nodes with the depth they were reached at."""
+    cols = (Col("source", "path"), Col("relation", "text"), Col("target", "path"), Col("weight", "num", 3),
+            Col("rank", "num", 2), Col("fragments", "text", 1))
+    rows = [[e["source"], e["relation"], e["target"], f"{e['weight']:.2f}", f"{e['rank']:.3f}",
+             " ".join(e["fragments"])] for e in r["edges"]]
+    table(f"Neighbourhood of {r['path']} (depth {r['depth']}: {len(r['nodes'])} nodes, {len(rows)} edges)",
+          cols, rows, caption=r["cut_note"], section="edge")
+    node_cols = (Col("depth", "num"), Col("node", "path"), Col("relation", "text"), Col("rank", "num", 2),
+                 Col("priority", "num", 1))
+    table("Nodes", node_cols, [[str(n["depth"]), n["id"], n["relation"] or "centre", f"{n['rank']:.3f}",
+                                "" if n["priority"] is None else f"{n['priority']:.3f}"] for n in r["nodes"]],
+          section="node")
+    _stale_line(r)
+
+
+def graph_written(path: str, r: dict[str, Any], size: int) -> None:
+    _info(f"wrote {path}: the neighbourhood of {r['path']} (depth {r['depth']}, {len(r['nodes'])} nodes, "
+          f"{len(r['edges'])} edges, {size:,} bytes, self-contained)")
+
+
+def serving(url: str, root: str, build_id: str) -> None:
+    """The address ``oracl serve`` listens on: stdout, flushed (a script may read it)."""
+    sys.stdout.write(f"Serving the latest build of {root} ({build_id}) at {url}\n"
+                     "Read-only, this machine only; Ctrl-C stops.\n")
+    sys.stdout.flush()
 
 
 def show_view(r: dict[str, Any]) -> None:

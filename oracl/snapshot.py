@@ -68,6 +68,7 @@ class Snapshot:
         self.notices = notices
         self.workspace = Workspace(root)
         self.memo: dict[str, Any] = {}  # per-build answers (the bundle never changes)
+        self.memo_lock = threading.Lock()
         self._lock_fd = lock_fd
         self._store: Any = None
         self._header: dict[str, Any] | None = None

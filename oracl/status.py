@@ -107,38 +107,55 @@ class FreshnessCheck:
     """``tree_status``'s verdict for an answer to carry, computed in a background thread
     started at once (the tree walk overlaps the answer). The thread only walks and
     hashes; it never opens LATEST, a bundle or the engine. A snapshot reuses a verdict
-    for ``ttl`` seconds (an MCP server answering a burst of calls walks the tree once).
+    for ``ttl`` seconds (an MCP server answering a burst of calls walks the tree once),
+    and a check still running is joined, never started twice.
 
     >>> check = FreshnessCheck(snap); answer = search(snap, "x"); check.result()   # doctest: +SKIP
     'fresh: the build matches the working tree'
     """
 
     def __init__(self, snap: Snapshot, ttl: float = FRESHNESS_TTL) -> None:
-        self._value = "freshness unknown: the check did not finish"
+        self._snap = snap
         self._thread: threading.Thread | None = None
         now = time.monotonic()
         hit = snap.memo.get("freshness")
         if hit is not None and now - hit[0] < ttl:
             self._value = f"{hit[1]} (checked {now - hit[0]:.0f} s ago)"
             return
-        # a bundle without stat.bin answers from its database: that read happens here
-        built = None if (snap.bundle / STAT_FILE).is_file() else snap.built_files()
-        self._thread = threading.Thread(target=self._run, args=(snap, built, now), name="oracl-freshness",
-                                        daemon=True)
-        self._thread.start()
+        self._value = "freshness unknown: the check did not finish"
+        with snap.memo_lock:
+            running = snap.memo.get("freshness_thread")
+            if running is not None and running.is_alive():
+                self._thread = running
+                return
+            # a bundle without stat.bin answers from its database: that read happens here
+            built = None if (snap.bundle / STAT_FILE).is_file() else snap.built_files()
+            self._thread = threading.Thread(target=self._run, args=(snap, built, now), name="oracl-freshness",
+                                            daemon=True)
+            snap.memo["freshness_thread"] = self._thread
+            self._thread.start()
 
-    def _run(self, snap: Snapshot, built: Any, started: float) -> None:
+    @staticmethod
+    def _run(snap: Snapshot, built: Any, started: float) -> None:
         try:
             if built is None:
                 built = snap.built_files(database=False)
-            self._value = tree_status(snap, built)["verdict"]
-            snap.memo["freshness"] = (started, self._value)
+            value = tree_status(snap, built)["verdict"]
         except (OraclError, OSError) as exc:
-            self._value = f"freshness unknown: {exc}"
+            value = f"freshness unknown: {exc}"
         except Exception as exc:  # noqa: BLE001 – a freshness check never fails an answer
-            self._value = f"freshness unknown: {type(exc).__name__}"
+            value = f"freshness unknown: {type(exc).__name__}"
+        snap.memo["freshness"] = (started, value)
 
     def result(self, timeout: float = 30.0) -> str:
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return self._value
+        """The verdict, waiting at most ``timeout`` seconds for the walk. A walk that has
+        not finished gives the previous verdict with its age, when there is one."""
+        if self._thread is None:
+            return self._value
+        self._thread.join(timeout)
+        hit = self._snap.memo.get("freshness")
+        if not self._thread.is_alive() and hit is not None:
+            return hit[1]
+        if hit is not None:
+            return f"{hit[1]} (checked {time.monotonic() - hit[0]:.0f} s ago; a new check is running)"
+        return "freshness unknown: the working tree is still being checked"

@@ -56,11 +56,28 @@ class SearchResult:
     notices: list[str] = field(default_factory=list)
     explain: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        """The documented, stable ``--json`` schema (docs/query.md)."""
-        return {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": redact_tree(self.query.to_json()),
-                "query_class": self.query_class, "latency_ms": round(self.latency_ms, 3),
-                "results": self.results, "notices": self.notices}
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """The documented, stable ``--json`` schema (docs/query.md); with ``explain``, the
+        parse passes, the Cypher with its parameters and each result's reasons (``why``:
+        the line ``oracl query --explain`` prints)."""
+        doc = {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": redact_tree(self.query.to_json()),
+               "query_class": self.query_class, "latency_ms": round(self.latency_ms, 3),
+               "results": self.results, "notices": self.notices}
+        if explain:
+            doc["explain"] = {"passes": [list(p) for p in self.query.passes],
+                              "cypher": [{"template": c.template, "text": c.cypher,
+                                          "params": {k: str(v) for k, v in c.params.items()}}
+                                         for c in self.compiled],
+                              "results": [dict(e, why=why(e)) for e in self.explain]}
+        return doc
+
+
+def why(e: dict[str, Any]) -> str:
+    """One result's score as a line: Eq. 11's amplification, sum and tag bonus, the BM25,
+    the persona factor and the field matches that contributed most."""
+    parts = ", ".join(f"{m['term']}→{m['field']} {m['contribution']:g}" for m in e["matches"][:12])
+    return (f"A(m)={e['amplification']:g} × Σ + tag {e['tag_bonus']:g} = {e['lexical']:.3f}; "
+            f"bm25 {e['bm25_normalised']:.3f}; φ {e['persona']:g}; {parts}")
 
 
 TEXT_CANDIDATES = 40
