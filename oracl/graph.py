@@ -251,12 +251,21 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
             if r["fragment"]:
                 e["fragments"].append(r["fragment"])
 
-    rows = [dict(r, fragment=r["source_fragment"] if r["outgoing"] else r["target_fragment"])
-            for r in snap.named("neighbours", {"path": centre, "guard": guard + 1})]
-    guard_cut = len(rows) > 2 * guard or any(sum(r["outgoing"] is side for r in rows) > guard for side in (True, False))
+    degree = snap.named("degree", {"path": centre})[0]
+    sides = {True: degree["outgoing"], False: degree["incoming"]}
+    guard_cut = any(n > guard for n in sides.values())
+    # the centre's best rows each way: 4 k first (parallel edges share a neighbour); the
+    # whole guard only when a side was cut before it showed k different neighbours
+    limit = min(4 * k, guard)
+    rows = snap.named("neighbours", {"path": centre, "guard": limit})
+    if any(n > limit and len({r["neighbour"] for r in rows if r["outgoing"] is side}) < k
+           for side, n in sides.items()) and limit < guard:
+        rows = snap.named("neighbours", {"path": centre, "guard": guard})
+    rows = [dict(r, fragment=r["source_fragment"] if r["outgoing"] else r["target_fragment"]) for r in rows]
     first = _strongest(rows, k)
     draw(centre, rows, first, 1)
-    nodes[centre]["more"] = len(first) < len({r["neighbour"] for r in rows}) or guard_cut
+    total = degree["outgoing"] + degree["incoming"]
+    nodes[centre]["more"] = len(first) < len({r["neighbour"] for r in rows}) or len(rows) < total
     hub_rows = snap.named("hub_of", {"path": centre})
     if hub_rows:
         h = hub_rows[0]
@@ -267,30 +276,19 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
     if depth == 2 and first:
         frontier = first[:GRAPH_EXPANDED]
         around: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for e in snap.named("links_out", {"paths": frontier}):
-            around[e["source"]].append({"neighbour": e["target"], "relation": e["relation"], "rank": e["rank"],
-                                        "weight": e["weight"], "outgoing": True, "fragment": e["source_fragment"]})
-        for e in snap.named("links_in", {"paths": frontier}):
-            around[e["target"]].append({"neighbour": e["source"], "relation": e["relation"], "rank": e["rank"],
-                                        "weight": e["weight"], "outgoing": False, "fragment": e["target_fragment"]})
+        for r in snap.named("frontier_out", {"paths": frontier}) + snap.named("frontier_in", {"paths": frontier}):
+            around[r["at"]].append(r)
         for at in frontier:
             near = [r for r in around[at] if r["neighbour"] != centre]
             keep = _strongest(near, GRAPH_EACH)  # drawn already or new: its best edges only
             draw(at, near, keep, 2)
             nodes[at]["more"] = len({r["neighbour"] for r in near}) > len(keep)
-        added = [n for n, v in nodes.items() if v["depth"] == 2]
-        for r in snap.named("artifact_rows", {"paths": added}) if added else []:
-            nodes[r["path"]].update(priority=r["priority"], domain=r["domain"])
-    degree = snap.named("degree", {"path": centre})[0]
-    total = degree["outgoing"] + degree["incoming"]
     drawn = sum(1 for (s, t, rel) in edges if centre in (s, t) and rel != "belongs_to")
-    neighbours = len({r["neighbour"] for r in rows})
     note = ""
     if nodes[centre]["more"]:
-        note = (f"{centre} has {total:,} edges ({degree['outgoing']:,} out, {degree['incoming']:,} in) to "
-                f"{neighbours:,}{'+' if guard_cut else ''} files; the {len(first)} with the best-ranked edges are "
-                f"drawn ({drawn:,} edges)" + (f"; the query guard ({guard:,} edges a direction) applied"
-                                              if guard_cut else ""))
+        note = (f"{centre} has {total:,} edges ({degree['outgoing']:,} out, {degree['incoming']:,} in); the "
+                f"{len(first)} files with the best-ranked edges are drawn ({drawn:,} edges)"
+                + (f"; the query guard ({guard:,} edges a direction) applied" if guard_cut else ""))
     elif any(n["more"] for n in nodes.values()):
         note = "a node with a dashed border has neighbours that are not drawn"
     for e in edges.values():
@@ -298,7 +296,7 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
     return {"build_id": snap.build_id, "path": centre, "depth": depth, "k": k, "guard": guard,
             "nodes": sorted(nodes.values(), key=lambda n: (n["depth"], -n["rank"], n["id"])),
             "edges": sorted(edges.values(), key=lambda e: (-e["rank"], e["source"], e["target"], e["relation"])),
-            "degree": {"outgoing": degree["outgoing"], "incoming": degree["incoming"], "neighbours": neighbours},
+            "degree": {"outgoing": degree["outgoing"], "incoming": degree["incoming"]}, "guard_cut": guard_cut,
             "cut": any(n["more"] for n in nodes.values()), "cut_note": note, "notices": list(snap.notices),
             "staleness": summary(staleness(snap, [(centre, art["checksum"])]))}
 

@@ -27,7 +27,7 @@ from oracl.errors import NoBuildError, OraclError, QueryError, WithheldError
 from oracl.locate import candidates
 from oracl.secrets import redact_text
 from oracl.snapshot import Snapshot
-from oracl.status import FreshnessCheck
+from oracl.status import FRESHNESS_TTL, FreshnessCheck
 from oracl.vault import Vault
 
 CHARS_PER_TOKEN = 4
@@ -185,16 +185,20 @@ class Memory:
         the one read path for a reader this class has no method for (the web view)."""
         return self._call(fn, *args, **kwargs)
 
-    def build_info(self, wait: float = 0.02) -> dict[str, Any]:
+    def build_info(self, wait: float = 0.02, ttl: float = FRESHNESS_TTL) -> dict[str, Any]:
         """The build answered from (id, time, commit, root) and the working tree's
-        freshness, waiting at most ``wait`` seconds for the tree walk: a walk still
-        running gives the previous verdict with its age."""
+        freshness. The tree walk is waited for at most ``wait`` seconds when there is no
+        verdict yet, else 5 ms: a walk still running then gives the previous verdict with
+        its age (a large tree's walk never holds up a page). A verdict younger than
+        ``ttl`` seconds is reused without a walk."""
         with self._lock:
             snap, notices = self.snapshot()
             header = snap.header
+            known = snap.memo.get("freshness") is not None
+            fresh = FreshnessCheck(snap, ttl).result(min(wait, 0.005) if known else wait)
             return {"build_id": snap.build_id, "generated_at": header["generated_at"],
                     "source_commit": header.get("source_commit"), "root": str(self.root),
-                    "freshness": FreshnessCheck(snap).result(wait), "notices": notices + list(snap.notices)}
+                    "freshness": fresh, "notices": notices + list(snap.notices)}
 
     def hub(self, domain: str | None = None, k: int = 20) -> dict[str, Any]:
         return self._call(graph.hub, domain, k)

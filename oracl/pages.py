@@ -23,13 +23,19 @@ API_SCHEMA = "oracl.web/1"
 HUB_MEMBERS = 50      # members listed on a hub's page
 SEARCH_RESULTS = 10
 MAX_RESULTS = 100
+FRESHNESS_TTL = 30.0  # seconds a page reuses the tree's verdict (a 50k-file walk takes ~0.5 s)
 _LINES = re.compile(r"L(\d+)-(\d+)")
 
 
+def build(mem: Memory, wait: float = 0.02) -> dict[str, Any]:
+    """The build a page answers from and the tree's freshness, waited for at most
+    ``wait`` seconds (a page never waits for a large tree's walk)."""
+    return mem.build_info(wait, FRESHNESS_TTL)
+
+
 def _page(mem: Memory, page: str, data: dict[str, Any], wait: float = 0.02) -> dict[str, Any]:
-    """``data`` with the schema, the page's name and the build; the tree's freshness is
-    waited for at most ``wait`` seconds (a page never waits for a large tree's walk)."""
-    return {"schema": API_SCHEMA, "page": page, "build": mem.build_info(wait), **data}
+    """``data`` with the schema, the page's name and the build."""
+    return {"schema": API_SCHEMA, "page": page, "build": build(mem, wait), **data}
 
 
 def hubs(mem: Memory) -> dict[str, Any]:

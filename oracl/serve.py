@@ -120,7 +120,7 @@ def create_app(memory: Memory, hosts: set[str]) -> Starlette:
             if html is None:
                 return Response(orjson.dumps({"error": str(exc), "status": status}), status,
                                 media_type="application/json")
-            return HTMLResponse(webpage.error_page({"build": memory.build_info()}, status, str(exc)), status)
+            return HTMLResponse(webpage.error_page({"build": pages.build(memory)}, status, str(exc)), status)
         if html is None:
             return Response(orjson.dumps(data, default=str), media_type="application/json")
         return HTMLResponse(html(data))
@@ -149,7 +149,8 @@ def create_app(memory: Memory, hosts: set[str]) -> Starlette:
         routes.append(Route(url, page(fn, html), methods=["GET", "HEAD"]))
     for url, fn, _ in views:
         routes.append(Route("/api" + url, page(fn, None), methods=["GET", "HEAD"]))
-    routes.append(Route("/api/build", page(lambda r: {"schema": pages.API_SCHEMA, "build": memory.build_info()},
+    routes.append(Route("/api/build", page(lambda r: {"schema": pages.API_SCHEMA,
+                                                     "build": pages.build(memory)},
                                            None), methods=["GET", "HEAD"]))
     routes.append(Route("/api", lambda r: Response(orjson.dumps({"schema": pages.API_SCHEMA, "endpoints": API}),
                                                    media_type="application/json"), methods=["GET", "HEAD"]))
@@ -195,7 +196,7 @@ def serve(root: Path, port: int, announce: Callable[[str], None]) -> None:
 
     share = load_config(root).share_sensitive
     memory = Memory.open(root, withhold_sensitive=not share)
-    memory.build_info(wait=0.0)  # the first tree walk starts now, not on the first page
+    pages.build(memory, wait=0.0)  # the first tree walk starts now, not on a page
     sock = bind(port)
     actual = sock.getsockname()[1]
     app = create_app(memory, allowed_hosts(actual))
