@@ -367,14 +367,14 @@ def serve(
     fragments, the text with those lines marked), neighbourhood graphs, search with its
     reasons, callers and callees, impact; and the JSON API behind every page (/api).
     Listens on 127.0.0.1 only and answers only requests addressed to it; no page or
-    endpoint writes or runs Cypher. Needs the web stack: pip install 'oracl[mcp]'."""
+    endpoint writes or runs Cypher. Needs the web stack: pip install 'oracl[web]'."""
     root = _root(root, root_opt)
     if not 0 <= port <= 65535:
         _fail(ConfigError(f"--port must be between 0 and 65535, not {port}"))
     try:
         from oracl.serve import serve as run_serve
     except ModuleNotFoundError as exc:
-        _fail(ConfigError(f"the web view needs {exc.name}: pip install 'oracl[mcp]'"))
+        _fail(ConfigError(f"the web view needs {exc.name}: pip install 'oracl[web]'"))
     from oracl.render import serving
     from oracl.vault import Vault
 

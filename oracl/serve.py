@@ -38,8 +38,12 @@ from oracl.memory import Memory
 DEFAULT_PORT = 8765
 STATIC = ("oracl.css", "oracl.js", "cytoscape.min.js")
 HEADERS = {
-    "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    # the one inline style allowed is the rule Cytoscape.js 3.35.0 injects for its container
+    # (its hash; a new vendored version that changes the rule shows as a console error)
+    "Content-Security-Policy": ("default-src 'none'; script-src 'self'; "
+                                "style-src 'self' 'sha256-pgvDUBa4IjFA2yuSJ2cqcyxmNYJMborsd0ORcRv9vw8='; "
+                                "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; "
+                                "frame-ancestors 'none'"),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",

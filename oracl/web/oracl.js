@@ -30,7 +30,6 @@
     var cy = cytoscape({
       container: box,
       elements: elements(data),
-      wheelSensitivity: 0.3,
       style: [
         { selector: "node", style: {
           "background-color": function (n) { return paint(n.data("relation")); },
