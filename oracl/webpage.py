@@ -30,7 +30,6 @@ ASSETS = files("oracl") / "web"
 RELATION_COLOURS = {
     "imports": "#0072B2", "references": "#009E73", "tests": "#D55E00", "configures": "#CC79A7",
     "mentions": "#E69F00", "links": "#56B4E9", "co_change": "#999999", "belongs_to": "#000000",
-    "calls": "#F0E442",
 }
 OTHER_COLOUR = "#6b4f9e"
 # the hub map's scale, low to high mean priority (viridis, five stops)
@@ -299,7 +298,7 @@ def file_page(data: dict[str, Any]) -> str:
 <ul class="tags">{tags}</ul>
 <div class="cols"><section><h2>Fields</h2><table class="kv">{kv}</table></section>
 <section><h2>Priority</h2>{_chart(data['priority'])}</section></div>
-<section><h2>Neighbourhood</h2>{_graph_div(graph_api(path, 1), walk=True)}</section>
+<section><h2>Neighbourhood</h2>{_graph_div(graph_api(path, 1), set(data['edges']) | {"belongs_to"}, walk=True)}</section>
 <section><h2>Symbols</h2>{symbols}</section>
 <section><h2>Edges by relation</h2>{"".join(edge_html) or '<p class="muted">no edges</p>'}</section>
 <section><h2>Text</h2>{warn}{text_notes}<pre class="text" id="text">{"".join(lines)}</pre></section>
@@ -316,15 +315,17 @@ def _swatch(relation: str) -> str:
     return f'<svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="{fill}"/></svg>'
 
 
-def _legend() -> str:
-    items = "".join(f'<li>{_swatch(r)}{_e(r)}</li>' for r in RELATION_COLOURS)
+def _legend(relations: set[str]) -> str:
+    """The colours of the relations drawn (known ones in their fixed order first)."""
+    order = [r for r in RELATION_COLOURS if r in relations] + sorted(relations - set(RELATION_COLOURS))
+    items = "".join(f'<li>{_swatch(r)}{_e(r)}</li>' for r in order)
     return f'<ul class="legend-rel">{items}</ul>'
 
 
-def _graph_div(src: str, *, walk: bool) -> str:
+def _graph_div(src: str, relations: set[str], *, walk: bool) -> str:
     colours = _e(orjson.dumps({**RELATION_COLOURS, "": OTHER_COLOUR}).decode())
     return (f'<div class="graph" data-src="{_e(src)}" data-walk="{"server" if walk else "off"}" '
-            f'data-colours="{colours}" aria-label="neighbourhood graph"></div>' + _legend())
+            f'data-colours="{colours}" aria-label="neighbourhood graph"></div>' + _legend(relations))
 
 
 def _node_rows(data: dict[str, Any], *, links: bool) -> list[list[str]]:
@@ -348,7 +349,7 @@ def graph_page(data: dict[str, Any]) -> str:
             f'{len(data["edges"])} edges</small></h1>'
             f'<p class="links"><a href="{_e(file_url(path))}">file page</a> · '
             f'<a href="{_e(graph_url(path, other))}">depth {other}</a> · click a node to walk on</p>{cut}'
-            + _graph_div(graph_api(path, depth), walk=True)
+            + _graph_div(graph_api(path, depth), {e["relation"] for e in data["edges"]}, walk=True)
             + _table("nodes", ["depth", "node", "relation", "rank", "priority", ""], _node_rows(data, links=True))
             + _notes(data))
     return layout(f"graph {path}", data, body)
@@ -388,10 +389,13 @@ def _symbol_link(r: dict[str, Any]) -> str:
     return f'<a href="{_e(symbol_url(where))}">{_e(r["qualified"])}</a>'
 
 
-def _symbol_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
+def _symbol_rows(rows: list[dict[str, Any]], lines_in: str | None = None) -> list[list[str]]:
+    """Rows of symbols; a row's call ``lines`` are in the caller: the row's own file, or
+    ``lines_in`` (for callees, the file of the symbol they are called from)."""
     out = []
     for r in rows:
-        lines = " ".join(f'<a href="{_e(file_url(r["path"]))}#L{n}">L{n}</a>' for n in r.get("lines") or [])
+        where = file_url(lines_in or r["path"])
+        lines = " ".join(f'<a href="{_e(where)}#L{n}">L{n}</a>' for n in r.get("lines") or [])
         out.append([_e(r.get("kind", "")), _symbol_link(r),
                     f'<a href="{_e(file_url(r["path"]))}#L{r["start"]}">{_e(r["path"])}:{r["start"]}</a>',
                     _num(r["confidence"], 2) if "confidence" in r else "", lines])
@@ -403,10 +407,14 @@ def symbol_page(data: dict[str, Any]) -> str:
     callers = [r for level in data["callers"]["levels"] for r in level]
     callees = [r for level in data["callees"]["levels"] for r in level]
     head = ["kind", "symbol", "defined at", "confidence", "call lines"]
-    body = (f'<h1>Symbol <code>{_e(data["name"])}</code> <small>{len(defs)} definitions</small></h1>'
+    title = defs[0]["qualified"] if len({d["qualified"] for d in defs}) == 1 else data["name"]
+    home = defs[0]["path"] if len({d["path"] for d in defs}) == 1 else None
+    body = (f'<h1>Symbol <code>{_e(title)}</code> <small>{len(defs)} definition{"s" if len(defs) != 1 else ""} of '
+            f'{_e(data["name"])}</small></h1>'
             + _table("definitions", head, _symbol_rows(defs))
             + f'<h2>Callers <small>{len(callers)}</small></h2>' + _table("callers", head, _symbol_rows(callers))
-            + f'<h2>Callees <small>{len(callees)}</small></h2>' + _table("callees", head, _symbol_rows(callees))
+            + f'<h2>Callees <small>{len(callees)}</small></h2>'
+            + _table("callees", head, _symbol_rows(callees, lines_in=home))
             + _notes(data["callers"]))
     return layout(f"symbol {data['name']}", data, body)
 
@@ -453,7 +461,7 @@ def standalone_graph(data: dict[str, Any]) -> str:
 {len(data['edges'])} edges</small></h1>
 <div class="build">build <code>{_e(b['build_id'])}</code> · built <time>{_e(b['generated_at'])}</time> ·
 {_e(b['freshness'])}</div>{cut}
-<div class="graph" data-walk="off" data-colours="{colours}"></div>{_legend()}
+<div class="graph" data-walk="off" data-colours="{colours}"></div>{_legend({e["relation"] for e in data["edges"]})}
 {rows}
 <script type="application/json" id="graph-data">{blob}</script>
 <script>{lib}</script>

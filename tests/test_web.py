@@ -131,6 +131,8 @@ def test_file_page_data(client: AppClient) -> None:
     assert page.count('<g class="bucket"') == 12
     assert api(client, "/api/file/pkg/nope.py", 404)["error"].startswith("'pkg/nope.py' is not in the latest build")
     assert api(client, "/api/file/pkg", 404)["error"].startswith("'pkg' is a folder")
+    missing = client.get("/file/pkg/nope.py")
+    assert missing.status_code == 404 and '<p class="error" id="error">&#x27;pkg/nope.py&#x27; is not' in missing.text
 
 
 def test_neighbourhood_graph(built: Path, client: AppClient) -> None:
@@ -192,6 +194,22 @@ def test_symbol_and_impact_pages(client: AppClient) -> None:
     assert "test_sign" in client.get("/symbol/pkg/auth.py:5").text
     assert api(client, "/api/symbol/nothing_named_so", 404)["error"] == \
         "no symbol named 'nothing_named_so' in the latest build"
+
+
+def test_the_server_follows_latest_as_every_reader_does(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", SAMPLE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    with Memory.open(root) as mem:
+        c = AppClient(create_app(mem, allowed_hosts(PORT)))
+        first = api(c, "/api/build")["build"]["build_id"]
+        assert api(c, "/api/file/pkg/util.py")["text"]["lines"][0] == "def helper():"
+        (root / "pkg" / "util.py").write_text("def helper2():\n    return 2\n")
+        assert api(c, "/api/file/pkg/util.py")["text"]["warning"].startswith("pkg/util.py changed since build")
+        build(root, buffer_pool_bytes=64 << 20, workers=1)
+        second = api(c, "/api/build")["build"]
+        assert second["build_id"] != first
+        assert api(c, "/api/file/pkg/util.py")["build"]["build_id"] == second["build_id"]
+        assert [s["qualified"] for s in api(c, "/api/file/pkg/util.py")["symbol_rows"]] == ["helper2"]
 
 
 def test_the_server_only_reads_and_only_for_this_machine(client: AppClient) -> None:
@@ -277,9 +295,9 @@ def browse(url: str, tmp: Path, shot: Path | None = None) -> tuple[str, str]:
     return r.stdout, "\n".join(line for line in r.stderr.splitlines() if "CONSOLE" in line)
 
 
-def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
-    """Width, height and the rows of an 8-bit RGB or RGBA PNG (what Chromium writes), with
-    the five scanline filters undone."""
+def png_pixels(path: Path, limit: int | None = None) -> tuple[int, int, list[bytes]]:
+    """Width, height and the rows (the first ``limit``) of an 8-bit RGB or RGBA PNG (what
+    Chromium writes), with the five scanline filters undone."""
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, header = 8, b"", b""
@@ -298,7 +316,7 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
     stride = width * bpp
     rows: list[bytes] = []
     prev = bytearray(stride)
-    for y in range(height):
+    for y in range(min(height, limit or height)):
         f = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
         for i in range(stride):
@@ -321,8 +339,9 @@ def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
 
 
 def not_blank(path: Path) -> tuple[int, float]:
-    """(distinct colours, share of pixels that are not the most common colour) of a PNG."""
-    width, height, rows = png_pixels(path)
+    """(distinct colours, share of pixels that are not the most common colour) in the top
+    400 rows of a PNG (every 4th pixel of every 4th row: a page's bar and first content)."""
+    width, height, rows = png_pixels(path, 400)
     bpp = len(rows[0]) // width
     counts: dict[bytes, int] = {}
     for r in rows[::4]:
@@ -386,5 +405,15 @@ def test_browser_draws_the_hub_map_a_file_and_a_search(server: str, client: AppC
                       (server + "search?q=sign+data", "search")):
         shot = tmp_path / f"{name}.png"
         browse(url, tmp_path, shot)
+        colours, share = not_blank(shot)
+        assert colours >= 8 and share > 0.02, (name, colours, share)
+
+
+def test_readme_shows_every_page_from_a_real_build() -> None:
+    readme = (REPO / "README.md").read_text("utf-8")
+    assert "$ oracl serve /tmp/sg/requests\nServing the latest build of /tmp/sg/requests" in readme
+    for name in ("hubs", "file", "graph", "search", "hub", "symbol", "impact"):
+        shot = REPO / "docs" / "images" / f"web-{name}.png"
+        assert f"(docs/images/web-{name}.png)" in readme, name
         colours, share = not_blank(shot)
         assert colours >= 8 and share > 0.02, (name, colours, share)
