@@ -35,7 +35,6 @@ from oracl.config import load_config
 from oracl.errors import OraclError, PortError, QueryError, UnsafePathError, WithheldError
 from oracl.memory import Memory
 
-DEFAULT_PORT = 8765
 STATIC = ("oracl.css", "oracl.js", "cytoscape.min.js")
 HEADERS = {
     # the one inline style allowed is the rule Cytoscape.js 3.35.0 injects for its container
@@ -62,7 +61,7 @@ API = {
 }
 
 
-_MISSING = ("not in the latest build", "no domain", "no symbol", "is a folder", "nothing named")
+_MISSING = ("not in the latest build", "no domain", "no symbol", "is a folder")
 
 
 def _status(exc: OraclError) -> int:
