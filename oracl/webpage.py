@@ -195,14 +195,16 @@ def hubs_page(data: dict[str, Any]) -> str:
         ink = "#ffffff" if _dark(fill) else "#111111"
         label = h["domain"]
         size = max(10.0, min(28.0, min(w / max(len(label), 4) * 1.6, hh / 3)))
+        fits = w >= len(label) * size * 0.62 + 8 and hh >= size + 8  # else the tooltip and the table name it
         cells.append(
             f'<a href="{_e(hub_url(h["hub"]))}" class="hub" data-hub="{_e(h["hub"])}">'
             f'<title>{_e(h["hub"])}: {h["members"]} members, mean priority {_num(h["mean_priority"])}, '
             f'top member {_e(h["top_member"])}</title>'
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{hh:.1f}" fill="{fill}"/>'
-            f'<text x="{x + 6:.1f}" y="{y + size + 4:.1f}" font-size="{size:.0f}" fill="{ink}">{_e(label)}</text>'
+            + (f'<text x="{x + 6:.1f}" y="{y + size + 4:.1f}" font-size="{size:.0f}" fill="{ink}">{_e(label)}</text>'
+               if fits else "")
             + (f'<text x="{x + 6:.1f}" y="{y + 2 * size + 6:.1f}" font-size="{size * 0.6:.0f}" fill="{ink}">'
-               f'{h["members"]} · {_num(h["mean_priority"], 2)}</text>' if hh > 2.6 * size and w > 60 else "")
+               f'{h["members"]} · {_num(h["mean_priority"], 2)}</text>' if fits and hh > 2.6 * size and w > 60 else "")
             + "</a>")
     stops = "".join(f'<rect x="{i * 40}" y="0" width="40" height="12" fill="{colour(i / 7)}"/>' for i in range(8))
     legend = (f'<figure class="legend"><svg width="320" height="12" role="img" aria-label="colour scale">{stops}</svg>'
