@@ -417,3 +417,15 @@ def test_readme_shows_every_page_from_a_real_build() -> None:
         assert f"(docs/images/web-{name}.png)" in readme, name
         colours, share = not_blank(shot)
         assert colours >= 8 and share > 0.02, (name, colours, share)
+
+
+def test_a_tile_too_small_for_its_name_leaves_it_to_the_tooltip() -> None:
+    build_ = {"build_id": "b", "generated_at": "t", "root": "/r", "freshness": "fresh", "notices": []}
+    hubs = [{"hub": "hub:domain:core", "domain": "core", "members": 500, "mean_priority": 0.5, "top_member": "a"},
+            {"hub": "hub:domain:averyveryverylongname", "domain": "averyveryverylongname", "members": 1,
+             "mean_priority": 0.1, "top_member": "b"}]
+    page = webpage.hubs_page({"build": build_, "hubs": hubs, "priority_range": [0.1, 0.5], "notices": []})
+    # 960 × 480 px: the second tile is 1/501 of the area, a strip 960/501 = 1.9 px wide
+    assert ">core</text>" in page and ">averyveryverylongname</text>" not in page
+    assert "<title>hub:domain:averyveryverylongname: 1 members" in page
+    assert ">averyveryverylongname</a></td>" in page  # the table still names it
