@@ -17,6 +17,7 @@ README.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from importlib.resources import files
 from typing import Any
@@ -32,6 +33,7 @@ RELATION_COLOURS = {
     "mentions": "#E69F00", "links": "#56B4E9", "co_change": "#999999", "belongs_to": "#000000",
 }
 OTHER_COLOUR = "#6b4f9e"
+_LINE_FRAGMENT = re.compile(r"L\d+(-\d+)?")  # a fragment that is lines of this file (either side's)
 # the hub map's scale, low to high mean priority (viridis, five stops)
 SCALE = ("#440154", "#3b528b", "#21918c", "#5ec962", "#fde725")
 
@@ -276,7 +278,7 @@ def file_page(data: dict[str, Any]) -> str:
             for e in sides[side]:
                 other = e["target"] if side == "out" else e["source"]
                 frags = " ".join(
-                    f'<a href="#L{f[1:].split("-")[0]}">{_e(f)}</a>' if side == "out" and f.startswith("L")
+                    f'<a href="#L{f[1:].split("-")[0]}">{_e(f)}</a>' if _LINE_FRAGMENT.fullmatch(f)
                     else _e(f) for f in e["fragments"])
                 rows.append([("→" if side == "out" else "←"), _file_link(other), _num(e["weight"]),
                              _num(e["rank"]), frags])

@@ -128,6 +128,8 @@ def test_file_page_data(client: AppClient) -> None:
     assert out == {("imports", "pkg/util.py")}
     page = client.get("/file/pkg/auth.py").text
     assert '<span id="L3" class="hit" title="imports">' in page
+    # both sides' fragments are lines of this file: the import it makes (out) and sign (in)
+    assert '<a href="#L3">L3-3</a>' in page and '<a href="#L5">L5-7</a>' in page
     assert page.count('<g class="bucket"') == 12
     assert api(client, "/api/file/pkg/nope.py", 404)["error"].startswith("'pkg/nope.py' is not in the latest build")
     assert api(client, "/api/file/pkg", 404)["error"].startswith("'pkg' is a folder")
