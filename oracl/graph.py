@@ -202,6 +202,9 @@ def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> 
 GRAPH_NEIGHBOURS = 40  # neighbours drawn around the centre of a neighbourhood graph
 GRAPH_EXPANDED = 8     # at depth 2: the strongest this many neighbours are expanded…
 GRAPH_EACH = 8         # …each by its this many strongest neighbours
+# a frontier file with more edges than this (estimated from its link density) is read by its
+# best 4 × GRAPH_EACH rows each way, not whole: reading ~1,000 rows costs what one bounded query does
+FRONTIER_WIDE = 1_000
 
 
 def _strongest(rows: list[dict[str, Any]], per: int) -> list[str]:
@@ -275,14 +278,22 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
                                                    "weight": h["weight"], "rank": h["rank"], "fragments": []}
     if depth == 2 and first:
         frontier = first[:GRAPH_EXPANDED]
+        others = max(0, int(snap.header.get("counts", {}).get("nodes", 0)) - 1)
+        density = {r["neighbour"]: r.get("density") or 0.0 for r in rows}
+        wide = {at for at in frontier if density[at] * others > FRONTIER_WIDE}
+        narrow = [at for at in frontier if at not in wide]
         around: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in snap.named("frontier_out", {"paths": frontier}) + snap.named("frontier_in", {"paths": frontier}):
-            around[r["at"]].append(r)
+        if narrow:
+            for r in snap.named("frontier_out", {"paths": narrow}) + snap.named("frontier_in", {"paths": narrow}):
+                around[r["at"]].append(r)
+        for at in sorted(wide):  # a hub-like file: its best rows only, as the centre's
+            around[at] = [dict(r, at=at, fragment=r["source_fragment"] if r["outgoing"] else r["target_fragment"])
+                          for r in snap.named("neighbours", {"path": at, "guard": 4 * GRAPH_EACH})]
         for at in frontier:
             near = [r for r in around[at] if r["neighbour"] != centre]
             keep = _strongest(near, GRAPH_EACH)  # drawn already or new: its best edges only
             draw(at, near, keep, 2)
-            nodes[at]["more"] = len({r["neighbour"] for r in near}) > len(keep)
+            nodes[at]["more"] = at in wide or len({r["neighbour"] for r in near}) > len(keep)
     drawn = sum(1 for (s, t, rel) in edges if centre in (s, t) and rel != "belongs_to")
     note = ""
     if nodes[centre]["more"]:

@@ -21,7 +21,7 @@ import httpx
 import orjson
 import pytest
 
-from oracl import pages, webpage
+from oracl import graph, pages, webpage
 from oracl.builder import build
 from oracl.memory import Memory
 from oracl.serve import API, allowed_hosts, create_app
@@ -172,6 +172,32 @@ def test_a_node_past_the_query_guard_is_cut_and_says_so(tmp_path: Path) -> None:
     assert g["cut_note"] == ("pkg/core.py has 30 edges (0 out, 30 in); the 5 files with the best-ranked edges "
                              "are drawn (5 edges); the query guard (20 edges a direction) applied")
     assert 'id="cut"' in webpage.graph_page(g)
+
+
+def test_a_hub_like_neighbour_is_expanded_by_its_best_rows_only(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def shared(x):\n    return x\n"}
+    files.update({f"pkg/m{i:02d}.py": "from pkg import core\n" for i in range(40)})
+    root = write_tree(tmp_path / "star", files)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    with Memory.open(root) as mem:
+        snap, _ = mem.snapshot()
+        # core.py: 40 importers + its hub edge = 41 edges over 43 nodes - 1 → density 41/42
+        assert snap.header["counts"]["nodes"] == 43
+        assert snap.named("neighbours", {"path": "pkg/m07.py", "guard": 1})[0]["density"] == pytest.approx(41 / 42)
+        whole = graph.neighbourhood(snap, "pkg/m07.py", 2)  # 41 ≤ FRONTIER_WIDE: read whole
+        calls: list[tuple[str, dict[str, Any]]] = []
+        named = snap.named
+        monkeypatch.setattr(snap, "named", lambda name, params=None: calls.append((name, params)) or named(name, params))
+        monkeypatch.setattr(graph, "FRONTIER_WIDE", 40)  # 41 > 40: core.py is read by its best rows
+        bounded = graph.neighbourhood(snap, "pkg/m07.py", 2)
+    assert ("neighbours", {"path": "pkg/core.py", "guard": 32}) in calls
+    assert not any(name.startswith("frontier") for name, _ in calls)
+    assert bounded == whole  # equal ranks: the best 32 rows by (rank, path) hold the 8 drawn
+    drawn = {n["id"]: (n["depth"], n["more"]) for n in bounded["nodes"]}
+    assert drawn == {"pkg/m07.py": (0, False), "pkg/core.py": (1, True), "hub:domain:pkg": (1, False),
+                     **{f"pkg/m{i:02d}.py": (2, False) for i in (0, 1, 2, 3, 4, 5, 6, 8)}}
+    assert bounded["cut_note"] == "a node with a dashed border has neighbours that are not drawn"
 
 
 def test_search_is_oracl_query_with_its_reasons(built: Path, client: AppClient) -> None:
