@@ -176,6 +176,16 @@ def _neighbour_rows(rows: list[dict[str, Any]], k: int, guard: int) -> tuple[lis
     return ordered[:k], cut
 
 
+def _own_fragment(row: dict[str, Any]) -> str:
+    """The fragment of a ``neighbours`` row on the queried file's side: where it points
+    (outgoing: the source's lines) or where it is pointed at (incoming: the target's).
+
+    >>> _own_fragment({"outgoing": False, "source_fragment": "L1-1", "target_fragment": "L5-7"})
+    'L5-7'
+    """
+    return str(row["source_fragment"] if row["outgoing"] else row["target_fragment"])
+
+
 def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> dict[str, Any]:
     """The neighbourhood of ``path`` ordered by association_rank (top-k); at most the
     build's query guard of edges are considered, and the answer says when it cut the list."""
@@ -194,7 +204,7 @@ def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> 
     return {"build_id": snap.build_id, "path": art["path"], "k": k, "guard": guard, "guard_cut": cut,
             "neighbours": [{"path": r["neighbour"], "rank": r["rank"], "relations": r["relations"],
                             "direction": "out" if r["outgoing"] else "in", "weight": r["weight"],
-                            "fragment": r["source_fragment"] if r["outgoing"] else r["target_fragment"]}
+                            "fragment": _own_fragment(r)}
                            for r in top],
             "notices": list(snap.notices), "staleness": summary(staleness(snap, [(art["path"], art["checksum"])]))}
 
@@ -202,8 +212,10 @@ def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> 
 GRAPH_NEIGHBOURS = 40  # neighbours drawn around the centre of a neighbourhood graph
 GRAPH_EXPANDED = 8     # at depth 2: the strongest this many neighbours are expanded…
 GRAPH_EACH = 8         # …each by its this many strongest neighbours
+# a bounded read takes this many rows a neighbour wanted, each way (parallel edges share one)
+PARALLEL_SLACK = 4
 # a frontier file with more edges than this (estimated from its link density) is read by its
-# best 4 × GRAPH_EACH rows each way, not whole: reading ~1,000 rows costs what one bounded query does
+# best PARALLEL_SLACK × GRAPH_EACH rows each way, not whole: ~1,000 rows cost one bounded query
 FRONTIER_WIDE = 1_000
 
 
@@ -259,12 +271,12 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
     guard_cut = any(n > guard for n in sides.values())
     # the centre's best rows each way: 4 k first (parallel edges share a neighbour); the
     # whole guard only when a side was cut before it showed k different neighbours
-    limit = min(4 * k, guard)
+    limit = min(PARALLEL_SLACK * k, guard)
     rows = snap.named("neighbours", {"path": centre, "guard": limit})
     if any(n > limit and len({r["neighbour"] for r in rows if r["outgoing"] is side}) < k
            for side, n in sides.items()) and limit < guard:
         rows = snap.named("neighbours", {"path": centre, "guard": guard})
-    rows = [dict(r, fragment=r["source_fragment"] if r["outgoing"] else r["target_fragment"]) for r in rows]
+    rows = [dict(r, fragment=_own_fragment(r)) for r in rows]
     first = _strongest(rows, k)
     draw(centre, rows, first, 1)
     total = degree["outgoing"] + degree["incoming"]
@@ -287,8 +299,8 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
             for r in snap.named("frontier_out", {"paths": narrow}) + snap.named("frontier_in", {"paths": narrow}):
                 around[r["at"]].append(r)
         for at in sorted(wide):  # a hub-like file: its best rows only, as the centre's
-            around[at] = [dict(r, at=at, fragment=r["source_fragment"] if r["outgoing"] else r["target_fragment"])
-                          for r in snap.named("neighbours", {"path": at, "guard": 4 * GRAPH_EACH})]
+            around[at] = [dict(r, at=at, fragment=_own_fragment(r))
+                          for r in snap.named("neighbours", {"path": at, "guard": PARALLEL_SLACK * GRAPH_EACH})]
         for at in frontier:
             near = [r for r in around[at] if r["neighbour"] != centre]
             keep = _strongest(near, GRAPH_EACH)  # drawn already or new: its best edges only
