@@ -27,6 +27,7 @@ import orjson
 
 from oracl import __version__, provenance
 from oracl.bundle import BundleWriter
+from oracl.children import git
 from oracl.config import Config, load_config, search_log_enabled, validate
 from oracl.errors import ConfigError, PreviousBundleError, StoreError
 from oracl.executor import InProcess, Processes, Task, executor
@@ -376,12 +377,10 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
 
 def _git_state(root: Path) -> tuple[str | None, bool | None]:
     try:
-        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=30)
+        head = git(root, "rev-parse", "HEAD", text=True, timeout=30)
         if head.returncode != 0:
             return None, None
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", ".",
-                                 ":(exclude).oracl"], capture_output=True, text=True, timeout=60)
+        status = git(root, "status", "--porcelain", "--", ".", ":(exclude).oracl", text=True)
         return head.stdout.strip(), bool(status.stdout.strip())
     except (OSError, subprocess.SubprocessError):
         return None, None

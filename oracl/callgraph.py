@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from oracl.children import git
 from oracl.errors import QueryError
 from oracl.extractors.resolve import is_test_path
 from oracl.graph import staleness, summary
@@ -225,12 +226,10 @@ def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]
     if not re.fullmatch(r"[\w./~^@{}\-]{1,100}", rev) or rev.startswith("-"):
         raise QueryError(f"{rev[:40]!r} is not a revision (HEAD, main, HEAD~3, a commit id)")
     try:
-        out = subprocess.run(["git", "-C", root, "diff", "--no-color", "--no-ext-diff", "--unified=0",
-                              "--no-renames", rev, "--", ".", ":(exclude).oracl"],
-                             capture_output=True, text=True, timeout=60, errors="replace")
-        untracked = subprocess.run(["git", "-C", root, "ls-files", "--others", "--exclude-standard", "--", ".",
-                                    ":(exclude).oracl"], capture_output=True, text=True, timeout=60,
-                                   errors="replace")
+        out = git(root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames",
+                  rev, "--", ".", ":(exclude).oracl", text=True, errors="replace")
+        untracked = git(root, "ls-files", "--others", "--exclude-standard", "--", ".", ":(exclude).oracl",
+                        text=True, errors="replace")
     except (OSError, subprocess.SubprocessError) as exc:
         raise QueryError(f"git diff failed: {exc}") from None
     if out.returncode != 0:

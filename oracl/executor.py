@@ -151,11 +151,14 @@ class Processes:
         """``fn(*args)`` in a new interpreter (``fn`` a module-level function, ``args``
         picklable): for work whose memory must not sit on a copy of this process's (the
         full-text index holds a buffer pool of its own). Started with fork+exec, which is
-        safe beside threads."""
+        safe beside threads, by an isolated interpreter that cannot import anything from
+        the working directory or the tree being indexed (``oracl.children``)."""
         import subprocess
 
-        proc = subprocess.Popen([sys.executable, "-m", "oracl.executor", str(os.getpid())],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        from oracl.children import python_command
+
+        cmd = python_command("from oracl.executor import _fresh_main\n_fresh_main()", str(os.getpid()))
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert proc.stdin is not None and proc.stdout is not None
         _write_frame(proc.stdin, (fn.__module__, fn.__qualname__, args))
         proc.stdin.close()
@@ -291,7 +294,8 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _fresh_main() -> None:
-    """``python -m oracl.executor PARENT``: run one task sent on stdin, answer on stdout."""
+    """``python -I -c … PARENT`` (``Processes.submit_fresh``): run one task sent on stdin,
+    answer on stdout."""
     import importlib
 
     _die_with_parent(int(sys.argv[1]))
@@ -318,6 +322,3 @@ def executor(kind: str) -> InProcess | Processes:
         return InProcess()
     raise errors.ConfigError(f"unknown executor {kind!r}: in-process or processes")
 
-
-if __name__ == "__main__":
-    _fresh_main()

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from oracl.children import git
 from oracl.errors import OraclError, UnsafePathError
 from oracl.snapshot import Snapshot
 from oracl.vault import STAT_FILE
@@ -35,7 +36,7 @@ FRESHNESS_TTL = 5.0  # seconds a snapshot reuses its last tree check
 
 def _head(root: Path) -> str | None:
     try:
-        r = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+        r = git(root, "rev-parse", "HEAD", text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     return r.stdout.strip() if r.returncode == 0 else None

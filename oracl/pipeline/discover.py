@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from oracl.children import git
 from oracl.config import MENTION_SUFFIXES, Config
 from oracl.errors import RootError, UnsafePathError
 from oracl.extractors import scan
@@ -60,14 +61,10 @@ class Discovery:
 def _git_ignored(root: Path) -> tuple[set[str], tuple[str, ...], str | None]:
     """Files and directory prefixes git ignores under ``root`` (empty outside a work tree)."""
     try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-                             capture_output=True, text=True, timeout=30)
+        top = git(root, "rev-parse", "--show-toplevel", text=True, timeout=30)
         if top.returncode != 0:
             return set(), (), None
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z", "--others", "--ignored",
-             "--exclude-standard", "--directory"],
-            capture_output=True, timeout=120)
+        out = git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", timeout=120)
     except (OSError, subprocess.SubprocessError):
         return set(), (), None
     if out.returncode != 0:

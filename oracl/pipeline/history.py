@@ -26,13 +26,13 @@ fails or takes longer than ``TIMEOUT`` seconds gives no history and the build go
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+from oracl.children import git
 from oracl.records import Edge
 from oracl.secrets import redact_text
 
@@ -59,13 +59,10 @@ class History:
 
 def read_history(root: Path, paths: set[str], max_commits: int = MAX_COMMITS) -> History:
     """The history of ``root``'s files up to HEAD (see the module's docstring)."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    cmd = ["git", "-c", "core.quotepath=off", "-c", "log.showSignature=false", "-C", str(root), "log", "HEAD",
-           f"--max-count={max_commits}", "--no-merges", "--no-renames", "--relative", "--name-only",
-           "--format=%x1e%H%x1f%ct%x1f%s%x1f"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT, env=env, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = git(root, "log", "HEAD", f"--max-count={max_commits}", "--no-merges", "--no-renames", "--relative",
+                   "--name-only", "--no-textconv", "--format=%x1e%H%x1f%ct%x1f%s%x1f", timeout=TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
         return History(note=f"git log failed: {type(exc).__name__}")
     if proc.returncode != 0:
         return History(note="not a git repository with a HEAD commit")

@@ -1,0 +1,107 @@
+"""Nothing in an indexed repository ever runs (design §11): a tree full of modules that
+shadow the standard library and ORACL itself, and a git configuration that names a
+command at every hook git has, are built, queried and diffed from inside; none of it runs."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oracl.children import git_command, import_path, python_command
+
+from .conftest import git, run_cli, write_tree
+
+# every module a Python child imports early, plus the interpreter's own start-up hooks
+SHADOWS = ("concurrent/__init__.py", "pickle.py", "selectors.py", "dataclasses.py", "struct.py", "typing.py",
+           "threading.py", "site.py", "sitecustomize.py", "usercustomize.py", "oracl/__init__.py",
+           "oracl/executor.py", "oracl/children.py", "encodings/__init__.py", "importlib/__init__.py",
+           "orjson.py", "kuzu/__init__.py", "pyarrow/__init__.py")
+
+
+def _marker_code(marks: Path, name: str) -> str:
+    return f"open({str(marks / name.replace('/', '_'))!r}, 'a').write('ran\\n')\n"
+
+
+def _hostile_tree(tmp_path: Path) -> tuple[Path, Path]:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    root = tmp_path / "evil"
+    files: dict[str, str | bytes] = {"src/a.py": "def f():\n    return 1\n", "src/b.py": "from src.a import f\n"}
+    for name in SHADOWS:
+        files[name] = _marker_code(marks, name)
+    write_tree(root, files)
+    git(root, "init", "-q", ".")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    # a command for every hook git offers a repository (each leaves a mark when it runs)
+    hook = root / ".hook.sh"
+    hook.write_text(f"#!/bin/sh\necho ran >> {marks}/git_$1\ncat\n")
+    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    for key, value in (("core.fsmonitor", f"{hook} fsmonitor"), ("core.pager", f"{hook} pager"),
+                       ("filter.evil.clean", f"{hook} clean"), ("filter.evil.smudge", f"{hook} smudge"),
+                       ("filter.evil.process", f"{hook} process"), ("diff.evil.textconv", f"{hook} textconv"),
+                       ("diff.evil.command", f"{hook} diffcommand"), ("diff.external", f"{hook} external"),
+                       ("core.hooksPath", str(root / "hooks")), ("log.showSignature", "true"),
+                       ("gpg.program", f"{hook} gpg")):
+        git(root, "config", key, value)
+    (root / "hooks").mkdir()
+    for name in ("post-index-change", "pre-commit", "post-checkout", "reference-transaction"):
+        h = root / "hooks" / name
+        h.write_text(f"#!/bin/sh\necho ran >> {marks}/hook_{name}\n")
+        h.chmod(0o755)
+    (root / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    (root / "src/a.py").write_text("def f():\n    return 2\n")  # a change the worktree reads go through
+    return root, marks
+
+
+def test_a_hostile_tree_is_built_queried_and_diffed_and_nothing_of_it_runs(tmp_path: Path) -> None:
+    root, marks = _hostile_tree(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    build = run_cli("build", "--json", cwd=root, env=env)  # the CLI: the processes executor
+    assert build.returncode == 0, build.stderr
+    for args in (("query", "f"), ("impact", "--diff"), ("status",), ("verify",)):
+        r = run_cli(*args, cwd=root, env=env)
+        assert r.returncode in (0, 20), (args, r.stderr)
+    rebuilt = run_cli("build", cwd=root, env=env)  # an incremental build beside the change
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_the_unguarded_ways_do_run_the_tree_so_the_test_above_can_fail(tmp_path: Path) -> None:
+    """The same tree through the plain calls ORACL used to make: both kinds of mark appear."""
+    root, marks = _hostile_tree(tmp_path)
+    subprocess.run([sys.executable, "-c", "import concurrent"], cwd=root, capture_output=True, check=False)
+    subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, check=False)
+    names = {p.name for p in marks.iterdir()}
+    assert "concurrent___init__.py" in names
+    assert {"git_fsmonitor", "git_clean"} & names
+
+
+def test_a_python_child_sees_neither_the_working_directory_nor_pythonpath(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"json.py": "raise SystemExit('shadowed')\n"})
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "PYTHONSTARTUP": str(tmp_path / "json.py")}
+    out = subprocess.run(python_command("import json, sys, oracl\nprint(json.__file__)\nprint(sys.path)"),
+                         cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    first, path = out.stdout.splitlines()
+    assert not first.startswith(str(tmp_path))
+    assert str(tmp_path) not in path
+
+
+def test_import_path_drops_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", ["", str(tmp_path), "/usr/lib/python3.11", "relative/dir"])
+    home = str(Path(__file__).resolve().parents[1])
+    assert import_path() == ["/usr/lib/python3.11", home]
+
+
+def test_git_command_overrides_each_driver_the_repository_names() -> None:
+    cmd = git_command("/r", "status", drivers=("filter.evil.clean", "diff.x.textconv"))
+    pairs = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-c"]
+    assert "filter.evil.clean=" in pairs and "diff.x.textconv=" in pairs
+    assert {"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external="} <= set(pairs)
+    assert cmd[-3:] == ["-C", "/r", "status"][-3:] or cmd[-2:] == ["/r", "status"]
