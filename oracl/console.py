@@ -1,9 +1,11 @@
 """``oracl cypher``: a read-only Cypher console over the latest bundle.
 
-A statement runs only when its structure is a read query (``oracl.readonly``: one
-statement, read clauses, a fixed list of read-only functions); anything else gets one line
-naming the reason. Behind that gate the bundle is opened read-only and the console has a
-connection of its own with a timeout (``Store.console``). Interactive mode has line
+A statement runs only when the engine's own grammar reads it as a read query
+(``oracl.readonly``: one statement, read clauses, a fixed list of read-only functions);
+anything else gets one line naming the reason. Behind that gate each statement runs in a
+child that opens the bundle read-only and can then open no file, bind no port and grow no
+file, under limits of time, memory and output (``oracl.sandbox``): a crash or a runaway
+query costs that child, and the console goes on. Interactive mode has line
 editing and a persistent history (``readline``; ``ORACL_CYPHER_HISTORY`` or
 ``~/.oracl_cypher_history``), statements that span lines until a ``;``, and the commands
 ``:schema``, ``:help`` and ``:quit``.
@@ -19,9 +21,11 @@ from typing import Any
 
 import orjson
 
-from oracl.errors import OraclError, QueryError, StoreError
+from oracl.errors import OraclError, QueryError
 from oracl.readonly import check
+from oracl.sandbox import run_statement
 from oracl.snapshot import Snapshot
+from oracl.vault import DB_FILE
 
 HELP = """Statements end with ';' and may span lines. Examples:
   MATCH (a:Artifact) RETURN a.path, a.priority ORDER BY a.priority DESC LIMIT 5;
@@ -45,18 +49,11 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
 
 def run_one(snap: Snapshot, statement: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run one read statement on the snapshot's build (``oracl.readonly.check`` decides
-    what is a read); returns columns and rows."""
+    """Run one read statement on the snapshot's build: ``oracl.readonly.check`` decides
+    what is a read, and ``oracl.sandbox`` runs it in a child that can read nothing but the
+    bundle's database; returns columns and rows."""
     text = check(statement)
-    try:
-        result = snap.store.console(text, params or {})
-    except StoreError as exc:
-        raise QueryError(str(exc).removeprefix("query failed: ")) from None
-    columns = result.get_column_names()
-    rows = []
-    while result.has_next():
-        rows.append(result.get_next())
-    return {"columns": columns, "rows": rows}
+    return run_statement(snap.bundle / DB_FILE, text, params or {})
 
 
 def schema(snap: Snapshot) -> dict[str, Any]:

@@ -15,7 +15,9 @@ a traceback.
     ├── VaultError (7)           a vault file is missing, truncated or unreadable
     ├── QueryError (8)           a query or path argument the plane cannot answer
     │   ├── RefusedError (18)    the console refused a statement that is not a read query
-    │   └── WithheldError (19)   an agent asked for a file that holds key material
+    │   ├── WithheldError (19)   an agent asked for a file that holds key material
+    │   └── SandboxError (22)    a console statement's child crashed, ran out of time
+    │                            or memory, or answered too much (the console goes on)
     ├── BuildLockedError (9)     another build holds the vault
     ├── UnsafePathError (16)     a file named by the build is no longer a regular file
     │                            inside the root (a symlink out, a FIFO, a socket): refused
@@ -97,6 +99,10 @@ class ChildError(OraclError):
 
 class PortError(OraclError):
     exit_code = 21
+
+
+class SandboxError(QueryError):
+    exit_code = 22
 
 
 class VerifyError(OraclError):

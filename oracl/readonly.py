@@ -1,52 +1,45 @@
-"""The console's gate (design §11): a Cypher statement runs only when its structure is a
-read query.
+"""The console's gate (design §11): a Cypher statement runs only when the engine's own
+grammar reads it as one read query.
 
-The statement is tokenised the way the engine's lexer does it, left to right: a comment
-(``/* … */``, ``// …``) is a comment wherever it starts outside a string, so a quote inside
-a comment hides nothing; a string runs to its closing quote, with backslash escapes; a
-backquoted name runs to its closing backquote. Anything the lexer cannot place – an
-unterminated comment, string or name, a character outside printable ASCII where the
-engine would read keywords – is refused, so the gate and the engine can never read one
-statement two ways. Then:
+The statement is parsed by a parser generated from Kùzu 0.11.3's ``Cypher.g4``
+(``oracl.cypher_grammar``), so comments, strings, numbers glued to words (``0LOAD``),
+unicode dashes and spaces are read exactly as the engine reads them; there is no second,
+hand-written lexer to disagree with it. Any syntax error refuses. Then the parse tree must
+hold:
 
-* exactly one statement (a ``;`` may only end it);
-* it starts with a read clause (MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN, CALL), after
-  an optional EXPLAIN or PROFILE;
-* no word outside strings, comments and property or label positions is a keyword of a
-  statement that writes, loads, copies, exports, imports, attaches, installs,
-  checkpoints or opens a transaction;
-* every CALL names a function of a fixed read-only list, called with parentheses (``CALL
-  threads=1`` sets an option and is refused);
-* no function that moves a sequence is called.
+* exactly one statement, and that statement a query (``oC_Query``), after an optional
+  EXPLAIN or PROFILE, or a standalone ``CALL f(…)`` of a read function;
+* no updating clause (CREATE, MERGE, SET, DELETE) and no ``LOAD FROM`` anywhere in it;
+* every ``CALL`` names a function of a fixed read-only list (``CALL threads=1`` sets an
+  option and is a different rule, refused);
+* no function that moves a sequence (``nextval``);
+* at most ``MAX_NESTING`` open brackets, ``MAX_CASE_NESTING`` open CASEs and
+  ``MAX_TOKENS`` tokens (the engine's binder recurses over a statement's tree: lists
+  nested 1,000 deep and sums of 10,000 terms crash it, and CASEs nested 48 deep bind for
+  over a minute).
+
+Behind the gate each statement runs in a sandboxed child (``oracl.sandbox``).
 
 >>> check("MATCH (a:Artifact) RETURN a.path LIMIT 3; // the top three")
-'MATCH (a:Artifact) RETURN a.path LIMIT 3'
->>> check("/* ' */ COPY (MATCH (a) RETURN a) TO 'x.csv' /* ' */")
+'MATCH (a:Artifact) RETURN a.path LIMIT 3; // the top three'
+>>> check("UNWIND [1] AS x WITH x SKIP 0LOAD FROM '/etc/passwd' RETURN *")
 Traceback (most recent call last):
 ...
-oracl.errors.RefusedError: refused: COPY reads or writes files outside the graph; the console only reads the graph
+oracl.errors.RefusedError: refused: LOAD FROM reads files outside the graph; the console only reads the graph
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from collections.abc import Iterator
+from typing import Any
 
 from oracl.errors import QueryError, RefusedError
 
-READ_STARTS = frozenset({"MATCH", "OPTIONAL", "WITH", "UNWIND", "RETURN", "CALL"})
-PREFIXES = frozenset({"EXPLAIN", "PROFILE"})
-# keyword -> why it is refused
-REFUSED = {
-    **dict.fromkeys(("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "RENAME",
-                     "FOREACH"), "it writes to the graph"),
-    **dict.fromkeys(("COPY", "LOAD", "EXPORT", "IMPORT"), "reads or writes files outside the graph"),
-    **dict.fromkeys(("ATTACH", "USE"), "opens another database"),
-    "INSTALL": "installs an extension", "EXTENSION": "loads an extension",
-    "CHECKPOINT": "writes the database files",
-    **dict.fromkeys(("BEGIN", "COMMIT", "ROLLBACK", "TRANSACTION", "COMMIT_SKIP_CHECKPOINT",
-                     "ROLLBACK_SKIP_CHECKPOINT"), "controls transactions"),
-    **dict.fromkeys(("MACRO", "SEQUENCE", "TABLE", "GRAPH", "PROJECT"), "defines something in the database"),
-}
+MAX_CHARS = 100_000
+MAX_TOKENS = 4_000
+MAX_NESTING = 48
+MAX_CASE_NESTING = 12  # the engine binds nested CASEs in time ~1.7^depth: 18 deep took 3 s
 # functions a CALL may name: catalogue and full-text reads (lower case)
 # (not show_functions: it crashes the 0.11.3 engine on a read-only database)
 READ_FUNCTIONS = frozenset({
@@ -54,118 +47,160 @@ READ_FUNCTIONS = frozenset({
     "current_setting", "query_fts_index", "show_warnings", "show_sequences",
 })
 SIDE_EFFECT_FUNCTIONS = frozenset({"nextval", "setval"})
-_WHITESPACE = " \t\r\n\f\v"
-_PUNCT = set("()[]{},.:;=<>+-*/%^|!?$&~@")
+# parse-tree rules a read query never contains -> why
+_REFUSED_RULES = {
+    "OC_CreateContext": "writes to the graph",
+    "OC_MergeContext": "writes to the graph", "OC_SetContext": "writes to the graph",
+    "OC_DeleteContext": "writes to the graph", "KU_LoadFromContext": "reads files outside the graph",
+    "KU_ScanSourceContext": "reads files outside the graph",
+}
+_WHAT = {"OC_CreateContext": "CREATE",
+         "OC_MergeContext": "MERGE", "OC_SetContext": "SET", "OC_DeleteContext": "DELETE",
+         "KU_LoadFromContext": "LOAD FROM", "KU_ScanSourceContext": "a scan source"}
+# statement rules -> what they do (every alternative of oC_Statement but the query)
+_STATEMENTS = {
+    "KU_CopyFromContext": "COPY reads files outside the graph", "KU_CopyFromByColumnContext":
+        "COPY reads files outside the graph", "KU_CopyTOContext": "COPY … TO writes files outside the graph",
+    "KU_ExportDatabaseContext": "EXPORT DATABASE writes files", "KU_ImportDatabaseContext":
+        "IMPORT DATABASE reads files and writes the graph", "KU_AttachDatabaseContext": "ATTACH opens another database",
+    "KU_DetachDatabaseContext": "DETACH closes a database", "KU_UseDatabaseContext": "USE switches the database",
+    "KU_ExtensionContext": "an extension statement loads or installs native code",
+    "KU_TransactionContext": "a transaction statement controls transactions or checkpoints",
+    "KU_CreateMacroContext": "CREATE MACRO defines something in the database",
+    "KU_CommentOnContext": "COMMENT ON writes the catalogue", "KU_DropContext": "DROP writes the catalogue",
+    "KU_AlterTableContext": "ALTER writes the catalogue", "KU_CreateUserContext": "CREATE USER writes the catalogue",
+    "KU_CreateTypeContext": "CREATE TYPE writes the catalogue",
+    "KU_CreateSequenceContext": "CREATE SEQUENCE writes the catalogue",
+    "KU_CreateNodeTableContext": "CREATE NODE TABLE writes the catalogue",
+    "KU_CreateRelTableContext": "CREATE REL TABLE writes the catalogue",
+}
+_OPEN = {"(", "[", "{"}
+_CLOSE = {")", "]", "}"}
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: str   # word | string | name (backquoted) | number | punct | param
-    text: str
-    pos: int
+def _refuse(why: str) -> RefusedError:
+    return RefusedError(f"refused: {why}; the console only reads the graph")
 
 
-def tokenize(text: str) -> list[Token]:
-    """The statement's tokens, comments dropped; QueryError for anything unplaceable."""
-    out: list[Token] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in _WHITESPACE:
-            i += 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                raise RefusedError("refused: an unterminated /* comment")
-            i = end + 2
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end + 1
-        elif ch in "'\"":
-            j = i + 1
-            while j < n and text[j] != ch:
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                raise RefusedError("refused: an unterminated string literal")
-            out.append(Token("string", text[i:j + 1], i))
-            i = j + 1
-        elif ch == "`":
-            j = i + 1
-            while True:
-                end = text.find("`", j)
-                if end < 0:
-                    raise RefusedError("refused: an unterminated `name`")
-                if text.startswith("``", end):  # a doubled backquote is part of the name
-                    j = end + 2
-                    continue
-                break
-            out.append(Token("name", text[i:end + 1], i))
-            i = end + 1
-        elif ch == "$":
-            j = i + 1
-            while j < n and (text[j].isascii() and (text[j].isalnum() or text[j] == "_")):
-                j += 1
-            out.append(Token("param", text[i:j], i))
-            i = j
-        elif ch.isascii() and (ch.isalpha() or ch == "_"):
-            j = i + 1
-            while j < n and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            out.append(Token("word", text[i:j], i))
-            i = j
-        elif ch.isascii() and ch.isdigit():
-            j = i + 1
-            while j < n and text[j].isascii() and (text[j].isalnum() or text[j] in "._"):
-                j += 1
-            out.append(Token("number", text[i:j], i))
-            i = j
-        elif ch in _PUNCT:
-            out.append(Token("punct", ch, i))
-            i += 1
-        else:
-            raise RefusedError(f"refused: the character {ch!r} (U+{ord(ch):04X}) outside a string literal")
-    return out
+class _Listener:
+    """Turns the first syntax error into a refusal (the engine stops at its first, too)."""
+
+    def syntaxError(self, recognizer: Any, offending: Any, line: int, column: int, msg: str, e: Any) -> None:  # noqa: N802
+        raise RefusedError(f"refused: the engine's grammar does not read this statement "
+                           f"(line {line}, column {column + 1}: {msg[:120]})")
+
+    def reportAmbiguity(self, *args: Any) -> None:  # noqa: N802
+        pass
+
+    def reportAttemptingFullContext(self, *args: Any) -> None:  # noqa: N802
+        pass
+
+    def reportContextSensitivity(self, *args: Any) -> None:  # noqa: N802
+        pass
+
+
+def _parse(statement: str) -> tuple[Any, Any]:
+    from antlr4 import CommonTokenStream, InputStream
+
+    from oracl.cypher_grammar.CypherLexer import CypherLexer
+    from oracl.cypher_grammar.CypherParser import CypherParser
+    from oracl.cypher_grammar.refusal import GrammarRefusal
+
+    listener = _Listener()
+    lexer = CypherLexer(InputStream(statement))
+    lexer.removeErrorListeners()
+    lexer.addErrorListener(listener)
+    tokens = CommonTokenStream(lexer)
+    tokens.fill()
+    _bounded(tokens.tokens, lexer)
+    parser = CypherParser(tokens)
+    parser.removeErrorListeners()
+    parser.addErrorListener(listener)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))  # the parser recurses ~25 frames a nesting level
+    try:
+        return parser.ku_Statements(), parser
+    except GrammarRefusal as exc:
+        raise RefusedError(f"refused: the engine refuses this statement ({exc})") from None
+    except RecursionError:
+        raise _refuse("the statement is nested too deeply") from None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _bounded(tokens: list[Any], lexer: Any) -> None:
+    if len(tokens) > MAX_TOKENS:
+        raise _refuse(f"the statement has {len(tokens):,} tokens, over the console's {MAX_TOKENS:,}")
+    depth = cases = 0
+    case, end = lexer.CASE, lexer.END
+    for tok in tokens:
+        if tok.type == case:
+            cases += 1
+            if cases > MAX_CASE_NESTING:
+                raise _refuse(f"the statement nests CASE over {MAX_CASE_NESTING} deep")
+        elif tok.type == end:
+            cases -= 1
+        elif tok.text in _OPEN:
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _refuse(f"the statement nests brackets over {MAX_NESTING} deep")
+        elif tok.text in _CLOSE:
+            depth -= 1
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(getattr(cur, "children", None) or []))
+
+
+def _function_name(invocation: Any) -> str:
+    name = invocation.oC_FunctionName()
+    if name is None:  # COUNT(*) or CAST(…)
+        return invocation.getChild(0).getText().lower()
+    text = name.getText()
+    if text.startswith("`") and text.endswith("`"):
+        text = text[1:-1].replace("``", "`")
+    return text.lower()
 
 
 def check(statement: str) -> str:
-    """The statement to run (up to its last token: no trailing ``;`` or comment) when
-    ``statement`` is a single read query; QueryError naming the reason otherwise."""
-    toks = tokenize(statement)
-    while toks and toks[-1].text == ";":
-        toks.pop()
-    if not toks:
+    """``statement`` itself when the engine's grammar reads it as a single read query;
+    RefusedError (QueryError for an empty one) naming the reason otherwise."""
+    if len(statement) > MAX_CHARS:
+        raise _refuse(f"the statement has {len(statement):,} characters, over the console's {MAX_CHARS:,}")
+    if not statement.strip(" \t\r\n\f\v;"):
         raise QueryError("empty statement")
-    if any(t.kind == "punct" and t.text == ";" for t in toks):
+    tree, _ = _parse(statement)
+    cyphers = tree.oC_Cypher()
+    if len(cyphers) != 1:
         raise RefusedError("refused: more than one statement; run them one at a time")
-    first = 0
-    while first < len(toks) and toks[first].kind == "word" and toks[first].text.upper() in PREFIXES:
-        first += 1
-    if first >= len(toks) or toks[first].kind != "word" or toks[first].text.upper() not in READ_STARTS:
-        word = toks[first].text[:30] if first < len(toks) else ""
-        if word.upper() in REFUSED:
-            raise RefusedError(f"refused: {word.upper()} {REFUSED[word.upper()]}; the console only reads the graph")
-        raise RefusedError(f"refused: a read query starts with MATCH, OPTIONAL MATCH, WITH, UNWIND, RETURN or "
-                         f"CALL, not {word!r}")
-    for k, tok in enumerate(toks):
-        if tok.kind != "word":
-            continue
-        prev = toks[k - 1].text if k else ""
-        if prev in (".", ":") and toks[k - 1].kind == "punct":
-            continue  # a property (a.set) or a label (:Copy)
-        nxt = toks[k + 1] if k + 1 < len(toks) else None
-        if nxt is not None and nxt.kind == "punct" and nxt.text == ":" and prev in ("{", ","):
-            continue  # a map key ({copy: 1})
-        word = tok.text.upper()
-        if word in REFUSED:
-            raise RefusedError(f"refused: {word} {REFUSED[word]}; the console only reads the graph")
-        if word == "CALL":
-            name = nxt.text.lower() if nxt is not None and nxt.kind == "word" else ""
-            after = toks[k + 2] if k + 2 < len(toks) else None
-            if name not in READ_FUNCTIONS or after is None or after.text != "(":
-                shown = nxt.text[:30] if nxt is not None else ""
-                raise RefusedError(f"refused: CALL {shown} is not one of the read-only functions "
-                                 f"({', '.join(sorted(READ_FUNCTIONS))})")
-        if tok.text.lower() in SIDE_EFFECT_FUNCTIONS and nxt is not None and nxt.text == "(":
-            raise RefusedError(f"refused: {tok.text}() moves a sequence; the console only reads the graph")
-    last = toks[-1]
-    return statement[:last.pos + len(last.text)]
+    stmt = cyphers[0].oC_Statement()
+    body = stmt.getChild(0)
+    kind = type(body).__name__
+    if kind == "KU_StandaloneCallContext":
+        invocation = body.oC_FunctionInvocation()
+        if invocation is None:
+            raise _refuse("CALL option=value changes a setting of the session")
+        calls = [invocation]
+    elif kind == "OC_QueryContext":
+        calls = []
+    else:
+        raise _refuse(_STATEMENTS.get(kind, f"{kind.removesuffix('Context')} is not a query"))
+    for node in _walk(body):
+        name = type(node).__name__
+        if name in _REFUSED_RULES:
+            what = "DETACH DELETE" if name == "OC_DeleteContext" and node.DETACH() is not None else _WHAT[name]
+            raise _refuse(f"{what} {_REFUSED_RULES[name]}")
+        if name == "KU_InQueryCallContext":
+            calls.append(node.oC_FunctionInvocation())
+        elif name == "OC_FunctionInvocationContext" and _function_name(node) in SIDE_EFFECT_FUNCTIONS:
+            raise _refuse(f"{_function_name(node)}() moves a sequence")
+    for invocation in calls:
+        fn = _function_name(invocation)
+        if fn not in READ_FUNCTIONS:
+            raise RefusedError(f"refused: CALL {fn[:30]} is not one of the read-only functions "
+                               f"({', '.join(sorted(READ_FUNCTIONS))})")
+    return statement

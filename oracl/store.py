@@ -54,7 +54,6 @@ class Store:
         self._db = db
         self._conn = kuzu.Connection(db)
         self._prepared: dict[str, Any] = {}
-        self._console: Any = None
         self.users = 0  # snapshots holding this store; the last release closes the database
 
     @classmethod
@@ -113,30 +112,6 @@ class Store:
         except RuntimeError as exc:
             raise _translate(exc, "query failed") from None
 
-    def console(self, statement: str, params: dict[str, Any] | None = None) -> Any:
-        """Run one statement the console's gate accepted, on a connection of its own (behind
-        the gate, as defence in depth): the database is read-only, the statement is always
-        prepared (the engine refuses to prepare several), a query times out after
-        ``CONSOLE_TIMEOUT_MS``, and the home directory and file search path point nowhere
-        (an extension or a relative file name finds nothing)."""
-        if not self.read_only:
-            raise StoreError("the console runs only on a database opened read-only")
-        try:
-            if self._console is None:
-                conn = kuzu.Connection(self._db)
-                conn.set_query_timeout(CONSOLE_TIMEOUT_MS)
-                for option in ("home_directory", "file_search_path"):
-                    conn.execute(f"CALL {option}='{NOWHERE}'")
-                self._console = conn
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                prepared = self._console.prepare(statement)
-            if not prepared.is_success():
-                raise RuntimeError(prepared.get_error_message())
-            return self._console.execute(prepared, params or {})
-        except RuntimeError as exc:
-            raise _translate(exc, "query failed") from None
-
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         result = self.execute(statement, params)
         cols = result.get_column_names()
@@ -159,6 +134,37 @@ def close(path: Path) -> None:
         held = _OPEN.pop(key, None)
     if held is not None:
         held[0].close()
+
+
+def open_console(path: Path, buffer_pool_bytes: int, threads: int, max_db_bytes: int,
+                 timeout_ms: int) -> Any:
+    """For the console's sandboxed child (``oracl.sandbox``): the database opened
+    read-only with ``max_db_bytes`` of address space, and a connection with the engine's
+    timeout, the home directory and file search path pointing nowhere. Returns
+    ``run(statement, params) -> result``; nothing here may open a file once it returns."""
+    try:
+        db = kuzu.Database(str(path), read_only=True, buffer_pool_size=buffer_pool_bytes,
+                           max_num_threads=threads, max_db_size=max_db_bytes)
+        conn = kuzu.Connection(db)
+        conn.set_query_timeout(timeout_ms)
+        for option in ("home_directory", "file_search_path"):
+            conn.execute(f"CALL {option}='{NOWHERE}'")
+    except RuntimeError as exc:
+        raise _translate(exc, f"cannot open {path}") from None
+
+    def run(statement: str, params: dict[str, Any]) -> Any:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                prepared = conn.prepare(statement)
+            if not prepared.is_success():
+                raise RuntimeError(prepared.get_error_message())
+            return conn.execute(prepared, params)
+        except RuntimeError as exc:
+            raise _translate(exc, "query failed") from None
+
+    run.keep = (db, conn)  # type: ignore[attr-defined]  # alive as long as run is
+    return run
 
 
 def open_engines() -> list[str]:

@@ -173,11 +173,11 @@ def test_cypher_one_statement_json_params_and_refusal(repo: Path) -> None:
                 "--param", "d=core", "--json")
     assert r.returncode == 0, r.stderr
     assert orjson.loads(r.stdout) == {"columns": ["n"], "rows": [[6]]}
-    for stmt, word in (("MATCH (a:Artifact) DETACH DELETE a", "DETACH"), ("CREATE (h:Hub {id: 'x'})", "CREATE"),
+    for stmt, word in (("MATCH (a:Artifact) DETACH DELETE a", "DETACH DELETE"), ("CREATE (h:Hub {id: 'x'})", "CREATE"),
                        ("MATCH (a:Artifact) SET a.priority = 1", "SET")):
         w = run_cli("cypher", stmt, "-r", str(repo))
         assert (w.returncode, w.stderr.strip()) == (
-            18, f"Error: refused: {word} it writes to the graph; the console only reads the graph")
+            18, f"Error: refused: {word} writes to the graph; the console only reads the graph")
     bad = run_cli("cypher", "MATCH (a:Nope) RETURN a", "-r", str(repo))
     assert bad.returncode == 8 and bad.stderr.startswith("Error: Binder exception")
 
@@ -214,7 +214,7 @@ def test_interactive_console_through_a_pty(repo: Path, tmp_path: Path) -> None:
         os.write(fd, b":schema\r")
         assert b"Artifact" in _read_until(fd, b"row(s)")
         os.write(fd, b"MATCH (a:Artifact) DELETE a;\r")
-        assert b"refused: DELETE it writes to the graph" in _read_until(fd, b"graph")
+        assert b"refused: DELETE writes to the graph" in _read_until(fd, b"graph")
         os.write(fd, b":quit\r")
         _read_until(fd, b"\x00", timeout=5)
     finally:

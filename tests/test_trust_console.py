@@ -1,114 +1,44 @@
-"""The console can only read the graph: a corpus of hostile statements is refused before
-the engine sees it, read queries pass, and a stray WAL in a published bundle never breaks
-a reader."""
+"""The console can only read the graph (design §11).
+
+The gate parses with the engine's own grammar: a generated corpus of hostile statements
+(``scripts/console_corpus.py``: the earlier probe's 508 and the families that broke the
+old lexical gate — comment forms, numbers glued to keywords, unicode look-alikes, settings
+calls) is refused, or, where the engine's grammar reads a statement as a harmless read,
+runs in the sandbox without reading or writing anything outside the graph. Behind the
+gate, statements that would do harm if they ran are run in the sandbox directly: each
+fails there, and a crash costs only its child. A stray WAL in a published bundle never
+breaks a reader."""
 
 from __future__ import annotations
 
-import itertools
+import importlib.util
 from pathlib import Path
 
 import orjson
 import pytest
 
-from oracl.errors import QueryError, RefusedError
-from oracl.readonly import READ_FUNCTIONS, check, tokenize
+from oracl.errors import QueryError, RefusedError, SandboxError
+from oracl.readonly import READ_FUNCTIONS, check
+from oracl.sandbox import landlock_abi, run_statement
 from tests.conftest import SAMPLE, run_cli, write_tree
 
-ATTACKS = [
-    "LOAD '/usr/lib/x86_64-linux-gnu/libc.so.6'",
-    "LOAD EXTENSION fts",
-    "load from '/etc/shadow' (header=false, delim='|') RETURN *",
-    "COPY (MATCH (a:Artifact) RETURN a.path) TO '/tmp/out.csv'",
-    "COPY Artifact FROM '/tmp/x.csv'",
-    "EXPORT DATABASE '/tmp/dump'",
-    "IMPORT DATABASE '/tmp/dump'",
-    "CHECKPOINT",
-    "BEGIN TRANSACTION",
-    "COMMIT",
-    "ROLLBACK",
-    "ATTACH '/tmp/x.kuzu' AS x (dbtype kuzu)",
-    "DETACH x",
-    "USE x",
-    "INSTALL json",
-    "MATCH (a:Artifact) DETACH DELETE a",
-    "MATCH (a:Artifact) DELETE a",
-    "CREATE (h:Hub {id: 'x'})",
-    "MERGE (h:Hub {id: 'x'})",
-    "MATCH (a:Artifact) SET a.priority = 1",
-    "MATCH (a:Artifact) REMOVE a.priority",
-    "DROP TABLE Artifact",
-    "ALTER TABLE Artifact ADD x INT64",
-    "CREATE MACRO m(x) AS x",
-    "CREATE SEQUENCE s",
-    "RETURN nextval('s')",
-    "CALL threads=1",
-    "CALL spill_to_disk=true",
-    "CALL home_directory='/tmp'",
-    "CALL show_functions() RETURN *",
-    "CALL project_graph('g', ['Artifact'], ['Link'])",
-    "CALL read_csv('/etc/passwd') RETURN *",
-    "WITH 1 AS x LOAD FROM '/etc/passwd' RETURN *",
-    "UNWIND [1] AS x CREATE (h:Hub {id: 'y'})",
-    "RETURN 1; RETURN 2",
-    "RETURN 1; CHECKPOINT",
-    "MATCH (a) RETURN a; ;MATCH (b) RETURN b",
-    "LOAD FROM $file RETURN *",
-    "COPY (MATCH (a:Artifact) RETURN a.path) TO $out",
-    "MATCH (a:Artifact) WHERE a.path = $p SET a.priority = $x",
-]
-WRAPS = [
-    "{}",
-    "/* ' */ {} /* ' */",
-    '/* " */ {} /* " */',
-    "/* ` */ {}",
-    "// '\n{}",
-    "{} // '",
-    "/**/{}",
-    "/* a */ /* b */ {}",
-    "\n\t {} \n",
-    "{};",
-]
+_spec = importlib.util.spec_from_file_location("console_corpus", Path(__file__).parents[1] / "scripts" / "console_corpus.py")
+assert _spec is not None and _spec.loader is not None
+corpus_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus_module)
+CORPUS = corpus_module.corpus()
+# the engine's grammar reads these as plain reads: they run, and must run harmlessly
+HARMLESS = {s for s in CORPUS if corpus_module.harmless_read(s)}
 
 
-def _cases() -> list[str]:
-    out = [w.format(a) for a, w in itertools.product(ATTACKS, WRAPS)]
-    out += [a.lower() for a in ATTACKS] + [a.swapcase() for a in ATTACKS]
-    out += [
-        "COPY/**/(MATCH (a) RETURN a) TO 'x'",             # a comment as the only separator
-        "MATCH (a) RETURN a /* ; */ ; COPY (MATCH (b) RETURN b) TO 'x'",
-        "RETURN '\\'' ; COPY (MATCH (b) RETURN b) TO 'x'",  # an escaped quote does not end the string
-        "RETURN \"\\\"\" ; CHECKPOINT",
-        "RETURN 'unterminated",
-        "RETURN 1 /* unterminated",
-        "RETURN `unterminated",
-        "ＣＯＰＹ (MATCH (a) RETURN a) TO 'x'",             # full-width look-alikes
-        "MATCH (a) RETURN a\u00a0COPY",                     # a no-break space
-        "RETURN 1\u2028CHECKPOINT",                          # a line separator
-        "MATCH (a) RETURN a\x1cCHECKPOINT",                  # an ASCII file separator (engine whitespace)
-        "RETURN 1 \u037e CHECKPOINT",                        # a Greek question mark that looks like ';'
-        "\u0421OPY (MATCH (a) RETURN a) TO 'x'",              # a Cyrillic С
-        "CO\u200bPY (MATCH (a) RETURN a) TO 'x'",             # a zero-width space inside the keyword
-        "MATCH (a) RETURN a \ufe54 CHECKPOINT",              # a small semicolon
-        "MATCH (a:Artifact) WHERE a.path = $p CHECKPOINT",
-        "EXPLAIN CHECKPOINT",
-        "PROFILE COPY (MATCH (a) RETURN a) TO 'x'",
-        "CALL show_tables() RETURN * ; CALL threads=4",
-        "CALL `threads`=1",
-        "CALL current_setting",                              # a CALL without its parentheses
-        "OPTIONAL MATCH (a) SET a.x = 1",
-        "", "   ", ";", "/* only a comment */", "// only a comment",
-    ]
-    return list(dict.fromkeys(out))  # distinct, in order
+def test_the_corpus_is_the_probes_size_and_more() -> None:
+    assert len(CORPUS) >= 508
+    assert len(set(CORPUS)) == len(CORPUS)
+    for family in ("comment", "glue", "unicode", "setting", "nesting"):
+        assert sum(1 for s in CORPUS if corpus_module.family(s) == family) >= 20, family
 
 
-CORPUS = _cases()
-
-
-def test_the_corpus_is_large() -> None:
-    assert len(CORPUS) >= 200
-
-
-@pytest.mark.parametrize("statement", CORPUS)
+@pytest.mark.parametrize("statement", [s for s in CORPUS if s not in HARMLESS])
 def test_every_hostile_statement_is_refused_in_one_line(statement: str) -> None:
     with pytest.raises(QueryError) as err:
         check(statement)
@@ -118,9 +48,26 @@ def test_every_hostile_statement_is_refused_in_one_line(statement: str) -> None:
         assert isinstance(err.value, RefusedError) and err.value.exit_code == 18
 
 
+def test_the_two_bypasses_of_the_lexical_gate_are_refused() -> None:
+    """The engine ends no comment on ``**/`` and reads ``0LOAD`` as 0 then LOAD: so does the gate."""
+    comment = ("/* **/ RETURN ' */ LOAD FROM \"/etc/passwd\" (header=false, delim='|', file_format='csv') "
+               "RETURN * LIMIT 3 //'")
+    glued = ("UNWIND [1] AS x WITH x SKIP 0LOAD FROM '/etc/passwd' (header=false, delim='|', file_format='csv') "
+             "RETURN * LIMIT 2")
+    for statement in (comment, glued):
+        with pytest.raises(RefusedError, match="^refused: LOAD FROM reads files outside the graph; "):
+            check(statement)
+
+
 @pytest.mark.parametrize(("statement", "expected"), [
-    ("MATCH (a:Artifact) RETURN a.path LIMIT 3;", "MATCH (a:Artifact) RETURN a.path LIMIT 3"),
-    ("MATCH (a:Artifact) RETURN a.path // trailing;", "MATCH (a:Artifact) RETURN a.path"),
+    ("MATCH (a:Artifact) RETURN a.path LIMIT 3;", None),
+    ("MATCH (a:Artifact) RETURN a.path // trailing;", None),
+    ("MATCH (a:Artifact) RETURN a.path LIMIT 3 // a comment the engine ends at the end", None),
+    ("MATCH (a:Artifact) WHERE a.path STARTS WITH 'pkg' RETURN a.path SKIP 0 LIMIT 2", None),
+    ("RETURN CASE WHEN 1 > 0 THEN 'yes' ELSE 'no' END AS c", None),
+    ("MATCH (a:Artifact)-[:Link*1..2]->(b:Artifact) RETURN count(b)", None),
+    ("MATCH (a:Artifact) WHERE EXISTS { MATCH (a)-[:Link]->(b) } RETURN a.path", None),
+    ("CALL show_tables() RETURN *", None),
     ("MATCH (a:Artifact) WHERE a.path CONTAINS 'COPY; CHECKPOINT' RETURN a", None),
     ("MATCH (a:Artifact) WHERE a.path = \"LOAD FROM '/etc/shadow'\" RETURN a", None),
     ("MATCH (a:Artifact) RETURN a.path AS `copy`", None),
@@ -133,15 +80,13 @@ def test_every_hostile_statement_is_refused_in_one_line(statement: str) -> None:
     ("CALL show_tables() RETURN name", None),
     ("EXPLAIN MATCH (a) RETURN count(*)", None),
     ("RETURN 'é ünïcode in a string' AS s", None),
-    ("/* a comment with ' and \" */ RETURN 1", "/* a comment with ' and \" */ RETURN 1"),
+    ("/* a comment with ' and \" */ RETURN 1", None),
 ])
 def test_read_queries_pass(statement: str, expected: str | None) -> None:
     assert check(statement) == (expected if expected is not None else statement)
 
 
-def test_the_tokeniser_reads_comments_first_as_the_engine_does() -> None:
-    toks = [t.text for t in tokenize("/* ' */ RETURN 'a/*b' // ' \n , \"c\\\"d\"")]
-    assert toks == ["RETURN", "'a/*b'", ",", '"c\\"d"']
+def test_the_read_functions_are_a_fixed_list() -> None:
     assert "query_fts_index" in READ_FUNCTIONS and "show_functions" not in READ_FUNCTIONS
 
 
@@ -161,10 +106,10 @@ def test_the_cli_refuses_before_the_engine_and_nothing_is_written(repo: Path, tm
     before = sorted(p.name for p in bundle.iterdir())
     for stmt, reason in [
         (f"/* ' */ COPY (MATCH (a:Artifact) RETURN a.path) TO '{out}' /* ' */",
-         "COPY reads or writes files outside the graph"),
-        (f"/* ' */ EXPORT DATABASE '{dump}' /* ' */", "EXPORT reads or writes files outside the graph"),
-        ("/* ' */ CHECKPOINT /* ' */", "CHECKPOINT writes the database files"),
-        ("LOAD FROM '/etc/passwd' (header=false, delim='|') RETURN *", "LOAD reads or writes files outside the graph"),
+         "COPY … TO writes files outside the graph"),
+        (f"/* ' */ EXPORT DATABASE '{dump}' /* ' */", "EXPORT DATABASE writes files"),
+        ("/* ' */ CHECKPOINT /* ' */", "a transaction statement controls transactions or checkpoints"),
+        ("LOAD FROM '/etc/passwd' (header=false, delim='|') RETURN *", "LOAD FROM reads files outside the graph"),
     ]:
         r = run_cli("cypher", stmt, "-r", str(repo))
         assert (r.returncode, r.stderr.strip()) == (18, f"Error: refused: {reason}; the console only reads the graph")
@@ -174,6 +119,66 @@ def test_the_cli_refuses_before_the_engine_and_nothing_is_written(repo: Path, tm
     assert sorted(p.name for p in bundle.iterdir()) == before
     ok = run_cli("cypher", "MATCH (a:Artifact) RETURN count(*) AS n;", "-r", str(repo), "--json")
     assert ok.returncode == 0 and orjson.loads(ok.stdout) == {"columns": ["n"], "rows": [[7]]}
+
+
+def test_harmless_reads_of_the_corpus_run_and_touch_nothing(repo: Path, tmp_path: Path) -> None:
+    """What the engine's grammar reads as a plain read runs in the sandbox: it answers or
+    fails in one line, and nothing outside the graph is read or written."""
+    bundle = _bundle(repo)
+    before = {p.name: p.stat().st_size for p in bundle.iterdir()}
+    passwd = Path("/etc/passwd").read_text().splitlines()[0]
+    assert HARMLESS, "the corpus has statements the grammar reads as reads"
+    for statement in sorted(HARMLESS):
+        text = check(statement)
+        try:
+            out = orjson.dumps(run_statement(bundle / "graph.kuzu", text, {})).decode()
+        except QueryError as exc:
+            out = str(exc)
+        assert passwd not in out
+    assert {p.name: p.stat().st_size for p in bundle.iterdir()} == before
+
+
+@pytest.mark.parametrize(("statement", "fails_with"), [
+    ("LOAD FROM '/etc/passwd' (header=false, delim='|', file_format='csv') RETURN * LIMIT 2",
+     "Cannot open file /etc/passwd: Permission denied"),
+    ("COPY (MATCH (a:Artifact) RETURN a.path) TO '{tmp}/out.csv'", "Permission denied"),
+    ("EXPORT DATABASE '{tmp}/dump'", "cannot be created"),
+    ("LOAD '/usr/lib/x86_64-linux-gnu/libm.so.6'", "Failed to load library"),
+    ("CHECKPOINT", "Permission denied"),
+    ("CALL home_directory='{tmp}'", None),
+])
+def test_behind_the_gate_the_sandbox_stops_what_would_harm(repo: Path, tmp_path: Path, statement: str,
+                                                             fails_with: str | None) -> None:
+    """Defence in depth: statements the gate refuses, run in the sandbox as if a bypass
+    had let them through: they cannot read, write, load or checkpoint."""
+    assert landlock_abi() >= 1, "this machine's kernel has Landlock; the sandbox relies on it"
+    bundle = _bundle(repo)
+    before = {p.name: p.stat().st_size for p in bundle.iterdir()}
+    text = statement.format(tmp=tmp_path)
+    if fails_with is None:  # a setting: it lives and dies with its child
+        run_statement(bundle / "graph.kuzu", text, {})
+    else:
+        with pytest.raises(QueryError, match=fails_with):
+            run_statement(bundle / "graph.kuzu", text, {})
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert {p.name: p.stat().st_size for p in bundle.iterdir()} == before
+    after = run_statement(bundle / "graph.kuzu", "CALL current_setting('home_directory') RETURN *", {})
+    assert after["rows"] == [["/nonexistent/oracl-console"]]  # a setting never outlives its child
+
+
+def test_a_crash_a_runaway_and_a_flood_cost_the_child_only(repo: Path) -> None:
+    db = _bundle(repo) / "graph.kuzu"
+    deep = "RETURN " + "[" * 1000 + "1" + "]" * 1000  # the engine's binder overflows its stack
+    with pytest.raises(SandboxError, match=r"^the engine stopped on this statement \(SIGSEGV\); nothing else"):
+        run_statement(db, deep, {})
+    with pytest.raises(SandboxError, match=r"^the statement ran past 1 s and was stopped$"):
+        run_statement(db, "RETURN " + "CASE WHEN true THEN " * 22 + "1" + " END" * 22, {},
+                      {"timeout_ms": 1000}, grace=1.0)
+    big = run_statement(db, "UNWIND range(1, 5000) AS x RETURN x", {}, {"max_rows": 1000})
+    assert (len(big["rows"]), big["truncated"], big["rows"][-1]) == (1000, 1000, [1000])
+    with pytest.raises(QueryError, match="bad_alloc|memory"):
+        run_statement(db, "UNWIND range(1, 200000000) AS x RETURN count(x)", {}, {"memory_bytes": 512 << 20})
+    assert run_statement(db, "MATCH (a:Artifact) RETURN count(*) AS n", {}) == {"columns": ["n"], "rows": [[7]]}
 
 
 def _bundle(repo: Path) -> Path:
@@ -203,3 +208,22 @@ def test_a_stray_wal_and_shadow_never_break_a_reader(repo: Path) -> None:
     assert aside == ["graph.kuzu.shadow", "graph.kuzu.wal"]
     v = run_cli("verify", str(repo))
     assert v.returncode == 0, v.stderr
+
+
+def test_the_generated_parser_is_the_one_its_vendor_record_names() -> None:
+    """``oracl/cypher_grammar`` holds what ``scripts/vendor_cypher_grammar.py`` generated from
+    kuzu==0.11.3's own grammar (its ``--check`` regenerates from the package index)."""
+    import hashlib
+
+    import antlr4
+
+    folder = Path(__file__).parents[1] / "oracl" / "cypher_grammar"
+    vendor = orjson.loads((folder / "VENDOR.json").read_bytes())
+    assert vendor["kuzu"]["package"] == "kuzu==0.11.3"
+    for name, digest in vendor["files"].items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
+    assert (folder / "CypherParser.py").read_text().startswith("# Generated from Cypher.g4 by ANTLR 4.13.2")
+    assert Path(antlr4.__file__).parent.joinpath("Parser.py").is_file()
+    from importlib.metadata import version
+
+    assert version("antlr4-python3-runtime") == "4.13.2" == vendor["generator"]["runtime"].split("==")[1]
