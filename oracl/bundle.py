@@ -83,10 +83,14 @@ class BundleWriter:
             self.add(MANIFEST_SIG, sig.encode() + b"\n")
         self.staging.replace(self.final)
         fsync_dir(self.vault.mirror)
+        provenance.fault("sealed")
         if before_flip is not None:
             before_flip()
+        # the bundle holds the export and its sidecars: LATEST flips to a bundle that is whole
         provenance.flip_latest(self.vault, self.build_id, export_sha256, header["generated_at"], manifest_sha256)
+        provenance.fault("flipped")
         provenance.publish_export(self.vault, self.final)
+        provenance.fault("published")
         if snapshots > 0:
             provenance.snapshot(self.vault, self.final, self.build_id, snapshots)
         return self.final

@@ -38,7 +38,9 @@ FAULT_ENV = "ORACL_FAULT"
 
 def fault(point: str) -> None:
     """Crash tests: ``ORACL_FAULT=<point>`` kills this process with SIGKILL at ``point``
-    (``read``, ``copy``, ``flip``), the way a power cut or the OOM killer would."""
+    (``read``, ``copy``, ``flip``; in publish ``sealed``, ``flipped``, ``published <file>``
+    for each of the export's files, ``published``), the way a power cut or the OOM killer
+    would."""
     if os.environ.get(FAULT_ENV) == point:
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -103,13 +105,15 @@ def link_or_copy(src: Path, dst: Path) -> None:
 
 
 def publish_export(vault: Vault, bundle: Path) -> None:
-    """Make the bundle's export (and its sidecars) the vault's top-level export."""
+    """Make the bundle's export (and its sidecars) the vault's top-level copy, one atomic
+    rename each (``verify`` reads the bundle's own and accepts a copy a kill left behind)."""
     for name in SIDECARS:
         src = bundle / name
         if src.exists():
             link_or_copy(src, vault.dir / name)
         elif (vault.dir / name).exists():
             (vault.dir / name).unlink()  # an unsigned build must not keep an older signature
+        fault(f"published {name}")
 
 
 def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:

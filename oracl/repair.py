@@ -46,7 +46,7 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
     vault = Vault(Path(root))
     keys = VerifyKeys.from_env()
     with provenance.build_lock(vault):
-        data, checked = check_export(vault, keys, require_signature=keys.configured)
+        data, checked = check_export(vault.dir, keys, require_signature=keys.configured)
         source = ("the signed export (" + checked[-1].split(": ", 1)[1] + ")" if keys.configured
                   else "the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
         doc = orjson.loads(data)

@@ -14,6 +14,7 @@ exit code (see ``oracl.errors``).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from oracl.errors import (
     VaultError,
 )
 from oracl.export import rounded, sha256_file, unpack_symbols
-from oracl.provenance import read_health
+from oracl.provenance import SIDECARS, read_health
 from oracl.sign import VerifyKeys, verify_signature
 from oracl.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault
 
@@ -72,22 +73,54 @@ def _read_sidecar(path: Path) -> str | None:
         return None
 
 
-def check_export(vault: Vault, keys: VerifyKeys, *, require_signature: bool) -> tuple[bytes, list[str]]:
-    """Digest and signature of the vault's export; returns its bytes and what was checked."""
+def check_export(folder: Path, keys: VerifyKeys, *, require_signature: bool) -> tuple[bytes, list[str]]:
+    """Digest and signature of the export in ``folder`` (a bundle, or the vault for its
+    top-level copy); returns its bytes and what was checked."""
     try:
-        data = vault.export.read_bytes()
+        data = (folder / EXPORT).read_bytes()
     except FileNotFoundError:
-        raise NoBuildError(f"no export in {vault.dir}: run `oracl build {vault.root}` first") from None
-    side = _read_sidecar(vault.dir / (EXPORT + ".sha256"))
+        raise NoBuildError(f"no export in {folder}: run `oracl build` first") from None
+    side = _read_sidecar(folder / (EXPORT + ".sha256"))
     if side is None:
         raise DigestError(f"{EXPORT}.sha256 is missing")
     digest = hashlib.sha256(data).hexdigest()
     if side.split()[0:1] != [digest]:
         raise DigestError(f"{EXPORT} does not match its .sha256 digest")
     checked = [f"digest: sha256 {digest[:16]}… matches {EXPORT}.sha256"]
-    sig = _read_sidecar(vault.dir / (EXPORT + ".sig"))
+    sig = _read_sidecar(folder / (EXPORT + ".sig"))
     checked.append(verify_signature(data, sig, keys, required=require_signature))
     return data, checked
+
+
+def _same_files(a: Path, b: Path) -> bool:
+    """The export's files in ``a`` and ``b`` are the same bytes (or both absent)."""
+    for name in SIDECARS:
+        pa, pb = a / name, b / name
+        if pa.exists() != pb.exists():
+            return False
+        if pa.exists() and not (os.path.samefile(pa, pb) or pa.read_bytes() == pb.read_bytes()):
+            return False
+    return True
+
+
+def _top_level_copy(vault: Vault, bundle: Path, keys: VerifyKeys, require_signature: bool) -> str:
+    """The vault's top-level export is LATEST's, or — a publish killed after LATEST
+    flipped — file by file either LATEST's or an earlier kept bundle's; anything else is a
+    changed copy."""
+    if _same_files(vault.dir, bundle):
+        return f"top-level export: the same files as bundle {bundle.name}"
+    earlier = [b for b in vault.mirror.iterdir() if b.is_dir() and b.name < bundle.name and
+               (b / MANIFEST).is_file()] if vault.mirror.is_dir() else []
+    for name in SIDECARS:
+        top = vault.dir / name
+        if not top.exists():
+            continue
+        data = top.read_bytes()
+        if not any((b / name).is_file() and (b / name).read_bytes() == data for b in [bundle, *earlier]):
+            check_export(vault.dir, keys, require_signature=require_signature)  # the specific failure first
+            raise LatestError(f"the vault's top-level {name} is neither LATEST's nor an earlier build's")
+    return (f"top-level export: still an earlier build's (publishing bundle {bundle.name} was interrupted); "
+            "the next build puts LATEST's in place")
 
 
 def verify(root: Path, *, public_key_file: Path | None = None, require_signature: bool = False) -> list[str]:
@@ -100,11 +133,14 @@ def verify(root: Path, *, public_key_file: Path | None = None, require_signature
     checked.append(verify_signature(raw_manifest, _read_sidecar(bundle / MANIFEST_SIG), keys,
                                     required=require_signature, what="the bundle's manifest").replace(
                                         "signature:", "bundle signature:", 1))
-    data, more = check_export(vault, keys, require_signature=require_signature)
+    own = bundle if (bundle / EXPORT).is_file() else vault.dir  # a bundle holds its export
+    data, more = check_export(own, keys, require_signature=require_signature)
     checked += more
     digest = hashlib.sha256(data).hexdigest()
     if manifest.get("export_sha256") != digest or latest.get("export_sha256") != digest:
         raise LatestError("the vault's export is not the export of the bundle LATEST names")
+    if own == bundle:
+        checked.append(_top_level_copy(vault, bundle, keys, require_signature))
     doc = orjson.loads(data)
     checked.append(_served_matches(bundle, doc))
     checked.append(_not_replayed(vault, str(latest["build_id"])))

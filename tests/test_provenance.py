@@ -275,3 +275,48 @@ def test_reader_never_sees_an_error_or_a_mix_during_builds(tmp_path: Path) -> No
         if build_id in truth:  # every answer is exactly one build's numbers
             assert (artifacts, edges) == truth[build_id]
     assert len({s[0] for s in seen}) >= 2  # the reader moved on to newer builds
+
+
+PUBLISH_POINTS = ["sealed", "flip", "flipped", "published weighted_graph_index.json",
+                  "published weighted_graph_index.json.sha256", "published weighted_graph_index.json.sig",
+                  "published"]
+
+
+@pytest.mark.parametrize("point", PUBLISH_POINTS)
+def test_sigkill_at_each_step_of_publish_leaves_verify_passing(tmp_path: Path, keys, point: str) -> None:  # type: ignore[no-untyped-def]
+    """The bundle LATEST flips to holds its export and sidecars; the top-level copy is
+    replaced file by file after the flip, so a kill between any two steps leaves a vault
+    that verifies (signed, so the .sig is one of the steps), and the next build mends it."""
+    priv, pub = keys
+    root = write_tree(tmp_path / "r", {"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "import pkg.a\n"})
+    env = signed_env(priv)
+    assert run_cli("build", str(root), "-q", "--workers", "1", env=env).returncode == 0
+    (root / "pkg" / "c.py").write_text("import pkg.b\n")
+    crashed = run_cli("build", str(root), "-q", "--workers", "1", env={**env, "ORACL_FAULT": point})
+    assert crashed.returncode == -9, crashed.stderr
+    v = run_cli("verify", str(root), "--public-key", str(pub), "--json", env=clean_env())
+    assert v.returncode == 0, v.stderr
+    lines = orjson.loads(v.stdout)["checks"]
+    behind = any("still an earlier build's" in line for line in lines)
+    assert behind == (point.startswith("published ") and point != "published weighted_graph_index.json.sig"
+                      or point == "flipped"), lines
+    again = run_cli("build", str(root), "-q", "--workers", "1", env=env)
+    assert again.returncode == 0, again.stderr
+    v2 = run_cli("verify", str(root), "--public-key", str(pub), "--json", env=clean_env())
+    assert v2.returncode == 0 and "still an earlier" not in v2.stdout, v2.stdout
+
+
+def test_a_forged_top_level_export_that_matches_its_own_digest_fails(built_sample) -> None:  # type: ignore[no-untyped-def]
+    import hashlib
+
+    root, _ = built_sample
+    top = root / ".oracl" / "weighted_graph_index.json"
+    forged = top.read_bytes().replace(b'"nodes"', b'"nodes" ', 1)
+    top.unlink()  # a new file: the bundle's hard-linked copy stays as it was
+    top.write_bytes(forged)
+    (root / ".oracl" / "weighted_graph_index.json.sha256").unlink()
+    (root / ".oracl" / "weighted_graph_index.json.sha256").write_text(
+        hashlib.sha256(forged).hexdigest() + "  weighted_graph_index.json\n")
+    v = run_cli("verify", str(root), env=clean_env())
+    assert (v.returncode, v.stderr.strip()) == (
+        15, "Error: the vault's top-level weighted_graph_index.json is neither LATEST's nor an earlier build's")
