@@ -29,7 +29,14 @@ from oracl import __version__, provenance
 from oracl.bundle import BundleWriter
 from oracl.children import git
 from oracl.config import Config, load_config, search_log_enabled, validate
-from oracl.errors import ConfigError, PreviousBundleError, StoreError
+from oracl.errors import (
+    ConfigError,
+    DiskFullError,
+    OraclError,
+    PreviousBundleError,
+    StoreError,
+    disk_full,
+)
 from oracl.executor import InProcess, Processes, Task, executor
 from oracl.export import SCHEMA_VERSION, canonical_bytes, export_bytes, pack_symbols, sha256_hex
 from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
@@ -287,8 +294,9 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
     """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
     ``facts.bin`` beside the next phases."""
     nodes = {f.path for f in r.facts}
+    pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
     if plan.cfg.two_layer:
-        store = EvidenceStore(plan.vault.dir / "evidence")
+        store = EvidenceStore(pending / "evidence")
         store.append(PHASE2, e.phase2)
         store.append(PHASE3, e.phase3)
         store.append(OVERLAY, r.overlay)
@@ -298,11 +306,11 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
 
     def write_vault_files() -> bytes:
         atomic_write(staging / FACTS_FILE, encode_facts(r.facts, r.facts_header))
-        edges_dir = plan.vault.dir / "edges"
+        edges_dir = pending / "edges"
         write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(x) for x in e.phase2))
         write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(x) for x in e.phase3))
         write_jsonl(edges_dir / "all_edges.jsonl", (edge_to_json(x) for x in merged.edges))
-        write_jsonl(plan.vault.dir / "index.jsonl", (rec.to_json() for rec in r.records))
+        write_jsonl(pending / "index.jsonl", (rec.to_json() for rec in r.records))
         return b""
 
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
@@ -476,6 +484,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     answer = orjson.loads(ex.join(export))
     final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots,
                            before_flip=lambda: provenance.fault("flip"))
+    provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
                   sum(f.stat().st_size for f in final.iterdir() if f.is_file()))
 
@@ -507,12 +516,19 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     now = now or datetime.now(UTC)
     vault = Vault(root)
     plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full)
-    with provenance.build_lock(vault):
-        try:
-            return _run(plan, executor(executor_kind), progress or (lambda *_: None))
-        except PreviousBundleError as exc:
-            plan = replace(plan, build_id=new_build_id(datetime.now(UTC)), full=True, full_why=f"full: {exc}")
-            return _run(plan, executor(executor_kind), progress or (lambda *_: None))
+    try:
+        with provenance.build_lock(vault):
+            provenance.clean_stale(vault)  # what a killed build left: staging folders, pending files
+            try:
+                return _run(plan, executor(executor_kind), progress or (lambda *_: None))
+            except PreviousBundleError as exc:
+                plan = replace(plan, build_id=new_build_id(datetime.now(UTC)), full=True, full_why=f"full: {exc}")
+                return _run(plan, executor(executor_kind), progress or (lambda *_: None))
+    except (OSError, OraclError) as exc:
+        if isinstance(exc, DiskFullError) or not disk_full(exc):
+            raise
+        raise DiskFullError(f"no space left on the device that holds {vault.dir}: the build stopped and the "
+                            "previous build is untouched; free some space and build again") from None
 
 
 def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
@@ -571,6 +587,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         ex.close()  # a failed build ends its children; a finished one has none left
         if not ok:
             writer.abort()
+            provenance.drop_pending(plan.vault, plan.build_id)
         n_edges = len(graph.edges) if graph is not None else 0
         # free the rows while the collector is still off: re-enabled with millions of young
         # objects alive, its first pass would scan them all (measured: 0.3 s at 50k files)

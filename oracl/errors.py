@@ -23,6 +23,8 @@ a traceback.
     │                            inside the root (a symlink out, a FIFO, a socket): refused
     ├── ChildError (17)          a build's child process died or failed with a bug
     ├── PortError (21)           `oracl serve` cannot listen on the port asked for
+    ├── DiskFullError (23)       the vault's device is full: the build stopped, the previous
+    │                            build is untouched
     └── VerifyError (10)         `oracl verify` failed closed
         ├── DigestError (11)            the export does not match its .sha256
         ├── SignatureError (12)         bad signature, unknown algorithm, or no key to check it
@@ -99,6 +101,23 @@ class ChildError(OraclError):
 
 class PortError(OraclError):
     exit_code = 21
+
+
+class DiskFullError(OraclError):
+    exit_code = 23
+
+
+NO_SPACE = ("No space left on device", "Disk quota exceeded", "[Errno 28]", "[Errno 122]")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """An error that says the device (or the quota) is full, from any layer: an OSError,
+    the engine's IO exception, a child's report."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return any(s in str(exc) for s in NO_SPACE)
 
 
 class SandboxError(QueryError):

@@ -25,7 +25,7 @@ import orjson
 from oracl import graph
 from oracl.errors import NoBuildError, OraclError, QueryError, WithheldError
 from oracl.locate import candidates
-from oracl.secrets import redact_text
+from oracl.secrets import redact_typed
 from oracl.snapshot import Snapshot
 from oracl.status import FRESHNESS_TTL, FreshnessCheck
 from oracl.vault import Vault
@@ -341,7 +341,7 @@ def _context(snap: Snapshot, q: str, budget_tokens: int, k: int, check: Freshnes
     r = search(snap, q, limit=k, log=log)
     stale = graph.staleness(snap, [(x["path"], x["checksum"]) for x in r.results])
     terms = {t.stem for t in r.query.terms if t.weight_class != "stop"}
-    pack = ContextPack(redact_text(q[:2000]), r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
+    pack = ContextPack(redact_typed(q[:2000]), r.build_id, budget_tokens, 0, staleness=graph.summary(stale),
                        freshness=check.result())
     pack.used_tokens = estimate_tokens(pack.header)
     for res in r.results:

@@ -17,6 +17,7 @@ from typing import Any
 from oracl import graph
 from oracl.errors import QueryError
 from oracl.memory import Memory, _search_json
+from oracl.secrets import redact_typed
 from oracl.snapshot import Snapshot
 
 API_SCHEMA = "oracl.web/1"
@@ -93,7 +94,9 @@ def search(mem: Memory, q: str, k: int = SEARCH_RESULTS, persona: str = "default
     parse passes and Cypher behind them."""
     if not q.strip():
         return _page(mem, "search", {"q": "", "results": [], "notices": []})
-    return _page(mem, "search", {"q": q, **mem.read(_search_json, q, _bounded(k), persona, explain=True)})
+    # the page echoes the query: a secret typed into it is shown as its marker only
+    return _page(mem, "search", {"q": redact_typed(q), **mem.read(_search_json, q, _bounded(k), persona,
+                                                                  explain=True)})
 
 
 def symbol(mem: Memory, name: str) -> dict[str, Any]:

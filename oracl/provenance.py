@@ -91,6 +91,43 @@ def prune_bundles(vault: Vault, keep: int, current: str) -> list[str]:
     return removed
 
 
+PENDING = ".pending-"  # vault.dir/.pending-<build_id>: a build's JSON-lines files until it publishes
+
+
+def pending_dir(vault: Vault, build_id: str) -> Path:
+    path = vault.dir / f"{PENDING}{build_id}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def move_pending(vault: Vault, build_id: str) -> None:
+    """A published build's JSON-lines files into the vault, one atomic rename each."""
+    src = vault.dir / f"{PENDING}{build_id}"
+    if not src.is_dir():
+        return
+    for path in sorted(p for p in src.rglob("*") if p.is_file()):
+        dst = vault.dir / path.relative_to(src)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dst)
+    shutil.rmtree(src, ignore_errors=True)
+
+
+def drop_pending(vault: Vault, build_id: str) -> None:
+    shutil.rmtree(vault.dir / f"{PENDING}{build_id}", ignore_errors=True)
+
+
+def clean_stale(vault: Vault) -> list[str]:
+    """At the start of every build (under the build lock): the staging folders and pending
+    files of builds that were killed. Returns their names."""
+    removed = []
+    stale = list(vault.mirror.glob("*.tmp")) if vault.mirror.is_dir() else []
+    stale += list(vault.dir.glob(f"{PENDING}*")) if vault.dir.is_dir() else []
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path.name)
+    return removed
+
+
 def link_or_copy(src: Path, dst: Path) -> None:
     """Put ``src`` at ``dst`` atomically: a hard link (no copy of a large export) moved
     into place with os.replace; a copy where links are not possible."""

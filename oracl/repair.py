@@ -46,6 +46,7 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
     vault = Vault(Path(root))
     keys = VerifyKeys.from_env()
     with provenance.build_lock(vault):
+        provenance.clean_stale(vault)  # a killed build's leftovers: the next build of any kind
         data, checked = check_export(vault.dir, keys, require_signature=keys.configured)
         source = ("the signed export (" + checked[-1].split(": ", 1)[1] + ")" if keys.configured
                   else "the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MARK = "«redacted:{}»"
+MARKED = re.compile(r"«redacted:[a-z0-9-]+»")  # a marker in a redacted text
 MAX_SCAN_LINE = 1 << 16  # a longer line is scanned in its first 64 KiB only (minified code holds no assignment rules' targets)
 
 # (rule, pattern, group holding the secret value (0 = the whole match))
@@ -46,6 +47,40 @@ _TOKEN_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
     ("url-password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s/:@'\"]{1,128}:([^\s/@'\"]{3,128})@"), 1),
 )
+# rules that need their context (a header, a URL parameter, a command, a .netrc line, a
+# sentence): (rule, pattern, lower-case substrings one of which the line must hold); the
+# value is the first group that matched
+_CONTEXT_RULES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
+    ("authorization-header", re.compile(
+        r"(?i)\b(?:proxy-)?authorization['\"]?\s*[:=]\s*['\"]?(?:bearer|basic|token|digest|apikey)\s+"
+        r"([A-Za-z0-9._~+/-]{8,}=*)"), ("authoriz",)),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), ("bearer",)),
+    ("url-secret-parameter", re.compile(
+        r"(?i)[?&;](?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|key|secret|client[_-]?secret|"
+        r"password|passwd|pwd|private[_-]?token|sig|signature|x-amz-signature|x-goog-signature)="
+        r"([^&\s'\"#<>]{4,})"), ("key=", "token=", "secret=", "passw", "pwd=", "sig=", "signature=")),
+    ("mailgun-key", re.compile(r"\bkey-((?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])[0-9a-z]{32})\b"), ("key-",)),
+    ("command-line-password", re.compile(
+        r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?:'([^']{3,})'|\"([^\"]{3,})\"|"
+        r"([^\s'\"]{3,}))"), ("mysql", "mariadb")),
+    ("command-line-password", re.compile(
+        r"(?i)(?:^|\s)--password[= ](?:'([^']{3,})'|\"([^\"]{3,})\"|([^\s'\"]{3,}))"), ("--password",)),
+    ("command-line-password", re.compile(r"(?i)\bsshpass\s+-p\s*['\"]?([^\s'\"]{3,})"), ("sshpass",)),
+    ("command-line-password", re.compile(
+        r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user)\s+['\"]?[^\s:'\"]+:([^\s'\"@]{3,})"), ("curl",)),
+    ("netrc-password", re.compile(r"(?i)\b(?:machine\s+\S+|default)\b.*?\bpassword\s+(\S{3,})"), ("password",)),
+    ("netrc-password", re.compile(r"(?i)\blogin\s+\S+\s+password\s+(\S{3,})"), ("password",)),
+    ("prose-password", re.compile(
+        r"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+is|:)\s+['\"`]?([^\s'\"`]{4,64})"),
+     ("passw", "pwd", "passphrase")),
+)
+_CONTEXT_NEEDS_PLAUSIBLE = frozenset({"bearer-token", "authorization-header", "url-secret-parameter",
+                                      "command-line-password", "netrc-password"})
+_CODE_CHARS = re.compile(r"[()\[\]{},<>;]")  # an annotation, a call or a template: code, not a password
+_SYMBOL_OR_DIGIT = re.compile(r"[0-9!@#$%^&*?~+]")
+# string literals joined by space or + (a token split in two: "ghp_abc" "def…", 'sk_live_' + '…')
+_LITERAL = re.compile(r"""(['"])((?:(?!\1)[^\\\n])*)\1""")
+_JOIN_GAP = re.compile(r"\s*(?:\+|\.\.?|\|\|)?\s*\\?\s*")
 # the substrings without which each token rule cannot match (in rule order)
 _RULE_TRIGGERS: tuple[tuple[str, ...], ...] = (
     ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"), (),  # () = "aws" in the lower-cased line
@@ -108,6 +143,62 @@ def _plausible(value: str, quoted: bool) -> bool:
     if not quoted and _CODE_REF.match(v) and not any(c.isdigit() for c in v):
         return False
     return len(set(v)) > 2
+
+
+def _context_value(rule: str, value: str) -> bool:
+    if rule == "prose-password":  # a sentence: a value with a digit or a symbol, and no code in it
+        return (_plausible(value, False) and not _CODE_CHARS.search(value)
+                and bool(_SYMBOL_OR_DIGIT.search(value)) and not value.endswith((":", ",", ".")))
+    if rule in _CONTEXT_NEEDS_PLAUSIBLE:
+        return _plausible(value, True) and not value.startswith(("$", "{", "%", "<"))
+    return True
+
+
+def split_literal_spans(text: str) -> list[tuple[int, int, str]]:
+    """The contents of string literals on ``text`` that are joined (by space or ``+``)
+    into a token a token rule matches: each piece is a span of that rule.
+
+    >>> split_literal_spans('T = "ghp_A1b2C3d4E5f6G7h8" "I9j0K1l2M3n4O5p6Q7r8"')
+    [(5, 25, 'github-token'), (28, 48, 'github-token')]
+    """
+    pieces = list(_LITERAL.finditer(text))
+    out: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(pieces):
+        j = i
+        while j + 1 < len(pieces) and _JOIN_GAP.fullmatch(text, pieces[j].end(), pieces[j + 1].start()):
+            j += 1
+        if j > i:
+            joined = "".join(p.group(2) for p in pieces[i:j + 1])
+            for rule, pattern, _group in _TOKEN_RULES:
+                if rule != "url-password" and pattern.search(joined):
+                    out += [(p.start(2), p.end(2), rule) for p in pieces[i:j + 1] if p.end(2) > p.start(2)]
+                    break
+        i = j + 1
+    return out
+
+
+def join_split_lines(lines: list[str], at: Iterable[int] | None = None) -> list[str]:
+    """``lines`` with a token split between a literal ending line i and one starting line
+    i + 1 (``T = ("ghp_A1b2…"`` / ``"…Q7r8")``) redacted on both lines; ``at``: the i to
+    look at (every one by default). A split within one line is ``Redactor.line``'s."""
+    out = list(lines)
+    for i in (range(len(out) - 1) if at is None else at):
+        if i + 1 >= len(out) or i < 0:
+            continue
+        a, b = out[i], out[i + 1]
+        if not (a.rstrip().endswith(("'", '"', "+", "\\", "..", "||")) and b.lstrip()[:1] in ("'", '"')):
+            continue
+        cut = len(a) + 1
+        spans = split_literal_spans(a + "\n" + b)
+        if not (any(st < cut for st, _, _ in spans) and any(st >= cut for st, _, _ in spans)):
+            continue
+        for k, (line, base) in enumerate(((a, 0), (b, cut))):
+            mine = sorted((st - base, en - base, rule) for st, en, rule in spans if base <= st < base + len(line) + 1)
+            for st, en, rule in reversed(mine):
+                line = line[:st] + MARK.format(rule) + line[en:]
+            out[i + k] = line
+    return out
 
 
 @dataclass(slots=True)
@@ -194,6 +285,14 @@ class Redactor:
             for m in _ANY_QUOTED_ASSIGN.finditer(text):
                 if _random_looking(m.group(2)):
                     spans.append((m.start(2), m.end(2), "high-entropy-literal"))
+        for rule, pattern, needs in _CONTEXT_RULES:
+            if any(n in low for n in needs):
+                for m in pattern.finditer(text):
+                    g = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None), 0)
+                    if _context_value(rule, m.group(g)):
+                        spans.append((m.start(g), m.end(g), rule))
+        if ("'" in text or '"' in text) and _TOKEN_ANY.search(text):
+            spans += split_literal_spans(text)
         if not spans:
             return text, ()
         spans.sort(key=lambda s: (s[0], -s[1]))
@@ -224,6 +323,8 @@ TOKEN_TRIGGERS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"
                   "AIza", "npm_", "pypi-", "SG.", "eyJ", "://")
 NAME_TRIGGERS = ("passw", "passphrase", "pwd", "secret", "token", "apikey", "api_key", "access_key", "accesskey", "private_key",
                  "privatekey", "credential", "auth_key", "authkey")  # found in the lower-cased text
+# the context rules' own (a header, a URL parameter, a command line)
+CONTEXT_TRIGGERS = ("authoriz", "bearer", "key=", "sig=", "signature=", "key-", "mysql", "mariadb", "sshpass", "curl")
 _TOKEN_ANY = re.compile("|".join(re.escape(t) for t in TOKEN_TRIGGERS))
 _NAME_ANY = re.compile("|".join(NAME_TRIGGERS))
 _LITERAL_TRIGGER = re.compile(r"[:=]\s*[bru]?['\"][A-Za-z0-9+/_=.~-]{24}")
@@ -244,7 +345,9 @@ def _candidate_lines(text: str) -> list[int] | None:
         return None
     starts: list[int] = []
     _finds(text, TOKEN_TRIGGERS, starts)
-    _finds(text.lower(), NAME_TRIGGERS, starts)
+    low = text.lower()
+    _finds(low, NAME_TRIGGERS, starts)
+    _finds(low, CONTEXT_TRIGGERS, starts)
     starts += [m.start() for m in _LITERAL_TRIGGER.finditer(text)]
     if not starts:
         return []
@@ -252,6 +355,34 @@ def _candidate_lines(text: str) -> list[int] | None:
     lines = {bisect_right(newlines, pos - 1) if newlines is not None else text.count("\n", 0, pos)
              for pos in starts}
     return sorted(lines)
+
+
+_TYPED_ASSIGN = re.compile(r"(?i)\b(" + _SECRET_NAME + r")\s*[:=]\s*([^\s'\"]{4,256})")
+
+
+def redact_typed(text: str) -> str:
+    """Text a person typed (a query): ``redact_text``, and ``NAME=value`` / ``NAME: value``
+    of a secret name anywhere in it, unquoted, as in a configuration file.
+
+    >>> redact_typed("why does api_key=9f8e7d6c5b4a3210 fail")
+    'why does api_key=«redacted:password-assignment» fail'
+    """
+    out = redact_text(text)
+    spans = [(m.start(2), m.end(2)) for m in _TYPED_ASSIGN.finditer(out) if _plausible(m.group(2), False)
+             and not m.group(2).startswith("«redacted:")]
+    for start, end in reversed(spans):
+        out = out[:start] + MARK.format("password-assignment") + out[end:]
+    return out
+
+
+def holds_token(name: str) -> bool:
+    """A file or folder name that is itself a token (``ghp_…``, ``AKIA…``, ``sk-live-…``):
+    the walk leaves it out, since a path is a key of the index, the export and every answer.
+
+    >>> holds_token("ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8.txt"), holds_token("task_test_utils.py")
+    (True, False)
+    """
+    return bool(_TOKEN_ANY.search(name)) and redact_text(name) != name
 
 
 def redact_text(text: str, fmt: str = "") -> str:
@@ -319,6 +450,11 @@ def scan_text(text: str, fmt: str = "") -> tuple[str, list[Finding]]:
         if rules:
             lines[i] = new
             changed = True
+    if "'" in text or '"' in text:  # a token split over two lines' literals
+        joined = join_split_lines(lines, sorted({j for i in candidates for j in (i - 1, i)}))
+        if joined != lines:
+            r.findings += [Finding("split-token", i + 1) for i, (x, y) in enumerate(zip(lines, joined, strict=True)) if x != y]
+            lines, changed = joined, True
     return ("\n".join(lines) if changed else text), r.findings
 
 

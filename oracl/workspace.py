@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from oracl.errors import UnsafePathError
-from oracl.secrets import Redactor, redact_text, suffix_of
+from oracl.secrets import Redactor, join_split_lines, redact_text, suffix_of
 
 CHUNK = 1 << 20
 MAX_LINE = 1 << 20  # a longer line is quoted up to here
@@ -117,6 +117,7 @@ class Workspace:
         newlines = 0
         last = b"\n"
         seen = 0  # lines split off so far, while the range is still being collected
+        before = ""  # the line before the range: a token split over two lines starts there
         pending = b""
         h = hashlib.sha256()
         with self.open(rel) as (fh, st):
@@ -132,12 +133,15 @@ class Workspace:
                     if seen >= start:
                         out.append(redactor.line(_text(raw))[0])
                     else:
-                        redactor.skip(_text(raw))  # only a key block's state matters before the range
+                        before = _text(raw)
+                        redactor.skip(before)  # only a key block's state matters before the range
                 if len(pending) > MAX_LINE:  # a giant line: keep its head, find its end
                     pending = pending[:MAX_LINE]
             if pending and seen < end and seen + 1 >= start:
                 out.append(redactor.line(_text(pending))[0])  # a last line without a newline
         total = newlines + (1 if last != b"\n" else 0)
+        # a token split over two lines' literals, the line before the range included
+        out = join_split_lines([before, *out])[1:] if start > 1 else join_split_lines(out)
         return out, total, h.hexdigest(), st
 
 

@@ -213,3 +213,111 @@ def test_code_that_only_looks_like_a_secret_stays(line: str) -> None:
 ])
 def test_secret_files(path: str, secret: bool) -> None:
     assert is_secret_file(path) is secret
+
+
+# -- the ten forms the adversarial probe planted that leaked ---------------------------------
+BEARER = "abcDEF123456ghiJKL789mnoPQR"
+BASIC = "dXNlcjpwYXNzd29yZDEyMw=="
+URL_KEY = "9f8e7d6c5b4a3210fedcba98"
+MAILGUN = "3ax6xnjp29jd6fds4gc373sgvjxteol0"
+SPLIT_A, SPLIT_B = "ghp_Z9y8X7w6V5u4T3s2", "R1q0P9o8N7m6L5k4J3i2"  # one token, two literals, one line
+SPLIT_C, SPLIT_D = "ghp_Q1w2E3r4T5y6U7i8", "O9p0A1s2D3f4G5h6J7k8"  # … over two lines
+DOC_PW = "Tr0ub4dor&3x"
+MYSQL_PW = "S3cretPass!9"
+NETRC_PW = "n3trcPassw0rd"
+NAME_TOKEN = "ghp_" + "N4m3d5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+LEAKED = [BEARER, BASIC, URL_KEY, MAILGUN, SPLIT_A, SPLIT_B, SPLIT_C, SPLIT_D, SPLIT_A + SPLIT_B,
+          SPLIT_C + SPLIT_D, DOC_PW, MYSQL_PW, NETRC_PW, NAME_TOKEN]
+PROBE_TREE = {
+    "pkg/api.py": (
+        '"""The client."""\n'
+        "import requests\n\n"
+        f'HEADERS = {{"Authorization": "Bearer {BEARER}"}}\n'
+        f"BASIC = {{'Authorization': 'Basic {BASIC}'}}\n"
+        f'URL = "https://api.example.com/v1/items?api_key={URL_KEY}&limit=5"\n'
+        f'MAILGUN_KEY = "key-{MAILGUN}"\n'
+        f'DEPLOY = "{SPLIT_A}" "{SPLIT_B}"\n'
+        f'BACKUP = ("{SPLIT_C}"\n'
+        f'          "{SPLIT_D}")\n\n'
+        "def fetch():\n    return requests.get(URL, headers=HEADERS)\n"),
+    "pkg/db.py": f'def connect():\n    """The admin password is {DOC_PW} until it is rotated."""\n    return 1\n',
+    "deploy/backup.sh": f"#!/bin/sh\nmysqldump -u root -p{MYSQL_PW} shop > /backup/shop.sql\n",
+    ".netrc": f"machine api.example.com login alice password {NETRC_PW}\n",
+    f"notes/{NAME_TOKEN}.txt": "a file named after a token\n",
+    "README.md": "# Probe\nSee pkg/api.py.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from oracl.builder import build
+
+    root = write_tree(tmp_path_factory.mktemp("probe") / "repo", PROBE_TREE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    return root
+
+
+def _probe_leaks(blob: bytes) -> list[str]:
+    return [v for v in LEAKED if v.encode() in blob or v.lower().encode() in blob.lower()]
+
+
+def test_the_ten_leaked_forms_are_in_no_vault_file_in_any_case(probe: Path) -> None:
+    """Every vault file – the database (its full-text table lower-cases), the export, the
+    JSON-lines files, the logs – holds none of the values, in any case."""
+    found = [f"{p.relative_to(probe)}: {v[:8]}" for p in sorted((probe / ".oracl").rglob("*")) if p.is_file()
+             for v in _probe_leaks(p.read_bytes())]
+    assert found == []
+    stats = orjson.loads(run_cli("stats", "-r", str(probe), "--json").stdout)
+    assert NAME_TOKEN not in orjson.dumps(stats).decode()
+
+
+@pytest.mark.parametrize(("locator", "expected"), [
+    ("pkg/api.py#L4-11", [
+        'HEADERS = {"Authorization": "Bearer «redacted:authorization-header»"}',
+        "BASIC = {'Authorization': 'Basic «redacted:authorization-header»'}",
+        'URL = "https://api.example.com/v1/items?api_key=«redacted:url-secret-parameter»&limit=5"',
+        'MAILGUN_KEY = "key-«redacted:mailgun-key»"',
+        'DEPLOY = "«redacted:github-token»" "«redacted:github-token»"',
+        'BACKUP = ("«redacted:github-token»"',
+        '          "«redacted:github-token»")', ""]),
+    ("pkg/api.py#L10-10", ['          "«redacted:github-token»")']),  # the range starts on the second half
+    ("pkg/db.py#L2-2", ['    """The admin password is «redacted:prose-password» until it is rotated."""']),
+    ("deploy/backup.sh#L2-2", ["mysqldump -u root -p«redacted:command-line-password» shop > /backup/shop.sql"]),
+    (".netrc", ["machine api.example.com login alice password «redacted:netrc-password»"]),
+])
+def test_every_reader_serves_the_leaked_forms_as_markers(probe: Path, locator: str, expected: list[str]) -> None:
+    r = run_cli("fragment", locator, "-r", str(probe), "--json")
+    assert r.returncode == 0, r.stderr
+    assert orjson.loads(r.stdout)["lines"] == expected
+    from oracl.memory import Memory
+
+    with Memory.open(probe) as mem:  # the library (MCP and the web view read through it)
+        assert mem.fragment(locator)["lines"] == expected
+
+
+def test_a_file_named_after_a_token_is_left_out_by_the_walk(probe: Path) -> None:
+    r = run_cli("query", "file named after a token", "-r", str(probe), "--json")
+    assert r.returncode == 0 and NAME_TOKEN not in r.stdout
+    assert not [p for p in (probe / ".oracl").rglob("*") if NAME_TOKEN in p.name]
+
+
+def test_a_typed_secret_is_echoed_as_its_marker_on_every_surface(probe: Path) -> None:
+    from oracl import pages
+    from oracl.memory import Memory
+
+    typed = f"fetch items Authorization: Bearer {BEARER} api_key={URL_KEY}"
+    for args in (("--json", "--explain"), ("--explain",), ()):
+        r = run_cli("query", typed, "-r", str(probe), *args, env={**__import__("os").environ, "COLUMNS": "200"})
+        assert r.returncode == 0, r.stderr
+        assert _probe_leaks((r.stdout + r.stderr).encode()) == [], args
+    doc = orjson.loads(run_cli("query", typed, "-r", str(probe), "--json", "--explain").stdout)
+    assert "«redacted:authorization-header»" in doc["query"]["raw"]
+    assert doc["results"][0]["path"] == "pkg/api.py"  # the rest of the query still searches
+    with Memory.open(probe) as mem:  # what /search and /api/search answer
+        page = pages.search(mem, typed)
+    assert _probe_leaks(orjson.dumps(page)) == [] and "«redacted:" in page["q"]
+    from oracl.webpage import search_page
+
+    assert _probe_leaks(search_page(page).encode()) == []
+    log = b"".join(p.read_bytes() for p in (probe / ".oracl" / "logs").glob("*.jsonl"))
+    assert _probe_leaks(log) == []

@@ -29,7 +29,7 @@ from oracl.extractors.manifests import manifest_of
 from oracl.extractors.python_ast import analyze_python
 from oracl.pipeline.linguist import binary_suffix, held_back, language_of
 from oracl.records import FileFacts
-from oracl.secrets import is_secret_file, suffix_of
+from oracl.secrets import holds_token, is_secret_file, suffix_of
 from oracl.secrets import scan_text as scan_secrets
 from oracl.tokens import fts_document
 from oracl.workspace import Workspace
@@ -142,6 +142,13 @@ def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError:
                 is_link, is_dir = True, False
+            if holds_token(entry.name):  # a token as a name would be a key of the index and the export
+                if is_dir:
+                    result.excluded_dirs["secret_in_name"] += 1
+                else:
+                    result.seen += 1
+                    result.skipped["secret_in_name"] += 1
+                continue
             if is_dir:
                 target = entry.path
                 if is_link:

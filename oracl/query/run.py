@@ -36,7 +36,7 @@ from oracl.query.score import (
     propagate_tests,
     score_rows,
 )
-from oracl.secrets import redact_tree
+from oracl.secrets import MARKED, redact_tree, redact_typed
 from oracl.snapshot import Snapshot
 from oracl.vault import Vault
 
@@ -376,8 +376,23 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         raise QueryError(f"--limit must be between 1 and {MAX_LIMIT}")
     t0, c0 = time.perf_counter(), time.process_time()
     notices: list[str] = list(snap.notices)
+    echo = redact_typed(text)
+    if echo != text:  # a secret typed into the query: searched without it, echoed as its marker only
+        notices.append("the query held a secret value: it was searched for without it, and is shown and "
+                       "logged as a marker")
+        text = MARKED.sub(" ", echo)
+        if not text.strip():
+            pq0 = ParsedQuery(raw=echo, passes=(("secrets", "the whole query was a secret value"),))
+            out = SearchResult(pq0, [], [], snap.build_id, (time.perf_counter() - t0) * 1000, "concept", notices)
+            if log:
+                _log(snap.vault, out, time.process_time() - c0)
+            return out
     store = snap.store
     pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(text)
+    if echo != text:
+        from dataclasses import replace as _replace
+
+        pq = _replace(pq, raw=echo)
     compiled: list[CompiledQuery] = []
     ranked: list[Scored] = []
     provenance = "fts"
