@@ -91,7 +91,9 @@ def _memory(root: Path) -> Any:
 def _print_json(obj: Any) -> None:
     import orjson
 
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+    from oracl.render import json_text
+
+    sys.stdout.write(json_text(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()) + "\n")
 
 
 def version_text() -> str:

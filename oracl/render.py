@@ -41,7 +41,9 @@ from rich.text import Text
 out = Console()
 err = Console(stderr=True)
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# control characters, and the bidirectional controls that make a name read backwards
+# (U+202E in a file name): written as \xNN / \uNNNN wherever a value is shown
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NUMBER = re.compile(r"-?[\d,.]+( s)?|[\d,]+ / [\d,]+|yes|no|skipped")
 
 
@@ -60,7 +62,21 @@ def plain() -> bool:
 
 def _field(value: Any) -> str:
     text = "" if value is None else str(value)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def json_text(text: str) -> str:
+    """JSON text with the bidirectional controls as ``\\uNNNN`` escapes (JSON escapes
+    the other control characters itself)."""
+    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _line(*fields: Any) -> None:
@@ -70,9 +86,9 @@ def _line(*fields: Any) -> None:
 def _info(text: str) -> None:
     """A line about an answer, not part of it: stdout on a terminal, stderr in a pipe."""
     if plain():
-        err.print(text, markup=False, highlight=False, soft_wrap=True)
+        err.print(_field(text), markup=False, highlight=False, soft_wrap=True)
     else:
-        out.print(text, markup=False, highlight=False, style="dim")
+        out.print(_field(text), markup=False, highlight=False, style="dim")
 
 
 @dataclass(frozen=True)
@@ -346,11 +362,11 @@ def hub_view(r: dict[str, Any]) -> None:
 # ---- lines about an answer -------------------------------------------------------------------
 
 def error_line(message: str) -> None:
-    err.print(f"Error: {message}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"Error: {_field(message)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def notice(message: str) -> None:
-    err.print(f"Note: {message}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"Note: {_field(message)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def plain_line(text: str) -> None:

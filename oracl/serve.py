@@ -96,18 +96,18 @@ class HostCheck:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
-        if host not in self.hosts():
-            response = PlainTextResponse(f"refused: Host {host[:80]!r} is not this server's address\n", 421)
-            await response(scope, receive, send)
-            return
-
         async def secured(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = list(message.get("headers", [])) + [
                     (k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
             await send(message)
 
+        host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
+        if host not in self.hosts():  # refused, with the same headers as every other answer
+            shown = host[:80].encode("unicode_escape").decode("ascii")
+            response = PlainTextResponse(f"refused: Host '{shown}' is not this server's address\n", 421)
+            await response(scope, receive, secured)
+            return
         await self.app(scope, receive, secured)
 
 

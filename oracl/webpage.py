@@ -100,8 +100,14 @@ def squarify(sizes: list[float], x: float, y: float, w: float, h: float) -> list
 
 # -- pieces --------------------------------------------------------------------------------
 
+_UNSHOWN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    """HTML text: escaped, and a control or bidirectional character shown as ``\\uNNNN``
+    (an entity would still reverse the name)."""
+    text = _UNSHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}", "" if value is None else str(value))
+    return escape(text, quote=True)
 
 
 def _value(v: Any) -> str:
