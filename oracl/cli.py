@@ -526,8 +526,10 @@ def cypher(
     """A read-only Cypher console over the latest bundle.
 
     Line editing and history; statements end with ';'; :schema, :help, :quit. Only read
-    queries run (MATCH, WITH, UNWIND, RETURN, CALL of read-only functions); anything else
-    is refused (exit 18)."""
+    queries run, as the engine's own grammar reads them (MATCH, WITH, UNWIND, RETURN, CALL
+    of read-only functions); anything else is refused (exit 18). Each statement runs in
+    a sandboxed child that can read the bundle and nothing else; a crash or a runaway
+    costs that child (exit 22)."""
     from oracl import console
 
     root = _root(None, root)
