@@ -644,6 +644,10 @@ def fragment_view(r: dict[str, Any]) -> None:
 
 def rows_view(r: dict[str, Any]) -> None:
     rows = [["" if v is None else str(v) for v in row] for row in r["rows"]]
+    if r.get("notice"):
+        notice(r["notice"])
+    if r.get("truncated"):
+        notice(f"the answer was cut at {r['truncated']:,} rows (the console's limit)")
     if plain():
         _line(*r["columns"])
         for row in rows:

@@ -136,10 +136,10 @@ def _child_main() -> None:
 
         db = Path(request["db"])
         reserved = _reserved_bytes(db)
-        _lock_in(db.parent)  # before the engine starts a thread: each one is bound too
+        abi = _lock_in(db.parent)  # before the engine starts a thread: each one is bound too
         run = open_console(db, POOL_BYTES, 1, reserved, request["limits"]["timeout_ms"])
         _rlimits(request["limits"], reserved + POOL_BYTES)
-        _stream(out, run(request["statement"], request["params"]), request["limits"])
+        _stream(out, run(request["statement"], request["params"]), request["limits"], abi)
     except OraclError as exc:
         out.write(orjson.dumps({"error": [type(exc).__name__, str(exc)]}) + b"\n")
     except MemoryError:
@@ -148,8 +148,12 @@ def _child_main() -> None:
     out.flush()
 
 
-def _stream(out: Any, result: Any, limits: dict[str, int]) -> None:
-    out.write(orjson.dumps({"columns": result.get_column_names()}) + b"\n")
+def _stream(out: Any, result: Any, limits: dict[str, int], abi: int) -> None:
+    head: dict[str, Any] = {"columns": result.get_column_names()}
+    if abi < 1:
+        head["notice"] = ("this kernel has no Landlock: the statement ran under rlimits only, able to read "
+                          "what this user can read")
+    out.write(orjson.dumps(head) + b"\n")
     rows, size, batch = 0, 0, []
     while result.has_next():
         if rows >= limits["max_rows"] or size >= limits["max_bytes"]:
@@ -239,6 +243,8 @@ def _answer(data: bytes, code: int, err: bytes = b"") -> dict[str, Any]:
         raise SandboxError(f"the console's child ended without an answer (exit code {code}"
                            + (f": {last}" if last else "") + ")")
     result: dict[str, Any] = {"columns": lines[0]["columns"], "rows": []}
+    if "notice" in lines[0]:
+        result["notice"] = lines[0]["notice"]
     for line in lines[1:]:
         result["rows"].extend(line.get("rows", []))
         if "truncated" in line:

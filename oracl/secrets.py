@@ -74,6 +74,7 @@ _CONTEXT_RULES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
         r"(?i)\b(?:password|passwd|passphrase|pwd)\b(?:\s+is|:)\s+['\"`]?([^\s'\"`]{4,64})"),
      ("passw", "pwd", "passphrase")),
 )
+_CONTEXT_ANY = re.compile("|".join(sorted({re.escape(n) for _, _, needs in _CONTEXT_RULES for n in needs})))
 _CONTEXT_NEEDS_PLAUSIBLE = frozenset({"bearer-token", "authorization-header", "url-secret-parameter",
                                       "command-line-password", "netrc-password"})
 _CODE_CHARS = re.compile(r"[()\[\]{},<>;]")  # an annotation, a call or a template: code, not a password
@@ -264,7 +265,8 @@ class Redactor:
     def _scan(self, text: str) -> tuple[str, tuple[str, ...]]:
         spans: list[tuple[int, int, str]] = []
         low = text.lower()
-        if _TOKEN_ANY.search(text) or "aws" in low:
+        token = _TOKEN_ANY.search(text) is not None
+        if token or "aws" in low:
             for (rule, pattern, group), triggers in zip(_TOKEN_RULES, _RULE_TRIGGERS, strict=True):
                 if not (any(t in text for t in triggers) if triggers else "aws" in low):
                     continue
@@ -285,13 +287,14 @@ class Redactor:
             for m in _ANY_QUOTED_ASSIGN.finditer(text):
                 if _random_looking(m.group(2)):
                     spans.append((m.start(2), m.end(2), "high-entropy-literal"))
-        for rule, pattern, needs in _CONTEXT_RULES:
-            if any(n in low for n in needs):
-                for m in pattern.finditer(text):
-                    g = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None), 0)
-                    if _context_value(rule, m.group(g)):
-                        spans.append((m.start(g), m.end(g), rule))
-        if ("'" in text or '"' in text) and _TOKEN_ANY.search(text):
+        if _CONTEXT_ANY.search(low):
+            for rule, pattern, needs in _CONTEXT_RULES:
+                if any(n in low for n in needs):
+                    for m in pattern.finditer(text):
+                        g = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None), 0)
+                        if _context_value(rule, m.group(g)):
+                            spans.append((m.start(g), m.end(g), rule))
+        if token and ("'" in text or '"' in text):
             spans += split_literal_spans(text)
         if not spans:
             return text, ()
@@ -324,7 +327,7 @@ TOKEN_TRIGGERS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"
 NAME_TRIGGERS = ("passw", "passphrase", "pwd", "secret", "token", "apikey", "api_key", "access_key", "accesskey", "private_key",
                  "privatekey", "credential", "auth_key", "authkey")  # found in the lower-cased text
 # the context rules' own (a header, a URL parameter, a command line)
-CONTEXT_TRIGGERS = ("authoriz", "bearer", "key=", "sig=", "signature=", "key-", "mysql", "mariadb", "sshpass", "curl")
+CONTEXT_TRIGGERS = ("authoriz", "bearer", "key=", "sig=", "key-", "mysql", "sshpass", "curl")
 _TOKEN_ANY = re.compile("|".join(re.escape(t) for t in TOKEN_TRIGGERS))
 _NAME_ANY = re.compile("|".join(NAME_TRIGGERS))
 _LITERAL_TRIGGER = re.compile(r"[:=]\s*[bru]?['\"][A-Za-z0-9+/_=.~-]{24}")
@@ -450,8 +453,9 @@ def scan_text(text: str, fmt: str = "") -> tuple[str, list[Finding]]:
         if rules:
             lines[i] = new
             changed = True
-    if "'" in text or '"' in text:  # a token split over two lines' literals
-        joined = join_split_lines(lines, sorted({j for i in candidates for j in (i - 1, i)}))
+    firsts = [i for i in candidates if _TOKEN_ANY.search(lines[i])] if ("'" in text or '"' in text) else []
+    if firsts:  # a token split over two lines' literals: its prefix opens the first line's literal
+        joined = join_split_lines(lines, firsts)
         if joined != lines:
             r.findings += [Finding("split-token", i + 1) for i, (x, y) in enumerate(zip(lines, joined, strict=True)) if x != y]
             lines, changed = joined, True

@@ -7,7 +7,7 @@ family a statement came from; ``harmless_read(s)`` is True for the statements bu
 reads. ``python scripts/console_corpus.py`` prints the corpus, one JSON string a line, and
 the count of each family on stderr. The families:
 
-* ``probe``: the earlier probe's statements (writes, loads, copies, exports, settings,
+* ``probe``: the statements this suite held before (writes, loads, copies, exports, settings,
   several statements) under ten comment and whitespace wrappings, lower and swapped case;
 * ``comment``: comment forms the engine and a hand-written lexer can read two ways
   (``/* **/``, ``/***/``, ``//`` ended by CR alone, nested openers);

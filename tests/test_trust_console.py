@@ -1,7 +1,7 @@
 """The console can only read the graph (design §11).
 
 The gate parses with the engine's own grammar: a generated corpus of hostile statements
-(``scripts/console_corpus.py``: the earlier probe's 508 and the families that broke the
+(``scripts/console_corpus.py``: the suite's earlier statements and the families that broke the
 old lexical gate — comment forms, numbers glued to keywords, unicode look-alikes, settings
 calls) is refused, or, where the engine's grammar reads a statement as a harmless read,
 runs in the sandbox without reading or writing anything outside the graph. Behind the
