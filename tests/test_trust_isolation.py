@@ -104,4 +104,4 @@ def test_git_command_overrides_each_driver_the_repository_names() -> None:
     pairs = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-c"]
     assert "filter.evil.clean=" in pairs and "diff.x.textconv=" in pairs
     assert {"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external="} <= set(pairs)
-    assert cmd[-3:] == ["-C", "/r", "status"][-3:] or cmd[-2:] == ["/r", "status"]
+    assert cmd[:2] == ["git", "--no-pager"] and cmd[-3:] == ["-C", "/r", "status"]
