@@ -6,9 +6,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from oracl.errors import (  # noqa: E402
+from oracl.core.errors import (
     ConfigError,
     NoBuildError,
     OraclError,
@@ -19,20 +17,21 @@ from oracl.errors import (  # noqa: E402
     UnsafePathError,
     VaultError,
 )
+from oracl.core.version import __version__
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
     if name == "Memory":  # imported lazily: `import oracl` stays cheap for the CLI
-        from oracl.memory import Memory
+        from oracl.read.memory import Memory
 
         return Memory
     raise AttributeError(name)
 
 
 def build(root, **kwargs):  # type: ignore[no-untyped-def]
-    """Build the graph of ``root``; see ``oracl.builder.build`` (imported lazily). Nothing
+    """Build the graph of ``root``; see ``oracl.builder.orchestrator.build`` (imported lazily). Nothing
     is forked (the in-process executor), so a process holding a ``Memory`` may build."""
-    from oracl.builder import build as _build
+    from oracl.builder.orchestrator import build as _build
 
     return _build(root, **kwargs)
 

@@ -32,8 +32,8 @@ SKIP_DIRS = {".git", ".oracl", "__pycache__", ".venv", "node_modules"}
 def floor(root: Path) -> tuple[float, int, dict[str, float]]:
     from tree_sitter_language_pack import get_parser
 
-    from oracl.extractors.code import QUERIES
-    from oracl.pipeline.linguist import binary_suffix, language_of
+    from oracl.builder.extractors.code import QUERIES
+    from oracl.builder.pipeline.linguist import binary_suffix, language_of
 
     parsers: dict[str, object] = {}
     per_language: dict[str, float] = {}

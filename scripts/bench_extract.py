@@ -29,9 +29,9 @@ def main() -> None:
     from tree_sitter_language_pack import get_parser
     import_ms = (time.perf_counter() - t0) * 1000
 
-    from oracl.extractors.code import QUERIES, _grammar, extract, python_calls
-    from oracl.extractors.python_ast import analyze_python
-    from oracl.pipeline.linguist import held_back, language_of
+    from oracl.builder.extractors.code import QUERIES, _grammar, extract, python_calls
+    from oracl.builder.extractors.python_ast import analyze_python
+    from oracl.builder.pipeline.linguist import held_back, language_of
 
     texts: dict[str, list[str]] = {}
     for tree in a.trees:

@@ -27,8 +27,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200)
     a = ap.parse_args()
     from oracl import Memory
-    from oracl.graph import hub, related, trace
-    from oracl.snapshot import Snapshot
+    from oracl.read.graph import hub, related, trace
+    from oracl.read.snapshot import Snapshot
 
     snap = Snapshot.open(a.workspace)
     paths = [r["path"] for r in snap.store.rows(

@@ -25,7 +25,7 @@ def main() -> None:
     ap.add_argument("clone", type=Path)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    from oracl.pipeline.history import MAX_COMMITS
+    from oracl.builder.pipeline.history import MAX_COMMITS
 
     oracl = str(Path(sys.executable).with_name("oracl"))
     walls, phases, floors = [], [], []

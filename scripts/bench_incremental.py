@@ -57,7 +57,7 @@ def bundle_floor(root: Path) -> tuple[float, str]:
     bundle = root / ".oracl" / "mirror" / latest["bundle"]
     parts: dict[str, float] = {}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import oracl.cli"], check=True)
+    subprocess.run([sys.executable, "-c", "import oracl.face.cli"], check=True)
     parts["start"] = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(dir=root / ".oracl") as tmp:
         t0 = time.perf_counter()

@@ -68,8 +68,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--cold", type=int, default=10)
     a = ap.parse_args()
-    from oracl.query.run import search
-    from oracl.snapshot import Snapshot
+    from oracl.read.query.run import search
+    from oracl.read.snapshot import Snapshot
 
     queries = make_queries(a.workspace, a.queries)
     snap = Snapshot.open(a.workspace)  # a long-lived reader: one snapshot, many queries

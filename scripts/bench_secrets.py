@@ -5,7 +5,7 @@ the same run.
 
 Loads every text file the build would read (default suffixes) into memory, then times, in
 one process: the floor (SHA-256 of each file's bytes, what the build does to every file
-anyway) and ``oracl.secrets.scan_text`` (the triggers over the whole text, the rules on
+anyway) and ``oracl.core.secrets.scan_text`` (the triggers over the whole text, the rules on
 the lines they hit). Prints MB/s of each, scan ÷ floor, the lines the triggers sent to the
 rules and the files with a finding (medians over ``--repeat`` runs).
 """
@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from oracl.config import MENTION_SUFFIXES as DEFAULT_SUFFIXES
-from oracl.secrets import _candidate_lines, scan_text, suffix_of
+from oracl.core.config import MENTION_SUFFIXES as DEFAULT_SUFFIXES
+from oracl.core.secrets import _candidate_lines, scan_text, suffix_of
 
 SKIP_DIRS = {".git", ".oracl", "__pycache__", ".venv", "node_modules"}
 

@@ -30,7 +30,7 @@ def build_once(root: Path, pythonpath: str | None) -> tuple[float, dict]:
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    code = "import sys; from oracl.cli import main; sys.argv = ['oracl'] + sys.argv[1:]; main()"
+    code = "import sys; from oracl.face.cli import main; sys.argv = ['oracl'] + sys.argv[1:]; main()"
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", code, "build", str(root), "--full", "--json", "-q"],
                           capture_output=True, text=True, env=env)
@@ -73,9 +73,9 @@ def main() -> None:
             line += (f", {statistics.median(base):.1f} s without (baseline) → "
                      f"+{(statistics.median(ours) / statistics.median(base) - 1) * 100:.1f} %")
         print(line + f"; symbols phase median {statistics.median(phase):.1f} s")
-    from oracl import callgraph
-    from oracl.export import unpack_symbols
-    from oracl.snapshot import Snapshot
+    from oracl.core.export import unpack_symbols
+    from oracl.read import callgraph
+    from oracl.read.snapshot import Snapshot
 
     nodes, edges = unpack_symbols(orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes()))
     called = {e["target"] for e in edges if e["relation"] == "calls"}

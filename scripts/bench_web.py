@@ -5,7 +5,7 @@
 
 WORKSPACE is a built tree (the 50,000-file polyglot workspace of
 scripts/synth_workspace.py is the reference). For each page of ``oracl serve`` the
-script times ``oracl.pages`` (the data the JSON API answers with) and ``oracl.webpage``
+script times ``oracl.face.pages`` (the data the JSON API answers with) and ``oracl.face.webpage``
 (the HTML drawn from it) through one ``Memory``, as the server does, and reports the
 median and the slowest of ``--repeat`` warm runs, and the ratio of the median to a floor
 measured in the same run: the primary-key lookup of one artifact (``artifact_by_path``).
@@ -54,8 +54,8 @@ def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
 
 
 def bench(root: Path, repeat: int, star: Path | None) -> None:
-    from oracl import pages, webpage
-    from oracl.memory import Memory
+    from oracl.face import pages, webpage
+    from oracl.read.memory import Memory
 
     rows: list[tuple[str, float, float, float]] = []
     with Memory.open(root) as mem:

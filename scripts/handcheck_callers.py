@@ -20,10 +20,10 @@ from pathlib import Path
 
 import orjson
 
-from oracl import callgraph
-from oracl.export import unpack_symbols
-from oracl.extractors.resolve import is_test_path
-from oracl.snapshot import Snapshot
+from oracl.core.export import unpack_symbols
+from oracl.core.paths import is_test_path
+from oracl.read import callgraph
+from oracl.read.snapshot import Snapshot
 
 
 def main() -> None:

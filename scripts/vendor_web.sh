@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetch the web view's graph library from the npm registry and check it against
-# oracl/web/VENDOR.json: the tarball's and the file's sha256. The package ships the
-# result (oracl/web/cytoscape.min.js and its licence); nothing is fetched at run time.
+# oracl/face/web/VENDOR.json: the tarball's and the file's sha256. The package ships the
+# result (oracl/face/web/cytoscape.min.js and its licence); nothing is fetched at run time.
 #   bash scripts/vendor_web.sh          # check the vendored file against the registry
 #   bash scripts/vendor_web.sh --write  # and replace it
 set -euo pipefail
@@ -16,8 +16,8 @@ echo "$TARBALL_SHA  $work/cytoscape-$VERSION.tgz" | sha256sum -c --quiet
 tar -xzf "$work/cytoscape-$VERSION.tgz" -C "$work"
 echo "$FILE_SHA  $work/package/dist/cytoscape.min.js" | sha256sum -c --quiet
 if [ "${1:-}" = "--write" ]; then
-  cp "$work/package/dist/cytoscape.min.js" oracl/web/cytoscape.min.js
-  cp "$work/package/LICENSE" oracl/web/cytoscape.LICENSE
+  cp "$work/package/dist/cytoscape.min.js" oracl/face/web/cytoscape.min.js
+  cp "$work/package/LICENSE" oracl/face/web/cytoscape.LICENSE
 fi
-echo "$FILE_SHA  oracl/web/cytoscape.min.js" | sha256sum -c --quiet
+echo "$FILE_SHA  oracl/face/web/cytoscape.min.js" | sha256sum -c --quiet
 echo "cytoscape $VERSION: the registry's file and the vendored one match"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from oracl.config import Config
+from oracl.core.config import Config
 
 ORACL = str(Path(sys.executable).with_name("oracl"))
 
@@ -62,7 +62,7 @@ def sample_repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def built_sample(sample_repo: Path):  # type: ignore[no-untyped-def]
-    from oracl.builder import build
+    from oracl.builder.orchestrator import build
 
     report = build(sample_repo, buffer_pool_bytes=64 << 20, workers=1)
     return sample_repo, report
@@ -74,7 +74,7 @@ def run_cli(*args: str, cwd: Path | None = None, **kw) -> subprocess.CompletedPr
 
 def on_latest(fn, root: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
     """``fn(snapshot, *args, **kwargs)`` on a snapshot of the latest build of ``root``."""
-    from oracl.snapshot import Snapshot
+    from oracl.read.snapshot import Snapshot
 
     with Snapshot.open(root) as snap:
         return fn(snap, *args, **kwargs)

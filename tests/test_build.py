@@ -8,10 +8,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.builder import build
-from oracl.errors import ConfigError, RootError
-from oracl.snapshot import Snapshot
-from oracl.stats import stats
+from oracl.builder.orchestrator import build
+from oracl.core.errors import ConfigError, RootError
+from oracl.read.snapshot import Snapshot
+from oracl.read.stats import stats
 
 from .conftest import SAMPLE, git, on_latest, write_tree
 
@@ -188,7 +188,7 @@ def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[n
     (root / "big.md").write_bytes(b"a" * (8 * 1024 * 1024 + 10))
     os.symlink(root, root / "loop")
     os.symlink(tmp_path, root / "outside")
-    import oracl.builder as builder
+    import oracl.builder.orchestrator as builder
 
     real_walk = builder.walk
 
@@ -214,7 +214,7 @@ def test_bad_input_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[n
 
 def test_export_rows_are_the_typed_rows(built_sample) -> None:  # type: ignore[no-untyped-def]
     """Every node and edge of an export has exactly the keys its typed row declares."""
-    from oracl.records import ArtifactNode, EdgeMetadata, EdgeRow, HubNode, PriorityDetail
+    from oracl.core.records import ArtifactNode, EdgeMetadata, EdgeRow, HubNode, PriorityDetail
 
     root, _ = built_sample
     doc = export_of(root)

@@ -78,7 +78,7 @@ def test_unreadable_file_gets_a_record(tmp_path: Path) -> None:
     (root / "ok.py").write_text("x = 1\n")
     (root / "locked.py").write_text("secret = 1\n")
     os.chmod(root / "locked.py", 0)
-    code = ("import sys, orjson; from oracl.builder import build; "
+    code = ("import sys, orjson; from oracl.builder.orchestrator import build; "
             "r = build(sys.argv[1], workers=1, buffer_pool_bytes=64 << 20); "
             "print(orjson.dumps(r.parse_status).decode())")
     r = subprocess.run([*_without_dac_override(), sys.executable, "-c", code, str(root)],

@@ -15,9 +15,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl import cli, graph, locate, render
-from oracl.builder import build
-from oracl.cli import reference
+from oracl.builder.orchestrator import build
+from oracl.core import locate
+from oracl.face import cli, render
+from oracl.face.cli import reference
+from oracl.read import graph
 
 from .conftest import ORACL, SAMPLE, git, run_cli, run_tty, write_tree
 
@@ -300,7 +302,7 @@ def test_the_search_log_can_be_turned_off(tmp_path: Path) -> None:
 
 
 def test_the_search_log_setting_follows_the_file_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from oracl.config import search_log_enabled
+    from oracl.core.config import search_log_enabled
 
     monkeypatch.delenv("ORACL_SEARCH_LOG", raising=False)
     assert search_log_enabled(tmp_path) is True

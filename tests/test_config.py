@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from oracl.config import Config, load_config
-from oracl.errors import ConfigError
+from oracl.core.config import Config, load_config
+from oracl.core.errors import ConfigError
 
 
 def test_defaults_match_the_spec() -> None:

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from oracl.config import Config
-from oracl.errors import RootError
-from oracl.pipeline.discover import artifact_id, read_one, walk
+from oracl.builder.pipeline.discover import artifact_id, read_one, walk
+from oracl.core.config import Config
+from oracl.core.errors import RootError
 
 from .conftest import git, write_tree
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracl.pipeline.duoranker import jaccard, rank_edges, rank_edges_reference
+from oracl.builder.pipeline.duoranker import jaccard, rank_edges, rank_edges_reference
 
 NODES = [f"n{i}" for i in range(8)]
 TAGS = ["domain=a", "domain=b", "format=py", "format=md", "lifecycle=active"]

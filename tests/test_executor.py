@@ -13,11 +13,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.builder import build
-from oracl.errors import ChildError, QueryError
-from oracl.executor import InProcess, Processes
-from oracl.graph import parse_range
-from oracl.vault import DB_FILE, MANIFEST, Vault
+from oracl.builder.executor import InProcess, Processes
+from oracl.builder.orchestrator import build
+from oracl.core.errors import ChildError, QueryError
+from oracl.core.vault import DB_FILE, MANIFEST, Vault
+from oracl.read.graph import parse_range
 
 from .conftest import SAMPLE, write_tree
 
@@ -78,7 +78,7 @@ def test_no_fork_beside_a_thread_or_an_open_engine(tmp_path: Path) -> None:
     finally:
         stop.set()
         t.join()
-    from oracl import store
+    from oracl.core import store
 
     s = store.Store.open(tmp_path / "x.kuzu", read_only=False, buffer_pool_bytes=64 << 20)
     try:

@@ -12,10 +12,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl import Memory, graph
-from oracl.builder import build
-from oracl.errors import QueryError
-from oracl.memory import estimate_tokens
+from oracl import Memory
+from oracl.builder.orchestrator import build
+from oracl.core.errors import QueryError
+from oracl.read import graph
+from oracl.read.memory import estimate_tokens
 
 from .conftest import ORACL, SAMPLE, on_latest, run_cli, run_tty, write_tree
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.builder import build
-from oracl.export import unpack_symbols
-from oracl.incremental import FACTS_FILE, load_previous
-from oracl.query import run
-from oracl.vault import Vault
+from oracl.builder.incremental import FACTS_FILE, load_previous
+from oracl.builder.orchestrator import build
+from oracl.core.export import unpack_symbols
+from oracl.core.vault import Vault
+from oracl.read.query import run
 
 from .conftest import on_latest, write_tree
 
@@ -220,7 +220,7 @@ def test_a_racily_clean_file_is_read_again(tmp_path: Path) -> None:
 
 def test_new_bytes_under_the_old_mtime_and_size_are_read(tmp_path: Path) -> None:
     """`cp -p` / `rsync -t` / `tar x`: same size, old mtime, new bytes – ctime tells."""
-    from oracl.status import status
+    from oracl.read.status import status
 
     root = _one_file_repo(tmp_path)
     build(root, **KW)
@@ -243,7 +243,7 @@ def test_an_unreadable_file_is_retried_even_with_its_old_stat(tmp_path: Path) ->
     root = _one_file_repo(tmp_path)
     target = root / "pkg" / "a.py"
     target.chmod(0)
-    code = ("import sys, orjson; from oracl.builder import build; "
+    code = ("import sys, orjson; from oracl.builder.orchestrator import build; "
             "r = build(sys.argv[1], workers=1, buffer_pool_bytes=64 << 20); "
             "print(orjson.dumps(r.parse_status).decode())")
     r = subprocess.run([*_without_dac_override(), sys.executable, "-c", code, str(root)],
@@ -334,7 +334,7 @@ def _scripted(*steps: object, idle: float = 0.0):  # type: ignore[no-untyped-def
 
 def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None:
     """In-process, with a scripted clock of edits: a burst of edits is one rebuild."""
-    from oracl.watch import watch
+    from oracl.face.watch import watch
 
     root = _one_file_repo(tmp_path)
     build(root, **KW)
@@ -350,7 +350,7 @@ def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None
 
 def test_ranks_from_the_second_process_are_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Large graphs rank their edges in a forked child: the export does not change."""
-    from oracl import builder
+    from oracl.builder import orchestrator as builder
 
     root = _one_file_repo(tmp_path)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -364,7 +364,7 @@ def test_ranks_from_the_second_process_are_the_same(tmp_path: Path, monkeypatch:
 
 
 def test_watch_builds_a_tree_without_a_build_and_survives_a_failed_one(tmp_path: Path) -> None:
-    from oracl.watch import watch
+    from oracl.face.watch import watch
 
     root = _one_file_repo(tmp_path)
     sleep = _scripted(lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 'high'\n"),
@@ -383,8 +383,8 @@ def test_watch_waits_for_a_build_it_cannot_lock_then_builds(tmp_path: Path) -> N
     """Another build holds the lock: the watch says so, keeps the change, builds after."""
     from contextlib import ExitStack
 
-    from oracl import provenance
-    from oracl.watch import watch
+    from oracl.bundle import provenance
+    from oracl.face.watch import watch
 
     root = _one_file_repo(tmp_path)
     build(root, **KW)

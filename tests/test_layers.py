@@ -1,4 +1,14 @@
-"""The two planes import nothing of each other's internals (read from the source)."""
+"""The planes are folders, and data flows one way (read from the source, every module):
+
+    core/     imports nothing of ORACL's other folders
+    builder/  imports core/ and, for the orchestrator's last step, bundle/
+    bundle/   imports core/
+    read/     imports core/ only
+    face/     imports anything: it is where a person or an agent meets the planes
+
+Every module of ``oracl/`` is checked by its folder; the crossings that remain against
+the rule are listed in ``KNOWN`` with why, and the test fails when one is added *or*
+removed (so the list only shrinks, and says so)."""
 
 from __future__ import annotations
 
@@ -6,40 +16,67 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "oracl"
-# the build plane: its orchestration, its children, its state
-BUILD = {"oracl.builder", "oracl.executor", "oracl.incremental", "oracl.tables", "oracl.pipeline.merge",
-         "oracl.pipeline.weigh", "oracl.pipeline.duoranker", "oracl.extractors.providers"}
-# the read plane: everything a reader goes through
-READ = {"oracl.snapshot", "oracl.memory", "oracl.graph", "oracl.query.run", "oracl.query.score",
-        "oracl.query.parse", "oracl.query.compile", "oracl.status", "oracl.stats", "oracl.console",
-        "oracl.mcp_server"}
+PLANES = ("core", "builder", "bundle", "read", "face")
+ALLOWED = {
+    "core": {"core"},
+    "builder": {"core", "builder", "bundle"},
+    "bundle": {"core", "bundle"},
+    "read": {"core", "read"},
+    "face": set(PLANES),
+}
+# (importer, imported module) against the rule, each with the reason it is still there
+KNOWN = {
+    ("oracl.read.status", "oracl.builder.pipeline.discover"):
+        "the freshness check walks the tree with the build's walk (to move into core/ with its helpers)",
+    ("oracl.read.snapshot", "oracl.bundle.repair"):
+        "a reader opened with repair=True rebuilds a damaged bundle from the export",
+}
 
 
 def _module(path: Path) -> str:
     return ".".join(path.relative_to(PKG.parent).with_suffix("").parts)
 
 
+def _plane(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in PLANES else ""
+
+
 def _imports(path: Path) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("oracl."):
             out.add(node.module)
-            out.update(f"{node.module}.{a.name}" for a in node.names)
         elif isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-    return {m for m in out if m.startswith("oracl")}
+            out.update(a.name for a in node.names if a.name.startswith("oracl."))
+    return out
 
 
-def test_the_planes_import_nothing_of_each_others_internals() -> None:
-    modules = {_module(p): _imports(p) for p in PKG.rglob("*.py")}
-    assert READ <= set(modules) and BUILD <= set(modules)
-    crossing = {(m, i) for m in BUILD for i in modules[m] if i in READ}
-    crossing |= {(m, i) for m in READ for i in modules[m] if i in BUILD}
-    assert crossing == set()
+def _modules() -> dict[str, set[str]]:
+    return {_module(p): _imports(p) for p in PKG.rglob("*.py")}
+
+
+def test_every_module_lives_in_a_plane_folder() -> None:
+    loose = sorted(m for m in _modules() if not _plane(m) and m not in ("oracl.__init__", "oracl"))
+    assert loose == [], "modules outside the plane folders"
+
+
+def test_data_flows_one_way_between_the_planes() -> None:
+    crossing = {(m, i) for m, imports in _modules().items() for i in imports
+                if _plane(m) and _plane(i) and _plane(i) not in ALLOWED[_plane(m)]}
+    assert crossing == set(KNOWN)
+
+
+def test_the_rule_can_fail() -> None:
+    """A read module importing the build plane is a crossing the check sees."""
+    assert _plane("oracl.read.graph") == "read" and "builder" not in ALLOWED["read"]
+    assert _plane("oracl.builder.pipeline.discover") == "builder"
 
 
 def test_every_reader_opens_builds_through_the_snapshot() -> None:
     """Only the snapshot reads LATEST.json for a reader and opens the engine read-only."""
-    for m in READ - {"oracl.snapshot", "oracl.memory"}:
-        text = (PKG.parent / (m.replace(".", "/") + ".py")).read_text("utf-8")
-        assert "read_latest(" not in text and "Store.open(" not in text, m
+    for path in (PKG / "read").rglob("*.py"):
+        if path.name in ("snapshot.py", "memory.py"):
+            continue
+        text = path.read_text("utf-8")
+        assert "read_latest(" not in text and "Store.open(" not in text, path

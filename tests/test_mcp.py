@@ -15,8 +15,8 @@ pytest.importorskip("mcp")
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from oracl.builder import build  # noqa: E402
-from oracl.mcp_server import bound  # noqa: E402
+from oracl.builder.orchestrator import build  # noqa: E402
+from oracl.face.mcp_server import bound  # noqa: E402
 
 from .conftest import ORACL, SAMPLE, write_tree  # noqa: E402
 

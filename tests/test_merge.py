@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracl.extractors.providers import OVERLAY, PHASE2, PHASE3
-from oracl.pipeline.merge import EvidenceStore, merge_edges
-from oracl.records import Edge
+from oracl.builder.extractors.providers import OVERLAY, PHASE2, PHASE3
+from oracl.builder.pipeline.merge import EvidenceStore, merge_edges
+from oracl.core.records import Edge
 
 NODES = {"a.py", "b.py", "c.md"}
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from oracl.config import Config
-from oracl.extractors.code import extract
-from oracl.extractors.providers import phase3_edges
-from oracl.extractors.resolve import IndexView, is_test_path, subject_names
-from oracl.pipeline.discover import read_one, walk
-from oracl.pipeline.linguist import held_back, language_of
+from oracl.builder.extractors.code import extract
+from oracl.builder.extractors.providers import phase3_edges
+from oracl.builder.extractors.resolve import IndexView, is_test_path, subject_names
+from oracl.builder.pipeline.discover import read_one, walk
+from oracl.builder.pipeline.linguist import held_back, language_of
+from oracl.core.config import Config
 
 from .conftest import write_tree
 
@@ -276,7 +276,7 @@ def test_a_polyglot_build_answers_in_every_language(tmp_path: Path) -> None:
     """The whole plane over the fixture: a real build, then search, show, related and trace
     on a Go, a TypeScript and a Java file through ``Memory``."""
     from oracl import Memory
-    from oracl.builder import build
+    from oracl.builder.orchestrator import build
 
     root = write_tree(tmp_path / "poly", POLYGLOT)
     report = build(root, buffer_pool_bytes=64 << 20, workers=1)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from oracl.pipeline import priority as p
+from oracl.builder.pipeline import priority as p
 
 
 def test_weights_sum_to_one() -> None:

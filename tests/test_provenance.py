@@ -13,11 +13,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.builder import build
-from oracl.errors import BuildLockedError
-from oracl.provenance import health_trend, read_health
-from oracl.sign import keygen
-from oracl.vault import Vault
+from oracl.builder.orchestrator import build
+from oracl.bundle.provenance import health_trend, read_health
+from oracl.core.errors import BuildLockedError
+from oracl.core.sign import keygen
+from oracl.core.vault import Vault
 
 from .conftest import ORACL, run_cli, write_tree
 
@@ -105,7 +105,7 @@ def test_bundle_content_mismatch_and_missing_bundle(sample_repo: Path) -> None:
     old, new = bundles[-2], bundles[-1]
     # put the previous build's database into the latest bundle and re-seal its manifest
     (new / "graph.kuzu").write_bytes((old / "graph.kuzu").read_bytes())
-    from oracl.provenance import flip_latest, write_manifest
+    from oracl.bundle.provenance import flip_latest, write_manifest
 
     manifest = orjson.loads((new / "manifest.json").read_bytes())
     digest = write_manifest(new, manifest["build_id"], manifest["export_sha256"], manifest["counts"])
@@ -179,7 +179,7 @@ def test_second_build_is_refused_while_one_runs(sample_repo: Path) -> None:
 def test_a_bundle_held_by_a_reader_is_not_pruned(sample_repo: Path) -> None:
     first = build(sample_repo, **SMALL).build_id
     reader = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from oracl.snapshot import Snapshot; "
+        [sys.executable, "-c", "import sys, time; from oracl.read.snapshot import Snapshot; "
          "s = Snapshot.open(sys.argv[1]); print('open', flush=True); time.sleep(60)", str(sample_repo)],
         stdout=subprocess.PIPE, text=True)
     try:

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from oracl.config import Config
-from oracl.extractors.providers import (
+from oracl.builder.extractors.providers import (
     PHASE2,
     PHASE3,
     PROVIDERS,
@@ -16,12 +15,13 @@ from oracl.extractors.providers import (
     phase2_edges,
     python_imports,
 )
-from oracl.extractors.providers import (
+from oracl.builder.extractors.providers import (
     test_targets as targets_of_tests,
 )
-from oracl.extractors.resolve import IndexView
-from oracl.pipeline.discover import read_one, walk
-from oracl.records import Edge
+from oracl.builder.extractors.resolve import IndexView
+from oracl.builder.pipeline.discover import read_one, walk
+from oracl.core.config import Config
+from oracl.core.records import Edge
 
 from .conftest import SAMPLE, write_tree
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from oracl.extractors.python_ast import analyze_python
+from oracl.builder.extractors.python_ast import analyze_python
 
 SOURCE = '''"""Module doc."""
 import subprocess

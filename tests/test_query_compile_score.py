@@ -8,9 +8,9 @@ from datetime import datetime
 import orjson
 import pytest
 
-from oracl.query.compile import NODE_EXCLUDE, PREDICATES, compile_fast, compile_query
-from oracl.query.parse import parse
-from oracl.query.score import propagate_tests, score_rows
+from oracl.read.query.compile import NODE_EXCLUDE, PREDICATES, compile_fast, compile_query
+from oracl.read.query.parse import parse
+from oracl.read.query.score import propagate_tests, score_rows
 
 
 def test_general_path_golden() -> None:

@@ -6,8 +6,8 @@ from datetime import datetime
 
 import pytest
 
-from oracl.errors import QueryError
-from oracl.query.parse import exclusion_pattern, parse, singular, stem
+from oracl.core.errors import QueryError
+from oracl.read.query.parse import exclusion_pattern, parse, singular, stem
 
 NOW = datetime(2026, 11, 29, 12, 0, 0)
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracl.builder import build
-from oracl.errors import OraclError
-from oracl.query import run
-from oracl.snapshot import Snapshot
+from oracl.builder.orchestrator import build
+from oracl.core.errors import OraclError
+from oracl.read.query import run
+from oracl.read.snapshot import Snapshot
 
 from .conftest import SAMPLE, on_latest, run_cli, run_tty, write_tree
 
@@ -156,7 +156,7 @@ def test_hostile_strings_only_give_results_or_one_line_errors(tmp_path_factory: 
     build(root, **SMALL)
     export = root / ".oracl" / "weighted_graph_index.json"
     digest = hashlib.sha256(export.read_bytes()).hexdigest()
-    from oracl.stats import stats
+    from oracl.read.stats import stats
 
     before = on_latest(stats, root)
     snap = Snapshot.open(root)
@@ -177,6 +177,6 @@ def test_hostile_strings_only_give_results_or_one_line_errors(tmp_path_factory: 
     assert (after["artifacts"], after["edges"], after["edges_by_relation"]) == (
         before["artifacts"], before["edges"], before["edges_by_relation"])
     assert hashlib.sha256(export.read_bytes()).hexdigest() == digest
-    from oracl.store import open_engines
+    from oracl.core.store import open_engines
 
     assert not [p for p in open_engines() if p.startswith(str(root.resolve()))]  # the snapshots closed it

@@ -13,12 +13,12 @@ import orjson
 import pytest
 
 from oracl import Memory
-from oracl.builder import build
-from oracl.errors import QueryError
-from oracl.pipeline import history, priority
-from oracl.pipeline.history import parse_log
-from oracl.query import chunks, frames, run
-from oracl.query.chunks import Chunk, best_spans, score_chunks
+from oracl.builder.orchestrator import build
+from oracl.builder.pipeline import history, priority
+from oracl.builder.pipeline.history import parse_log
+from oracl.core.errors import QueryError
+from oracl.read.query import chunks, frames, run
+from oracl.read.query.chunks import Chunk, best_spans, score_chunks
 
 from .conftest import on_latest, run_cli, write_tree
 

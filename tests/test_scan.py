@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from oracl.extractors import scan
-from oracl.tokens import term_bag
+from oracl.builder.extractors import scan
+from oracl.core.tokens import term_bag
 
 
 def test_markdown_headings_and_sections() -> None:

@@ -9,8 +9,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from oracl.errors import ConfigError, SignatureError, SignatureMissingError
-from oracl.sign import VerifyKeys, keygen, sign, verify_signature
+from oracl.core.errors import ConfigError, SignatureError, SignatureMissingError
+from oracl.core.sign import VerifyKeys, keygen, sign, verify_signature
 
 DATA = b'{"schema":{},"nodes":[],"edges":[]}'
 

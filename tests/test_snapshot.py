@@ -17,10 +17,10 @@ import orjson
 import pytest
 
 from oracl import Memory
-from oracl.builder import build
-from oracl.errors import ChildError, UnsafePathError, VaultError
-from oracl.snapshot import Snapshot
-from oracl.workspace import Workspace
+from oracl.builder.orchestrator import build
+from oracl.core.errors import ChildError, UnsafePathError, VaultError
+from oracl.core.workspace import Workspace
+from oracl.read.snapshot import Snapshot
 
 from .conftest import ORACL, SAMPLE, run_cli, write_tree
 
@@ -70,8 +70,8 @@ def test_a_damaged_latest_is_repaired_by_the_cli_and_refused_by_a_plain_snapshot
 
 def test_oracl_repair_is_explicit_and_serialised_with_builds(repo: Path) -> None:
     _latest(repo).unlink()
-    from oracl import provenance
-    from oracl.vault import Vault
+    from oracl.bundle import provenance
+    from oracl.core.vault import Vault
 
     with provenance.build_lock(Vault(repo)):  # a build is running: the reader says so and leaves
         q = run_cli("query", "sign", "--root", str(repo))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import orjson
 
-from oracl.builder import build
-from oracl.status import status
+from oracl.builder.orchestrator import build
+from oracl.read.status import status
 
 from .conftest import SAMPLE, run_cli, write_tree
 
@@ -34,8 +34,8 @@ def test_status_follows_the_working_tree(tmp_path: Path) -> None:
 
 def test_status_without_stat_file_asks_the_database(tmp_path: Path) -> None:
     """A bundle from before stat.bin (or rebuilt from the export) gives the same answer."""
-    from oracl.incremental import STAT_FILE
-    from oracl.vault import Vault
+    from oracl.builder.incremental import STAT_FILE
+    from oracl.core.vault import Vault
 
     root = write_tree(tmp_path / "r", SAMPLE)
     build(root, buffer_pool_bytes=64 << 20, workers=1)
@@ -51,7 +51,7 @@ def test_status_without_stat_file_asks_the_database(tmp_path: Path) -> None:
 def test_answers_carry_the_tree_freshness(tmp_path: Path) -> None:
     import re
 
-    from oracl.memory import Memory
+    from oracl.read.memory import Memory
 
     root = write_tree(tmp_path / "r", SAMPLE)
     build(root, buffer_pool_bytes=64 << 20, workers=1)

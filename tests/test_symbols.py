@@ -11,17 +11,17 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl import callgraph
-from oracl.builder import build
-from oracl.config import Config
-from oracl.errors import QueryError
-from oracl.export import unpack_symbols
-from oracl.extractors.code import extract, python_calls
-from oracl.extractors.resolve import IndexView
-from oracl.memory import Memory
-from oracl.pipeline.discover import read_one, walk
-from oracl.pipeline.symbols import CONFIDENCE, symbol_graph
-from oracl.snapshot import Snapshot
+from oracl.builder.extractors.code import extract, python_calls
+from oracl.builder.extractors.resolve import IndexView
+from oracl.builder.orchestrator import build
+from oracl.builder.pipeline.discover import read_one, walk
+from oracl.builder.pipeline.symbols import CONFIDENCE, symbol_graph
+from oracl.core.config import Config
+from oracl.core.errors import QueryError
+from oracl.core.export import unpack_symbols
+from oracl.read import callgraph
+from oracl.read.memory import Memory
+from oracl.read.snapshot import Snapshot
 
 from .conftest import git, run_cli, run_tty, write_tree
 
@@ -371,7 +371,7 @@ def test_repair_restores_the_symbol_tables(built: Path) -> None:
 
 
 def test_the_names_a_query_gives_for_symbols_and_their_weights() -> None:
-    from oracl.query.run import symbol_names
+    from oracl.read.query.run import symbol_names
 
     assert symbol_names("why does make_cart fail") == {"make_cart": 1.0}
     text = 'Fix `Base.total` rounding\n\nAlso touches Cart.add and helper_fn.\n  File "a.py", line 3, in describe\n'

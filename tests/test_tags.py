@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from oracl.config import Config
-from oracl.pipeline.tags import content_type_of, is_placeholder, path_tags
+from oracl.builder.pipeline.tags import content_type_of, is_placeholder, path_tags
+from oracl.core.config import Config
 
 CFG = Config(domain_map={"docs": "docs", "tests": "tests", "scripts": "ops", "mypkg": "core",
                          ".github": "ci"},

@@ -17,9 +17,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.errors import QueryError, RefusedError, SandboxError
-from oracl.readonly import READ_FUNCTIONS, check
-from oracl.sandbox import landlock_abi, run_statement
+from oracl.core.errors import QueryError, RefusedError, SandboxError
+from oracl.face.readonly import READ_FUNCTIONS, check
+from oracl.face.sandbox import landlock_abi, run_statement
 from tests.conftest import SAMPLE, run_cli, write_tree
 
 _spec = importlib.util.spec_from_file_location("console_corpus", Path(__file__).parents[1] / "scripts" / "console_corpus.py")
@@ -92,7 +92,7 @@ def test_the_read_functions_are_a_fixed_list() -> None:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from oracl.builder import build
+    from oracl.builder.orchestrator import build
 
     root = write_tree(tmp_path_factory.mktemp("console") / "repo", SAMPLE)
     build(root, buffer_pool_bytes=64 << 20, workers=1)
@@ -189,7 +189,7 @@ def _bundle(repo: Path) -> Path:
 def test_a_stray_wal_and_shadow_never_break_a_reader(repo: Path) -> None:
     """The engine itself leaves .wal/.shadow beside a read-only database when told to
     CHECKPOINT (what the console used to allow); the next reader sets them aside."""
-    from oracl.store import Store, close
+    from oracl.core.store import Store, close
 
     bundle = _bundle(repo)
     db = bundle / "graph.kuzu"
@@ -217,7 +217,7 @@ def test_the_generated_parser_is_the_one_its_vendor_record_names() -> None:
 
     import antlr4
 
-    folder = Path(__file__).parents[1] / "oracl" / "cypher_grammar"
+    folder = Path(__file__).parents[1] / "oracl" / "face" / "cypher_grammar"
     vendor = orjson.loads((folder / "VENDOR.json").read_bytes())
     assert vendor["kuzu"]["package"] == "kuzu==0.11.3"
     for name, digest in vendor["files"].items():

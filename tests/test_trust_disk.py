@@ -66,8 +66,8 @@ def test_a_full_disk_is_one_line_and_an_exit_code_at_any_free_space(tmp_path: Pa
 
 
 def test_a_failed_build_leaves_the_vault_files_of_the_last_published_one(tmp_path: Path) -> None:
-    from oracl.builder import build
-    from oracl.errors import ConfigError
+    from oracl.builder.orchestrator import build
+    from oracl.core.errors import ConfigError
 
     root = write_tree(tmp_path / "repo", SAMPLE)
     build(root, buffer_pool_bytes=64 << 20, workers=1)
@@ -94,8 +94,8 @@ def test_a_failed_build_leaves_the_vault_files_of_the_last_published_one(tmp_pat
 
 
 def test_a_killed_builds_staging_is_cleaned_by_the_next_build_even_one_that_fails(tmp_path: Path) -> None:
-    from oracl import provenance
-    from oracl.vault import Vault
+    from oracl.bundle import provenance
+    from oracl.core.vault import Vault
 
     root = write_tree(tmp_path / "repo", SAMPLE)
     assert run_cli("build", str(root), "-q").returncode == 0

@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.builder import build
-from oracl.config import Config, load_config
-from oracl.errors import ConfigError
+from oracl.builder.orchestrator import build
+from oracl.core.config import Config, load_config
+from oracl.core.errors import ConfigError
 from tests.conftest import run_cli, write_tree
 
 
@@ -43,7 +43,7 @@ def test_hostile_files_become_recorded_failures(tmp_path: Path) -> None:
 
 
 def test_a_crashing_extractor_is_a_parse_error_not_a_failed_build(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import oracl.pipeline.discover as discover
+    import oracl.builder.pipeline.discover as discover
 
     def boom(text: str) -> None:
         raise RecursionError("maximum recursion depth exceeded")

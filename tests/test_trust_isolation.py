@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from oracl.children import git_command, import_path, python_command
+from oracl.core.children import git_command, import_path, python_command
 
 from .conftest import git, run_cli, write_tree
 
 # every module a Python child imports early, plus the interpreter's own start-up hooks
 SHADOWS = ("concurrent/__init__.py", "pickle.py", "selectors.py", "dataclasses.py", "struct.py", "typing.py",
            "threading.py", "site.py", "sitecustomize.py", "usercustomize.py", "oracl/__init__.py",
-           "oracl/executor.py", "oracl/children.py", "encodings/__init__.py", "importlib/__init__.py",
+           "oracl/builder/executor.py", "oracl/core/children.py", "encodings/__init__.py", "importlib/__init__.py",
            "orjson.py", "kuzu/__init__.py", "pyarrow/__init__.py")
 
 

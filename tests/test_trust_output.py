@@ -19,7 +19,7 @@ EVIL = "pkg/report\u202etxt.py"  # shows as "pkg/reportyp.txt" when printed raw
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from oracl.builder import build
+    from oracl.builder.orchestrator import build
 
     root = write_tree(tmp_path_factory.mktemp("bidi") / "repo", {
         EVIL: "def quarterly_report():\n    return 1\n", "pkg/__init__.py": "",
@@ -41,8 +41,8 @@ def test_a_bidi_name_is_escaped_in_a_pipe_a_table_and_json(repo: Path) -> None:
 
 
 def test_a_bidi_name_is_escaped_in_web_pages_and_421_has_the_headers(repo: Path) -> None:
-    from oracl.memory import Memory
-    from oracl.serve import HEADERS, allowed_hosts, create_app
+    from oracl.face.serve import HEADERS, allowed_hosts, create_app
+    from oracl.read.memory import Memory
 
     async def get(app, url: str, host: str | bytes) -> httpx.Response:  # type: ignore[no-untyped-def]
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8765") as c:

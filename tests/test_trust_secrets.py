@@ -13,7 +13,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.rsa import generate_private_key
 
-from oracl.secrets import Redactor, is_secret_file, redact_text
+from oracl.core.secrets import Redactor, is_secret_file, redact_text
 from tests.conftest import ORACL, run_cli, write_tree
 
 AWS_ID = "AKIAIOSFODNN7EXAMPLE"
@@ -31,7 +31,7 @@ def _pem() -> str:
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    from oracl.builder import build
+    from oracl.builder.orchestrator import build
 
     pem = _pem()
     root = write_tree(tmp_path_factory.mktemp("secrets") / "repo", {
@@ -250,7 +250,7 @@ PROBE_TREE = {
 
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from oracl.builder import build
+    from oracl.builder.orchestrator import build
 
     root = write_tree(tmp_path_factory.mktemp("probe") / "repo", PROBE_TREE)
     build(root, buffer_pool_bytes=64 << 20, workers=1)
@@ -289,7 +289,7 @@ def test_every_reader_serves_the_leaked_forms_as_markers(probe: Path, locator: s
     r = run_cli("fragment", locator, "-r", str(probe), "--json")
     assert r.returncode == 0, r.stderr
     assert orjson.loads(r.stdout)["lines"] == expected
-    from oracl.memory import Memory
+    from oracl.read.memory import Memory
 
     with Memory.open(probe) as mem:  # the library (MCP and the web view read through it)
         assert mem.fragment(locator)["lines"] == expected
@@ -302,8 +302,8 @@ def test_a_file_named_after_a_token_is_left_out_by_the_walk(probe: Path) -> None
 
 
 def test_a_typed_secret_is_echoed_as_its_marker_on_every_surface(probe: Path) -> None:
-    from oracl import pages
-    from oracl.memory import Memory
+    from oracl.face import pages
+    from oracl.read.memory import Memory
 
     typed = f"fetch items Authorization: Bearer {BEARER} api_key={URL_KEY}"
     for args in (("--json", "--explain"), ("--explain",), ()):
@@ -316,7 +316,7 @@ def test_a_typed_secret_is_echoed_as_its_marker_on_every_surface(probe: Path) ->
     with Memory.open(probe) as mem:  # what /search and /api/search answer
         page = pages.search(mem, typed)
     assert _probe_leaks(orjson.dumps(page)) == [] and "«redacted:" in page["q"]
-    from oracl.webpage import search_page
+    from oracl.face.webpage import search_page
 
     assert _probe_leaks(search_page(page).encode()) == []
     log = b"".join(p.read_bytes() for p in (probe / ".oracl" / "logs").glob("*.jsonl"))

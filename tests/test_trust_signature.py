@@ -12,9 +12,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.provenance import flip_latest, write_manifest
-from oracl.sign import keygen
-from oracl.vault import Vault
+from oracl.bundle.provenance import flip_latest, write_manifest
+from oracl.core.sign import keygen
+from oracl.core.vault import Vault
 from tests.conftest import SAMPLE, run_cli, write_tree
 
 
@@ -36,7 +36,7 @@ def _build(repo: Path, env: dict[str, str]) -> None:
 def _tamper_symbol(repo: Path) -> None:
     """What an attacker with write access does: edit a symbol in graph.kuzu, then re-seal
     the manifest and LATEST so every digest matches again."""
-    from oracl.store import Store, close
+    from oracl.core.store import Store, close
 
     vault = Vault(repo)
     latest = vault.read_latest()

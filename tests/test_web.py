@@ -21,10 +21,11 @@ import httpx
 import orjson
 import pytest
 
-from oracl import graph, pages, webpage
-from oracl.builder import build
-from oracl.memory import Memory
-from oracl.serve import API, allowed_hosts, create_app
+from oracl.builder.orchestrator import build
+from oracl.face import pages, webpage
+from oracl.face.serve import API, allowed_hosts, create_app
+from oracl.read import graph
+from oracl.read.memory import Memory
 
 from .conftest import ORACL, SAMPLE, on_latest, run_cli, write_tree
 
@@ -266,7 +267,7 @@ def test_files_holding_key_material_are_withheld(client: AppClient) -> None:
 
 
 def test_vendored_cytoscape_is_the_registry_file() -> None:
-    web = REPO / "oracl" / "web"
+    web = REPO / "oracl" / "face" / "web"
     manifest = orjson.loads((web / "VENDOR.json").read_bytes())["cytoscape.min.js"]
     assert hashlib.sha256((web / "cytoscape.min.js").read_bytes()).hexdigest() == manifest["sha256"]
     assert manifest["version"] in (REPO / "scripts" / "vendor_web.sh").read_text()

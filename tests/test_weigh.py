@@ -12,10 +12,10 @@ import math
 
 import pytest
 
-from oracl.config import Config
-from oracl.pipeline.annotate import make_record
-from oracl.pipeline.weigh import association, mean_std, tagset, weigh
-from oracl.records import Edge, FileFacts
+from oracl.builder.pipeline.annotate import make_record
+from oracl.builder.pipeline.weigh import association, mean_std, tagset, weigh
+from oracl.core.config import Config
+from oracl.core.records import Edge, FileFacts
 
 T = 1_700_000_000 * 10**9
 

@@ -1,0 +1,1 @@
+"""The build plane: the orchestrator, its executor, incremental planning, the phases (pipeline/) and the extractors."""

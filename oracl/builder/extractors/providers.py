@@ -1,0 +1,407 @@
+"""The Phase 2 producer and the six Phase 3 edge providers (design §5).
+
+Each provider is a pure function ``(FileFacts, IndexView) -> Iterator[Edge]`` over the
+candidates Phase 1 scanned; edges name artifacts by path (the export maps paths to node
+ids). An unresolvable Markdown link yields an edge with an empty target, which the merge
+drops and counts as dangling.
+
+| provider         | relation   | κ                       |
+|------------------|------------|-------------------------|
+| python_imports   | imports    | 1.0                     |
+| code_imports     | imports    | 1.0 (a file) / 0.8 (a package's files) |
+| markdown_links   | references | 0.95                    |
+| doc_refs         | references / imports (templates) / configures / depends_on | 0.9 / 0.8 (code objects) |
+| config_refs      | configures | 0.8                     |
+| test_targets     | tests      | 0.9 (import) / 0.7 (name) / 0.6 (calls) |
+| path_mentions    | mentions   | 0.6                     |
+| comment_refs     | references | 0.5                     |
+
+Every language but Python resolves its imports through ``ecosystems`` (one resolver per
+ecosystem); Python through the module map of ``IndexView``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from oracl.builder.extractors.ecosystems import Ecosystems
+from oracl.builder.extractors.resolve import (
+    IndexView,
+    fragment,
+    is_test_path,
+    nearest,
+    subject_names,
+)
+from oracl.builder.pipeline.tags import is_placeholder
+from oracl.core.records import Edge, FileFacts
+
+PHASE2 = "phase2_repo_edges"
+PHASE3 = "phase3_static_edges"
+OVERLAY = "overlay"
+
+KAPPA = {
+    "python_imports": 1.0, "code_imports": 1.0, "code_package": 0.8, "markdown_links": 0.95,
+    "doc_refs": 0.9, "doc_module": 0.8, "build_refs": 0.85, "config_refs": 0.8, "test_import": 0.9,
+    "test_name": 0.7, "test_calls": 0.6, "path_mentions": 0.6, "comment_refs": 0.5,
+}
+# languages that call each other's code directly (a test calls only into its own family)
+FAMILY = {"typescript": "js", "tsx": "js", "javascript": "js", "c": "c", "cpp": "c", "java": "jvm",
+          "kotlin": "jvm", "scala": "jvm"}
+FOLDER_PAGES = ("README.md", "readme.md", "README.rst", "README", "index.md", "index.rst", "index.html",
+                "index.js", "index.ts", "__init__.py", "mod.rs", "lib.rs")
+TEST_CALL_TARGETS = 10      # files a test file is linked to by the symbols it calls
+TEST_CALL_MIN_NAME = 4      # shorter callee names are too common to say anything
+TEST_CALL_MAX_DEFS = 2      # a callee defined in more files than this is ambiguous
+
+
+def _eco(idx: IndexView) -> Ecosystems:
+    """The import resolvers' indexes over this build's facts, built on first use."""
+    hit = idx.memo.get(("ecosystems", ""))
+    if hit is None:
+        hit = idx.memo[("ecosystems", "")] = [Ecosystems.build(idx.facts)]
+    return hit[0]
+
+
+ecosystems_of = _eco
+
+
+def _placeholder(idx: IndexView, path: str) -> bool:
+    return is_placeholder(path.rsplit("/", 1)[-1])
+
+
+def _ref_relation(idx: IndexView, target: str) -> str:
+    """A reference to a placeholder artifact is discounted to ``references_placeholder``."""
+    return "references_placeholder" if _placeholder(idx, target) else "references"
+
+
+class ResolvedImport(NamedTuple):
+    target: str
+    target_fragment: str
+    start: int
+    end: int
+    package: bool = False  # one of several files a package-level import names
+
+
+def resolved_imports(f: FileFacts, idx: IndexView) -> list[ResolvedImport]:
+    """Each import of a Python file resolved to an indexed module (and imported symbol).
+    Memoised on the index: Phase 2, Phase 3 and the test-target provider all ask."""
+    hit = idx.memo.get(("imports", f.path))
+    if hit is None:
+        hit = idx.memo[("imports", f.path)] = list(_resolve_imports(f, idx))
+    return hit
+
+
+def _resolve_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
+    if f.language != "python" and not f.path.endswith(".py"):
+        yield from _resolve_code_imports(f, idx)
+        return
+    for imp in f.imports:
+        start, end = imp[3], imp[4]
+        absolute, base, subs = idx.python_import(imp, f.path)
+        if not absolute:
+            continue
+        hits: list[ResolvedImport] = []
+        for name, sub in subs:
+            if sub:
+                hits.append(ResolvedImport(sub, "", start, end))
+            elif base:
+                rng = idx.symbol_range(base, name)
+                hits.append(ResolvedImport(base, fragment(*rng) if rng else "", start, end))
+        if not subs and base:
+            hits.append(ResolvedImport(base, "", start, end))
+        seen: set[tuple[str, str]] = set()
+        for h in hits:
+            if (h.target, h.target_fragment) not in seen:
+                seen.add((h.target, h.target_fragment))
+                yield h
+
+
+def _resolve_code_imports(f: FileFacts, idx: IndexView) -> Iterator[ResolvedImport]:
+    seen: set[tuple[str, str]] = set()
+    for imp in f.imports:
+        targets = _eco(idx).resolve(f, imp)
+        for target in targets:
+            name = imp[1][0] if imp[1] else (re.split(r"::|\.", imp[0])[-1] if f.language == "rust" else "")
+            rng = idx.symbol_range(target, name) if name else None
+            frag = fragment(*rng) if rng else ""
+            if (target, frag) not in seen:
+                seen.add((target, frag))
+                # a package-wide import (several files) is marked by a fragment-less, lower κ
+                yield ResolvedImport(target, frag, imp[3], imp[4], len(targets) > 1)
+
+
+def python_imports(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    if f.language != "python" and not f.path.endswith(".py"):
+        return
+    for h in resolved_imports(f, idx):
+        yield Edge(f.path, h.target, "imports", KAPPA["python_imports"], fragment(h.start, h.end),
+                   h.target_fragment, producer, "python_imports")
+
+
+def code_imports(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    """Imports, includes and requires of every other language, resolved per ecosystem."""
+    if f.language == "python" or f.path.endswith(".py") or not f.imports:
+        return
+    for h in resolved_imports(f, idx):
+        kappa = KAPPA["code_package"] if h.package else KAPPA["code_imports"]
+        yield Edge(f.path, h.target, "imports", kappa, fragment(h.start, h.end), h.target_fragment,
+                   producer, "code_imports")
+
+
+_REF_RELATION = {"doc": "references", "ref": "references", "include": "references", "template": "imports",
+                 "configures": "configures", "depends_on": "depends_on"}
+
+
+def doc_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    """reStructuredText, AsciiDoc, HTML and template references, and what build and deploy
+    files name (design §5b)."""
+    seen: set[tuple[str, str, str]] = set()
+    for kind, target, line in f.refs:
+        if kind == "module":
+            hit = _module_or_path(target, f, idx)
+            hits = [hit] if hit else []
+            relation, kappa = "references", KAPPA["doc_module"]
+        else:
+            hits = [(t, "") for t in _eco(idx).resolve_ref(f, kind, target)]
+            relation = _REF_RELATION.get(kind, "references")
+            kappa = KAPPA["build_refs"] if kind in ("configures", "depends_on") else KAPPA["doc_refs"]
+        for t, frag in hits:
+            if t == f.path or (t, frag, relation) in seen:
+                continue
+            seen.add((t, frag, relation))
+            if relation == "references":
+                relation_ = _ref_relation(idx, t)
+            else:
+                relation_ = relation
+            yield Edge(f.path, t, relation_, kappa, fragment(line, line), frag, producer, "doc_refs")
+
+
+def markdown_links(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    if producer != PHASE3:  # Phase 2 resolves the same links: reuse Phase 3's work
+        for e in _markdown_links(f, idx):
+            yield Edge(e.source, e.target, e.relation, e.confidence, e.source_fragment,
+                       e.target_fragment, producer, e.provider)
+        return
+    yield from _markdown_links(f, idx)
+
+
+def _markdown_links(f: FileFacts, idx: IndexView) -> list[Edge]:
+    hit = idx.memo.get(("links", f.path))
+    if hit is None:
+        hit = idx.memo[("links", f.path)] = list(_resolve_links(f, idx))
+    return hit
+
+
+def _resolve_links(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    for link, line in f.md_links:
+        target = idx.path(link, f.path)
+        if target is None and "." not in link.rsplit("/", 1)[-1].split("#", 1)[0]:
+            # a link to a folder: its README or index page (`[auth](./auth)`)
+            base = link.split("#", 1)[0].rstrip("/")
+            target = next((t for t in (idx.path(f"{base}/{n}", f.path) for n in FOLDER_PAGES) if t), None)
+        if target is None:
+            if not link.startswith(("mailto:", "//")):
+                yield Edge(f.path, "", "references", KAPPA["markdown_links"], fragment(line, line),
+                           "", producer, "markdown_links")
+            continue
+        rng = idx.anchor_range(target, link)
+        yield Edge(f.path, target, _ref_relation(idx, target), KAPPA["markdown_links"],
+                   fragment(line, line), fragment(*rng) if rng else "", producer, "markdown_links")
+
+
+def _module_or_path(value: str, f: FileFacts, idx: IndexView) -> tuple[str, str] | None:
+    """A config or comment token as (target path, target fragment), or None."""
+    target = idx.path(value, f.path) if ("/" in value or "." in value) else None
+    if target:
+        return target, ""
+    mod, _, attr = value.partition(":")
+    if "." in mod and mod.replace(".", "").replace("_", "").isalnum():
+        hit = idx.module(mod, f.path)
+        if hit is None and not attr and "." in mod:
+            # `pkg.module.func` – the last part may be a symbol of the module
+            head, _, tail = mod.rpartition(".")
+            hit = idx.module(head, f.path)
+            attr = tail if hit else ""
+        if hit:
+            rng = idx.symbol_range(hit, attr) if attr else None
+            return hit, fragment(*rng) if rng else ""
+    return None
+
+
+def config_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    for value, line in f.config_values:
+        hit = _module_or_path(value, f, idx)
+        if hit:
+            yield Edge(f.path, hit[0], "configures", KAPPA["config_refs"], fragment(line, line),
+                       hit[1], producer, "config_refs")
+
+
+def test_targets(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    """A test file → what it tests: the files it imports (0.9), the file its name says it
+    tests (0.7: ``test_x.py``, ``x_test.go``, ``x.spec.ts``, ``FooTest.java`` …), and the files
+    defining the functions it calls when the name says nothing (0.6, design §5b)."""
+    if not is_test_path(f.path):
+        return
+    linked: set[str] = set()
+    for h in resolved_imports(f, idx):
+        if not is_test_path(h.target) and h.target not in linked:
+            linked.add(h.target)
+            yield Edge(f.path, h.target, "tests", KAPPA["test_import"], fragment(h.start, h.end),
+                       "", producer, "test_targets")
+    named = ""
+    for subject in subject_names(f.path.rsplit("/", 1)[-1]):
+        cands = [p for p in idx.basenames.get(subject, []) if not is_test_path(p)]
+        if cands:
+            named = nearest(cands, f.path)
+            break
+    if named:  # beside an import edge to the same file too: the name is its own evidence
+        linked.add(named)
+        yield Edge(f.path, named, "tests", KAPPA["test_name"], "", "", producer, "test_targets")
+    for target, line in _called_files(f, idx, linked):
+        linked.add(target)
+        yield Edge(f.path, target, "tests", KAPPA["test_calls"], fragment(line, line), "", producer,
+                   "test_targets")
+    for target, line in _named_subjects(f, idx, linked):
+        yield Edge(f.path, target, "tests", KAPPA["test_calls"], fragment(line, line), "", producer,
+                   "test_targets")
+
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+TEST_NAME_MIN = 2  # test functions naming a module before it counts as that module's test
+
+
+def _named_subjects(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
+    """Modules the test *functions* name (``test_session_path``, ``TestSessionPath``): the
+    first word after "test", matched to a module's file stem (``session`` → ``sessions.py``)
+    among the packages the test imports and its own directory, when at least
+    ``TEST_NAME_MIN`` test functions name it."""
+    names = [(n.rsplit(".", 1)[-1], line) for n, line in f.test_markers if n[:1].isalpha()]
+    if not names:
+        return []
+    dirs = {h.target.rsplit("/", 1)[0] for h in resolved_imports(f, idx) if "/" in h.target}
+    dirs.add(f.path.rsplit("/", 1)[0] if "/" in f.path else "")
+    family = FAMILY.get(f.language, f.language)
+    stems: dict[str, str] = {}
+    for d in sorted(dirs):
+        for p in _eco(idx).dir_files.get(d, []):
+            other = idx.facts[p]
+            if is_test_path(p) or FAMILY.get(other.language, other.language) != family:
+                continue
+            stem = p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+            stems.setdefault(stem, p)
+    hits: dict[str, list[int]] = {}
+    for name, line in names:
+        words = [w.lower() for w in _WORD.findall(name)]
+        if not words or words[0] != "test" or len(words) < 2:
+            continue
+        word = words[1]
+        for key in (word, word + "s", word.removesuffix("s"), "_".join(words[1:3])):
+            target = stems.get(key)
+            if target and target not in linked and target != f.path:
+                hits.setdefault(target, []).append(line)
+                break
+    return sorted(((t, lines[0]) for t, lines in hits.items() if len(lines) >= TEST_NAME_MIN),
+                  key=lambda x: x[0])
+
+
+def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
+    """Files defining the functions and types a test calls, where the callee's name is
+    specific: defined in at most ``TEST_CALL_MAX_DEFS`` non-test files of the packages the
+    test imports or its own directory (its own directory first – a Go or Java package),
+    and not the test's own."""
+    if not f.calls:
+        return []
+    defs = idx.memo.get(("defs", ""))
+    if defs is None:
+        table: dict[str, list[str]] = {}
+        for path, facts in idx.facts.items():
+            if is_test_path(path):
+                continue
+            for name, _kind, _, _ in facts.symbols:
+                short = name.rsplit(".", 1)[-1]
+                if len(short) >= TEST_CALL_MIN_NAME and not short.startswith("__"):
+                    paths = table.setdefault(short, [])
+                    if not paths or paths[-1] != path:
+                        paths.append(path)
+        defs = idx.memo[("defs", "")] = [table]
+    table = defs[0]
+    own = {n.rsplit(".", 1)[-1] for n, *_ in f.symbols}
+    family = FAMILY.get(f.language, f.language)
+    # only the packages the test imports (and below them) and its own directory
+    scopes = {h.target.rsplit("/", 1)[0] if "/" in h.target else "" for h in resolved_imports(f, idx)}
+    scopes.add(f.path.rsplit("/", 1)[0] if "/" in f.path else "")
+
+    def in_scope(p: str) -> bool:
+        return "" in scopes or any(p.startswith(s + "/") for s in scopes)
+    here = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+    hits: dict[str, tuple[int, int]] = {}
+    for callee, line in f.calls:
+        name = callee.rsplit(".", 1)[-1]
+        if name in own:
+            continue
+        paths = table.get(name)
+        if not paths:
+            continue
+        paths = [p for p in paths if FAMILY.get(idx.facts[p].language, idx.facts[p].language) == family
+                 and in_scope(p)]
+        local = [p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
+        pick = local if local else paths
+        if len(pick) > TEST_CALL_MAX_DEFS:
+            continue
+        for p in pick:
+            if p not in linked:
+                count, first = hits.get(p, (0, line))
+                hits[p] = (count + 1, min(first, line))
+    ranked = sorted(hits.items(), key=lambda kv: (-kv[1][0], kv[0]))[:TEST_CALL_TARGETS]
+    return [(p, first) for p, (_, first) in ranked]
+
+
+def path_mentions(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    for token, line in f.mentions:
+        target = idx.path(token, f.path, basename_fallback=True)
+        if target and target != f.path:
+            yield Edge(f.path, target, "mentions", KAPPA["path_mentions"], fragment(line, line), "",
+                       producer, "path_mentions")
+
+
+def comment_refs(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterator[Edge]:
+    for token, line in f.comment_refs:
+        hit = _module_or_path(token, f, idx)
+        if hit and hit[0] != f.path:
+            yield Edge(f.path, hit[0], _ref_relation(idx, hit[0]), KAPPA["comment_refs"],
+                       fragment(line, line), hit[1], producer, "comment_refs")
+
+
+Provider = Callable[[FileFacts, IndexView, str], Iterator[Edge]]
+PROVIDERS: tuple[tuple[str, Provider], ...] = (
+    ("python_imports", python_imports),
+    ("code_imports", code_imports),
+    ("markdown_links", markdown_links),
+    ("doc_refs", doc_refs),
+    ("config_refs", config_refs),
+    ("test_targets", test_targets),
+    ("path_mentions", path_mentions),
+    ("comment_refs", comment_refs),
+)
+
+
+def phase2_edges(facts: list[FileFacts], idx: IndexView) -> list[Edge]:
+    """Phase 2: imports through the module map and Markdown links over the Phase 1 index."""
+    out: list[Edge] = []
+    for f in facts:
+        out.extend(python_imports(f, idx, PHASE2))
+        out.extend(code_imports(f, idx, PHASE2))
+        out.extend(markdown_links(f, idx, PHASE2))
+    return out
+
+
+def phase3_edges(facts: list[FileFacts], idx: IndexView,
+                 providers: tuple[tuple[str, Provider], ...] = PROVIDERS) -> list[Edge]:
+    """Phase 3: every registered provider over every file."""
+    out: list[Edge] = []
+    for f in facts:
+        for _, provider in providers:
+            out.extend(provider(f, idx, PHASE3))
+    return out

@@ -1,0 +1,156 @@
+"""The Phase 1 index as the edge providers see it: path, module and symbol lookups.
+
+>>> idx = IndexView.build({"src/pkg/__init__.py": None, "src/pkg/a.py": None})  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from oracl.core.paths import is_test_path  # noqa: F401  (the resolvers' own name for it)
+from oracl.core.records import FileFacts, ImportRef
+
+_SLUG = re.compile(r"[^\w\- ]+")
+
+
+def fragment(start: int, end: int) -> str:
+    """A line-range locator ``L10-20`` (``L7-7`` for one line)."""
+    return f"L{start}-{max(start, end)}"
+
+
+def heading_slug(title: str) -> str:
+    """GitHub-style anchor of a heading: lower case, punctuation dropped, spaces → ``-``."""
+    return _SLUG.sub("", title.strip().lower()).replace(" ", "-")
+
+
+def subject_names(name: str) -> list[str]:
+    """The file names a test file's name says it tests (``x_test.go`` → ``x.go``,
+    ``FooTest.java`` → ``Foo.java``, ``a.spec.ts`` → ``a.ts``/``a.tsx``/``a.js``)."""
+    stem, _, suffix = name.rpartition(".")
+    if not stem:
+        return []
+    for pre in ("test_",):
+        if stem.startswith(pre):
+            return [f"{stem[len(pre):]}.{suffix}"]
+    for post in ("_test", "_spec", ".test", ".spec", "-test", "-spec", "Tests", "Test", "Spec", "IT"):
+        if stem.endswith(post) and len(stem) > len(post):
+            base = stem[: -len(post)]
+            if suffix in ("js", "jsx", "ts", "tsx", "mjs", "cjs"):
+                return [f"{base}.{s}" for s in (suffix, "ts", "tsx", "js", "jsx", "mjs") ]
+            return [f"{base}.{suffix}"]
+    return []
+
+
+def _common_prefix_len(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a.split("/"), b.split("/"), strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def nearest(candidates: list[str], from_path: str) -> str:
+    """Deterministic choice among equally named targets: the one sharing the longest
+    directory prefix with the referring file, then the shortest path, then by name."""
+    if len(candidates) == 1:
+        return candidates[0]
+    return min(candidates, key=lambda p: (-_common_prefix_len(p, from_path), p.count("/"), p))
+
+
+@dataclass(slots=True)
+class IndexView:
+    facts: dict[str, FileFacts]
+    modules: dict[str, list[str]] = field(default_factory=dict)
+    basenames: dict[str, list[str]] = field(default_factory=dict)
+    symbols: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    anchors: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
+
+    @classmethod
+    def build(cls, facts: dict[str, FileFacts]) -> IndexView:
+        paths = set(facts)
+        modules: dict[str, list[str]] = defaultdict(list)
+        basenames: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(paths):
+            basenames[path.rsplit("/", 1)[-1]].append(path)
+            if not path.endswith(".py"):
+                continue
+            parts = path[:-3].split("/")
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+                if not parts:
+                    continue
+            modules[".".join(parts)].append(path)
+            # the qualified name: from the nearest ancestor that is not a package
+            k = len(parts) - 1
+            while k > 0 and "/".join(parts[:k]) + "/__init__.py" in paths:
+                k -= 1
+            qualified = ".".join(parts[k:])
+            if qualified != ".".join(parts):
+                modules[qualified].append(path)
+        symbols = {p: {s[0]: (s[2], s[3]) for s in f.symbols} for p, f in facts.items() if f.symbols}
+        anchors = {p: {heading_slug(h[0]): (h[2], h[3]) for h in f.headings}
+                   for p, f in facts.items() if f.headings}
+        return cls(facts, dict(modules), dict(basenames), symbols, anchors)
+
+    def module(self, name: str, from_path: str) -> str | None:
+        cands = self.modules.get(name)
+        return nearest(cands, from_path) if cands else None
+
+    def relative_module(self, mod: str, level: int, from_path: str) -> str:
+        """The absolute dotted path of a relative import, from the file's location."""
+        parts = from_path[:-3].split("/") if from_path.endswith(".py") else from_path.split("/")
+        base = parts[:-1]  # the package of the importing module
+        if level > 1:
+            base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+        return ".".join([*base, *([mod] if mod else [])])
+
+    def python_import(self, imp: ImportRef, from_path: str) -> tuple[str, str | None, list[tuple[str, str | None]]]:
+        """One Python import resolved: (absolute module, its file or None, and for each
+        imported name the file of the submodule it names, or None when it is a name the
+        module defines). ``("", None, [])`` when a relative import leaves the tree."""
+        mod, names, level = imp[0], imp[1], imp[2]
+        absolute = self.relative_module(mod, level, from_path) if level else mod
+        if not absolute:
+            return "", None, []
+        return (absolute, self.module(absolute, from_path),
+                [(name, self.module(f"{absolute}.{name}", from_path)) for name in names])
+
+    def symbol_range(self, path: str, name: str) -> tuple[int, int] | None:
+        return self.symbols.get(path, {}).get(name)
+
+    def path(self, candidate: str, from_path: str, *, basename_fallback: bool = False) -> str | None:
+        """Resolve a written path: relative to the referring file, then to the root, then
+        (for free-text mentions) by a unique suffix or file name."""
+        cand = unquote(candidate.split("#", 1)[0].split("?", 1)[0]).strip()
+        if not cand or cand.endswith("/"):
+            return None
+        tries = []
+        if cand.startswith("/"):
+            tries.append(cand.lstrip("/"))
+        else:
+            tries.append(posixpath.join(posixpath.dirname(from_path), cand))
+            tries.append(cand)
+        for t in tries:
+            norm = posixpath.normpath(t)
+            if not norm.startswith("../") and norm != ".." and norm in self.facts:
+                return norm
+        if basename_fallback:
+            name = cand.rsplit("/", 1)[-1]
+            cands = self.basenames.get(name, [])
+            if "/" in cand:
+                tail = "/" + cand.lstrip("./")
+                cands = [c for c in cands if ("/" + c).endswith(tail)]
+            if len(cands) == 1:
+                return cands[0]
+        return None
+
+    def anchor_range(self, path: str, link: str) -> tuple[int, int] | None:
+        if "#" not in link:
+            return None
+        return self.anchors.get(path, {}).get(heading_slug(unquote(link.split("#", 1)[1])))

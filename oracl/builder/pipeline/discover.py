@@ -1,0 +1,397 @@
+"""Phase 1a/1b: discovery and reading. The only phase that touches the workspace.
+
+``walk`` lists the indexable files (design §1) and counts what it skipped and why;
+``read_one`` reads, hashes and scans one file and never raises: a file that cannot be
+read or parsed still yields ``FileFacts`` whose ``parse_status`` says why.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat as stat_mod
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from oracl.builder.extractors import scan
+from oracl.builder.extractors.code import QUERIES as CODE_QUERIES
+from oracl.builder.extractors.code import extract as extract_code
+from oracl.builder.extractors.code import python_calls
+from oracl.builder.extractors.docs import scan_markup
+from oracl.builder.extractors.manifests import manifest_of
+from oracl.builder.extractors.python_ast import analyze_python
+from oracl.builder.pipeline.linguist import binary_suffix, held_back, language_of
+from oracl.core.children import git
+from oracl.core.config import MENTION_SUFFIXES, Config
+from oracl.core.errors import RootError, UnsafePathError
+from oracl.core.records import FileFacts
+from oracl.core.secrets import holds_token, is_secret_file, suffix_of
+from oracl.core.secrets import scan_text as scan_secrets
+from oracl.core.tokens import fts_document
+from oracl.core.workspace import Workspace
+
+VAULT_DIR = ".oracl"
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+CACHE_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
+                        ".nox", "node_modules"})
+BUILD_DIRS = frozenset({"build", "dist"})
+EXTRA_NAMES = frozenset({".gitkeep"})  # suffix-less names that are still indexed
+BINARY_SNIFF = 8192
+CLASS_KINDS = ("class", "interface", "struct", "enum", "trait", "object", "record", "protocol")
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+@dataclass(slots=True)
+class Discovery:
+    """The result of a walk: sorted repo-relative POSIX paths and the skip counters."""
+
+    files: list[str] = field(default_factory=list)
+    seen: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)  # file-level reasons
+    excluded_dirs: Counter[str] = field(default_factory=Counter)  # directory-level reasons
+    skipped_suffixes: Counter[str] = field(default_factory=Counter)  # "reason .suffix" → files
+    git_root: str | None = None
+    stats: dict[str, os.stat_result] = field(default_factory=dict)  # with walk(stat=True)
+
+
+def _git_ignored(root: Path) -> tuple[set[str], tuple[str, ...], str | None]:
+    """Files and directory prefixes git ignores under ``root`` (empty outside a work tree)."""
+    try:
+        top = git(root, "rev-parse", "--show-toplevel", text=True, timeout=30)
+        if top.returncode != 0:
+            return set(), (), None
+        out = git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return set(), (), None
+    if out.returncode != 0:
+        return set(), (), top.stdout.strip() or None
+    files: set[str] = set()
+    dirs: list[str] = []
+    for item in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if item.endswith("/"):
+            dirs.append(item)
+        elif item:
+            files.add(item)
+    return files, tuple(dirs), top.stdout.strip()
+
+
+def _dir_exclusion(name: str, rel: str, abspath: str, cfg: Config, at_root: bool) -> str:
+    """The exclusion class of a directory, or '' when it is walked."""
+    if name in VCS_DIRS:
+        return "vcs"
+    if name.startswith(".venv") or name == "venv" or os.path.isfile(os.path.join(abspath, "pyvenv.cfg")):
+        return "virtualenv"
+    if name in CACHE_DIRS:
+        return "cache"
+    if name in BUILD_DIRS or name.endswith(".egg-info"):
+        return "build_output"
+    if at_root and name == VAULT_DIR:
+        return "vault"
+    if os.path.exists(os.path.join(abspath, ".git")):
+        return "embedded_repository"
+    slash = rel + "/"
+    if any(slash.startswith(p.rstrip("/") + "/") for p in cfg.derived_outputs):
+        return "derived_output"
+    from oracl.builder.pipeline.tags import glob_match
+    if any(name == pat or glob_match(rel, pat) for pat in cfg.exclude_dirs):
+        return "configured"
+    return ""
+
+
+def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
+    """List every indexable file below ``root``: suffix filter, exclusion classes,
+    ``.gitignore`` (inside a git work tree), no symlink out of the root, no loop.
+    ``stat=True`` also keeps each listed file's ``stat`` (links followed; a file that
+    cannot be stat'ed is listed without one), taken from the directory entry."""
+    if not root.exists():
+        raise RootError(f"root {str(root)!r} does not exist")
+    if not root.is_dir():
+        raise RootError(f"root {str(root)!r} is not a directory")
+    root_real = os.path.realpath(root)
+    result = Discovery()
+    ignored_files: set[str] = set()
+    ignored_dirs: tuple[str, ...] = ()
+    if cfg.gitignore:
+        ignored_files, ignored_dirs, result.git_root = _git_ignored(root)
+    suffixes = tuple(s.lower() for s in cfg.suffixes)
+    st = os.stat(root_real)
+    visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
+    stack: list[tuple[str, str]] = [(root_real, "")]
+    while stack:
+        absdir, reldir = stack.pop()
+        try:
+            entries = sorted(os.scandir(absdir), key=lambda e: e.name)
+        except OSError:
+            result.excluded_dirs["unreadable"] += 1
+            continue
+        for entry in entries:
+            rel = f"{reldir}/{entry.name}" if reldir else entry.name
+            if not _utf8(entry.name):  # a name that is not UTF-8 cannot be a key of the graph or the export
+                if entry.is_dir(follow_symlinks=False):
+                    result.excluded_dirs["undecodable_name"] += 1
+                else:
+                    result.seen += 1
+                    result.skipped["undecodable_name"] += 1
+                continue
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError:
+                is_link, is_dir = True, False
+            if holds_token(entry.name):  # a token as a name would be a key of the index and the export
+                if is_dir:
+                    result.excluded_dirs["secret_in_name"] += 1
+                else:
+                    result.seen += 1
+                    result.skipped["secret_in_name"] += 1
+                continue
+            if is_dir:
+                target = entry.path
+                if is_link:
+                    # a link out of the root is never followed; a link inside it is an alias
+                    # (or a loop) of a folder the walk reaches anyway under its real name
+                    real = os.path.realpath(entry.path)
+                    inside = real == root_real or real.startswith(root_real + os.sep)
+                    result.excluded_dirs["symlink_alias" if inside else "symlink_outside_root"] += 1
+                    continue
+                reason = _dir_exclusion(entry.name, rel, target, cfg, at_root=not reldir)
+                if not reason and ignored_dirs and (rel + "/") in ignored_dirs:
+                    reason = "gitignored"
+                if reason:
+                    result.excluded_dirs[reason] += 1
+                    continue
+                try:
+                    dst = os.stat(target)
+                except OSError:
+                    result.excluded_dirs["unreadable"] += 1
+                    continue
+                key = (dst.st_dev, dst.st_ino)
+                if key in visited:
+                    result.excluded_dirs["symlink_loop"] += 1
+                    continue
+                visited.add(key)
+                stack.append((target, rel))
+                continue
+            result.seen += 1
+            name = entry.name
+            if suffixes:  # an explicit list: only those suffixes
+                if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES and not is_secret_file(rel):
+                    result.skipped["suffix"] += 1
+                    result.skipped_suffixes[f"suffix {_suffix(name)}"] += 1
+                    continue
+            elif binary_suffix(name):  # never text: not even opened (anything else is sniffed)
+                result.skipped["binary"] += 1
+                result.skipped_suffixes[f"binary {_suffix(name)}"] += 1
+                continue
+            if rel in ignored_files or (ignored_dirs and any(rel.startswith(d) for d in ignored_dirs)):
+                result.skipped["gitignored"] += 1
+                continue
+            if is_link:
+                real = os.path.realpath(entry.path)
+                if not os.path.exists(real):
+                    result.skipped["broken_symlink"] += 1
+                    continue
+                if not real.startswith(root_real + os.sep):
+                    result.skipped["symlink_outside_root"] += 1
+                    continue
+            result.files.append(rel)
+            if stat:
+                try:
+                    result.stats[rel] = entry.stat()
+                except OSError:
+                    pass
+    result.files.sort()
+    return result
+
+
+@lru_cache(maxsize=8)
+def _mention_suffixes(configured: tuple[str, ...]) -> tuple[str, ...]:
+    """The suffixes a path mention may end with: the known ones and any configured (once per
+    configuration, not once per file)."""
+    return tuple(sorted(set(configured) | set(MENTION_SUFFIXES)))
+
+
+def _jsonc(path: str) -> bool:
+    """JSON with comments by convention (tsconfig, jsconfig, editor settings): not checked as JSON."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith(("tsconfig", "jsconfig")) or path.startswith(".vscode/") or "/.vscode/" in path
+
+
+def _suffix(name: str) -> str:
+    return "." + name.rsplit(".", 1)[1].lower() if "." in name[1:] else "(none)"
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # surrogate-escaped bytes of a non-UTF-8 name
+        return False
+    return True
+
+
+def artifact_id(path: str, mtime_ns: int, size: int) -> str:
+    """``sha256("{path}|{mtime_ns}|{size}")`` – the versioning identity of design §2."""
+    return hashlib.sha256(f"{path}|{mtime_ns}|{size}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+
+
+def _open_regular(root: str, rel: str) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file ``rel`` and its stat, without blocking: the final
+    component is not followed when it is a link (a link inside the root, which the walk
+    accepted, is resolved and checked to stay inside it); a FIFO, a socket or a device is
+    refused on the opened descriptor."""
+    try:
+        fd = os.open(os.path.join(root, rel), _OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        return Workspace(root).open_fd(rel)
+    st = os.fstat(fd)
+    if not stat_mod.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafePathError("not a regular file")
+    return fd, st
+
+
+def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
+    """Read, hash and scan one file. Never raises for a problem with the file itself.
+    Returns its facts and its full-text document."""
+    name = rel.rsplit("/", 1)[-1]
+    fmt = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
+    path_only = fts_document(rel, (), (), b"", 0, cfg.fts_tf_cap)
+    try:
+        fd, st = _open_regular(root, rel)
+    except FileNotFoundError:
+        return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "vanished",
+                         error="deleted before it could be read"), path_only
+    except UnsafePathError as exc:
+        return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
+                         error=str(exc).removeprefix(f"{rel} ").removeprefix(f"{rel}: ")), path_only
+    except OSError as exc:
+        return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
+                         error=exc.strerror or str(exc)), path_only
+    aid = artifact_id(rel, st.st_mtime_ns, st.st_size)
+    base = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
+                ctime_ns=st.st_ctime_ns, language=language_of(rel))
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if st.st_size > cfg.max_read_bytes:
+                h = hashlib.sha256()
+                head = fh.read(BINARY_SNIFF)
+                h.update(head)
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+                status = "binary" if b"\0" in head else "oversize"
+                return FileFacts(checksum=h.hexdigest(), parse_status=status,
+                                 error=f"larger than {cfg.max_read_bytes} bytes", **base), path_only
+            data = fh.read()
+    except OSError as exc:
+        return FileFacts(checksum="", parse_status="unreadable", error=exc.strerror or str(exc),
+                         **base), path_only
+    checksum = hashlib.sha256(data).hexdigest()
+    base["size_bytes"] = len(data)
+    if is_secret_file(rel):  # .env, key files: the graph knows they exist, never what they hold
+        return FileFacts(checksum=checksum, parse_status="secret_file", key_material=True,
+                         line_count=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
+                         error="holds secrets: recorded, its text is not indexed", **base), path_only
+    if b"\0" in data[:BINARY_SNIFF]:
+        return FileFacts(checksum=checksum, parse_status="binary", error="NUL byte in the first 8 KiB",
+                         **base), path_only
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return FileFacts(checksum=checksum, parse_status="non_utf8",
+                         error=f"invalid UTF-8 at byte {exc.start}", **base), path_only
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    held = "" if cfg.index_generated else held_back(rel, data[:BINARY_SNIFF])
+    if held:  # vendored, generated, minified, a lock file: known to exist, not read further
+        return FileFacts(checksum=checksum, parse_status=held, line_count=lines,
+                         error=f"{held}: recorded, not parsed or indexed (index_generated = true indexes it)",
+                         **base), path_only
+    try:
+        return _scan_text(text, data, fmt, checksum, base, cfg)
+    except Exception as exc:  # noqa: BLE001 - one file never stops a build (RecursionError, a parser's crash)
+        return FileFacts(checksum=checksum, parse_status="parse_error", line_count=lines,
+                         error=f"{type(exc).__name__} while scanning", **base), path_only
+
+
+def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
+               cfg: Config) -> tuple[FileFacts, str]:
+    status, error = "ok", ""
+    extra: dict[str, object] = {}
+    symbols: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
+    original = text
+    text, found = scan_secrets(original, suffix_of(base["path"]))
+    if found:  # everything below sees the redacted text: no secret value reaches a fact or the index
+        data = text.encode("utf-8")
+    material = any(f.rule == "private-key" for f in found)
+    secret_spots = tuple((f.rule, f.line) for f in found)
+    language = base["language"]
+    if language == "python":
+        a = analyze_python(text)
+        calls, typed = python_calls(text)
+        if a.syntax_error:
+            status, error = "syntax_error", a.syntax_error
+        extra = dict(ast_tags=a.tags, symbols=a.symbols, imports=a.imports,
+                     module_docstring=a.module_docstring, defs=a.defs,
+                     documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
+                     secret_key_names=a.secret_key_names,
+                     credential_literal=a.credential_literal or bool(found) and not material,
+                     key_material=material, symbol_details=a.details,
+                     calls=calls, typed=typed,
+                     test_markers=a.test_markers, bases=a.bases)
+        symbols = tuple(s[0] for s in a.symbols)
+    elif language in CODE_QUERIES:
+        c = extract_code(language, text)
+        names, literal = scan.security_signals(original)
+        kinds = Counter(k for _, k, _, _ in c.symbols)
+        extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls, bases=c.bases,
+                     typed=c.typed,
+                     namespaces=c.namespaces, test_markers=c.test_markers,
+                     defs=len(c.symbols), documented_defs=c.documented,
+                     module_docstring=bool(c.details) and bool(c.details[0][2]),
+                     ast_tags={"ast_functions": kinds["function"] + kinds["method"],
+                               "ast_classes": sum(kinds[k] for k in CLASS_KINDS),
+                               **({"ast_tests": len(c.test_markers)} if c.test_markers else {}),
+                               **({"ast_error": True} if c.error else {})},
+                     secret_key_names=names, key_material=material,
+                     credential_literal=literal or bool(found) and not material)
+        symbols = tuple(s[0] for s in c.symbols)
+    else:
+        if fmt in ("json", "jsonl", "toml", "ini", "cfg", "yaml", "yml") and not _jsonc(base["path"]):
+            problem = scan.validate_structured(text, fmt)
+            if problem:
+                status, error = "malformed", problem
+        names, literal = scan.security_signals(original)
+        extra = dict(secret_key_names=names, key_material=material,
+                     credential_literal=literal or bool(found) and not material)
+        if fmt == "md":
+            heads = scan.markdown_headings(text)
+            extra["headings"] = heads
+            extra["md_links"] = scan.markdown_links(text)
+            headings = tuple(h[0] for h in heads)
+        else:
+            heads, doc_refs, doc_manifest = scan_markup(language, text)
+            if heads or doc_refs or doc_manifest:
+                extra.update(headings=heads, refs=doc_refs, manifest=doc_manifest)
+                headings = tuple(h[0] for h in heads)
+        extra["config_values"] = scan.config_values(text, fmt)
+    manifest, build_refs = manifest_of(base["path"], text)
+    if manifest or build_refs:
+        extra["manifest"] = {**extra.get("manifest", {}), **manifest}  # type: ignore[dict-item]
+        extra["refs"] = (*extra.get("refs", ()), *build_refs)  # type: ignore[misc]
+    extra["mentions"] = scan.path_mentions(text, _mention_suffixes(cfg.suffixes))
+    extra["comment_refs"] = scan.comment_references(text, fmt)
+    extra["secrets"] = secret_spots
+    facts = FileFacts(checksum=checksum, parse_status=status, error=error,
+                      line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+                      **base, **extra)  # type: ignore[arg-type]
+    return facts, fts_document(facts.path, symbols, headings, data, cfg.fts_body_bytes, cfg.fts_tf_cap)

@@ -1,0 +1,117 @@
+"""History as evidence (design §5c): co-change edges and past commit messages, read from
+the repository's git history up to the built commit (``HEAD``) and never beyond it.
+
+* **co-change**: files changed in the same commit are related. For files a and b,
+
+      s(a, b) = Σ_commits touching both  r(c) / (n(c) − 1),   r(c) = 0.5 ^ (age(c) / HALF_LIFE_DAYS)
+
+  with n(c) the number of files the commit changed (a sweep of more than
+  ``MAX_COMMIT_FILES`` counts for nothing) and age(c) its distance in days from HEAD's
+  commit time (so the result depends on the history only, not on the clock). A pair
+  needs ``MIN_SUPPORT`` commits; each file keeps its ``MAX_PARTNERS`` strongest partners
+  as ``co_change`` edges with κ = s / (s + 1).
+* **messages**: each file's newest ``MESSAGES_PER_FILE`` commit subjects (of commits that
+  are not sweeps), redacted like every text ORACL keeps, become extra text of that file.
+
+A tree that is not in a git repository, a shallow clone's missing past, or a git that
+fails or takes longer than ``TIMEOUT`` seconds gives no history and the build goes on.
+
+>>> h = parse_log(b"\\x1ec1\\x1f200\\x1ffix cookie jar\\x1f\\n\\na.py\\nb.py\\n"
+...               b"\\x1ec2\\x1f100\\x1fadd jar\\x1f\\n\\na.py\\nb.py\\nc.md\\n", {"a.py", "b.py"})
+>>> [(e.source, e.target, e.confidence) for e in h.edges]
+[('a.py', 'b.py', 0.6), ('b.py', 'a.py', 0.6)]
+>>> h.messages["a.py"]
+'fix cookie jar · add jar'
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+from oracl.core.children import git
+from oracl.core.records import Edge
+from oracl.core.secrets import redact_text
+
+MAX_COMMITS = 5000        # the newest commits read
+MAX_COMMIT_FILES = 30     # a commit changing more files is a sweep (renames, formatting, releases)
+HALF_LIFE_DAYS = 365.0
+MIN_SUPPORT = 2           # commits a pair must share
+MAX_PARTNERS = 8          # co-change edges kept per file
+MESSAGES_PER_FILE = 12
+MESSAGE_CHARS = 1500
+TIMEOUT = 120
+RELATION = "co_change"
+PRODUCER = "history"
+
+
+@dataclass(slots=True)
+class History:
+    edges: list[Edge] = field(default_factory=list)
+    messages: dict[str, str] = field(default_factory=dict)
+    commits: int = 0      # commits read
+    head: str = ""        # the commit the history ends at
+    note: str = ""        # why there is none, when there is none
+
+
+def read_history(root: Path, paths: set[str], max_commits: int = MAX_COMMITS) -> History:
+    """The history of ``root``'s files up to HEAD (see the module's docstring)."""
+    try:
+        proc = git(root, "log", "HEAD", f"--max-count={max_commits}", "--no-merges", "--no-renames", "--relative",
+                   "--name-only", "--no-textconv", "--format=%x1e%H%x1f%ct%x1f%s%x1f", timeout=TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return History(note=f"git log failed: {type(exc).__name__}")
+    if proc.returncode != 0:
+        return History(note="not a git repository with a HEAD commit")
+    return parse_log(proc.stdout, paths)
+
+
+def parse_log(out: bytes, paths: set[str]) -> History:
+    """``git log --name-only --format=%x1e%H%x1f%ct%x1f%s%x1f`` output → History."""
+    commits: list[tuple[str, int, str, list[str]]] = []
+    for record in out.split(b"\x1e")[1:]:
+        parts = record.split(b"\x1f", 3)
+        if len(parts) < 4:
+            continue
+        sha, ct, subject, names = parts
+        try:
+            when = int(ct)
+        except ValueError:
+            continue
+        files = [n for n in names.decode("utf-8", "surrogateescape").splitlines() if n]
+        commits.append((sha.decode("ascii", "replace"), when, subject.decode("utf-8", "replace").strip(), files))
+    if not commits:
+        return History(note="no commits")
+    head_time = commits[0][1]
+    strength: dict[tuple[str, str], float] = defaultdict(float)
+    support: dict[tuple[str, str], int] = defaultdict(int)
+    subjects: dict[str, list[str]] = defaultdict(list)
+    for _, when, subject, files in commits:
+        n = len(files)
+        if n > MAX_COMMIT_FILES:
+            continue
+        known = sorted({f for f in files if f in paths})
+        for f in known:
+            if len(subjects[f]) < MESSAGES_PER_FILE and subject:
+                subjects[f].append(subject[:200])
+        if n < 2 or len(known) < 2:
+            continue
+        recency = 0.5 ** (max(0, head_time - when) / 86_400 / HALF_LIFE_DAYS)
+        w = recency / (n - 1)
+        for a, b in combinations(known, 2):
+            strength[(a, b)] += w
+            support[(a, b)] += 1
+    partners: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for (a, b), s in strength.items():
+        if support[(a, b)] >= MIN_SUPPORT:
+            partners[a].append((s, b))
+            partners[b].append((s, a))
+    edges = []
+    for a in sorted(partners):
+        for s, b in sorted(partners[a], key=lambda x: (-x[0], x[1]))[:MAX_PARTNERS]:
+            edges.append(Edge(a, b, RELATION, round(s / (s + 1), 6), producer=PRODUCER, provider="git"))
+    messages = {f: redact_text(" · ".join(v))[:MESSAGE_CHARS] for f, v in sorted(subjects.items())}
+    return History(edges, messages, len(commits), commits[0][0])

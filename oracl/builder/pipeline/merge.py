@@ -1,0 +1,110 @@
+"""Phase 2/3 merge: canonical-key deduplication with Phase 2 precedence (design §5), and
+the opt-in two-layer mode whose committed view is the same edge set.
+
+>>> a = Edge("x.py", "y.py", "imports", 1.0, "L1-1", "", "phase3_static_edges")
+>>> b = Edge("x.py", "y.py", "imports", 1.0, "L1-1", "", "phase2_repo_edges")
+>>> merge_edges([b], [a], [], {"x.py", "y.py"}).edges[0].producer
+'phase2_repo_edges'
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from oracl.builder.extractors.providers import OVERLAY, PHASE2, PHASE3
+from oracl.core.records import Edge
+
+# later in this tuple = higher precedence on a canonical-key collision
+PRECEDENCE = (OVERLAY, PHASE3, PHASE2)
+
+
+@dataclass(slots=True)
+class MergeResult:
+    edges: list[Edge]
+    dropped: Counter[str] = field(default_factory=Counter)  # self_loop | dangling | duplicate
+
+
+def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterable[Edge],
+                nodes: set[str]) -> MergeResult:
+    """One edge per canonical key; Phase 2 wins a collision, then Phase 3, then the overlay.
+    Self-loops and edges to missing targets are dropped and counted."""
+    dropped: Counter[str] = Counter()
+    chosen: dict[tuple[str, str, str, str, str], Edge] = {}
+    for stream in (overlay, phase3, phase2):  # ascending precedence: later overwrites
+        for e in stream:
+            if not e.target or e.target not in nodes or e.source not in nodes:
+                dropped["dangling"] += 1
+                continue
+            if e.source == e.target:
+                dropped["self_loop"] += 1
+                continue
+            if e.key in chosen:
+                dropped["duplicate"] += 1
+            chosen[e.key] = e
+    return MergeResult([chosen[k] for k in sorted(chosen)], dropped)
+
+
+def edge_to_json(e: Edge) -> dict[str, object]:
+    return {"source": e.source, "target": e.target, "relation": e.relation,
+            "confidence": e.confidence, "source_fragment": e.source_fragment,
+            "target_fragment": e.target_fragment, "producer": e.producer, "provider": e.provider}
+
+
+def edge_from_json(d: dict) -> Edge:
+    return Edge(**d)
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, object]]) -> None:
+    """Write rows as JSON lines through a temp file and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    dumps, opt = orjson.dumps, orjson.OPT_SORT_KEYS
+    chunk: list[bytes] = []
+    with open(tmp, "wb") as fh:
+        for row in rows:  # one write per 4,096 rows: per-row writes cost more than the encoding
+            chunk.append(dumps(row, option=opt))
+            if len(chunk) == 4096:
+                fh.write(b"\n".join(chunk) + b"\n")
+                chunk = []
+        if chunk:
+            fh.write(b"\n".join(chunk) + b"\n")
+    os.replace(tmp, path)
+
+
+class EvidenceStore:
+    """Two-layer mode: one append-only JSON-lines partition per producer.
+
+    Producers only ever append; ``committed_view`` is a deterministic function of the
+    partitions (read every event, apply producer precedence, sort by canonical key) and
+    therefore equals ``merge_edges`` over the same inputs.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+        for producer in PRECEDENCE:
+            (directory / f"{producer}.jsonl").write_bytes(b"")  # a build starts its partitions empty
+
+    def append(self, producer: str, edges: Iterable[Edge]) -> int:
+        n = 0
+        with open(self.directory / f"{producer}.jsonl", "ab") as fh:
+            for e in edges:
+                if e.producer != producer:
+                    raise ValueError(f"edge of {e.producer} appended to the {producer} partition")
+                fh.write(orjson.dumps(edge_to_json(e), option=orjson.OPT_SORT_KEYS) + b"\n")
+                n += 1
+        return n
+
+    def read(self, producer: str) -> list[Edge]:
+        path = self.directory / f"{producer}.jsonl"
+        with open(path, "rb") as fh:
+            return [edge_from_json(orjson.loads(line)) for line in fh if line.strip()]
+
+    def committed_view(self, nodes: set[str]) -> MergeResult:
+        return merge_edges(self.read(PHASE2), self.read(PHASE3), self.read(OVERLAY), nodes)

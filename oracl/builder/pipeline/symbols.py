@@ -1,0 +1,602 @@
+"""The symbol graph (design §5b): every definition the extractors found becomes a symbol,
+and the call sites, base classes and signature types between them become edges.
+
+A pure phase: Phase 1's facts and the index in, rows out (nothing reads the disk). It runs
+over every file's facts on every build, reused or read again, so a selective rebuild yields
+the same symbol graph as a full one by construction.
+
+Symbols: one per qualified name and file, id ``path#qualified`` (overloads and
+redefinitions are one symbol: in Python the last definition, elsewhere the first), and one
+``module`` symbol per code file (id ``path#``) that holds what is defined at its top level
+and the calls made there.
+
+Edges (``relation``):
+
+* ``contains`` – module → top-level symbol, type → member (κ 1);
+* ``calls`` – the innermost function, method, type or module around a call site → the
+  callee, one edge per (caller, callee) with the call sites' lines;
+* ``inherits`` / ``implements`` – a type → a base it names;
+* ``references`` – a function → a type its signature names.
+
+Each resolved name carries how it was resolved and the confidence that follows from it:
+
+==================  =====  ===============================================================
+resolution          κ      the name was …
+==================  =====  ===============================================================
+same_scope          0.95   defined in the caller's file or class (``self.f``, ``this.f``)
+imported            0.9    imported into the file (``from m import f``, ``pkg.F``, ``C.m``)
+typed               0.85   a member of the type its receiver was declared with or built from
+                           (``s = Session(); s.send()``, ``def f(s: Session)``, ``var s Session``)
+inherited           0.85   a member of a base class of the caller's class
+same_package        0.85   defined once in the caller's directory (a Go or Java package)
+receiver            0.8    a member of the one class named like its receiver (``session.send``)
+unique              0.7    defined once in the repository (a bare call)
+unique_member       0.5    the one method of that name in the repository (``x.f``, x unknown)
+ambiguous           0.5/n  one of n ≤ ``MAX_CANDIDATES`` definitions (an edge to each)
+==================  =====  ===============================================================
+
+>>> from oracl.core.records import FileFacts
+>>> f = FileFacts("m.py", "a", "c", 1, 0, 0, "ok", language="python",
+...               symbols=(("f", "function", 1, 2), ("g", "function", 3, 4)),
+...               symbol_details=(("f", "def f()", ""), ("g", "def g()", "")), calls=(("f", 4),))
+>>> g = symbol_graph([f], IndexView.build({"m.py": f}))
+>>> [(e["source"], e["target"], e["relation"], e["resolution"]) for e in g.edges if e["relation"] == "calls"]
+[('m.py#g', 'm.py#f', 'calls', 'same_scope')]
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from oracl.builder.extractors.code import CODE_LANGUAGES
+from oracl.builder.extractors.providers import FAMILY, ecosystems_of
+from oracl.builder.extractors.resolve import IndexView
+from oracl.core.records import FileFacts
+
+CONFIDENCE = {"same_scope": 0.95, "imported": 0.9, "typed": 0.85, "inherited": 0.85, "same_package": 0.85, "receiver": 0.8,
+              "unique": 0.7, "unique_member": 0.5, "ambiguous": 0.5}
+MAX_CANDIDATES = 5          # a name defined more often than this is not linked at all
+MAX_LINES = 20              # call-site lines kept per (caller, callee)
+MAX_BASE_DEPTH = 4          # base classes searched for an inherited member
+GUESSES = frozenset({"receiver", "unique_member", "ambiguous"})
+SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
+CALLABLE = frozenset({"function", "method", "async_function", "class", "struct", "record", "object", "macro"})
+FREE_CALLABLE = CALLABLE - {"method"}
+FUNCTION_KINDS = frozenset({"function", "method", "async_function"})
+TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "record", "object", "protocol", "type"})
+SCOPES = frozenset({"function", "method", "async_function", *TYPE_KINDS})
+IMPLICIT_THIS = frozenset({"java", "kotlin", "scala", "csharp", "cpp", "ruby", "swift"})  # `f()` may be `this.f()`
+RELATIONS = ("calls", "contains", "implements", "inherits", "references")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(slots=True)
+class SymbolGraph:
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    unresolved: int = 0      # call sites naming nothing defined here (a library, a builtin)
+    dropped: int = 0         # call sites naming more than MAX_CANDIDATES definitions
+
+    def counts(self) -> dict[str, Any]:
+        by_relation: dict[str, int] = defaultdict(int)
+        for e in self.edges:
+            by_relation[e["relation"]] += 1
+        return {"symbols": len(self.nodes), "edges": len(self.edges),
+                "edges_by_relation": dict(sorted(by_relation.items())),
+                "calls_unresolved": self.unresolved, "calls_too_ambiguous": self.dropped}
+
+
+def _module_name(f: FileFacts) -> str:
+    stem = f.path.rsplit("/", 1)[-1]
+    return stem.rsplit(".", 1)[0] if "." in stem[1:] else stem
+
+
+def _exported(language: str, name: str, qualified: str, signature: str) -> bool:
+    """Visible outside its file or package, as each language says it (a heuristic for
+    JavaScript, whose exports are statements of their own)."""
+    words = signature.split()
+    if language == "python":
+        return "_" not in qualified or not any(p.startswith("_") and not (p.startswith("__") and p.endswith("__"))
+                       for p in qualified.split("."))
+    if language == "go":
+        return name[:1].isupper()
+    if language == "rust":
+        return signature.startswith("pub")
+    if language in ("c", "cpp"):
+        return "static" not in words[:3]
+    if language in ("java", "kotlin", "scala", "csharp", "swift", "php"):
+        return "private" not in words and "fileprivate" not in words and "internal" not in words[:2]
+    if language in ("javascript", "typescript", "tsx"):
+        return not name.startswith(("_", "#"))
+    return True
+
+
+class _Files:
+    """Per-file tables the resolver looks names up in."""
+
+    def __init__(self) -> None:
+        self.top: dict[str, dict[str, list[str]]] = defaultdict(dict)     # path → short name → ids at top level
+        self.members: dict[str, dict[str, str]] = {}                      # type id → member name → id
+        self.types: dict[str, dict[str, str]] = defaultdict(dict)         # path → type name → id
+        self.owner: dict[str, str] = {}                                   # symbol id → its type's id
+        self.parent: dict[str, str] = {}                                  # symbol id → the symbol around it
+        self.nested: dict[str, dict[str, str]] = {}                       # function id → name → nested def
+        self.bases: dict[str, list[str]] = defaultdict(list)              # type id → base type ids
+        self.by_short: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, name) → ids
+        self.by_dir: dict[tuple[str, str], list[str]] = defaultdict(list)    # (dir, name) → top-level ids
+        self.kind: dict[str, str] = {}
+        self.path: dict[str, str] = {}
+        self.span: dict[str, tuple[int, int]] = {}
+        self.prototypes: set[str] = set()  # C/C++ declarations without a body (`int add(int, int);`)
+        self.types_named: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, lower name) → type ids
+
+
+def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
+    """The symbols of every code file and the edges between them."""
+    g = SymbolGraph()
+    t = _Files()
+    spans: dict[str, list[tuple[int, int, str]]] = {}   # path → (start, end, id) of scopes
+    module_id: dict[str, str] = {}
+    rows_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    code = [f for f in facts if f.language in CODE_LANGUAGES and (f.symbols or f.calls)]
+    for f in code:
+        fam = FAMILY.get(f.language, f.language)
+        directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+        mid = f"{f.path}#"
+        module_id[f.path] = mid
+        g.nodes.append({"id": mid, "name": _module_name(f), "qualified": f.path, "kind": "module",
+                        "language": f.language, "path": f.path, "start": 1, "end": max(1, f.line_count),
+                        "signature": "", "doc": "", "exported": True})
+        t.kind[mid], t.path[mid] = "module", f.path
+        scope_rows: list[tuple[int, int, str]] = []
+        by_qualified: dict[str, str] = {}
+        details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else \
+            tuple((s[0], "", "") for s in f.symbols)
+        # one symbol per qualified name and file: overloads, a property's setter, a redefinition.
+        # Python keeps the last definition (the one the name is bound to at run time), the
+        # others the first; the other definitions' lines still belong to it.
+        rep: dict[str, int] = {}
+        for i, d in enumerate(details):
+            if f.language == "python" or d[0] not in rep:
+                rep[d[0]] = i
+        others: list[tuple[int, int, str]] = []
+        for i, ((name, kind, start, end), (qualified, signature, doc)) in enumerate(zip(f.symbols, details, strict=True)):
+            if rep[qualified] != i:
+                others.append((start, end, qualified))
+                continue
+            short = qualified.rsplit(".", 1)[-1] or name
+            sid = f"{f.path}#{qualified}"
+            t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
+            if f.language in ("c", "cpp") and signature.endswith(";"):
+                t.prototypes.add(sid)
+            row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
+                   "language": f.language, "path": f.path, "start": start, "end": end,
+                   "signature": signature, "doc": doc,
+                   "exported": _exported(f.language, short, qualified, signature)}
+            g.nodes.append(row)
+            rows_of[f.path].append(row)
+            parent_q = qualified.rsplit(".", 1)[0] if "." in qualified else ""
+            parent = by_qualified.get(parent_q) if parent_q else None
+            by_qualified.setdefault(qualified, sid)
+            if parent is not None:
+                _edge(g, parent, sid, "contains", 1.0, "defined", 1, start)
+                t.parent[sid] = parent
+                if t.kind.get(parent) in TYPE_KINDS:
+                    t.members.setdefault(parent, {}).setdefault(short, sid)
+                    t.owner[sid] = parent
+                else:
+                    t.nested.setdefault(parent, {}).setdefault(short, sid)
+            elif not parent_q:
+                _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
+                t.top[f.path].setdefault(short, []).append(sid)
+                t.by_dir[(directory, short)].append(sid)
+            else:  # a member of a type declared elsewhere (Go receivers, Rust impls, C++ out-of-line)
+                _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
+                t.by_dir[(directory, parent_q.rsplit(".", 1)[-1] + "." + short)].append(sid)
+            if kind in TYPE_KINDS:
+                t.types[f.path].setdefault(short, sid)
+                t.types_named[(fam, short.lower())].append(sid)
+            t.by_short[(fam, short)].append(sid)
+            if kind in SCOPES:
+                scope_rows.append((start, end, sid))
+        scope_rows.extend((a, b, by_qualified[q]) for a, b, q in others
+                          if t.kind.get(by_qualified[q]) in SCOPES)
+        spans[f.path] = scope_rows
+    # members declared outside their type (Go methods, Rust impls): attach by the type's name
+    for (directory, dotted), ids in list(t.by_dir.items()):
+        if "." not in dotted:
+            continue
+        type_name, member = dotted.split(".", 1)
+        owners = [i for i in t.by_dir.get((directory, type_name), ()) if t.kind.get(i) in TYPE_KINDS]
+        if len(owners) == 1:
+            for sid in ids:
+                t.members.setdefault(owners[0], {}).setdefault(member, sid)
+                t.owner[sid] = owners[0]
+                _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
+    r = _Resolver(t, idx)
+    for f in code:
+        if not f.bases:
+            continue  # reading a file's imports is this pass's cost: only files that name a base pay it
+        r.file(f)
+        for owner_q, written, relation, line in f.bases:
+            src = r.type_id(f.path, owner_q)
+            if src is None:
+                continue
+            for target, how, n in r.type_name(f, written):
+                if target != src:
+                    t.bases[src].append(target)
+                    _edge(g, src, target, relation, _kappa(how, n), how, n, line)
+    for f in code:
+        r.file(f)
+        owners = r.owners = _owners(spans[f.path], f.line_count, module_id[f.path])
+        sites: dict[tuple[str, str], list[int]] = {}
+        meta: dict[tuple[str, str], tuple[str, int]] = {}
+        for callee, line in f.calls:
+            caller = owners[line] if 0 < line < len(owners) else module_id[f.path]
+            hits = r.call(f, caller, callee, line)
+            if hits is None:
+                g.dropped += 1
+                continue
+            if not hits:
+                g.unresolved += 1
+                continue
+            for target, how, n in hits:
+                if target == caller and how in GUESSES:
+                    continue  # recursion is a call, but not one guessed from a name alone (`loader.list_templates()`)
+                key = (caller, target)
+                sites.setdefault(key, []).append(line)
+                meta.setdefault(key, (how, n))
+        for (caller, target), lines in sites.items():
+            how, n = meta[(caller, target)]
+            e = _edge(g, caller, target, "calls", _kappa(how, n), how, n, lines[0])
+            e["lines"] = sorted(set(lines))[:MAX_LINES]
+        # types a signature names
+        for sym in rows_of.get(f.path, ()):
+            if sym["kind"] not in ("function", "method", "async_function") or not sym["signature"]:
+                continue
+            done: set[str] = set()
+            owner = t.owner.get(sym["id"])
+            for word in _WORD.findall(sym["signature"].split("(", 1)[-1] if "(" in sym["signature"] else ""):
+                if word in done or word == sym["name"] or not word[:1].isupper():
+                    continue
+                done.add(word)
+                for target, how, n in r.type_name(f, word):
+                    if target != owner:  # a method naming its own type says nothing new
+                        _edge(g, sym["id"], target, "references", _kappa(how, n), how, n, sym["start"])
+    g.edges.sort(key=lambda e: (e["source"], e["target"], e["relation"]))
+    g.nodes.sort(key=lambda n: n["id"])
+    return g
+
+
+def _kappa(how: str, n: int) -> float:
+    return CONFIDENCE[how] / n if how == "ambiguous" else CONFIDENCE[how]
+
+
+def _edge(g: SymbolGraph, source: str, target: str, relation: str, confidence: float, how: str, n: int,
+          line: int) -> dict[str, Any]:
+    e = {"source": source, "target": target, "relation": relation, "confidence": round(confidence, 9),
+         "resolution": how, "candidates": n, "lines": [line] if line else []}
+    g.edges.append(e)
+    return e
+
+
+def _owners(scopes: list[tuple[int, int, str]], line_count: int, module: str) -> list[str]:
+    """For each line of a file, the innermost function, method or type around it."""
+    owners = [module] * (max(line_count, max((e for _, e, _ in scopes), default=0)) + 2)
+    for start, end, sid in sorted(scopes, key=lambda s: (s[0], -s[1])):
+        for i in range(start, min(end, len(owners) - 1) + 1):
+            owners[i] = sid  # inner scopes start later and overwrite their outer scope's lines
+    return owners
+
+
+Hit = tuple[str, str, int]  # (target id, resolution, candidates)
+
+
+class _Resolver:
+    def __init__(self, t: _Files, idx: IndexView) -> None:
+        self.t = t
+        self.idx = idx
+        self.f: FileFacts | None = None
+        self.owners: list[str] = []  # the current file's innermost scope per line
+        self.names: dict[str, list[str]] = {}     # imported name → files
+        self.aliases: dict[str, list[str]] = {}   # module alias → files
+        self._imports: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
+        self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
+        self._methods_memo: dict[tuple[str, str], list[str]] = {}
+        self._callable_memo: dict[tuple[str, str], list[str]] = {}
+        self._reversed: list[tuple[str, str]] | None = None
+
+    def imports_of(self, path: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        hit = self._imports.get(path)
+        if hit is None:
+            f = self.idx.facts.get(path)
+            hit = self._imports[path] = _imports(f, self.idx) if f is not None else ({}, {})
+        return hit
+
+    def file(self, f: FileFacts) -> None:
+        if self.f is not None and self.f.path == f.path:
+            return
+        self.f = f
+        self.names, self.aliases = self.imports_of(f.path)
+        self.typed: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for var, vtype, line in f.typed:
+            self.typed[var].append((line, vtype))
+        if len(self._imports) > 4096:  # re-exports are looked up again, cheaply
+            self._imports = {f.path: (self.names, self.aliases)}
+
+    def type_id(self, path: str, qualified: str) -> str | None:
+        sid = f"{path}#{qualified}"
+        return sid if sid in self.t.kind else None
+
+    def _family(self, f: FileFacts) -> str:
+        return FAMILY.get(f.language, f.language)
+
+    def _pick(self, ids: list[str], how: str) -> list[Hit]:
+        if not ids:
+            return []
+        if len(ids) > 1 and any(i in self.t.prototypes for i in ids):
+            ids = [i for i in ids if i not in self.t.prototypes] or ids  # a C prototype and its definition are one function
+        if len(ids) == 1:
+            return [(ids[0], how, 1)]
+        return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else []
+
+    def _top(self, paths: list[str], name: str, kinds: frozenset[str] | None = None, depth: int = 0,
+             follow: bool = True) -> list[str]:
+        """Top-level definitions of ``name`` in ``paths``, following re-exports (a package's
+        ``__init__`` importing the name from a module, an ``index.js`` re-exporting it)."""
+        out: list[str] = []
+        for p in dict.fromkeys(paths):
+            found = [i for i in self.t.top.get(p, {}).get(name, ()) if kinds is None or self.t.kind[i] in kinds]
+            if not found and follow and depth < 2:
+                found = self._top(self.imports_of(p)[0].get(name, []), name, kinds, depth + 1)
+            out.extend(i for i in found if i not in out)
+        return out
+
+    def _member(self, type_id: str, name: str) -> tuple[str, int] | None:
+        """A member of a type or of one of its bases (with the depth it was found at)."""
+        frontier, seen = [type_id], {type_id}
+        for depth in range(MAX_BASE_DEPTH + 1):
+            nxt = []
+            for tid in frontier:
+                hit = self.t.members.get(tid, {}).get(name)
+                if hit is not None:
+                    return hit, depth
+                for b in self.t.bases.get(tid, ()):
+                    if b not in seen:
+                        seen.add(b)
+                        nxt.append(b)
+            frontier = nxt
+            if not frontier:
+                break
+        return None
+
+    def type_name(self, f: FileFacts, written: str) -> list[Hit]:
+        """The type a name written in ``f`` refers to (``B``, ``m.B``, ``pkg::B``)."""
+        parts = re.split(r"\.|::|\\", written)
+        name, qual = parts[-1], parts[-2] if len(parts) > 1 else ""
+        local = self.t.types.get(f.path, {}).get(name)
+        if local is not None and not qual:
+            return [(local, "same_scope", 1)]
+        files = self.aliases.get(qual, []) if qual else self.names.get(name, [])
+        hits = self._top(files, name, TYPE_KINDS) if files else []
+        if hits:
+            return self._pick(hits, "imported")
+        directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+        near = [i for i in self.t.by_dir.get((directory, name), ()) if self.t.kind[i] in TYPE_KINDS]
+        if near:
+            return self._pick(near, "same_package")
+        ids = [i for i in self.t.by_short.get((self._family(f), name), ()) if self.t.kind[i] in TYPE_KINDS]
+        return self._pick(ids, "unique")
+
+    def _type_of(self, caller: str, var: str, line: int) -> str:
+        """The type ``var`` was declared with or built from, as seen from a call at ``line``:
+        in the caller (the latest before the line), else in its class (``self.x = X()``),
+        else anywhere in the file."""
+        entries = self.typed.get(var)
+        if not entries:
+            return ""
+        t = self.t
+        scope: str | None = caller
+        while scope is not None:  # the caller, the functions around it, its class
+            if scope in t.span:
+                a, b = t.span[scope]
+                inside = [(ln, ty) for ln, ty in entries if a <= ln <= b and (t.kind[scope] in TYPE_KINDS or ln <= line)]
+                if inside:
+                    return max(inside)[1]
+            scope = t.parent.get(scope)
+        # else a module-level declaration, else the one type the name is declared with
+        # throughout the file (Go's `c *Command` in every method of command.go)
+        owners = self.owners
+        module = [(ln, ty) for ln, ty in entries
+                  if not (0 < ln < len(owners) and t.kind.get(owners[ln]) in FUNCTION_KINDS)]
+        before = [e for e in module if e[0] <= line]
+        if before or module:
+            return max(before)[1] if before else module[0][1]
+        kinds = {ty for _, ty in entries}
+        return kinds.pop() if len(kinds) == 1 else ""
+
+    def _type_around(self, sid: str) -> str | None:
+        """The type a symbol is (or is defined in), through nested functions."""
+        scope: str | None = sid
+        while scope is not None and self.t.kind.get(scope) not in TYPE_KINDS:
+            scope = self.t.parent.get(scope)
+        return scope
+
+    def call(self, f: FileFacts, caller: str, callee: str, line: int = 0) -> list[Hit] | None:
+        """The definitions a call site names: [] when none is defined here, None when too
+        many are."""
+        recv, _, name = callee.rpartition(".")
+        t = self.t
+        fam = self._family(f)
+        if not recv:
+            # the caller's own nested definitions, then the file, then what the file imports
+            scope: str | None = caller
+            while scope is not None:  # a function defined in the caller or around it
+                own = t.nested.get(scope, {}).get(name)
+                if own is not None and t.kind[own] in CALLABLE:
+                    return [(own, "same_scope", 1)]
+                scope = t.parent.get(scope)
+            if f.language in IMPLICIT_THIS:
+                around = self._type_around(caller)
+                found = self._member(around, name) if around is not None else None
+                if found is not None and t.kind[found[0]] in CALLABLE:
+                    return [(found[0], "same_scope" if found[1] == 0 else "inherited", 1)]
+            local = self._top([f.path], name, CALLABLE, follow=False)
+            if local:
+                return [(local[0], "same_scope", 1)]
+            files = self.names.get(name)
+            if files:
+                hits = self._top(files, name, CALLABLE)
+                if hits:
+                    return self._pick(hits, "imported") or None
+            directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+            near = [i for i in t.by_dir.get((directory, name), ()) if t.kind[i] in CALLABLE and t.path[i] != f.path]
+            if near:
+                return self._pick(near, "same_package") or None
+            key = (fam, name)
+            if key not in self._callable_memo:
+                self._callable_memo[key] = [i for i in t.by_short.get(key, ()) if t.kind[i] in FREE_CALLABLE]
+            ids = self._callable_memo[key]
+            if not ids:
+                return []
+            return self._pick(ids, "unique") or None
+        cls = self._type_around(caller)
+        if recv in SELF or recv == "super":
+            if cls is not None:
+                found = self._member(cls, name)
+                if found is not None and not (recv == "super" and found[1] == 0):
+                    return [(found[0], "same_scope" if found[1] == 0 else "inherited", 1)]
+                if recv == "super":
+                    for b in t.bases.get(cls, ()):
+                        found = self._member(b, name)
+                        if found is not None:
+                            return [(found[0], "inherited", 1)]
+                    return []  # the base is a library's (`super().parse_args()` on click's Group)
+            return self._members_named(fam, name)
+        if recv != "?":
+            files = self.aliases.get(recv)
+            if files:  # a module or package: `mod.f()`, `pkg.F()`
+                hits = self._top(files, name, CALLABLE)
+                if hits:
+                    return self._pick(hits, "imported") or None
+                return []
+            declared = self._type_of(caller, recv, line)
+            if declared:
+                for tid, _how, _ in self.type_name(f, declared):
+                    found = self._member(tid, name)
+                    if found is not None:
+                        return [(found[0], "typed", 1)]
+                return []  # declared with a library's type (`runner = CliRunner()`), or one without the member
+            for tid, how, _ in self.type_name(f, recv) if recv[:1].isupper() else []:
+                found = self._member(tid, name)  # a static call, a constructor: `Cls.make()`
+                if found is not None:
+                    return [(found[0], how if how != "ambiguous" else "unique", 1)]
+            if cls is not None and f.language == "go":
+                found = self._member(cls, name)  # a Go method called on its receiver
+                if found is not None:
+                    return [(found[0], "same_scope" if found[1] == 0 else "inherited", 1)]
+            typed = self._by_receiver(fam, recv, name)
+            if typed:
+                return typed
+            if recv[:1].isupper() and recv[1:2].islower():
+                return []  # `String::new()`, `Math.max()`: a type this repository does not define
+        return self._members_named(fam, name)
+
+    def _by_receiver(self, fam: str, recv: str, name: str) -> list[Hit]:
+        """``session.send()``: the one type named like the receiver that has the member
+        (itself or through a base), or the one object it was assigned on (``res.send = …``)."""
+        low = recv.lower().lstrip("_$")
+        if len(low) < 3:
+            return []
+        key = (fam, low, name)
+        if key in self._receiver_memo:
+            return self._receiver_memo[key]
+        found = set()
+        for tid in self._types_like(fam, low):
+            hit = self._member(tid, name)
+            if hit is not None:
+                found.add(hit[0])
+        out = self._receiver_memo[key] = self._receiver_of(fam, low, name, found)
+        return out
+
+    def _types_like(self, fam: str, low: str) -> list[str]:
+        """The types named ``low``, or (≥ 4 letters) whose name ends with it: a bisect over
+        the reversed names, not a scan of every type."""
+        if self._reversed is None:
+            self._reversed = sorted((family, tname[::-1]) for family, tname in self.t.types_named)
+        out = list(self.t.types_named.get((fam, low), ()))
+        if len(low) >= 4:
+            rev = low[::-1]
+            i = bisect.bisect_left(self._reversed, (fam, rev))
+            while i < len(self._reversed) and self._reversed[i][0] == fam and self._reversed[i][1].startswith(rev):
+                if self._reversed[i][1] != rev:
+                    out.extend(self.t.types_named[(fam, self._reversed[i][1][::-1])])
+                i += 1
+        return out
+
+    def _receiver_of(self, fam: str, low: str, name: str, found: set[str]) -> list[Hit]:
+        if len(found) == 1:
+            return [(next(iter(found)), "receiver", 1)]
+        if found:
+            return []
+        hits = []
+        for i in self.t.by_short.get((fam, name), ()):
+            owner = self.t.owner.get(i)
+            # the type it belongs to, or the object it was assigned on (`res.send = function`)
+            qualified = (owner or i).rsplit("#", 1)[-1].split("@", 1)[0]
+            if owner is None and "." not in qualified:
+                continue
+            type_name = (qualified if owner else qualified.rsplit(".", 1)[0]).rsplit(".", 1)[-1].lower()
+            if type_name == low or (len(low) >= 4 and type_name.endswith(low)):
+                hits.append(i)
+        return [(hits[0], "receiver", 1)] if len(hits) == 1 else []
+
+    def _members_named(self, fam: str, name: str) -> list[Hit] | None:
+        key = (fam, name)
+        if key not in self._methods_memo:
+            self._methods_memo[key] = [i for i in self.t.by_short.get(key, ()) if self.t.kind[i] == "method"]
+        ids = self._methods_memo[key]
+        if not ids:
+            return []
+        if len(ids) == 1:
+            return [(ids[0], "unique_member", 1)]
+        return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else None
+
+
+def _imports(f: FileFacts, idx: IndexView) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(imported name → files defining it, module alias → files) of one file."""
+    names: dict[str, list[str]] = defaultdict(list)
+    aliases: dict[str, list[str]] = defaultdict(list)
+    python = f.language == "python"
+    for imp in f.imports:
+        mod, imported, level = imp[0], imp[1], imp[2]
+        if python:
+            absolute, base, subs = idx.python_import(imp, f.path)
+            for name, sub in subs:
+                if sub:
+                    aliases[name].append(sub)
+                elif base:
+                    names[name].append(base)
+            if not subs and base:
+                # `import a.b` binds `a`; a call `a.b.f()` is kept as `b.f`: both name a module
+                aliases[absolute.rsplit(".", 1)[-1]].append(base)
+                if "." in absolute and not level:
+                    top = idx.module(absolute.split(".", 1)[0], f.path)
+                    if top:
+                        aliases[absolute.split(".", 1)[0]].append(top)
+            continue
+        targets = ecosystems_of(idx).resolve(f, imp)
+        if not targets:
+            continue
+        for name in imported:
+            names[name].extend(targets)
+        last = re.split(r"[/.:\\]+", mod.rstrip("/").removesuffix(".js").removesuffix(".ts"))[-1] if mod else ""
+        if last and last != "*":
+            aliases[last].extend(targets)
+            if f.language in ("java", "kotlin", "scala", "csharp", "php", "rust"):
+                names[last].extend(targets)  # `import a.b.C` / `use a::b::f` bring the name itself
+    return dict(names), dict(aliases)

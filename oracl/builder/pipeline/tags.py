@@ -1,0 +1,96 @@
+"""Phase 1c: the seven baseline tags, pure functions of the path (design §3).
+
+>>> path_tags("docs/public/guide/README.md", Config())["content_type"]
+'instruction'
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+
+from oracl.core.config import Config
+
+ARCHIVE_SEGMENTS = frozenset({"archive", "archived", "legacy", "quarantine"})
+STAGING_SEGMENTS = frozenset({"drafts"})
+PLACEHOLDER_WORDS = frozenset({"placeholder", "stub", "template", "example", "sample"})
+INSTRUCTION_WORDS = ("readme", "instructions", "guide", "runbook", "howto", "contributing", "agents")
+ISSUE_WORDS = ("issue", "bug", "incident")
+CLASSIFICATION_LEVELS = ("public", "internal", "confidential", "sensitive")
+_SLUG = re.compile(r"[^a-z0-9_]+")
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def slug(segment: str) -> str:
+    """A domain slug: lower case, runs of other characters folded to ``-``."""
+    return _SLUG.sub("-", segment.lower()).strip("-") or "_"
+
+
+def domain_of(path: str, domain_map: dict[str, str]) -> str:
+    parts = path.split("/")
+    if len(parts) == 1:
+        return "root"
+    first = parts[0]
+    return domain_map.get(first) or domain_map.get(first.lower()) or slug(first)
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """``fnmatch`` where ``*`` also crosses ``/``; ``dir/**`` matches everything below ``dir``."""
+    if pattern.endswith("/**") and path.startswith(pattern[:-2]):
+        return True
+    return fnmatchcase(path, pattern)
+
+
+def content_type_of(name: str) -> str:
+    low = name.lower()
+    words = set(_WORDS.findall(low))
+    if "report" in low:
+        return "report"
+    if any(w in words or w + "s" in words for w in ISSUE_WORDS):
+        return "issue"
+    if any(w in low for w in INSTRUCTION_WORDS):
+        return "instruction"
+    return "generic"
+
+
+def is_placeholder(name: str) -> bool:
+    if name == ".gitkeep":
+        return True
+    stem = name.rsplit(".", 1)[0].lower() if "." in name[1:] else name.lower()
+    return any(w in PLACEHOLDER_WORDS or w.rstrip("s") in PLACEHOLDER_WORDS
+               for w in _WORDS.findall(stem))
+
+
+def classification_of(path: str, cfg: Config) -> str:
+    level = "public" if path.startswith(("docs/public/", "docs/external/")) else "internal"
+    for pattern, value in sorted(cfg.classification_globs.items()):
+        if glob_match(path, pattern) and value in CLASSIFICATION_LEVELS:
+            # the strictest matching level wins, so a broad glob cannot lower a narrow one
+            if CLASSIFICATION_LEVELS.index(value) > CLASSIFICATION_LEVELS.index(level) or level == "public":
+                level = value
+    return level
+
+
+def path_tags(path: str, cfg: Config) -> dict[str, object]:
+    """The baseline tags of a repo-relative POSIX path. Same path → same tags."""
+    parts = path.split("/")
+    name = parts[-1]
+    ancestors = {p.lower() for p in parts[:-1]}
+    if ancestors & ARCHIVE_SEGMENTS:
+        lifecycle = "archived"
+    elif ancestors & STAGING_SEGMENTS:
+        lifecycle = "staging"
+    else:
+        lifecycle = "active"
+    suffix = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
+    tags: dict[str, object] = {
+        "domain": domain_of(path, cfg.domain_map),
+        "lifecycle": lifecycle,
+        "classification": classification_of(path, cfg),
+        "content_type": content_type_of(name),
+        "placeholder": is_placeholder(name),
+        "format": suffix,
+    }
+    if len(parts) >= 3:
+        tags["component"] = parts[1]
+    return tags

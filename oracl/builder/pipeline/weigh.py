@@ -1,0 +1,213 @@
+"""Phase 2b, last: hubs, association, μ/σ, δ, priority, link density, DuoRanker (design §4, §6).
+
+Input: the Phase 1 records and facts, the merged edges (artifacts named by path).
+Output: the export's nodes and edges (artifacts named by their node id, the artifact_id).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from oracl.builder.extractors.code import CODE_LANGUAGES
+from oracl.builder.pipeline import priority as prio
+from oracl.builder.pipeline.duoranker import rank_edges
+from oracl.core.config import Config
+from oracl.core.export import r9
+from oracl.core.paths import is_test_path
+from oracl.core.records import ArtifactNode, ArtifactRecord, Edge, EdgeRow, FileFacts, NodeRow
+
+HUB_PREFIX = "hub:domain:"
+CONTINUOUS_BUCKETS = ("security", "connectivity", "usage", "authority", "documentation", "freshness",
+                      "cost_savings")
+
+
+def hub_id(domain: str) -> str:
+    return HUB_PREFIX + domain
+
+
+def tagset(tags: Mapping[str, object]) -> frozenset[str]:
+    """The Jaccard set ``{"k=v"}`` of a node's exported tags (a list gives one item each)."""
+    out: set[str] = set()
+    for k, v in tags.items():
+        for item in (v if isinstance(v, list | tuple) else [v]):
+            text = ("true" if item else "false") if isinstance(item, bool) else str(item)
+            out.add(f"{k}={text}")
+    return frozenset(out)
+
+
+NOT_STRUCTURAL = frozenset({"co_change"})
+
+
+def association(incident: list[float], cap: int) -> float:
+    """Eq. 4: mean of the ``cap`` heaviest incident edge weights (0 for an isolated node)."""
+    if not incident:
+        return 0.0
+    top = sorted(incident, reverse=True)[:cap]
+    return sum(top) / len(top)
+
+
+def mean_std(values: list[float]) -> tuple[float, float]:
+    """Population mean and standard deviation."""
+    if not values:
+        return 0.0, 0.0
+    mu = math.fsum(values) / len(values)
+    sigma = math.sqrt(math.fsum((x - mu) ** 2 for x in values) / len(values))
+    # equal values leave a rounding residue (~1e-16) that would turn δ into noise
+    return mu, sigma if sigma > 1e-12 else 0.0
+
+
+@dataclass(slots=True)
+class WeightedGraph:
+    nodes: list[NodeRow]
+    edges: list[EdgeRow]
+    mu: float
+    sigma: float
+    hubs: int
+    edge_counts: Counter[str] = field(default_factory=Counter)
+    # (source path, target path or hub id) of each edge row, in the same order: the bundle's
+    # rel tables are keyed by path, the export by node id
+    endpoints: list[tuple[str, str]] = field(default_factory=list)
+    orphans: int = 0  # artifacts with no artifact–artifact edge
+
+
+RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
+
+
+def rank_here(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
+              cfg: Config) -> Callable[[], list[float]]:
+    """The DuoRanker ranks, computed now (``weigh``'s default ``rank_job``)."""
+    ranks = rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
+    return lambda: ranks
+
+
+def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
+          cfg: Config, usage: Mapping[str, int] | None = None,
+          sensitivity_overrides: Mapping[str, str] | None = None,
+          rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None) -> WeightedGraph:
+    """``rank_job`` starts the edge ranking and returns a function that waits for it: the
+    builder runs it in a second process while this one makes the node rows. ``history``
+    is each file's past commit messages (design §5c). Edges of a relation in
+    ``NOT_STRUCTURAL`` (co-change) are weighted and ranked like every edge but do not
+    count towards association, degree or back-references: they say the files changed
+    together, not that one depends on the other."""
+    history = history or {}
+    usage = usage or {}
+    sensitivity_overrides = sensitivity_overrides or {}
+    domains = sorted({str(r.tags["domain"]) for r in records})
+    hub_edges = [Edge(r.path, hub_id(str(r.tags["domain"])), "belongs_to", 1.0, "", "", "hubs", "hubs")
+                 for r in records]
+    edges = merged + hub_edges
+    wcache: dict[tuple[str, float], float] = {}
+    weights = []
+    for e in edges:  # w = ρ·κ, rounded once per distinct (relation, κ)
+        w = wcache.get((e.relation, e.confidence))
+        if w is None:
+            w = wcache[(e.relation, e.confidence)] = r9(cfg.relation_prior(e.relation) * e.confidence)
+        weights.append(w)
+
+    incident: dict[str, list[float]] = defaultdict(list)
+    for e, w in zip(edges, weights, strict=True):
+        if e.relation in NOT_STRUCTURAL:
+            continue
+        incident[e.source].append(w)
+        incident[e.target].append(w)
+    all_nodes = [r.path for r in records] + [hub_id(d) for d in domains]
+    assoc = {n: association(incident.get(n, []), cfg.association_cap) for n in all_nodes}
+    mu, sigma = mean_std(list(assoc.values()))
+    delta = {n: (a - mu) / sigma if sigma > 0 else 0.0 for n, a in assoc.items()}
+    n_nodes = len(all_nodes)
+    degree_all = Counter[str]()
+    for e in edges:
+        degree_all[e.source] += 1
+        degree_all[e.target] += 1
+
+    degree_aa = Counter[str]()
+    referrers: dict[str, set[str]] = defaultdict(set)
+    referred: dict[str, set[str]] = defaultdict(set)
+    tested: set[str] = set()
+    for e in merged:
+        if e.relation in NOT_STRUCTURAL:
+            continue
+        degree_aa[e.source] += 1
+        degree_aa[e.target] += 1
+        referrers[e.target].add(e.source)
+        referred[e.source].add(e.target)
+        if e.relation == "tests" and is_test_path(e.source):
+            tested.add(e.target)
+
+    tagsets = {r.path: tagset(r.tags) for r in records}
+    tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
+    ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], tagsets, cfg)
+
+    newest = max((f.mtime_ns for f in facts.values()), default=0)
+    node_rows: list[NodeRow] = []
+    for r in records:
+        f = facts[r.path]
+        tags = r.tags
+        fmt = str(tags.get("format", ""))
+        risk = prio.risk_score(r.path, len(f.sensitive_apis), f.secret_key_names)
+        sens = prio.sensitivity(risk, f.key_material or f.credential_literal,
+                                sensitivity_overrides.get(r.path, ""))
+        testing = 1.0 if r.path in tested else 0.5 if is_test_path(r.path) else 0.0
+        inputs = prio.PriorityInputs(
+            risk_score=risk, degree=degree_aa[r.path], usage=usage.get(r.path, r.usage),
+            backrefs=len(referrers[r.path] - {r.path}), lifecycle=str(tags["lifecycle"]),
+            testing=testing,
+            documentation=prio.documentation_signal(fmt, f.module_docstring, f.defs, f.documented_defs,
+                                                    code=f.language in CODE_LANGUAGES),
+            age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
+            estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
+            placeholder=bool(tags["placeholder"]))
+        comp = prio.components(inputs)
+        for b in CONTINUOUS_BUCKETS:  # the others are exact constants (0, 0.3, 0.5, 1 …)
+            comp[b] = r9(comp[b])
+        cls = str(tags["classification"])
+        p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
+        file_role = prio.role(r.path)
+        node: ArtifactNode = {  # type: ignore[typeddict-item]  # the record's fields, then these
+            **r.to_json(),
+            "id": r.artifact_id,
+            "kind": "artifact",
+            "usage": inputs.usage,
+            "link_count": len(referred[r.path]),
+            "backrefs": inputs.backrefs,
+            "priority": r9(prio.final_priority(p0, cfg.alpha, delta[r.path], file_role)),
+            "link_density": r9(degree_all[r.path] / (n_nodes - 1)) if n_nodes > 1 else 0.0,
+            "priority_detail": {
+                "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
+                "sensitivity": sens, "risk_score": risk, "base": r9(p0),
+                "association": r9(assoc[r.path]), "delta": r9(delta[r.path]),
+                "role": file_role, "m_role": prio.M_ROLE[file_role],
+            },
+            "parse_status": f.parse_status,
+            "line_count": f.line_count,
+            "symbols": f.symbols,      # tuples serialise as JSON arrays
+            "headings": f.headings,
+            "history": history.get(r.path, ""),
+        }
+        node_rows.append(node)
+    for d in domains:
+        hid = hub_id(d)
+        node_rows.append({"id": hid, "kind": "hub", "tags": {"domain": d},
+                          "association": r9(assoc[hid]), "delta": r9(delta[hid]),
+                          "link_density": r9(degree_all[hid] / (n_nodes - 1)) if n_nodes > 1 else 0.0})
+
+    ranks = ranked()
+    ids = {r.path: r.artifact_id for r in records}
+    edge_rows: list[EdgeRow] = []
+    counts: Counter[str] = Counter()
+    for e, w, rank in zip(edges, weights, ranks, strict=True):
+        counts[e.relation] += 1
+        edge_rows.append({
+            "source": ids[e.source], "target": ids.get(e.target, e.target),
+            "relation": e.relation, "source_fragment": e.source_fragment,
+            "target_fragment": e.target_fragment,
+            "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
+            "relation_weight": w, "association_rank": r9(rank),
+        })
+    endpoints = [(e.source, e.target) for e in edges]
+    orphans = sum(1 for r in records if degree_aa[r.path] == 0)
+    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts, endpoints, orphans)

@@ -1,0 +1,1 @@
+"""A build's bundle: the writer, its tables, provenance, verify and repair."""

@@ -1,0 +1,236 @@
+"""The provenance chain around a build (design §7): the build lock, reader locks on bundles,
+publishing the export beside its bundle, snapshots, the health history, and the fault
+points the crash tests use.
+
+Layout of one build (everything under ``.oracl/``)::
+
+    mirror/<build_id>/graph.kuzu              the Kùzu bundle
+    mirror/<build_id>/weighted_graph_index.json (+ .sha256, .sig)   the export of that build
+    mirror/<build_id>/manifest.json           SHA-256 of each file, export digest, counts
+    mirror/<build_id>/readers.lock            shared-locked by every process reading it
+    mirror/LATEST.json                        the bundle readers open, flipped atomically
+    weighted_graph_index.json (+ sidecars)    hard links to the latest bundle's export
+    snapshots/<build_id>/…                    hard links to earlier exports, newest N kept
+    graph_health_history.jsonl                one line per build
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.core.errors import BuildLockedError
+from oracl.core.vault import EXPORT, READERS_LOCK, Vault, atomic_write
+
+SIDECARS = (EXPORT, EXPORT + ".sha256", EXPORT + ".sig")
+HEALTH = "graph_health_history.jsonl"
+FAULT_ENV = "ORACL_FAULT"
+
+
+def fault(point: str) -> None:
+    """Crash tests: ``ORACL_FAULT=<point>`` kills this process with SIGKILL at ``point``
+    (``read``, ``copy``, ``flip``; in publish ``sealed``, ``flipped``, ``published <file>``
+    for each of the export's files, ``published``), the way a power cut or the OOM killer
+    would."""
+    if os.environ.get(FAULT_ENV) == point:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@contextmanager
+def build_lock(vault: Vault) -> Iterator[None]:
+    """One build (or bundle rebuild) per vault at a time; a second one fails at once."""
+    vault.create()
+    fd = os.open(vault.dir / "build.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BuildLockedError(f"another oracl build is running on {vault.dir}") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def prune_bundles(vault: Vault, keep: int, current: str) -> list[str]:
+    """Remove bundles beyond the newest ``keep`` unless a reader holds them, and staging
+    folders left by crashed builds. Returns the names removed."""
+    removed: list[str] = []
+    if not vault.mirror.is_dir():
+        return removed
+    bundles = sorted(p for p in vault.mirror.iterdir() if p.is_dir() and not p.name.endswith(".tmp"))
+    for old in bundles[:-keep] if keep > 0 else bundles:
+        if old.name == current:
+            continue
+        try:
+            fd = os.open(old / READERS_LOCK, os.O_RDONLY)
+        except OSError:
+            fd = -1
+        try:
+            if fd >= 0:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a reader holds it; a later build will remove it
+            shutil.rmtree(old, ignore_errors=True)
+            removed.append(old.name)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    for stale in vault.mirror.glob("*.tmp"):
+        if stale.name != f"{current}.tmp":
+            shutil.rmtree(stale, ignore_errors=True)
+    return removed
+
+
+PENDING = ".pending-"  # vault.dir/.pending-<build_id>: a build's JSON-lines files until it publishes
+
+
+def pending_dir(vault: Vault, build_id: str) -> Path:
+    path = vault.dir / f"{PENDING}{build_id}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def move_pending(vault: Vault, build_id: str) -> None:
+    """A published build's JSON-lines files into the vault, one atomic rename each."""
+    src = vault.dir / f"{PENDING}{build_id}"
+    if not src.is_dir():
+        return
+    for path in sorted(p for p in src.rglob("*") if p.is_file()):
+        dst = vault.dir / path.relative_to(src)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dst)
+    shutil.rmtree(src, ignore_errors=True)
+
+
+def drop_pending(vault: Vault, build_id: str) -> None:
+    shutil.rmtree(vault.dir / f"{PENDING}{build_id}", ignore_errors=True)
+
+
+def clean_stale(vault: Vault) -> list[str]:
+    """At the start of every build (under the build lock): the staging folders and pending
+    files of builds that were killed. Returns their names."""
+    removed = []
+    stale = list(vault.mirror.glob("*.tmp")) if vault.mirror.is_dir() else []
+    stale += list(vault.dir.glob(f"{PENDING}*")) if vault.dir.is_dir() else []
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path.name)
+    return removed
+
+
+def link_or_copy(src: Path, dst: Path) -> None:
+    """Put ``src`` at ``dst`` atomically: a hard link (no copy of a large export) moved
+    into place with os.replace; a copy where links are not possible."""
+    tmp = dst.with_name(f".{dst.name}.tmp{os.getpid()}")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def publish_export(vault: Vault, bundle: Path) -> None:
+    """Make the bundle's export (and its sidecars) the vault's top-level copy, one atomic
+    rename each (``verify`` reads the bundle's own and accepts a copy a kill left behind)."""
+    for name in SIDECARS:
+        src = bundle / name
+        if src.exists():
+            link_or_copy(src, vault.dir / name)
+        elif (vault.dir / name).exists():
+            (vault.dir / name).unlink()  # an unsigned build must not keep an older signature
+        fault(f"published {name}")
+
+
+def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:
+    """A timestamped copy (hard links) of the export and its sidecars; oldest rotated out."""
+    target = vault.dir / "snapshots" / build_id
+    target.mkdir(parents=True, exist_ok=True)
+    for name in SIDECARS:
+        if (bundle / name).exists():
+            link_or_copy(bundle / name, target / name)
+    snaps = sorted(p for p in target.parent.iterdir() if p.is_dir())
+    for old in snaps[:-keep] if keep > 0 else snaps:
+        shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def append_health(vault: Vault, row: dict[str, Any]) -> None:
+    """One line per build; appended with O_APPEND so concurrent writers never interleave."""
+    line = orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n"
+    fd = os.open(vault.dir / HEALTH, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def read_health(vault: Vault) -> list[dict[str, Any]]:
+    """Every readable line of the health history (a torn last line is skipped)."""
+    try:
+        raw = (vault.dir / HEALTH).read_bytes()
+    except FileNotFoundError:
+        return []
+    rows = []
+    for line in raw.splitlines():
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """Each build with the relative change of its counts against the previous one, and a
+    flag when any of artifacts, hubs or edges moved by more than ``threshold``."""
+    out = []
+    prev: dict[str, Any] | None = None
+    for row in rows:
+        moved: dict[str, float] = {}
+        if prev is not None:
+            for key in ("artifacts", "hubs", "edges"):
+                a, b = prev["counts"].get(key, 0), row["counts"].get(key, 0)
+                change = (b - a) / a if a else (0.0 if b == a else 1.0)
+                if abs(change) > threshold:
+                    moved[key] = change
+        out.append({**row, "moved": moved, "flagged": bool(moved)})
+        prev = row
+    return out
+
+
+def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any]) -> str:
+    """Seal a bundle: the SHA-256 of each of its files, the export digest and the counts.
+    Returns the manifest's own digest, which LATEST records."""
+    from oracl.core.export import sha256_file
+
+    files = {f.name: export_sha256 if f.name == EXPORT else sha256_file(f)  # known: not hashed twice
+             for f in sorted(bundle.iterdir())
+             if f.is_file() and f.name not in ("manifest.json", READERS_LOCK)}
+    manifest = {"build_id": build_id, "export_sha256": export_sha256, "counts": counts, "files": files}
+    data = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS)
+    atomic_write(bundle / "manifest.json", data)
+    (bundle / READERS_LOCK).touch()
+    return hashlib.sha256(data).hexdigest()
+
+
+def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str,
+                manifest_sha256: str) -> None:
+    """Point readers at a sealed bundle: one atomic rename of LATEST.json."""
+    atomic_write(vault.latest, orjson.dumps({"build_id": build_id, "bundle": build_id,
+                                             "export_sha256": export_sha256,
+                                             "manifest_sha256": manifest_sha256,
+                                             "generated_at": generated_at},
+                                            option=orjson.OPT_SORT_KEYS))

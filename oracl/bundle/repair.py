@@ -1,0 +1,92 @@
+"""``oracl repair``: rebuild the latest bundle from the export, when LATEST or the bundle it
+names is missing or damaged (the readers' fail-open path; ``Snapshot.open(…,
+repair=True)`` calls it from the main thread only).
+
+The export is checked against its ``.sha256`` first and, when a key is configured, against
+its signature (a repair never trusts an export it cannot verify); without a key the repair
+says the export was unsigned. The graph tables come from the export; the full-text rows are re-derived
+from the files on disk whose checksum still matches the export (the others keep their
+path, symbol names and headings only), read through the ``Workspace`` like any reader's.
+Serialised with builds by the vault's build lock.
+
+>>> rebuild_bundle(Path("repo"))                                   # doctest: +SKIP
+('20261201T001500000000Z-01234-rebuilt', 'the signed export (ed25519, valid)')
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from oracl.bundle import provenance, tables
+from oracl.bundle.verify import check_export
+from oracl.bundle.writer import BundleWriter
+from oracl.core.errors import UnsafePathError
+from oracl.core.export import unpack_symbols
+from oracl.core.secrets import is_secret_file, redact_text, suffix_of
+from oracl.core.sign import VerifyKeys
+from oracl.core.tokens import fts_document
+from oracl.core.vault import Vault, new_build_id
+from oracl.core.workspace import Workspace
+
+REPAIRABLE = ("ok", "syntax_error", "malformed")  # statuses whose body a build indexes
+
+
+def rebuild_bundle(root: Path) -> tuple[str, str]:
+    """Rebuild a bundle from the export and flip LATEST to it; returns its id and what
+    the export was checked with. When a key is configured the export's signature must
+    verify (a missing or bad one refuses the repair); without a key the export is only
+    checked against its ``.sha256``, and the answer says "unsigned" – anyone who can write
+    the vault could have rewritten both."""
+    from oracl.core.config import load_config
+
+    vault = Vault(Path(root))
+    keys = VerifyKeys.from_env()
+    with provenance.build_lock(vault):
+        provenance.clean_stale(vault)  # a killed build's leftovers: the next build of any kind
+        data, checked = check_export(vault.dir, keys, require_signature=keys.configured)
+        source = ("the signed export (" + checked[-1].split(": ", 1)[1] + ")" if keys.configured
+                  else "the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
+        doc = orjson.loads(data)
+        header, nodes, edges = doc["schema"], doc["nodes"], doc["edges"]
+        cfg = load_config(Path(root))
+        writer = BundleWriter(vault, new_build_id(datetime.now(UTC)) + "-rebuilt")
+        try:
+            ws = Workspace(root)
+            paths = {n["id"]: n["path"] for n in nodes if n["kind"] == "artifact"}
+            spool = tables.ContentSpool(writer.staging / "content.arrow")
+            for n in nodes:
+                if n["kind"] != "artifact":
+                    continue
+                body = b""
+                if n["parse_status"] in REPAIRABLE:
+                    try:
+                        raw = ws.read_head(n["path"], cfg.max_read_bytes + 1)
+                        if hashlib.sha256(raw).hexdigest() == n["checksum"] and not is_secret_file(n["path"]):
+                            body = redact_text(raw.decode("utf-8", "replace"), suffix_of(n["path"])).encode()
+                    except (OSError, UnsafePathError):
+                        pass
+                spool.add(n["path"], fts_document(n["path"], (s[0] for s in n["symbols"]),
+                                                  (h[0] for h in n["headings"]), body, cfg.fts_body_bytes,
+                                                  cfg.fts_tf_cap))
+            spool.close()
+            endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
+            links, belongs = tables.link_tables(edges, endpoints)
+            writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
+                                 threads=cfg.db_threads)
+            spool.path.unlink()
+            sym_nodes, sym_edges = unpack_symbols(doc)
+            writer.load_graph({"artifacts": tables.artifact_table(nodes), "hubs": tables.hub_table(nodes),
+                               "history": tables.history_table(nodes),
+                               "links": links, "belongs": belongs, **tables.symbol_tables(sym_nodes, sym_edges)})
+            writer.link_export_from(vault.dir)
+            writer.add_header(header)
+            writer.publish(hashlib.sha256(data).hexdigest(), header)
+        except BaseException:
+            writer.abort()
+            raise
+        return writer.build_id, source
+

@@ -1,0 +1,104 @@
+"""``BundleWriter``: the one way a bundle is made, for a build and for a repair alike.
+
+A bundle is written into ``mirror/<build_id>.tmp``: the database (schema, full-text rows
+and index, graph tables), the export it was loaded from with its sidecars, ``header.json``
+and whatever the caller adds (``stat.bin``, ``facts.bin``). ``publish`` seals it (the
+manifest lists the SHA-256 of every file; ``manifest.json.sig`` signs the manifest when a
+key is configured, so the signature covers the database, the facts, the stat rows and the
+header readers read, not only the export), renames it into place, flips ``LATEST.json``
+with one atomic rename and makes its export the vault's. Until that rename a crash leaves
+the previous build untouched; ``abort`` removes the staging folder.
+
+>>> w = BundleWriter(vault, build_id)                                 # doctest: +SKIP
+>>> w.write_content(table, fts=True); w.load_graph(tables)            # doctest: +SKIP
+>>> w.publish(export_sha256, header)                                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from oracl.bundle import provenance
+from oracl.core.export import canonical_bytes
+from oracl.core.sign import sign
+from oracl.core.vault import DB_FILE, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault, atomic_write
+
+
+class BundleWriter:
+    def __init__(self, vault: Vault, build_id: str) -> None:
+        self.vault = vault
+        self.build_id = build_id
+        self.staging = vault.mirror / f"{build_id}.tmp"
+        self.final = vault.bundle(build_id)
+        self.staging.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def db(self) -> Path:
+        return self.staging / DB_FILE
+
+    def write_content(self, content: Any, *, fts: bool, pool: int, threads: int,
+                      previous: Path | None = None, delete: tuple[str, ...] = ()) -> None:
+        """The schema and the full-text rows (an Arrow table of path, text) with their
+        index: from scratch, or patched into a copy of the ``previous`` bundle's database
+        (the rows of ``delete`` removed). Leaves the database closed."""
+        from oracl.core import store
+
+        if previous is not None:
+            path = store.patch_bundle(self.staging, previous, list(delete), content,
+                                      buffer_pool_bytes=pool, threads=threads)
+        else:
+            path = store.start_bundle(self.staging, content, fts=fts, buffer_pool_bytes=pool, threads=threads)
+        store.close(path)
+
+    def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None) -> None:
+        """COPY the graph tables (artifacts, hubs, links, belongs), checkpoint, close."""
+        from oracl.core import store
+
+        store.finish_bundle(self.db, tables, after_each=after_each)
+
+    def add(self, name: str, data: bytes) -> None:
+        atomic_write(self.staging / name, data)
+
+    def add_header(self, header: dict[str, Any]) -> None:
+        self.add(HEADER_FILE, canonical_bytes(header))
+
+    def link_export_from(self, folder: Path) -> None:
+        """The export and its sidecars of ``folder`` (hard links, no copy)."""
+        for name in provenance.SIDECARS:
+            if (folder / name).exists():
+                provenance.link_or_copy(folder / name, self.staging / name)
+
+    def publish(self, export_sha256: str, header: dict[str, Any], *, snapshots: int = 0,
+                before_flip: Callable[[], None] | None = None) -> Path:
+        """Seal, move into place, flip LATEST, publish the export (and keep a snapshot of
+        it when ``snapshots`` > 0). Returns the bundle's folder."""
+        from oracl.core.store import fsync_dir
+
+        manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"])
+        sig = sign((self.staging / MANIFEST).read_bytes())  # binds every file readers read
+        if sig:
+            self.add(MANIFEST_SIG, sig.encode() + b"\n")
+        self.staging.replace(self.final)
+        fsync_dir(self.vault.mirror)
+        provenance.fault("sealed")
+        if before_flip is not None:
+            before_flip()
+        # the bundle holds the export and its sidecars: LATEST flips to a bundle that is whole
+        provenance.flip_latest(self.vault, self.build_id, export_sha256, header["generated_at"], manifest_sha256)
+        provenance.fault("flipped")
+        provenance.publish_export(self.vault, self.final)
+        provenance.fault("published")
+        if snapshots > 0:
+            provenance.snapshot(self.vault, self.final, self.build_id, snapshots)
+        return self.final
+
+    def abort(self) -> None:
+        """A failed build or repair: the database closed, the staging folder gone."""
+        from oracl.core.store import close
+
+        close(self.db)
+        if self.staging.exists():
+            shutil.rmtree(self.staging, ignore_errors=True)

@@ -1,0 +1,71 @@
+"""The path vocabulary every plane shares: what a path says about a file — a test, its
+role (product, example, fixture, vendored), its language — and the buckets of the
+priority formula (design §4), so that readers explain a build without importing it.
+
+>>> is_test_path("pkg/tests/test_auth.py"), role("examples/tutorial/auth.py"), LANGUAGE_OF_SUFFIX["rs"]
+(True, 'example', 'rust')
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec"})
+_TEST_NAME = re.compile(
+    r"^(?:test_.+\.py|.+_test\.(?:py|go|rb|exs?|dart|cc|cpp|c)|.+[._](?:test|spec)\.(?:[cm]?[jt]sx?|rb)"
+    r"|.+_spec\.rb|[A-Z]\w*(?:Test|Tests|Spec|IT)\.(?:java|kt|scala|cs|php|swift|groovy)"
+    r"|test_.+\.(?:c|cc|cpp|sh|bats)|.+\.bats)$")
+
+
+def is_test_path(path: str) -> bool:
+    """A test artifact, by each language's conventions: under a tests/test/__tests__/spec
+    directory, or named like a test (test_*.py, *_test.go, *.test.ts, *.spec.js,
+    *_spec.rb, FooTest.java, FooTests.cs …)."""
+    parts = path.split("/")
+    if any(p in _TEST_DIRS for p in parts[:-1]):
+        return True
+    return _TEST_NAME.match(parts[-1]) is not None
+
+
+ROLE_DIRS = {
+    "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial", "tutorials",
+                          "_example", "_examples", "cookbook"}),
+    "fixture": frozenset({"fixture", "fixtures", "__fixtures__", "testdata", "test_data", "test-data",
+                          "__snapshots__", "snapshots"}),
+    "vendored": frozenset({"vendor", "vendored", "_vendor", "third_party", "third-party", "thirdparty",
+                           "node_modules", "external", "extern", "bower_components"}),
+}
+
+
+def role(path: str) -> str:
+    """``product``, or the first of ``vendored``/``fixture``/``example`` a directory of the
+    path names (``examples/tutorial/flaskr/auth.py`` → example)."""
+    parts = [p.lower() for p in path.split("/")[:-1]]
+    for name in ("vendored", "fixture", "example"):
+        if any(p in ROLE_DIRS[name] for p in parts):
+            return name
+    return "product"
+
+
+# file suffix (lower case) → language; a name without a suffix is looked up whole
+LANGUAGE_OF_SUFFIX: dict[str, str] = {
+    "py": "python", "pyi": "python", "go": "go", "js": "javascript", "mjs": "javascript",
+    "cjs": "javascript", "jsx": "javascript", "ts": "typescript", "mts": "typescript",
+    "cts": "typescript", "tsx": "tsx", "rs": "rust", "java": "java", "kt": "kotlin", "kts": "kotlin",
+    "c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "cxx": "cpp", "c++": "cpp", "hpp": "cpp",
+    "hh": "cpp", "hxx": "cpp", "h++": "cpp", "ipp": "cpp", "cs": "csharp", "rb": "ruby",
+    "rake": "ruby", "gemspec": "ruby", "php": "php", "swift": "swift", "scala": "scala", "sc": "scala",
+    "sh": "bash", "bash": "bash", "zsh": "bash", "bats": "bash", "ksh": "bash",
+}
+
+BUCKET_WEIGHTS: dict[str, float] = {
+    "security": 0.30, "connectivity": 0.10, "usage": 0.10, "authority": 0.10,
+    "lifecycle": 0.08, "testing": 0.07, "documentation": 0.05, "freshness": 0.05,
+    "governance": 0.04, "cost_savings": 0.04, "instruction": 0.04, "completeness": 0.03,
+}
+
+
+def iso(ns: int) -> str:
+    """ISO-8601 UTC with a ``Z``, to the microsecond."""
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,296 @@
+"""The only module that imports kuzu. It opens databases (one ``Database`` object per
+file per process), runs parameterised statements, bulk-loads bundles with COPY from Arrow
+and translates the engine's bare ``RuntimeError``s into the OraclError tree.
+"""
+
+from __future__ import annotations
+
+import importlib.util  # noqa: F401  (kuzu binds Arrow parameters through importlib.util)
+import os
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from oracl.core.errors import StoreError, StoreLockedError
+from oracl.core.resources import loader_statements, query, schema_statements
+from oracl.core.vault import DB_FILE  # noqa: E402,F401  (re-exported: store.DB_FILE)
+
+MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
+CONSOLE_TIMEOUT_MS = 60_000
+NOWHERE = "/nonexistent/oracl-console"
+STRAY = (".wal", ".shadow")  # a published bundle is checkpointed: these next to it are strays
+_LOCK = threading.Lock()
+# the engine's rule, not a cache: one Database object per file per process (a second one
+# on the same file corrupts it). ``open_engines`` lets a process that forks check it holds none.
+_OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
+_STORES: dict[str, Store] = {}
+
+
+def _translate(exc: Exception, what: str) -> StoreError:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "buffer pool is full" in msg:
+        return StoreError(f"{what}: Kùzu's buffer pool is too small for this graph; "
+                          "set buffer_pool_bytes in [tool.oracl] higher")
+    if "Could not set lock" in msg or "lock on file" in msg:
+        return StoreLockedError(f"{what}: the graph database is locked by another process writing to it")
+    return StoreError(f"{what}: {msg}")
+
+
+class Store:
+    """A connection to one Kùzu database file.
+
+    >>> s = Store.open(tmp / "graph.kuzu", read_only=False)   # doctest: +SKIP
+    >>> s.rows("RETURN $x AS x", {"x": 1})                     # doctest: +SKIP
+    [{'x': 1}]
+    """
+
+    def __init__(self, path: Path, db: Any, read_only: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._db = db
+        self._conn = kuzu.Connection(db)
+        self._prepared: dict[str, Any] = {}
+        self.users = 0  # snapshots holding this store; the last release closes the database
+
+    @classmethod
+    def open(cls, path: Path, *, read_only: bool, buffer_pool_bytes: int = 256 << 20,
+             threads: int = 2) -> Store:
+        key = str(Path(path).resolve())
+        with _LOCK:
+            cached = _STORES.get(key)
+            if cached is not None and (cached.read_only == read_only or not cached.read_only):
+                cached.users += 1
+                return cached
+            held = _OPEN.get(key)
+            if held is not None and (held[1] == read_only or not held[1]):
+                store = cls(Path(path), held[0], held[1])
+                store.users = 1
+                _STORES[key] = store
+                return store
+            if held is not None:
+                raise StoreError("the database is already open read-only in this process")
+            if read_only:
+                _set_aside_strays(Path(key))
+            try:
+                # max_db_size bounds the address space kuzu reserves per database (default
+                # 8 TiB): a long-lived reader that opens one bundle per build ran out of it
+                db = kuzu.Database(key, read_only=read_only, buffer_pool_size=buffer_pool_bytes,
+                                   max_num_threads=threads, max_db_size=MAX_DB_BYTES)
+            except RuntimeError as exc:
+                raise _translate(exc, f"cannot open {path}") from None
+            _OPEN[key] = (db, read_only)
+            store = cls(Path(path), db, read_only)
+            store.users = 1
+            _STORES[key] = store
+        return store
+
+    def release(self) -> None:
+        """One user fewer; the last one closes the database (and its file lock)."""
+        with _LOCK:
+            self.users -= 1
+            last = self.users <= 0
+        if last:
+            close(self.path)
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        """Run a statement; parameterised ones are prepared once per connection."""
+        try:
+            if not params or statement.lstrip()[:4].upper() == "COPY":  # COPY binds Arrow at run time
+                return self._conn.execute(statement, params or {})
+            prepared = self._prepared.get(statement)
+            if prepared is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)  # prepare() is deprecated, still the fast path
+                    prepared = self._conn.prepare(statement)
+                if len(self._prepared) < 256:
+                    self._prepared[statement] = prepared
+            return self._conn.execute(prepared, params)
+        except RuntimeError as exc:
+            raise _translate(exc, "query failed") from None
+
+    def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = self.execute(statement, params)
+        cols = result.get_column_names()
+        out = []
+        while result.has_next():
+            out.append(dict(zip(cols, result.get_next(), strict=True)))
+        return out
+
+    def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run the named query ``cypher/<name>.cypher``."""
+        return self.rows(query(name), params)
+
+
+def close(path: Path) -> None:
+    """Close this process's Database object for ``path`` (its file lock goes with it),
+    whoever still uses it."""
+    key = str(Path(path).resolve())
+    with _LOCK:
+        _STORES.pop(key, None)
+        held = _OPEN.pop(key, None)
+    if held is not None:
+        held[0].close()
+
+
+def open_console(path: Path, buffer_pool_bytes: int, threads: int, max_db_bytes: int,
+                 timeout_ms: int) -> Any:
+    """For the console's sandboxed child (``oracl.face.sandbox``): the database opened
+    read-only with ``max_db_bytes`` of address space, and a connection with the engine's
+    timeout, the home directory and file search path pointing nowhere. Returns
+    ``run(statement, params) -> result``; nothing here may open a file once it returns."""
+    try:
+        db = kuzu.Database(str(path), read_only=True, buffer_pool_size=buffer_pool_bytes,
+                           max_num_threads=threads, max_db_size=max_db_bytes)
+        conn = kuzu.Connection(db)
+        conn.set_query_timeout(timeout_ms)
+        for option in ("home_directory", "file_search_path"):
+            conn.execute(f"CALL {option}='{NOWHERE}'")
+    except RuntimeError as exc:
+        raise _translate(exc, f"cannot open {path}") from None
+
+    def run(statement: str, params: dict[str, Any]) -> Any:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                prepared = conn.prepare(statement)
+            if not prepared.is_success():
+                raise RuntimeError(prepared.get_error_message())
+            return conn.execute(prepared, params)
+        except RuntimeError as exc:
+            raise _translate(exc, "query failed") from None
+
+    run.keep = (db, conn)  # type: ignore[attr-defined]  # alive as long as run is
+    return run
+
+
+def open_engines() -> list[str]:
+    """The database files this process holds open (a process that forks must hold none)."""
+    with _LOCK:
+        return sorted(_OPEN)
+
+
+def _set_aside_strays(path: Path) -> list[str]:
+    """A read-only open of a published bundle: a ``.wal`` or ``.shadow`` beside its
+    database was left by something that wrote to a bundle nobody may write to (the engine
+    refuses to open read-only with one). It is renamed aside, never deleted, so the reader
+    opens the database as published and ``oracl verify`` still checks it."""
+    moved = []
+    for suffix in STRAY:
+        stray = Path(str(path) + suffix)
+        if stray.is_file():
+            aside = stray.with_name(f"{stray.name}.stray-{os.getpid()}-{time.time_ns()}")
+            try:
+                os.replace(stray, aside)
+                moved.append(aside.name)
+            except OSError:
+                pass  # a read-only vault: the engine's own error will say what is wrong
+    return moved
+
+
+def _reset(path: Path) -> None:
+    for stale in (path, Path(str(path) + ".wal")):  # a stray WAL would be replayed into the new file
+        if stale.exists():
+            stale.unlink()
+
+
+def start_bundle(directory: Path, content: Any, *, fts: bool = True,
+                 buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+    """A fresh database in ``directory`` with the schema, the Content rows (COPY from an
+    Arrow table) and their full-text index. The database stays open in this process for
+    ``finish_bundle``. Safe to run in a thread: kuzu releases the GIL while it works."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / DB_FILE
+    _reset(path)
+    store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
+    for stmt in schema_statements():
+        store.execute(stmt)
+    if len(content):
+        store.execute(loader_statements("010_copy_content")[0], {"content": content})
+    if fts:
+        for stmt in loader_statements("020_fts"):
+            store.execute(stmt)
+    return path
+
+
+GRAPH_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "BelongsTo", "Link",
+                "SymbolName", "Symbol", "History", "Hub", "Artifact")  # drop order: rel tables first
+
+
+def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
+                 buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+    """A new database in ``directory`` made from a copy of the ``previous`` bundle's: the
+    Content rows of ``delete`` removed, those of ``content`` (an Arrow table) created –
+    with CREATE, which keeps the full-text index current where COPY would not – and the
+    graph tables emptied for ``finish_bundle``. The previous file is only read."""
+    import shutil
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / DB_FILE
+    _reset(path)
+    shutil.copyfile(previous, path)
+    store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
+    store.execute("BEGIN TRANSACTION")
+    try:
+        if delete:
+            store.execute(query("content_delete"), {"paths": delete})
+        # one CREATE per row: an UNWIND of several rows indexes only some of them (0.11.3)
+        for row in content.to_pylist() if len(content) else []:
+            store.execute(query("content_create"), row)
+        store.execute("COMMIT")
+    except BaseException:
+        try:
+            store.execute("ROLLBACK")
+        except StoreError:
+            pass  # the engine already rolled back
+        raise
+    try:  # an index blocks dropping its table; a build without history has none
+        store.execute("CALL DROP_FTS_INDEX('History', 'history_fts')")
+    except StoreError:
+        pass
+    for table in GRAPH_TABLES:
+        store.execute(f"DROP TABLE {table}")
+    for stmt in schema_statements():
+        if _creates(stmt) in GRAPH_TABLES:
+            store.execute(stmt)
+    return path
+
+
+def _creates(statement: str) -> str:
+    """The table a CREATE … TABLE statement makes ('' for any other statement)."""
+    words = statement.replace("(", " ").split()
+    for i, w in enumerate(words[:-1]):
+        if w.upper() == "TABLE":
+            return words[i + 1]
+    return ""
+
+
+def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) -> None:
+    """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
+    ``after_each`` is called after every COPY (the crash tests kill the process there)."""
+    store = Store.open(path, read_only=False)
+    try:
+        for stmt in loader_statements("030_copy_graph"):
+            param = stmt.rsplit("$", 1)[1]
+            if len(tables[param]) == 0:  # COPY of an empty Arrow table is an error in 0.11
+                continue
+            store.execute(stmt, {param: tables[param]})
+            if after_each is not None:
+                after_each()
+        if len(tables.get("history", ())):
+            for stmt in loader_statements("040_history_fts"):
+                store.execute(stmt)
+        store.execute("CHECKPOINT")
+    finally:
+        close(path)
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,110 @@
+"""The vault (``.oracl/`` under the indexed root): its paths and atomic writes.
+
+Every write goes to a temp file in the same folder and is moved into place with
+``os.replace``, so a reader sees the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.core.errors import NoBuildError, RootError, VaultError
+
+VAULT = ".oracl"
+EXPORT = "weighted_graph_index.json"
+# the files of a bundle (named here so callers need not import the engine or the build)
+DB_FILE = "graph.kuzu"
+HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit (what readers use)
+STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `oracl status` compares)
+FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
+MANIFEST = "manifest.json"      # the SHA-256 of every other file of the bundle
+MANIFEST_SIG = "manifest.json.sig"  # the signature of the manifest (when a key is configured)
+READERS_LOCK = "readers.lock"   # shared-locked by every snapshot reading the bundle
+
+
+_BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+class Vault:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.dir = root / VAULT
+
+    @property
+    def export(self) -> Path:
+        return self.dir / EXPORT
+
+    @property
+    def mirror(self) -> Path:
+        return self.dir / "mirror"
+
+    @property
+    def latest(self) -> Path:
+        return self.mirror / "LATEST.json"
+
+    def bundle(self, build_id: str) -> Path:
+        """The folder of a bundle; a name that could leave ``mirror/`` (read from a
+        LATEST.json that may be hostile) is a VaultError."""
+        if not _BUNDLE_NAME.fullmatch(build_id) or ".." in build_id:
+            raise VaultError(f"LATEST.json names the bundle {build_id[:60]!r}, which is not a bundle name")
+        return self.mirror / build_id
+
+    def create(self) -> None:
+        """The vault folder, with a ``.gitignore`` of ``*`` so that git ignores the vault
+        (itself included) without the repository's own ``.gitignore`` naming it."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        ignore = self.dir / ".gitignore"
+        if not ignore.exists():
+            atomic_write(ignore, b"# written by oracl: the vault is a build output, never committed\n*\n")
+
+    def read_json(self, path: Path) -> Any:
+        """A vault JSON file; NoBuildError when it is missing, VaultError when unreadable."""
+        try:
+            return orjson.loads(path.read_bytes())
+        except FileNotFoundError:
+            raise NoBuildError(f"no build in {self.dir}: run `oracl build {self.root}` first") from None
+        except (OSError, orjson.JSONDecodeError):
+            raise VaultError(f"{path} is unreadable or truncated; run `oracl build` again") from None
+
+    def read_latest(self) -> dict:
+        """The LATEST pointer; NoBuildError when there is none, VaultError when unreadable."""
+        data = self.read_json(self.latest)
+        if not isinstance(data, dict) or "build_id" not in data:
+            raise VaultError(f"{self.latest} does not name a build; run `oracl build` again")
+        return data
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def check_root(root: Path) -> None:
+    """RootError unless ``root`` is an existing directory."""
+    try:
+        st = os.stat(root)
+    except FileNotFoundError:
+        raise RootError(f"root {str(root)!r} does not exist") from None
+    except OSError as exc:
+        raise RootError(f"root {str(root)!r} cannot be read: {exc.strerror}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise RootError(f"root {str(root)!r} is not a directory")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise RootError(f"root {str(root)!r} cannot be read: permission denied")
+
+
+def new_build_id(now: datetime) -> str:
+    """A bundle's name: the build's UTC time to the microsecond and the builder's pid."""
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond:06d}Z-{os.getpid() % 100000:05d}"

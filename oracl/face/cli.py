@@ -1,0 +1,873 @@
+"""The only module that imports typer: parse flags, call one library function, render,
+and map an OraclError to ``Error: <one sentence>`` on stderr with the class's exit code.
+
+Every command names the repository the same way: ``-r/--root DIR`` (commands whose only
+argument is the repository also take it as ``ROOT``); without one, the nearest folder
+at or above the current one that holds a vault (``.oracl/``), as git finds ``.git``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from oracl.core.errors import ConfigError, NoBuildError, OraclError, QueryError
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]})
+
+RootArg = Annotated[Path | None, typer.Argument(
+    metavar="ROOT", show_default=False,
+    help="The repository (the same as -r; default: the nearest folder at or above the current one "
+         "that holds a build).")]
+RootOpt = Annotated[Path | None, typer.Option(
+    "--root", "-r", metavar="DIR", show_default=False,
+    help="The repository (default: the nearest folder at or above the current one that holds a build).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead.")]
+STALE_EXIT = 20  # `oracl status --check` on a stale build (not an error: nothing failed)
+
+
+def _fail(exc: OraclError) -> None:
+    from oracl.face.render import error_line
+
+    error_line(str(exc))
+    raise typer.Exit(exc.exit_code)
+
+
+def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = False) -> Path:
+    """The repository a command works on: ROOT or -r (the same one if both), else the
+    nearest folder at or above the current one that holds a vault (said on stderr when it
+    is not the current folder); a build with neither starts one in the current folder."""
+    from oracl.core.locate import find_root
+    from oracl.face.render import notice
+
+    if arg is not None and opt is not None and arg.resolve() != opt.resolve():
+        _fail(ConfigError(f"two repositories named: ROOT {arg} and -r {opt}; give one"))
+    given = arg if arg is not None else opt
+    if given is not None:
+        return given
+    here = Path.cwd()
+    found = find_root(here)
+    if found is None:
+        if building:
+            return here
+        _fail(NoBuildError(f"no build in {here} or any folder above it: run `oracl build DIR` first, "
+                           "or name the repository with -r DIR"))
+        raise AssertionError  # unreachable: _fail exits
+    if found != here:
+        notice(f"using the build of {found} (the nearest above the current folder)")
+    return found
+
+
+def _not_a_directory(words: list[str], root: Path, what: str) -> None:
+    """Refuse a directory outside the build typed where ``what`` is expected (``oracl
+    query cookies /path/to/other-repo``), with the command that was probably meant."""
+    from oracl.core.locate import directory_in_text
+
+    here = Path.cwd()
+    for word in words:
+        folder = directory_in_text(word, root, here)
+        if folder is not None:
+            rest = [w for w in words if w != word]
+            from typer._click.globals import get_current_context
+
+            ctx = get_current_context(silent=True)
+            name = ctx.info_name if ctx is not None else "query"
+            _fail(QueryError(f"{folder!r} is a directory, not {what}: to ask the build of that repository, "
+                             f"run `{' '.join(['oracl', str(name), *rest, '-r', folder])}`"))
+
+
+def _memory(root: Path) -> Any:
+    """The CLI's one way into a build: a Memory on a snapshot of the latest build, which
+    repairs a missing or damaged bundle from the verified export first (main thread);
+    files may be named relative to the current folder."""
+    from oracl.read.memory import Memory
+
+    return Memory.open(root, repair=True, cwd=Path.cwd())
+
+
+def _print_json(obj: Any) -> None:
+    import orjson
+
+    from oracl.face.render import json_text
+
+    sys.stdout.write(json_text(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()) + "\n")
+
+
+def version_text() -> str:
+    """``oracl --version``: this package, the export schema, and the engine it pins."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from oracl.core.export import SCHEMA_VERSION
+    from oracl.core.version import __version__
+
+    try:
+        engine = version("kuzu")
+    except PackageNotFoundError:
+        engine = "not installed"
+    return f"oracl {__version__} (export schema {SCHEMA_VERSION}, kuzu {engine}, python {sys.version.split()[0]})"
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(version_text() + "\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                         help="Print the version and exit.")] = False,
+) -> None:
+    """ORACL – a semantic memory for large working repositories.
+
+    Every command finds the repository by itself: the nearest folder at or above the
+    current one that holds a build (.oracl/), or the one named with -r DIR. On a terminal
+    answers are tables fitted to its width; in a pipe they are tab-separated lines; --json
+    prints JSON. Errors are one line on stderr with a distinct exit code."""
+
+
+@app.command()
+def build(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    alpha: Annotated[float | None, typer.Option(metavar="NUMBER", help="α: association-delta blend into priority [0.35].")] = None,
+    beta: Annotated[float | None, typer.Option(metavar="NUMBER", help="β: 2-path blend into edge rank [0.5].")] = None,
+    gamma: Annotated[float | None, typer.Option(metavar="NUMBER", help="γ: similarity floor of the direct term [0.2].")] = None,
+    lam: Annotated[float | None, typer.Option("--lambda", metavar="NUMBER", help="λ: 2-path decay [0.6].")] = None,
+    neighbour_cap: Annotated[int | None, typer.Option(metavar="N", help="Heaviest edges kept per node for association and 2-paths [250].")] = None,
+    priority_cap: Annotated[float | None, typer.Option(metavar="NUMBER", help="Cap of the base priority P0 [2.0].")] = None,
+    query_guard: Annotated[int | None, typer.Option(metavar="N", help="Neighbours a query may consider [5000].")] = None,
+    skip_phase: Annotated[list[str] | None, typer.Option("--skip-phase", metavar="PHASE", help="Leave out a phase: phase2, phase3 or fts (repeatable).")] = None,
+    two_layer: Annotated[bool, typer.Option("--two-layer", help="Event-sourced evidence partitions per producer (same edges).")] = False,
+    no_gitignore: Annotated[bool, typer.Option("--no-gitignore", help="Index files .gitignore excludes.")] = False,
+    workers: Annotated[int | None, typer.Option(metavar="N", help="Reader processes (default: one per core).")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Read every file again instead of reusing the unchanged ones.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary instead.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Build the weighted graph of ROOT into ROOT/.oracl.
+
+    Records, tags, edges, hubs, priorities, edge ranks, a Kùzu bundle with a full-text
+    index, and the canonical export. Without ROOT: the repository whose build the current
+    folder is in, else the current folder.
+
+    Selective by default: files whose (path, mtime, size) did not change since the
+    previous build are not read again, and the bundle starts from a copy of the previous
+    one; the result equals a full build's. --full reads everything."""
+    from oracl.builder.orchestrator import build as run_build
+    from oracl.core.vault import check_root
+    from oracl.face.render import build_progress, build_summary
+
+    overrides = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
+                 "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,
+                 "query_neighbour_guard": query_guard, "workers": workers,
+                 "two_layer": True if two_layer else None, "gitignore": False if no_gitignore else None}
+    root = _root(root, root_opt, building=True)
+    try:
+        check_root(root)
+        with build_progress(enabled=not (as_json or quiet)) as progress:
+            report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full,
+                               executor_kind="processes", **overrides)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(report.to_json())
+    else:
+        build_summary(report.to_json())
+
+
+@app.command()
+def stats(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Counts of the latest build and its domain hubs.
+
+    Artifacts, edges by relation, μ, σ, symbols, and every domain hub with its members,
+    mean priority and top member (the first of `oracl hub DOMAIN`)."""
+    root = _root(root, root_opt)
+    try:
+        with _memory(root) as mem:
+            result = mem.stats()
+    except OraclError as exc:
+        _fail(exc)
+    from oracl.face.render import notice
+
+    for line in result.get("notices", []):
+        notice(line)
+    if as_json:
+        _print_json(result)
+    else:
+        from oracl.face.render import stats_view
+
+        stats_view(result)
+
+
+@app.command()
+def query(
+    text: Annotated[list[str], typer.Argument(metavar="TEXT", help="What you are looking for, in your own words (or - to read stdin).")],
+    root: RootOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-k", metavar="N", help="Results to show.")] = 10,
+    persona: Annotated[str, typer.Option(metavar="NAME", help="default, developer, operator, writer or security.")] = "default",
+    explain: Annotated[bool, typer.Option("--explain", help="Show each parse pass, the Cypher and its parameters, and why each result scored.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (schema oracl.search/1).")] = False,
+) -> None:
+    """Search the latest build for files.
+
+    Filters (domain: type: ext: lifecycle: since:), negation (-term, "but not X"), fast
+    lookups (file: filename: path: prefix:) and free text – two words, a commit message
+    or a pasted stack trace – ranked by field matches, BM25 over the content, the best
+    chunk of each file, its history, the graph and priority."""
+    from oracl.read.query.run import search
+    from oracl.read.status import FreshnessCheck
+
+    root = _root(None, root)
+    words = " ".join(text)
+    if words.strip() == "-":
+        words = sys.stdin.read()
+    else:
+        _not_a_directory(text, root, "search text")
+    try:
+        with _memory(root) as mem:
+            snap, _ = mem.snapshot()
+            check = FreshnessCheck(snap)  # the tree walk runs beside the search
+            result = search(snap, words, limit=limit, persona=persona, explain=explain)
+            fresh = check.result()
+    except OraclError as exc:
+        _fail(exc)
+    from oracl.face.render import freshness_line, notice, query_view
+
+    for line in result.notices:
+        notice(line)
+    if as_json:
+        doc = result.to_json(explain)
+        doc["freshness"] = fresh
+        _print_json(doc)
+    else:
+        query_view(result, explain)
+        freshness_line(fresh)
+
+
+def _answer(root: Path | None, as_json: bool, view: str, ask: Any, args: tuple[list[str], str] | None = None) -> None:
+    """One question to the latest build of ``root``: ``ask(memory)``, rendered by ``view``
+    (or printed as JSON); an OraclError is one line and its exit code. ``args``: words
+    typed where a name or a file is expected (refused when one is a directory outside the
+    build), and what was expected."""
+    root = _root(None, root)
+    if args is not None:
+        _not_a_directory(args[0], root, args[1])
+    try:
+        with _memory(root) as mem:
+            result = ask(mem)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, view)
+
+
+def _emit(result: dict[str, Any], as_json: bool, view: str) -> None:
+    from oracl.face import render
+
+    for line in result.get("notices", []):
+        render.notice(line)
+    if as_json:
+        _print_json(result)
+    else:
+        getattr(render, view)(result)
+
+
+@app.command()
+def trace(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build: relative to the root or the current folder, or absolute.")],
+    root: RootOpt = None,
+    direction: Annotated[str, typer.Option(metavar="out|in|both", help="out (what it uses), in (what uses it) or both.")] = "out",
+    depth: Annotated[int, typer.Option(metavar="N", help="Levels to follow, 1 to 5.")] = 2,
+    relation: Annotated[str | None, typer.Option(metavar="RELATION", help="Only this relation (imports, references, tests, …).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The dependency tree of PATH.
+
+    Relation, weight, rank and line fragments on each branch; a file already drawn is
+    marked (shown above) or (shown below), never expanded twice."""
+    _answer(root, as_json, "trace_view", lambda mem: mem.trace(path, direction, depth, relation),
+            ([path], "a file"))
+
+
+@app.command()
+def related(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build (relative to the root or the current folder, or absolute).")],
+    root: RootOpt = None,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Neighbours to show.")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """The files around PATH, by association rank.
+
+    At most the build's --query-guard edges are considered (5,000 by default); the answer
+    says when that guard cut."""
+    _answer(root, as_json, "related_view", lambda mem: mem.related(path, k), ([path], "a file"))
+
+
+@app.command("graph")
+def graph_cmd(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build (relative to the root or the current folder, or absolute).")],
+    root: RootOpt = None,
+    depth: Annotated[int, typer.Option(metavar="N", help="1: the file and its neighbours; 2: theirs too.")] = 1,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Neighbours drawn around the file.")] = 40,
+    html: Annotated[Path | None, typer.Option("--html", metavar="OUT", help="Write one self-contained HTML file of the graph to OUT.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The neighbourhood of PATH as a graph: nodes and weighted edges.
+
+    The drawing of `oracl serve`'s graph page: the k neighbours with the best-ranked
+    edges (both directions, and the file's hub) and, at depth 2, the strongest eight of
+    them expanded. With --html OUT, one HTML file that draws it (Cytoscape.js, the
+    stylesheet and the data inlined; no network), for a review or a README."""
+    if html is None:
+        _answer(root, as_json, "graph_view", lambda mem: mem.neighbourhood(path, depth, k), ([path], "a file"))
+        return
+    from oracl.face import pages
+    from oracl.face.render import graph_written
+    from oracl.face.webpage import standalone_graph
+
+    root = _root(None, root)
+    _not_a_directory([path], root, "a file")
+    target = html.expanduser()
+    if target.is_dir():
+        _fail(QueryError(f"{target} is a directory; --html takes the file to write"))
+    try:
+        with _memory(root) as mem:
+            data = pages.neighbourhood(mem, path, depth, k, wait=30.0)
+    except OraclError as exc:
+        _fail(exc)
+    text = standalone_graph(data).encode("utf-8")
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        tmp.write_bytes(text)
+        tmp.replace(target)  # a reader never sees half a file
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        _fail(QueryError(f"cannot write {target}: {exc.strerror}"))
+    if as_json:
+        _print_json({"written": str(target), "bytes": len(text), "path": data["path"], "depth": depth,
+                     "nodes": len(data["nodes"]), "edges": len(data["edges"]), "build_id": data["build"]["build_id"]})
+    else:
+        graph_written(str(target), data, len(text))
+
+
+@app.command()
+def serve(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1 (0: a free one).")] = 8765,
+) -> None:
+    """A local, read-only web view of ROOT's latest build.
+
+    A hub map, file pages (tags, the priority breakdown, symbols, edges with their
+    fragments, the text with those lines marked), neighbourhood graphs, search with its
+    reasons, callers and callees, impact; and the JSON API behind every page (/api).
+    Listens on 127.0.0.1 only and answers only requests addressed to it; no page or
+    endpoint writes or runs Cypher. Needs the web stack: pip install 'oracl[web]'."""
+    root = _root(root, root_opt)
+    if not 0 <= port <= 65535:
+        _fail(ConfigError(f"--port must be between 0 and 65535, not {port}"))
+    try:
+        from oracl.face.serve import serve as run_serve
+    except ModuleNotFoundError as exc:
+        _fail(ConfigError(f"the web view needs {exc.name}: pip install 'oracl[web]'"))
+    from oracl.core.vault import Vault
+    from oracl.face.render import serving
+
+    def announce(url: str) -> None:
+        serving(url, str(root), str(Vault(root).read_latest()["build_id"]))
+
+    try:
+        run_serve(root, port, announce)
+    except OraclError as exc:
+        _fail(exc)
+    except KeyboardInterrupt:
+        pass
+
+
+@app.command()
+def hub(
+    domain: Annotated[str | None, typer.Argument(metavar="DOMAIN", help="A domain (core, docs, …); omit to list every hub.")] = None,
+    root: RootOpt = None,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Members to show.")] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """Domain hubs, or one hub's members ranked.
+
+    Without DOMAIN: every hub with its members, mean priority and top member. With one:
+    its members by the association rank of their hub edge."""
+    _answer(root, as_json, "hub_view", lambda mem: mem.hub(domain, k), ([domain or ""], "a domain"))
+
+
+@app.command()
+def symbols(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="A name: wsgi_app, Flask.wsgi_app, flask.app.Flask.wsgi_app, path:LINE.")],
+    root: RootOpt = None,
+    kind: Annotated[str | None, typer.Option(metavar="KIND", help="Only this kind (function, method, class, struct, …).")] = None,
+    language: Annotated[str | None, typer.Option(metavar="LANGUAGE", help="Only this language (python, go, typescript, …).")] = None,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Definitions to show.")] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """Where NAME is defined.
+
+    Exact short or qualified names first, the closest names when nothing matches
+    exactly."""
+    _answer(root, as_json, "symbols_view", lambda mem: mem.symbols(name, kind, language, k), ([name], "a name"))
+
+
+ConfidenceOpt = Annotated[float, typer.Option("--min-confidence", metavar="NUMBER", help=(
+    "Leave out call edges below this confidence: 0.7 leaves out guesses from a name alone "
+    "(a unique method name 0.5, ambiguous 0.5/n); 0 shows every edge."))]
+
+
+@app.command()
+def callers(
+    symbol: Annotated[str, typer.Argument(metavar="SYMBOL", help="A function, method or class (a name, qualified name or path:LINE).")],
+    root: RootOpt = None,
+    depth: Annotated[int, typer.Option(metavar="N", help="Levels of callers, 1 to 5.")] = 1,
+    min_confidence: ConfidenceOpt = 0.7,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Call edges to show per level.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Who calls SYMBOL.
+
+    Each caller with the call sites' lines, the edge's confidence and how the name was
+    resolved."""
+    _answer(root, as_json, "calls_view", lambda mem: mem.callers(symbol, depth, min_confidence, k),
+            ([symbol], "a symbol"))
+
+
+@app.command()
+def callees(
+    symbol: Annotated[str, typer.Argument(metavar="SYMBOL", help="A function, method or class.")],
+    root: RootOpt = None,
+    depth: Annotated[int, typer.Option(metavar="N", help="Levels of callees, 1 to 5.")] = 1,
+    min_confidence: ConfidenceOpt = 0.7,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Call edges to show per level.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """What SYMBOL calls.
+
+    Only the repository's own definitions (library calls are not listed), each with the
+    call sites' lines and the edge's confidence."""
+    _answer(root, as_json, "calls_view", lambda mem: mem.callees(symbol, depth, min_confidence, k),
+            ([symbol], "a symbol"))
+
+
+@app.command()
+def impact(
+    targets: Annotated[list[str] | None, typer.Argument(metavar="TARGETS", help="Files, symbols or path:LINE that change; with "
+                                                        "--diff, the revision to compare with (default HEAD).")] = None,
+    root: RootOpt = None,
+    diff: Annotated[bool, typer.Option("--diff", help="Take the working tree's changes against a revision "
+                                       "(oracl impact --diff [REV]) instead of TARGETS.")] = False,
+    depth: Annotated[int, typer.Option(metavar="N", help="Levels of callers and subtypes to follow, 1 to 5.")] = 3,
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Rows to show per list.")] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """What a change reaches, and the tests to run.
+
+    The symbols and files that depend on TARGETS (or on the working tree's changes with
+    --diff [REV]), ranked by weight and distance, the test files to run, and the hubs
+    touched."""
+    if diff and len(targets or []) > 1:
+        _fail(ConfigError("--diff takes one revision (oracl impact --diff [REV]), not a list of targets"))
+    rev = (targets or ["HEAD"])[0] if diff else None
+    _answer(root, as_json, "impact_view",
+            lambda mem: mem.impact([] if diff else targets or [], diff=rev, depth=depth, k=k),
+            ([] if diff else list(targets or []), "a file or a symbol"))
+
+
+@app.command()
+def show(
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build (relative to the root or the current folder, or absolute).")],
+    root: RootOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Everything the build holds about PATH.
+
+    Every stored field, the tags, the edges by relation (one row per file and relation,
+    with its line fragments), and the priority breakdown from which the priority can be
+    recomputed by hand."""
+    _answer(root, as_json, "show_view", lambda mem: mem.show(path), ([path], "a file"))
+
+
+@app.command()
+def fragment(
+    locator: Annotated[str, typer.Argument(metavar="LOCATOR", help="PATH#L40-60, or PATH with a range after it.")],
+    lines: Annotated[str | None, typer.Argument(metavar="LINES", help="L40-60 (when not given after #).")] = None,
+    root: RootOpt = None,
+    context: Annotated[int, typer.Option(metavar="N", help="Extra lines around the range.")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """The quoted lines of a file (without a range, the first 2,000).
+
+    On a terminal they are numbered and highlighted; in a pipe or a file they are written
+    exactly as they are in the file. Warns (on stderr) when the file changed since the
+    build, and refuses one that is no longer a regular file inside the root (exit code
+    16)."""
+    _answer(root, as_json, "fragment_view", lambda mem: mem.fragment(locator, lines, context),
+            ([locator.split("#")[0]], "a file"))
+
+
+@app.command()
+def cypher(
+    statement: Annotated[str | None, typer.Argument(metavar="STATEMENT", help="One statement to run; omit for the interactive console.")] = None,
+    root: RootOpt = None,
+    param: Annotated[list[str] | None, typer.Option("--param", metavar="K=V", help="k=v parameter (repeatable; v parsed as JSON when it can be).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A read-only Cypher console over the latest bundle.
+
+    Line editing and history; statements end with ';'; :schema, :help, :quit. Only read
+    queries run, as the engine's own grammar reads them (MATCH, WITH, UNWIND, RETURN, CALL
+    of read-only functions); anything else is refused (exit 18). Each statement runs in
+    a sandboxed child that can read the bundle and nothing else; a crash or a runaway
+    costs that child (exit 22)."""
+    from oracl.face import console
+
+    root = _root(None, root)
+    try:
+        with _memory(root) as mem:
+            snap, _ = mem.snapshot()
+            if statement is None:
+                console.interactive(snap)
+                return
+            result = console.run_one(snap, statement, console.parse_params(param or []))
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result)
+    else:
+        from oracl.face.render import rows_view
+
+        rows_view(result)
+
+
+@app.command()
+def status(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    check: Annotated[bool, typer.Option("--check", help=(
+        "Exit with code 20 when the build is stale (files added, modified or deleted since), "
+        "0 when it is fresh: for scripts and git hooks."))] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """How far the working tree moved since the latest build.
+
+    The build and its commit, HEAD now, the files added, modified and deleted since, and a
+    one-line verdict."""
+    from oracl.read.status import status as run
+
+    root = _root(root, root_opt)
+    try:
+        result = run(root, repair=True)
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, "status_view")
+    if check and not result["fresh"]:
+        raise typer.Exit(STALE_EXIT)
+
+
+@app.command()
+def repair(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rebuild the latest bundle from the verified export.
+
+    For a vault whose LATEST.json or bundle is missing or damaged (the readers do this by
+    themselves; a long-lived MCP server never does). Waits for no build: fails when one is
+    running."""
+    from oracl.bundle.repair import rebuild_bundle
+    from oracl.core.vault import check_root
+    from oracl.face.render import plain_line
+
+    root = _root(root, root_opt)
+    try:
+        check_root(root)
+        build_id, source = rebuild_bundle(root)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json({"build_id": build_id, "source": str(source)})
+    else:
+        plain_line(f"rebuilt bundle {build_id} from {source}")
+
+
+@app.command()
+def watch(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    settle: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds without a change before a rebuild starts.")] = 1.0,
+    interval: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds between two looks at the tree.")] = 1.0,
+    max_builds: Annotated[int, typer.Option(metavar="N", help="Stop after this many rebuilds (0: run until Ctrl-C).")] = 0,
+) -> None:
+    """Rebuild ROOT whenever its files change, once the changes settle.
+
+    One line per rebuild (selective, so its cost follows the change). Builds first if ROOT
+    is stale."""
+    from oracl.core.vault import check_root
+    from oracl.face.render import plain_line
+    from oracl.face.watch import watch as run
+
+    if settle < 0 or interval <= 0:
+        _fail(ConfigError("--settle must be ≥ 0 and --interval > 0"))
+    root = _root(root, root_opt, building=True)
+    try:
+        check_root(root)
+        run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max(0, max_builds),
+            executor_kind="processes")
+    except KeyboardInterrupt:
+        plain_line("stopped")
+    except OraclError as exc:
+        _fail(exc)
+
+
+@app.command()
+def mcp(root: RootArg = None, root_opt: RootOpt = None) -> None:
+    """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
+
+    Eight read-only tools (agent context, search, trace, related, hub, fragment, show,
+    stats). Files holding key material are withheld unless share_sensitive = true."""
+    from oracl.face.mcp_server import serve
+
+    root = _root(root, root_opt)
+    try:
+        serve(root)
+    except OraclError as exc:
+        _fail(exc)
+
+
+@app.command()
+def keygen(
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Folder for the key pair.")] = Path("~/.config/oracl"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Write an Ed25519 key pair for signing exports.
+
+    oracl_ed25519.pem (private, mode 0600) and oracl_ed25519.pub. Keep the private key out
+    of the repository and the vault."""
+    from oracl.core.sign import keygen as run_keygen
+    from oracl.face.render import keygen_done
+
+    try:
+        priv, pub = run_keygen(out.expanduser())
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json({"private_key": str(priv), "public_key": str(pub)})
+    else:
+        keygen_done(priv, pub)
+
+
+@app.command()
+def verify(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    public_key: Annotated[Path | None, typer.Option("--public-key", metavar="FILE", help="Ed25519 public key (PEM or base64); default ORACL_ED25519_PUBLIC_KEY.")] = None,
+    require_signature: Annotated[bool, typer.Option("--require-signature", help="Fail when the export is unsigned.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check the latest build and fail closed.
+
+    The bundle against its manifest, the export against its digest and signature, and the
+    Kùzu bundle against the export (counts and every artifact checksum). Exit codes: 11
+    digest, 12 bad signature, 13 missing signature, 14 bundle mismatch, 15
+    LATEST/manifest."""
+    from oracl.bundle.verify import verify as run_verify
+    from oracl.face.render import verified
+
+    root = _root(root, root_opt)
+    try:
+        checked = run_verify(root, public_key_file=public_key, require_signature=require_signature)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json({"verified": True, "checks": checked})
+    else:
+        verified(checked)
+
+
+@app.command()
+def health(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    threshold: Annotated[float | None, typer.Option(metavar="FRACTION", help="Flag a build whose artifact, hub or edge count moved by more than this fraction [health_threshold of [tool.oracl], 0.2].")] = None,
+    last: Annotated[int, typer.Option(metavar="N", help="Builds to show.")] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """The trend of graph health over builds.
+
+    Counts, μ, σ, orphans, dropped references, parse errors, build seconds and bundle
+    size; flags large moves between builds."""
+    from oracl.bundle.provenance import health_trend, read_health
+    from oracl.core.vault import Vault
+
+    root = _root(root, root_opt)
+    if threshold is None:
+        from oracl.core.config import load_config
+
+        try:
+            threshold = load_config(root).health_threshold
+        except OraclError as exc:
+            _fail(exc)
+    assert threshold is not None
+    rows = health_trend(read_health(Vault(root)), threshold)[-last:]
+    if as_json:
+        _print_json(rows)
+        return
+    from oracl.face.render import health_view
+
+    health_view(rows, threshold)
+
+
+def command() -> Any:
+    """The click command of the CLI, its arguments shown the way click shows them
+    (``TEXT...``, ``[ROOT]``) and without a type after their name."""
+    group = typer.main.get_command(app)
+    for cmd in getattr(group, "commands", {}).values():
+        for param in cmd.params:
+            if param.param_type_name == "argument":
+                name = param.display_name_raw
+                shown = name + ("..." if param.nargs != 1 else "")
+                shown = shown if param.required else f"[{shown}]"
+                param.display_type_rich = lambda ctx: None  # type: ignore[attr-defined]
+                param._usage_display_name = lambda shown=shown: shown  # type: ignore[attr-defined]
+                param._rich_display_name = lambda shown=shown: shown  # type: ignore[attr-defined]
+    return group
+
+
+REFERENCE_HEAD = """# CLI reference
+
+Generated from the commands' own `--help` (80 columns) by
+`python scripts/cli_reference.py`; `tests/test_cli_ergonomics.py` fails when this file
+and the code disagree. What each answer looks like: [README](../README.md).
+
+Every command finds the repository by itself (the nearest folder at or above the current
+one that holds `.oracl/`, said on stderr when it is not the current folder), or takes it
+as `-r DIR` (commands whose only argument is the repository also take it as `ROOT`). A
+file is named relative to the root, relative to the current folder, or absolutely.
+
+On a terminal answers are tables fitted to its width (a path is never broken: the least
+useful columns go first); in a pipe or a file they are tab-separated lines, one record
+a line, with notes and the tree's freshness on stderr; `--json` prints JSON.
+`TTY_COMPATIBLE=1` asks for the terminal form in a pipe, `=0` for the plain form on a
+terminal.
+
+## Shell completion
+
+```bash
+oracl --install-completion                  # the current shell (bash, zsh, fish, PowerShell), installed
+eval "$(_ORACL_COMPLETE=source_bash oracl)" # or for this session only (source_zsh, source_fish)
+```
+
+`oracl --show-completion` prints the script for the shell it detects.
+
+Commands and options complete; in bash an argument with nothing of its own to offer
+falls back to file names.
+"""
+
+
+def reference() -> str:
+    """docs/cli.md: every command's ``--help`` at 80 columns, under ``REFERENCE_HEAD``."""
+    group = command()
+    ctx = group.make_context("oracl", [], resilient_parsing=True, terminal_width=80, max_content_width=80)
+    parts = [REFERENCE_HEAD, f"## oracl\n\n```text\n{group.get_help(ctx).rstrip()}\n```\n"]
+    for name, cmd in group.commands.items():
+        sub = cmd.make_context(name, [], parent=ctx, resilient_parsing=True, terminal_width=80,
+                               max_content_width=80)
+        parts.append(f"## oracl {name}\n\n```text\n{cmd.get_help(sub).rstrip()}\n```\n")
+    return "\n".join(parts)
+
+
+def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
+    """``oracl query cookies -jar -k 5`` as ``query cookies -k 5 -- -jar``: a word that
+    starts with one ``-`` and is not one of the command's options is a negation (search
+    text), so it goes after ``--`` where the parser takes it as text; an unknown ``--x``
+    stays an error.
+
+    >>> import typer
+    >>> negations_as_text(typer.main.get_command(app).commands["query"], ["sign", "-jar", "-k", "5", "-", "--x"])
+    ['sign', '-k', '5', '-', '--x', '--', '-jar']
+    """
+    takes_value, flags = set(), set()
+    for p in cmd.params:
+        if p.param_type_name == "option":
+            (flags if p.is_flag else takes_value).update(p.opts + p.secondary_opts)
+    flags.update(("-h", "--help"))
+    kept: list[str] = []
+    text: list[str] = []
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok == "--":
+            text += args[i + 1:]
+            break
+        name = tok.split("=", 1)[0]
+        if tok in takes_value:
+            kept += args[i:i + 2]
+            i += 2
+            continue
+        if tok in flags or (name in takes_value and "=" in tok) or any(
+                tok.startswith(o) and len(o) == 2 and tok[2:].isdigit() for o in takes_value):
+            kept.append(tok)
+        elif tok.startswith("-") and not tok.startswith("--") and len(tok) > 1:
+            text.append(tok)
+        else:
+            kept.append(tok)
+        i += 1
+    return kept + (["--", *text] if text else [])
+
+
+def main() -> None:
+    """The ``oracl`` console script. A usage error (an unknown option, a missing argument)
+    is one line too: ``Error: <what> (oracl CMD -h for help)``, exit code 2."""
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
+    group = command()
+    args = sys.argv[1:]
+    if args and args[0] == "query":
+        args = ["query", *negations_as_text(group.commands["query"], args[1:])]
+    try:
+        code = group.main(args=args, prog_name="oracl", standalone_mode=False)
+        sys.stdout.flush()
+    except NoArgsIsHelpError as exc:
+        exc.show()
+        code = exc.exit_code
+    except ClickException as exc:
+        from oracl.face.render import error_line
+
+        where = getattr(getattr(exc, "ctx", None), "command_path", "oracl")
+        error_line(f"{exc.format_message().rstrip('.')} ({where} -h for help)")
+        code = exc.exit_code
+    except BrokenPipeError:
+        code = _reader_left()
+    except SystemExit as exc:  # the parser turns a closed pipe into exit 1: undo that
+        if not isinstance(exc.__context__, BrokenPipeError):
+            raise
+        code = _reader_left()
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _reader_left() -> int:
+    """``oracl hub | head -n 1``: the reader took what it wanted and closed the pipe. Not
+    an error (exit 0, as rg does), so ``set -o pipefail`` scripts keep going; stdout goes
+    to /dev/null so that the interpreter's last flush stays quiet."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
+
+
+if __name__ == "__main__":
+    main()

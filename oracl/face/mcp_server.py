@@ -1,0 +1,280 @@
+"""``oracl mcp``: read-only memory for agents over the Model Context Protocol (stdio).
+
+Built on the official ``mcp`` Python SDK (``pip install 'oracl[mcp]'``). The handshake
+never touches the graph: the server's ``Memory`` opens a snapshot of the latest build on
+the first tool call, and every call checks LATEST again, so a server keeps answering from
+the previous build while ``oracl build`` runs and moves to the new one when LATEST flips.
+When LATEST is deleted or damaged the server keeps answering from the build it holds and
+says so; it never repairs a vault (``oracl repair`` does). Any number of servers may share
+a vault: they only ever open bundles read-only.
+
+Every tool answer is JSON with ``build_id``, ``staleness`` (whether the files it names
+changed since the build) and ``truncated``; answers are bounded (``max_chars``, default
+20,000, at most 100,000), trimming the longest lists first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.core.errors import NoBuildError, OraclError
+from oracl.core.vault import check_root
+
+try:  # the tools' return type (FastMCP reads the annotations); the SDK is an optional extra
+    from mcp.types import CallToolResult
+except ModuleNotFoundError:  # pragma: no cover - `oracl mcp` says how to install it
+    CallToolResult = Any  # type: ignore[misc,assignment]
+
+DEFAULT_MAX_CHARS = 20_000
+MAX_CHARS = 100_000
+_LIST_KEYS = ("results", "items", "neighbours", "members", "hubs", "levels", "lines", "rows", "definitions",
+              "callers", "callees", "symbols", "files", "tests", "seeds")
+
+
+def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """Trim ``obj`` until its JSON fits ``max_chars``: halve the longest list, then cut
+    long strings; ``truncated`` says whether anything was dropped."""
+    max_chars = max(1000, min(MAX_CHARS, int(max_chars)))
+    obj = dict(obj)
+    obj.setdefault("truncated", False)
+
+    def size() -> int:
+        return len(orjson.dumps(obj, default=str))
+
+    guard = 0
+    while size() > max_chars and guard < 60:
+        guard += 1
+        lists = [(k, v) for k, v in obj.items() if isinstance(v, list) and len(v) > 1]
+        if lists:
+            key, value = max(lists, key=lambda kv: len(orjson.dumps(kv[1], default=str)))
+            obj[key] = value[: len(value) // 2]
+        else:
+            strings = [(k, v) for k, v in obj.items() if isinstance(v, str) and len(v) > 200]
+            nested = [(k, v) for k, v in obj.items() if isinstance(v, list | dict)]
+            if strings:
+                key, value = max(strings, key=lambda kv: len(kv[1]))
+                obj[key] = value[: len(value) // 2] + " …"
+            elif nested:
+                key, value = max(nested, key=lambda kv: len(orjson.dumps(kv[1], default=str)))
+                obj[key] = orjson.dumps(value, default=str).decode()[: max_chars // 2] + " …"
+            else:
+                break
+        obj["truncated"] = True
+    return obj
+
+
+def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
+    """Run one primitive; a missing build or a bad argument is a tool error (``isError``
+    true, the JSON ``{"error": …}`` as its text), not a crash. A successful answer
+    carries the tree's freshness (``oracl status``'s verdict)."""
+    from mcp.types import TextContent
+
+    error = False
+    try:
+        result = fn()
+        if isinstance(result, dict) and "freshness" not in result:
+            result["freshness"] = mem.freshness()
+    except NoBuildError as exc:
+        result, error = {"error": str(exc), "hint": "run `oracl build ROOT` in a shell, then call the tool again"}, True
+    except OraclError as exc:
+        result, error = {"error": str(exc)}, True
+    text = orjson.dumps(bound(result, max_chars), default=str, option=orjson.OPT_SORT_KEYS).decode()
+    return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
+
+
+def create_server(root: Path) -> Any:
+    """The FastMCP server with ORACL's eleven read-only tools."""
+    from mcp.server.fastmcp import FastMCP
+
+    from oracl.core.config import load_config
+    from oracl.read.memory import Memory
+
+    check_root(Path(root))
+    root = Path(root).resolve()
+    share = load_config(root).share_sensitive
+    mem = Memory(root, withhold_sensitive=not share)
+    server = FastMCP("oracl", log_level="WARNING", instructions=(
+        "ORACL is a semantic memory of the repository at " + str(root) + ". Start with "
+        "oracl_agent_context for a question in plain words; use oracl_search for ranked files, "
+        "oracl_show / oracl_fragment to read one file's facts or lines, oracl_trace / oracl_related / "
+        "oracl_hub to walk the graph; oracl_symbols, oracl_callers and oracl_impact for definitions, call "
+        "graphs and what a change reaches. Every answer says its build and whether files changed since."))
+
+    @server.tool()
+    def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Assemble a context pack for a question or task in plain words (a bug report, a
+        commit message, "where is X done"). Returns the best files in order, each with the
+        exact lines that matched (the symbol or section, not the whole file), why it was
+        chosen, and whether it changed since the build, never exceeding budget_tokens
+        (estimated at 4 characters a token). Use this first; follow up with oracl_fragment
+        for more lines of one file."""
+        return _answer(lambda: mem.context(query, budget_tokens=max(50, min(budget_tokens, 32000))).to_json(),
+                       max_chars, mem)
+
+    @server.tool()
+    def oracl_search(query: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Rank the repository's files for free text. Understands filters (domain:core,
+        type:report, ext:py, lifecycle:active, since:2026-01-31), negation (-word, "but not
+        X"), and exact lookups (file:PATH, filename:NAME, prefix:DIR/). Returns path, score,
+        domain, content type, priority, matched fields and staleness per file."""
+        return _answer(lambda: mem.search(query, k=max(1, min(k, 100))), max_chars, mem)
+
+    @server.tool()
+    def oracl_trace(path: str, direction: str = "out", depth: int = 2, relation: str | None = None,
+                    max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Follow a file's dependencies: direction "out" (what it imports, links, configures),
+        "in" (what uses or tests it) or "both", depth 1 to 5, optionally one relation
+        (imports, references, configures, tests, mentions). Each edge has its relation,
+        weight and the line range of the reference."""
+        return _answer(lambda: mem.trace(path, direction, depth, relation), max_chars, mem)
+
+    @server.tool()
+    def oracl_related(path: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """The files most strongly associated with one file (both directions), ordered by
+        the graph's association rank, with the relations that connect them."""
+        return _answer(lambda: mem.related(path, max(1, min(k, 200))), max_chars, mem)
+
+    @server.tool()
+    def oracl_hub(domain: str | None = None, k: int = 20, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Without a domain: every domain hub (core, docs, tests, …) with its size, mean
+        priority and top file. With a domain: its member files, ranked."""
+        return _answer(lambda: mem.hub(domain, max(1, min(k, 500))), max_chars, mem)
+
+    @server.tool()
+    def oracl_fragment(locator: str, lines: str | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Quote lines of a file: locator "path/to/file.py#L40-60" (or the path, with lines
+        "L40-60"). Warns when the file changed since the build; a range outside the file is
+        an error."""
+        return _answer(lambda: mem.fragment(locator, lines), max_chars, mem)
+
+    @server.tool()
+    def oracl_show(path: str, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Everything the graph knows about one file: its record and tags, its symbols and
+        headings, its edges by relation, and its priority breakdown."""
+        return _answer(lambda: mem.show(path), max_chars, mem)
+
+    @server.tool()
+    def oracl_symbols(name: str, kind: str | None = None, language: str | None = None, k: int = 20,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Where a function, method, class or type is defined: name it plainly ("wsgi_app"),
+        qualified ("Flask.wsgi_app", "flask.app.Flask.wsgi_app") or as path:LINE. Exact
+        matches first; a fuzzy match when nothing matches exactly (the answer's "match" says
+        which). Each definition has its path, line range, kind, signature and first doc line."""
+        return _answer(lambda: mem.symbols(name, kind, language, max(1, min(k, 200))), max_chars, mem)
+
+    @server.tool()
+    def oracl_callers(name: str, depth: int = 1, min_confidence: float = 0.7, callees: bool = False,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Who calls a symbol (or, with callees=true, what it calls), depth 1 to 5. Each call
+        edge has the caller's path and lines of the call sites, its confidence and how the
+        name was resolved (same_scope, imported, typed, receiver, unique, ambiguous …);
+        min_confidence 0.7 leaves out guesses (a unique method name, 0.5; ambiguous ones), 0 shows all."""
+        fn = mem.callees if callees else mem.callers
+        return _answer(lambda: fn(name, depth=depth, min_confidence=min_confidence), max_chars, mem)
+
+    @server.tool()
+    def oracl_impact(targets: list[str] | None = None, diff: str | None = None, depth: int = 3, k: int = 20,
+                     max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """What a change reaches: give files or symbols as targets, or diff="HEAD" (the
+        working tree against a revision). Returns the changed symbols, the symbols and files
+        that depend on them ranked by weight and distance, the test files to run, and the
+        domain hubs touched."""
+        return _answer(lambda: mem.impact(targets or [], diff=diff, depth=depth, k=max(1, min(k, 200))),
+                       max_chars, mem)
+
+    @server.tool()
+    def oracl_stats(max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """The latest build: its id and commit, counts of files, hubs and edges by relation,
+        and parse coverage. Tells how to build when there is no build yet."""
+        return _answer(mem.stats, max_chars, mem)
+
+    return server
+
+
+def serve(root: Path) -> None:
+    """Run the server on stdio until the client closes it (RootError first when ``root``
+    is not a directory)."""
+    check_root(Path(root))
+    try:
+        server = create_server(root)
+    except ModuleNotFoundError as exc:
+        from oracl.core.errors import ConfigError
+
+        raise ConfigError(f"`oracl mcp` needs the mcp SDK ({exc.name} is missing): pip install 'oracl[mcp]'") from None
+    import anyio
+
+    anyio.run(_run_stdio, server)
+
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+def protocol_error(line: str) -> dict[str, Any] | None:
+    """The JSON-RPC error answer to one line of input that is not a JSON-RPC message
+    (None when it is one): -32700 when it is not JSON, -32600 when it is JSON but not a
+    request, a notification or a response; the request's id when it has a usable one."""
+    from mcp.types import JSONRPCMessage
+    from pydantic import ValidationError
+
+    try:
+        JSONRPCMessage.model_validate_json(line)
+        return None
+    except ValidationError:
+        pass
+    try:
+        doc = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error: not JSON"}}
+    rid = doc.get("id") if isinstance(doc, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        rid = None
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": INVALID_REQUEST,
+                                                    "message": "Invalid Request: not a JSON-RPC 2.0 message"}}
+
+
+async def _run_stdio(server: Any) -> None:
+    """The SDK's stdio transport, except that a line that is not a JSON-RPC message is
+    answered with a JSON-RPC error (the SDK only logs it) and never reaches the session."""
+    import sys
+    from io import TextIOWrapper
+
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCMessage
+
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    stdout = anyio.wrap_file(TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    out_lock = anyio.Lock()
+    read_send, read_recv = anyio.create_memory_object_stream(0)
+    write_send, write_recv = anyio.create_memory_object_stream(0)
+
+    async def emit(text: str) -> None:
+        async with out_lock:
+            await stdout.write(text + "\n")
+            await stdout.flush()
+
+    async def reader() -> None:
+        async with read_send:
+            async for line in stdin:
+                if not line.strip():
+                    continue
+                problem = protocol_error(line)
+                if problem is not None:
+                    await emit(orjson.dumps(problem).decode())
+                    continue
+                await read_send.send(SessionMessage(JSONRPCMessage.model_validate_json(line)))
+
+    async def writer() -> None:
+        async with write_recv:
+            async for message in write_recv:
+                await emit(message.message.model_dump_json(by_alias=True, exclude_none=True))
+
+    low = server._mcp_server  # FastMCP's low-level server: run it on our streams
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        await low.run(read_recv, write_send, low.create_initialization_options())
+        tg.cancel_scope.cancel()

@@ -1,0 +1,432 @@
+"""Symbol questions over one build (a ``Snapshot``): where is it defined, who calls it,
+what does it call, and what does a change reach.
+
+>>> with Snapshot.open(Path(".")) as snap:                                # doctest: +SKIP
+...     callers(snap, "load_private_key")["callers"][0]["qualified"]
+
+A name is looked up exactly (short or qualified, case-insensitive; ``a.b.Cls.meth`` is
+tried without its leading parts; ``path#qualified`` is a symbol id; ``path:LINE`` is the
+innermost symbol at that line), and only then fuzzily (names containing it). Every answer
+carries the build id, the definitions it started from and the staleness of their files.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from oracl.core.children import git
+from oracl.core.errors import QueryError
+from oracl.core.locate import candidates
+from oracl.core.paths import is_test_path
+from oracl.read.graph import staleness, summary
+from oracl.read.snapshot import Snapshot
+
+MAX_DEPTH = 5
+CONSTRUCTORS = frozenset({"__init__", "constructor", "__new__"})
+MAX_K = 500
+IMPACT_DECAY = 0.7          # a symbol one more call away counts this much less
+FILE_STEP = 0.5             # a file importing a changed file: half the changed file's score
+FUZZY_CANDIDATES = 200
+NAME_MATCH = 0.9            # a test file named after a changed definition
+_TEST_AFFIX = re.compile(r"^(?:test_|tests_)|(?:_test|_tests|_spec|\.test|\.spec|test|tests|spec)$")
+_KIND_ORDER = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "function": 1, "async_function": 1,
+               "method": 2, "module": 4}
+_LOCATOR = re.compile(r"^(?P<path>[^#\s]+?):(?P<line>\d+)$")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+ONE_BY_ONE = 24  # up to this many keys, one indexed probe each (≈ 0.2–1 ms) beats one IN scan (≈ 11 ms at 50k files)
+# the Symbol table is several times the Artifact table: its IN scan took ≈ 100 ms at 50k files
+ONE_BY_ONE_OF = {"symbol_rows": 200}
+_PLURAL = {"symbol_names": "keys", "symbols_in_files": "paths", "files_dependents": "paths",
+           "artifact_domains": "paths", "artifact_rows": "paths", "cochange_partners": "paths"}
+
+
+def named_each(snap: Snapshot, name: str, values: list[str], **params: Any) -> list[dict[str, Any]]:
+    """A named query over a list of keys: ``<name>_one`` per key (Kùzu uses its primary-key
+    index for ``=`` but scans the table for ``IN``) while the list is short, else one
+    ``<name>`` over the list."""
+    values = list(dict.fromkeys(values))
+    if not values:
+        return []
+    plural = _PLURAL.get(name, "ids")
+    if len(values) <= ONE_BY_ONE_OF.get(name, ONE_BY_ONE):
+        return [r for v in values for r in snap.named(f"{name}_one", {plural[:-1]: v, **params})]
+    return snap.named(name, {plural: values, **params})
+
+
+def _rows(snap: Snapshot, ids: list[str]) -> list[dict[str, Any]]:
+    return named_each(snap, "symbol_rows", ids)
+
+
+def _rank(rows: list[dict[str, Any]], exact_qualified: set[str]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: (r["qualified"].lower() not in exact_qualified, is_test_path(r["path"]),
+                                       not r["exported"], _KIND_ORDER.get(r["kind"], 3), r["path"], r["start"]))
+
+
+def lookup(snap: Snapshot, text: str, *, kind: str | None = None, language: str | None = None,
+           fuzzy: bool = True, k: int = 20) -> tuple[list[dict[str, Any]], str]:
+    """The definitions ``text`` names, best first, and how they were found (``id``,
+    ``exact``, ``line``, ``fuzzy`` or ``none``)."""
+    name = text.strip().strip("`'\"").removesuffix("()")
+    if not name:
+        raise QueryError("name a symbol: a function, a method, a class (Session.send, wsgi_app)")
+    if len(name) > 300:
+        raise QueryError("a symbol name is at most 300 characters")
+    how = "exact"
+    rows: list[dict[str, Any]] = []
+    if "#" in name:
+        rows, how = _rows(snap, [name]), "id"
+    elif _LOCATOR.match(name):
+        m = _LOCATOR.match(name)
+        assert m is not None
+        line = int(m.group("line"))
+        inside = [r for r in named_each(snap, "symbols_in_files", [m.group("path").removeprefix("./")])
+                  if r["start"] <= line <= r["end"]]
+        inside.sort(key=lambda r: (r["end"] - r["start"], r["kind"] == "module"))
+        rows, how = _rows(snap, [inside[0]["id"]]) if inside else [], "line"
+    else:
+        key = name.lower().replace("::", ".").replace("->", ".").replace("#", ".")
+        parts = key.split(".")
+        keys = [".".join(parts[i:]) for i in range(len(parts))]  # flask.app.Flask.wsgi_app → … → wsgi_app
+        found = {r["key"]: r["ids"] for r in named_each(snap, "symbol_names", keys)}
+        for candidate in keys:  # the longest suffix that names something
+            if candidate in found:
+                rows = _rows(snap, list(found[candidate])[:FUZZY_CANDIDATES])
+                if candidate != keys[-1]:
+                    rows = [r for r in rows if r["qualified"].lower().endswith(candidate)
+                            or r["name"].lower() == candidate] or rows
+                break
+        if not rows and fuzzy:
+            how = "fuzzy"
+            rows = _fuzzy(snap, parts[-1])
+    rows = [r for r in rows if (kind is None or r["kind"] == kind) and (language is None or r["language"] == language)]
+    if not rows:
+        return [], "none"
+    exact = {name.lower().replace("::", ".")}
+    return _rank(rows, exact)[:k], how
+
+
+def _fuzzy(snap: Snapshot, part: str) -> list[dict[str, Any]]:
+    """Names containing ``part``, then (for a typo) the names closest to it among those
+    sharing its first three letters."""
+    hits = snap.named("symbol_names_like", {"part": part, "k": FUZZY_CANDIDATES}) if len(part) >= 3 else []
+    if not hits and len(part) >= 4:
+        pool = snap.named("symbol_names_like", {"part": part[:3], "k": 5000})
+        close = set(difflib.get_close_matches(part, [h["key"] for h in pool], n=10, cutoff=0.75))
+        hits = [h for h in pool if h["key"] in close]
+    ids = list(dict.fromkeys(i for h in hits for i in h["ids"]))[:FUZZY_CANDIDATES]
+    return _rows(snap, ids)
+
+
+def _targets(snap: Snapshot, text: str, kind: str | None = None) -> tuple[list[dict[str, Any]], str]:
+    rows, how = lookup(snap, text, kind=kind, fuzzy=True)
+    if not rows:
+        raise QueryError(f"no symbol named {text.strip()[:80]!r} in build {snap.build_id} "
+                         "(`oracl symbols NAME` lists the definitions ORACL knows)")
+    if how == "fuzzy":
+        return rows[:1], how  # a fuzzy hit answers for the best match only, and says so
+    best = rows[0]["qualified"]
+    same = [r for r in rows if r["qualified"] == best]
+    return same, how
+
+
+def _staleness_of(snap: Snapshot, rows: list[dict[str, Any]]) -> str:
+    """Whether the files the answer's definitions live in changed since the build."""
+    checks = {r["path"]: r["checksum"] for r in named_each(snap, "artifact_domains", sorted({r["path"] for r in rows}))}
+    return summary(staleness(snap, sorted(checks.items())))
+
+
+def _public(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r[k] for k in ("id", "name", "qualified", "kind", "path", "start", "end") if k in r}
+
+
+def symbols(snap: Snapshot, name: str, *, kind: str | None = None, language: str | None = None,
+            k: int = 20) -> dict[str, Any]:
+    """The definitions of ``name``: exact first, fuzzy when nothing matches exactly."""
+    if not 1 <= k <= MAX_K:
+        raise QueryError(f"-k must be between 1 and {MAX_K}")
+    rows, how = lookup(snap, name, kind=kind, language=language, k=k)
+    return {"build_id": snap.build_id, "query": name, "match": how, "definitions": rows,
+            "notices": list(snap.notices), "staleness": _staleness_of(snap, rows)}
+
+
+def _walk(snap: Snapshot, start: list[str], query: str, key: str, depth: int, min_confidence: float,
+          guard: int) -> tuple[list[list[dict[str, Any]]], bool]:
+    """Breadth-first over call edges (``symbol_callers`` or ``symbol_callees``); a symbol
+    already shown is listed again as a repeat but not expanded twice."""
+    seen = set(start)
+    frontier = list(start)
+    levels: list[list[dict[str, Any]]] = []
+    cut = False
+    for _ in range(depth):
+        rows = named_each(snap, query, frontier, min_confidence=min_confidence)
+        if len(rows) > guard:
+            rows, cut = rows[:guard], True
+        nxt = []
+        for r in rows:
+            r["via"] = r.pop(key)
+            r["repeat"] = r["id"] in seen
+            if not r["repeat"]:
+                seen.add(r["id"])
+                nxt.append(r["id"])
+        levels.append(rows)
+        frontier = nxt
+        if not frontier or cut:
+            break
+    return levels, cut
+
+
+DEFAULT_CONFIDENCE = 0.7   # callers/callees leave out guesses by name unless asked (measured: docs/evaluation.md)
+
+
+def callers(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = DEFAULT_CONFIDENCE, k: int = 100) -> dict[str, Any]:
+    """Who calls ``name``: to ``depth`` levels, each call edge with its confidence, how it
+    was resolved, its candidate count and the call sites' lines."""
+    return _calls(snap, name, "symbol_callers", "target", "callers", depth, min_confidence, k)
+
+
+def callees(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float = DEFAULT_CONFIDENCE, k: int = 100) -> dict[str, Any]:
+    """What ``name`` calls (the definitions ORACL resolved; library calls are not listed)."""
+    return _calls(snap, name, "symbol_callees", "source", "callees", depth, min_confidence, k)
+
+
+def _calls(snap: Snapshot, name: str, query: str, key: str, label: str, depth: int, min_confidence: float,
+           k: int) -> dict[str, Any]:
+    if not 1 <= depth <= MAX_DEPTH:
+        raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
+    if not 0.0 <= min_confidence <= 1.0:
+        raise QueryError("--min-confidence must be between 0 and 1")
+    if not 1 <= k <= MAX_K:
+        raise QueryError(f"-k must be between 1 and {MAX_K}")
+    targets, how = _targets(snap, name)
+    start = [t["id"] for t in targets]
+    if query == "symbol_callers":  # `new X()` / `X()` call a constructor through its class
+        start += [f"{t['path']}#{t['qualified'].rsplit('.', 1)[0]}" for t in targets
+                  if t["name"] in CONSTRUCTORS and "." in t["qualified"]]
+    levels, cut = _walk(snap, start, query, key, depth, min_confidence, snap.params.query_guard)
+    shown = [lvl[:k] for lvl in levels]
+    total = sum(len(lvl) for lvl in levels)
+    return {"build_id": snap.build_id, "query": name, "match": how, "targets": targets, "depth": depth,
+            "min_confidence": min_confidence, label: shown[0] if shown else [], "levels": shown,
+            "total": total, "shown": sum(len(lvl) for lvl in shown), "guard_cut": cut,
+            "notices": list(snap.notices), "staleness": _staleness_of(snap, targets)}
+
+
+# ---- impact ------------------------------------------------------------------------------
+
+def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]:
+    """The working tree against ``rev``: each changed file and the line ranges its new
+    text changed (a deletion is the line it happened at); untracked files whole."""
+    if not re.fullmatch(r"[\w./~^@{}\-]{1,100}", rev) or rev.startswith("-"):
+        raise QueryError(f"{rev[:40]!r} is not a revision (HEAD, main, HEAD~3, a commit id)")
+    try:
+        out = git(root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames",
+                  rev, "--", ".", ":(exclude).oracl", text=True, errors="replace")
+        untracked = git(root, "ls-files", "--others", "--exclude-standard", "--", ".", ":(exclude).oracl",
+                        text=True, errors="replace")
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise QueryError(f"git diff failed: {exc}") from None
+    if out.returncode != 0:
+        first = (out.stderr.strip().splitlines() or ["not a git repository"])[0]
+        raise QueryError(f"git diff {rev} failed: {first[:200]}")
+    hunks: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    current = None
+    for line in out.stdout.splitlines():
+        if line.startswith("+++ "):
+            target = line[4:]
+            current = target[2:] if target.startswith("b/") else None
+            if current is not None:
+                hunks.setdefault(current, [])
+        elif line.startswith("--- a/") and current is None:
+            pass
+        elif line.startswith("@@") and current is not None:
+            m = _HUNK.match(line)
+            if m:
+                start, count = int(m.group(1)), int(m.group(2) or 1)
+                hunks[current].append((max(1, start), max(1, start + max(count, 1) - 1)))
+        elif line.startswith("diff --git"):
+            current = None
+            parts = line.split(" b/", 1)
+            if len(parts) == 2:  # a deleted file has no +++ b/ line: keep it, whole
+                hunks.setdefault(parts[1], [])
+    for path in untracked.stdout.splitlines():
+        hunks.setdefault(path, [])
+    return dict(hunks)
+
+
+def _test_subjects(path: str) -> set[str]:
+    """The names a test file is named after (a changed definition's or a changed file's name
+    ranks it): ``test/res.send.js`` → res.send, res, send;
+    ``tests/test_sessions.py`` → sessions; ``CartTest.java`` → cart."""
+    stem = path.rsplit("/", 1)[-1].lower()
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    core = _TEST_AFFIX.sub("", stem)
+    core = _TEST_AFFIX.sub("", core)
+    return {core, *re.split(r"[._-]+", core)} - {""}
+
+
+def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None = None, depth: int = 3,
+           k: int = 20, min_confidence: float = 0.3,
+           changed_lines: dict[str, list[tuple[int, int]]] | None = None,
+           cwd: Path | None = None) -> dict[str, Any]:
+    """What a change reaches: the symbols that call, extend or name the changed ones
+    (to ``depth``), the files holding them and the files importing the changed files, the
+    test files that reach any of them (what to run), and the hubs touched. Each target is
+    a file, a symbol, or ``path:LINE``; ``diff`` takes the working tree against a revision;
+    ``changed_lines`` gives line ranges per file directly (the definitions they overlap change).
+
+    A symbol reached at distance d scores Π κ × 0.7^d along its best path; a file scores
+    the noisy-or of its evidence, 1 − Π (1 − s), over the symbols it holds and its
+    ``imports``/``tests`` edges to reached files (each w × 0.5): a test that calls forty
+    changed methods ranks above one that calls one."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
+    if not 1 <= k <= MAX_K:
+        raise QueryError(f"-k must be between 1 and {MAX_K}")
+    targets = list(targets or [])
+    if not targets and diff is None and not changed_lines:
+        raise QueryError("name what changes: a file, a symbol, or --diff [REV]")
+    guard = snap.params.query_guard
+    seeds: dict[str, float] = {}        # symbol id → score
+    changed_files: dict[str, float] = {}
+    notices = list(snap.notices)
+    seed_rows: list[dict[str, Any]] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    if diff is not None:
+        spans = diff_hunks(str(snap.root), diff or "HEAD")
+        if not spans:
+            notices.append(f"the working tree does not differ from {diff or 'HEAD'}")
+    for path, ranges in (changed_lines or {}).items():
+        spans.setdefault(path, []).extend(ranges)
+    for t in targets:
+        cands = candidates(t, snap.root, cwd)
+        known = {r["path"] for r in named_each(snap, "artifact_domains", cands)} if cands else set()
+        files = [p for p in cands if p in known]
+        if files:  # a file (absolute, or relative to the root or the current folder)
+            spans.setdefault(files[0], [])
+            continue
+        rows, _ = _targets(snap, t)
+        for r in rows:
+            seeds[r["id"]] = 1.0
+            changed_files.setdefault(r["path"], 1.0)
+            seed_rows.append(_public(r))
+    if spans:
+        known = {r["path"] for r in named_each(snap, "artifact_domains", sorted(spans))}
+        missing = sorted(set(spans) - known)
+        if missing:
+            notices.append(f"{len(missing)} changed file(s) are not in the build: " + ", ".join(missing[:5])
+                           + (" …" if len(missing) > 5 else ""))
+        rows = named_each(snap, "symbols_in_files", sorted(known))
+        by_file: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            by_file[r["path"]].append(r)
+        for path in sorted(known):
+            changed_files[path] = 1.0
+            ranges = spans[path]
+            syms = by_file.get(path, [])
+            if not ranges:  # the whole file: every symbol it defines
+                hit = syms
+            else:
+                hit = [s for s in syms if s["kind"] != "module"
+                       and any(a <= s["end"] and s["start"] <= b for a, b in ranges)]
+                inner = {s["id"] for s in hit}
+                hit = [s for s in hit if not any(o["id"] != s["id"] and o["id"] in inner
+                                                 and s["start"] <= o["start"] and o["end"] <= s["end"]
+                                                 and o["kind"] not in ("class", "interface", "struct")
+                                                 for o in hit)]  # the innermost changed definitions
+                if not hit:
+                    hit = [s for s in syms if s["kind"] == "module"]
+            for s in hit:
+                seeds[s["id"]] = 1.0
+                seed_rows.append(_public(s))
+    # reverse traversal over calls, inheritance and signature references
+    reached: dict[str, dict[str, Any]] = {sid: {"score": 1.0, "distance": 0, "via": "", "relation": "changed"}
+                                          for sid in seeds}
+    frontier = list(seeds)
+    cut = False
+    for dist in range(1, depth + 1):
+        if not frontier:
+            break
+        rows = [r for rel in ("calls", "inherits", "references")
+                for r in named_each(snap, f"symbol_dependents_{rel}", frontier)]
+        if len(rows) > guard:
+            rows, cut = rows[:guard], True
+        nxt = []
+        for r in rows:
+            if r["confidence"] < min_confidence:
+                continue
+            score = reached[r["target"]]["score"] * r["confidence"] * IMPACT_DECAY
+            cur = reached.get(r["id"])
+            if cur is None:
+                reached[r["id"]] = {"score": score, "distance": dist, "via": r["target"], "relation": r["relation"],
+                                    "path": r["path"]}
+                nxt.append(r["id"])
+            elif cur["distance"] > 0 and score > cur["score"]:
+                cur.update(score=score, via=r["target"], relation=r["relation"])
+        frontier = nxt
+        if cut:
+            break
+    info = {r["id"]: r for r in _rows(snap, list(reached)[: guard])}
+    files: dict[str, dict[str, Any]] = {}
+
+    miss: dict[str, float] = {}  # path → Π (1 − evidence): a file's score is the noisy-or of its evidence
+
+    def touch(path: str, score: float, distance: int, reason: str) -> None:
+        cur = files.get(path)
+        miss[path] = miss.get(path, 1.0) * (1.0 - min(score, 1.0))
+        if cur is None:
+            files[path] = {"path": path, "score": score, "distance": distance, "reasons": [reason]}
+        else:
+            cur["score"] = 1.0 - miss[path]
+            cur["distance"] = min(cur["distance"], distance)
+            if reason not in cur["reasons"] and len(cur["reasons"]) < 5:
+                cur["reasons"].append(reason)
+
+    for path, score in changed_files.items():
+        touch(path, score, 0, "changed")
+    for sid, r in reached.items():
+        row = info.get(sid)
+        if row is None:
+            continue
+        if r["distance"]:
+            via = info.get(r["via"], {}).get("qualified", r["via"])
+            touch(row["path"], r["score"], r["distance"], f"{row['qualified']} {r['relation']} {via}")
+    # files that import or test the changed files, and those reached (one step)
+    base = {p: f["score"] for p, f in files.items()}
+    for e in named_each(snap, "files_dependents", sorted(base))[: guard]:
+        score = base[e["target"]] * float(e["weight"]) * FILE_STEP
+        touch(e["source"], score, files[e["target"]]["distance"] + 1, f"{e['relation']} {e['target']}")
+    # a test named after a changed definition tests it (`res.send.js`, `test_sessions.py`, `CartTest.java`)
+    named = {n for s in seed_rows if s["kind"] != "module" for n in (s["name"].lower(), s["qualified"].lower())
+             if len(n) >= 3}
+    named |= {stem for p in changed_files if not is_test_path(p)  # and after a changed file: command.go ← command_test.go
+              for stem in [p.rsplit("/", 1)[-1].split(".", 1)[0].lower()] if len(stem) >= 3 and stem != "__init__"}
+    for path in [p for p in files if is_test_path(p)]:
+        hit = sorted(named & _test_subjects(path))
+        if hit:
+            touch(path, NAME_MATCH, max(1, files[path]["distance"]), f"named after {hit[0]}")
+    ranked = sorted(files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
+    tests = [f for f in ranked if is_test_path(f["path"])]  # a changed test runs too
+    code = [f for f in ranked if f not in tests]
+    meta = {r["path"]: r for r in named_each(snap, "artifact_domains", [f["path"] for f in ranked[:guard]])}
+    hubs: dict[str, int] = defaultdict(int)
+    for f in ranked:
+        d = meta.get(f["path"], {}).get("domain")
+        if d:
+            hubs[f"hub:domain:{d}"] += 1
+    syms = sorted(({**_public(info[s]), "score": r["score"], "distance": r["distance"], "relation": r["relation"],
+                    "via": r["via"]} for s, r in reached.items() if s in info and r["distance"] > 0),
+                  key=lambda x: (-x["score"], x["distance"], x["id"]))
+    checks = {p: meta[p]["checksum"] for p in changed_files if p in meta}
+    return {"build_id": snap.build_id, "targets": targets, "diff": diff, "depth": depth,
+            "min_confidence": min_confidence, "changed": sorted(changed_files), "seeds": seed_rows[:k],
+            "seed_count": len(seed_rows), "symbols": syms[:k], "symbol_count": len(syms),
+            "files": code[:k], "file_count": len(code), "tests": tests[:k], "test_count": len(tests),
+            "hubs": [{"hub": h, "files": n} for h, n in sorted(hubs.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "guard_cut": cut, "notices": notices, "staleness": summary(staleness(snap, sorted(checks.items())))}

@@ -1,0 +1,480 @@
+"""Run a search against one build (a ``Snapshot``): parse → compile → execute (read-only)
+→ score → post-filter exclusions → telemetry.
+
+>>> with Snapshot.open(Path("repo")) as snap:                      # doctest: +SKIP
+...     [r["path"] for r in search(snap, "where is the export signed").results]
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from oracl.core import telemetry
+from oracl.core.config import search_log_enabled
+from oracl.core.errors import OraclError, QueryError, UnsafePathError
+from oracl.core.paths import is_test_path
+from oracl.core.secrets import MARKED, redact_tree, redact_typed
+from oracl.core.vault import Vault
+from oracl.read.callgraph import named_each
+from oracl.read.query.chunks import Chunk, merge_spans, score_chunks
+from oracl.read.query.compile import CANDIDATES_MIN, CompiledQuery, compile_fast, compile_query
+from oracl.read.query.frames import Frame, java_path, parse_frames, resolve
+from oracl.read.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
+from oracl.read.query.score import (
+    COCHANGE_SOURCES,
+    PERSONAS,
+    Scored,
+    identifier_terms,
+    join,
+    propagate_cochange,
+    propagate_tests,
+    score_rows,
+)
+from oracl.read.snapshot import Snapshot
+
+RESULT_SCHEMA = "oracl.search/1"
+MAX_LIMIT = 1000
+GRAPH_TESTS = 20  # the best-scored tests whose `tests` edges vote for their targets
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: ParsedQuery
+    results: list[dict[str, Any]]
+    compiled: list[CompiledQuery]
+    build_id: str
+    latency_ms: float
+    query_class: str
+    notices: list[str] = field(default_factory=list)
+    explain: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """The documented, stable ``--json`` schema (docs/query.md); with ``explain``, the
+        parse passes, the Cypher with its parameters and each result's reasons (``why``:
+        the line ``oracl query --explain`` prints)."""
+        doc = {"schema": RESULT_SCHEMA, "build_id": self.build_id, "query": redact_tree(self.query.to_json()),
+               "query_class": self.query_class, "latency_ms": round(self.latency_ms, 3),
+               "results": self.results, "notices": self.notices}
+        if explain:
+            doc["explain"] = {"passes": [list(p) for p in self.query.passes],
+                              "cypher": [{"template": c.template, "text": c.cypher,
+                                          "params": {k: str(v) for k, v in c.params.items()}}
+                                         for c in self.compiled],
+                              "results": [dict(e, why=why(e)) for e in self.explain]}
+        return doc
+
+
+def why(e: dict[str, Any]) -> str:
+    """One result's score as a line: Eq. 11's amplification, sum and tag bonus, the BM25,
+    the persona factor and the field matches that contributed most."""
+    parts = ", ".join(f"{m['term']}→{m['field']} {m['contribution']:g}" for m in e["matches"][:12])
+    return (f"A(m)={e['amplification']:g} × Σ + tag {e['tag_bonus']:g} = {e['lexical']:.3f}; "
+            f"bm25 {e['bm25_normalised']:.3f}; φ {e['persona']:g}; {parts}")
+
+
+TEXT_CANDIDATES = 40
+TEXT_MAX_BYTES = 512 * 1024
+
+
+TEXT_CACHE_BYTES = 64 << 20  # per snapshot: the texts of recent candidates, read once
+
+
+def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """The text of the best BM25 candidates, for chunk scores and verbatim identifier
+    matches (bounded: the first candidates, the first 512 KiB of each; regular files
+    inside the root only; secrets redacted). A snapshot keeps the texts it read, up to
+    ``TEXT_CACHE_BYTES``, least recently used first out: an agent's questions come back to
+    the same files."""
+    cache: OrderedDict[str, str] = snap.memo.setdefault("texts", OrderedDict())
+    out: dict[str, str] = {}
+    best = sorted(rows, key=lambda r: (-(r["bm25"] or 0.0), r["path"]))[:TEXT_CANDIDATES]
+    for r in best:
+        path = r["path"]
+        text = cache.get(path)
+        if text is None:
+            try:
+                text = snap.workspace.read_text(path, TEXT_MAX_BYTES)
+            except (OSError, UnsafePathError):
+                continue
+            cache[path] = text
+            snap.memo["texts_bytes"] = snap.memo.get("texts_bytes", 0) + len(text)
+            while snap.memo["texts_bytes"] > TEXT_CACHE_BYTES and len(cache) > 1:
+                snap.memo["texts_bytes"] -= len(cache.popitem(last=False)[1])
+        else:
+            cache.move_to_end(path)
+        out[path] = text
+    return out
+
+
+def chunk_scores(pq: ParsedQuery, rows: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, list[Chunk]]:
+    """Each text's chunks scored against the query's weighted terms (oracl/read/query/chunks.py)."""
+    terms = [(t.stem, t.weight) for t in pq.terms if t.weight_class != "stop"]
+    by_path = {r["path"]: r for r in rows}
+    structure: dict[str, list[Any]] = {}
+    for path in texts:
+        row = by_path[path]
+        items = [list(x[:4]) for x in orjson.loads(row["symbols"] or "[]")]
+        items += [[h[0], "heading", h[2], h[3]] for h in orjson.loads(row["headings"] or "[]")]
+        structure[path] = items
+    return score_chunks(terms, texts, structure)
+
+
+def _domains(snap: Snapshot) -> tuple[str, ...]:
+    return tuple(r["domain"] for r in snap.cached("domains"))
+
+
+def _result(rank: int, s: Scored, provenance: str, defines: dict[str, list[dict[str, Any]]],
+            frames: dict[str, list[Frame]]) -> dict[str, Any]:
+    r = s.row
+    out = {"rank": rank, "path": r["path"], "id": r["id"], "score": round(s.score, 6),
+           "domain": r["domain"], "content_type": r["content_type"], "lifecycle": r["lifecycle"],
+           "format": r["format"], "priority": round(r["priority"] or 0.0, 6),
+           "matched_fields": s.matched_fields, "provenance": provenance, "checksum": r["checksum"]}
+    if r["path"] in defines:
+        out["defines"] = defines[r["path"]]
+    lines = [{"line": f.line, "function": f.function} for f in frames.get(r["path"], ()) if f.line]
+    if lines:
+        out["frames"] = lines
+    if s.spans:
+        out["spans"] = [{"start": c.start, "end": c.end, "label": c.label} for c in s.spans]
+    return out
+
+
+# Names a query may give for a symbol: `quoted`, a traceback's "in NAME" (Python) or
+# "at NAME (" (JavaScript, Java), and compound identifiers (snake_case, camelCase, dotted).
+_QUOTED = re.compile(r"`([A-Za-z_$][\w$.:]{1,150})(?:\(\))?`")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+# keywords and literals of the languages ORACL reads: never a symbol's name
+CODE_WORDS = frozenset("""new return null none true false self this def fn func function var let const class
+struct impl import from public private static final void int str string bool async await if else for while
+in is not and or nil undefined""".split())
+_FRAME = re.compile(r"(?:\bin ([A-Za-z_]\w*)\s*$|^\s*at ([\w$.<>]+) \()", re.M)
+_WORDS = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*")
+MAX_SYMBOL_NAMES = 20
+MAX_SYMBOL_FILES = 3      # a name defined in more files than this anchors none of them
+ANCHOR = 1.0              # files defining the named symbols share this × the best score
+LONG_QUERY_ANCHOR = 0.25  # the weight of an identifier a long text merely mentions
+
+
+def symbol_names(text: str, long: bool = False) -> dict[str, float]:
+    """The names in a query that may be symbols, most explicit first, with how strongly
+    each points at its definition: 1 for a quoted name or a traceback frame, and for a
+    compound identifier in a short query; ``LONG_QUERY_ANCHOR`` for one in a long text (a
+    commit message names many identifiers it does not change)."""
+    from oracl.read.query.score import _is_identifier
+
+    out: dict[str, float] = {}
+
+    def add(name: str, weight: float) -> None:
+        name = name.strip(".:")
+        if len(name) >= 3 and not name.lower().endswith((".py", ".js", ".ts", ".go", ".rs", ".java", ".md")) \
+                and len(out) < MAX_SYMBOL_NAMES:
+            out[name] = max(out.get(name, 0.0), weight)
+
+    for m in _QUOTED.finditer(text):
+        add(m.group(1), 1.0)
+    for m in _CODE_SPAN.finditer(text):  # `new Gson()`, `x = parse(y)`: every name in quoted code
+        for w in _WORDS.findall(m.group(1)):
+            if w.lower() not in CODE_WORDS and not w.replace(".", "").isdigit():
+                add(w, LONG_QUERY_ANCHOR if long else 1.0)
+    for m in _FRAME.finditer(text):
+        add(m.group(1) or m.group(2).rsplit(".", 1)[-1], 1.0)
+    for w in _WORDS.findall(text):
+        if _is_identifier(w) and not w.replace(".", "").isdigit():
+            add(w, LONG_QUERY_ANCHOR if long else 1.0)
+    return out
+
+
+def defined_in(snap: Snapshot, names: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
+    """path → the named symbols it defines, for the names defined in at most
+    ``MAX_SYMBOL_FILES`` files (tests and examples set aside when the name is also defined
+    elsewhere). A build without a symbol graph answers nothing."""
+    if not names:
+        return {}
+    keys = {n.lower().replace("::", "."): n for n in names}
+    try:
+        from oracl.read.callgraph import named_each
+
+        found = named_each(snap, "symbol_names", sorted(keys))
+    except OraclError:
+        return {}
+    ids = {i: r["key"] for r in found for i in r["ids"]}
+    rows = named_each(snap, "symbol_rows", sorted(ids))
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["kind"] != "module":
+            by_name.setdefault(ids[row["id"]], []).append(row)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, defs in sorted(by_name.items()):
+        main = [d for d in defs if not is_test_path(d["path"])] or defs
+        files = {d["path"] for d in main}
+        if len(files) > MAX_SYMBOL_FILES:
+            continue
+        for d in sorted(main, key=lambda d: (d["path"], d["start"])):
+            out.setdefault(d["path"], []).append({"name": keys[key], "qualified": d["qualified"],
+                                                  "start": d["start"], "end": d["end"],
+                                                  "weight": names[keys[key]]})
+    return out
+
+
+def with_candidates(snap: Snapshot, ranked: list[Scored], paths: Iterable[str], may_add: bool) -> dict[str, Scored]:
+    """path → Scored of the candidates, the named ``paths`` that are not among them added
+    (score 0, by indexed probes) when ``may_add`` (no filter is in force)."""
+    have = {s.row["path"] for s in ranked}
+    missing = sorted(p for p in paths if p not in have)
+    return join(ranked, named_each(snap, "artifact_rows", missing) if missing and may_add else [])
+
+
+def anchor(snap: Snapshot, ranked: list[Scored], defines: dict[str, list[dict[str, Any]]],
+           may_add: bool) -> list[Scored]:
+    """Files that define a symbol the query names move up: for each name it defines, a
+    file gains ``ANCHOR`` × the best score × the name's weight ÷ the number of strongly
+    named symbols, so one name puts its file first, several share the boost, and the
+    identifiers a long text merely mentions count a quarter (added as candidates when the
+    search did not find them and no filter is in force)."""
+    if not defines:
+        return ranked
+    by_path = with_candidates(snap, ranked, defines, may_add)
+    top = max((s.score for s in ranked), default=0.0) or 1.0
+    # one name anchors its file above everything; a text naming many (a commit message, a
+    # bug report) shares the boost among them: each is evidence, none overrides the rest
+    weights = {d["name"]: d["weight"] for defs in defines.values() for d in defs}
+    strong = max(1, sum(1 for w in weights.values() if w >= 1.0))
+    for path, defs in defines.items():
+        s = by_path.get(path)
+        if s is None:
+            continue
+        names = sorted({d["name"] for d in defs})
+        gains = [ANCHOR * top * weights[n] / strong for n in names]
+        s.score += sum(gains)
+        s.matches.extend((n, "definition", g) for n, g in zip(names, gains, strict=True))
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked
+
+
+def _has_cochange(snap: Snapshot) -> bool:
+    """Whether the build has co-change edges (its header's counts say; a build outside git
+    has none and its searches skip the lookup)."""
+    counts = snap.header.get("counts", {}).get("edges_by_relation", {})
+    return bool(counts.get("co_change"))
+
+
+def history_scores(snap: Snapshot, pq: ParsedQuery, k: int) -> dict[str, float]:
+    """path → the BM25 of its past commit subjects against the query (design §5c); empty
+    for a build without history (no index to ask)."""
+    if not snap.memo.get("history_index", True):
+        return {}
+    try:
+        rows = snap.named("search_history", {"q": pq.fts_text, "k": int(k)})
+    except OraclError:
+        snap.memo["history_index"] = False
+        return {}
+    return {r["path"]: float(r["score"]) for r in rows}
+
+
+def admits(row: dict[str, Any], filters: Filters) -> bool:
+    """Whether a row passes the query's filters (a ``since:`` filter admits no row that
+    was not found by the filtered search itself: rows carry no time)."""
+    if filters.since is not None:
+        return False
+    return all(not values or (row.get(key) or "") in values for key, attr, _ in FILTER_FIELDS
+               for values in (getattr(filters, attr),))
+
+
+FILTER_FIELDS = (("domain", "domains", "domain"), ("content_type", "content_types", "type"),
+                 ("format", "formats", "ext"), ("lifecycle", "lifecycles", "lifecycle"))
+
+
+def check_filter_values(snap: Snapshot, filters: Filters) -> None:
+    """Raise QueryError for a filter value no file of the build has, listing the values
+    that exist (``domain:nosuch`` → "the values of domain: are core, docs, tests")."""
+    values: dict[str, set[str]] = {key: set() for key, _, _ in FILTER_FIELDS}
+    for row in snap.cached("artifact_values"):
+        for key in values:
+            values[key].add(row[key] or "")
+    for key, attr, directive in FILTER_FIELDS:
+        unknown = [v for v in getattr(filters, attr) if v not in values[key]]
+        if unknown:
+            have = ", ".join(sorted(v for v in values[key] if v)[:30]) or "none"
+            raise QueryError(f"{directive}:{unknown[0][:60]} matches no file of this build; "
+                             f"the values of {directive}: are {have}")
+
+
+FRAME_ANCHOR = 1.0  # the files a stack trace runs through share this × the best score
+
+
+def frame_files(snap: Snapshot, text: str) -> dict[str, list[Frame]]:
+    """build path → the frames of the query's stack traces and ``file:line`` mentions
+    that name it (oracl/read/query/frames.py)."""
+    frames = parse_frames(text)
+    if not frames:
+        return {}
+    if "paths_by_name" not in snap.memo:
+        by_name: dict[str, list[str]] = {}
+        for row in snap.cached("artifact_paths"):
+            by_name.setdefault(row["path"].rsplit("/", 1)[-1], []).append(row["path"])
+        snap.memo["paths_by_name"] = by_name
+    out: dict[str, list[Frame]] = {}
+    for f in frames:
+        path = resolve(java_path(f), snap.memo["paths_by_name"]) or resolve(f.path, snap.memo["paths_by_name"])
+        if path is not None:
+            out.setdefault(path, []).append(f)
+    return out
+
+
+def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Frame]], may_add: bool) -> list[Scored]:
+    """The files a stack trace names move up: they share ``FRAME_ANCHOR`` × the best
+    score (joining as candidates when no filter is in force), and the lines to quote from
+    each become the symbol around its frame's line."""
+    if not frames:
+        return ranked
+    by_path = with_candidates(snap, ranked, frames, may_add)
+    top = max((s.score for s in ranked), default=0.0) or 1.0
+    gain = FRAME_ANCHOR * top / len(frames)
+    for path, fs in frames.items():
+        s = by_path.get(path)
+        if s is None:
+            continue
+        s.score += gain
+        s.matches.append((f"{path.rsplit('/', 1)[-1]}:{fs[0].line}" if fs[0].line else path, "frame", gain))
+        symbols = orjson.loads(s.row["symbols"] or "[]")
+        spans = []
+        for f in [f for f in fs if f.line > 0][:3]:
+            around = [x for x in symbols if int(x[2]) <= f.line <= int(x[3])]
+            if around:
+                x = min(around, key=lambda x: int(x[3]) - int(x[2]))
+                spans.append(Chunk(int(x[2]), int(x[3]), f"symbol {x[0]}", gain))
+            else:
+                spans.append(Chunk(max(1, f.line - 10), f.line + 10, "lines", gain))
+        if spans:  # the lines around the frames; a path named without a line keeps its chunks
+            s.spans = [Chunk(a, b, spans[0].label, gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked
+
+
+def _explain(s: Scored) -> dict[str, Any]:
+    return {"path": s.row["path"], "lexical": round(s.lexical, 6), "amplification": s.amplification,
+            "tag_bonus": s.tag_bonus, "bm25_normalised": round(s.bm25, 6), "persona": s.persona,
+            "graph": round(s.graph, 6), "chunk": round(s.chunk, 6),
+            "matches": [{"term": t, "field": f, "contribution": round(c, 6)} for t, f, c in s.matches]}
+
+
+def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "default", explain: bool = False,
+           now: datetime | None = None, log: bool = True) -> SearchResult:
+    """Search one build. Raises QueryError for a query it cannot answer."""
+    if persona not in PERSONAS:
+        raise QueryError(f"unknown persona {persona!r}: choose one of {', '.join(PERSONAS)}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise QueryError(f"--limit must be between 1 and {MAX_LIMIT}")
+    t0, c0 = time.perf_counter(), time.process_time()
+    notices: list[str] = list(snap.notices)
+    echo = redact_typed(text)
+    if echo != text:  # a secret typed into the query: searched without it, echoed as its marker only
+        notices.append("the query held a secret value: it was searched for without it, and is shown and "
+                       "logged as a marker")
+        text = MARKED.sub(" ", echo)
+        if not text.strip():
+            pq0 = ParsedQuery(raw=echo, passes=(("secrets", "the whole query was a secret value"),))
+            out = SearchResult(pq0, [], [], snap.build_id, (time.perf_counter() - t0) * 1000, "concept", notices)
+            if log:
+                _log(snap.vault, out, time.process_time() - c0)
+            return out
+    store = snap.store
+    pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(text)
+    if echo != text:
+        from dataclasses import replace as _replace
+
+        pq = _replace(pq, raw=echo)
+    compiled: list[CompiledQuery] = []
+    ranked: list[Scored] = []
+    provenance = "fts"
+    if pq.fast is not None:
+        try:
+            c = compile_fast(pq, limit)
+            compiled.append(c)
+            rows = store.rows(c.cypher, c.params)
+            ranked = [Scored(r, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, [(pq.fast[1], "path", 1.0)]) for r in rows]
+            provenance = "mirror"
+        except OraclError:
+            ranked = []
+        if not ranked:
+            notices.append(f"{pq.fast[0]}:{pq.fast[1]} named no file; searched for its words instead")
+            from dataclasses import replace
+
+            pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(
+                text.replace(f"{pq.fast[0]}:", " ", 1))
+            pq = replace(pq, fast=None)
+    if pq.fast is None:
+        c = compile_query(pq, limit)
+        compiled.append(c)
+        rows = store.rows(c.cypher, c.params)
+        history = {} if pq.wildcard else history_scores(snap, pq, c.params.get("k", CANDIDATES_MIN))
+        missing = sorted(set(history) - {r["path"] for r in rows})
+        if missing:  # files only their history matches join the candidates, through the filters
+            rows += [r for r in named_each(snap, "artifact_rows", missing) if admits(r, pq.filters)]
+        if not rows and not pq.filters.empty:
+            check_filter_values(snap, pq.filters)
+        texts = _texts(snap, rows)
+        chunks = chunk_scores(pq, rows, texts)
+        ranked = score_rows(pq, rows, persona, {p: t.lower() for p, t in texts.items()}
+                            if identifier_terms(pq) else None, chunks, history)
+        provenance = "graph" if pq.wildcard else "fts"
+        tests = [s.row["path"] for s in ranked[:GRAPH_TESTS] if is_test_path(s.row["path"])]
+        if tests and not pq.wildcard:
+            edges = snap.named("tests_targets", {"paths": tests})
+            have = {s.row["path"] for s in ranked}
+            missing = sorted({e["target"] for e in edges} - have)
+            # a filter is hard: the tests vote only for candidates that passed it
+            extra = named_each(snap, "artifact_rows", missing) if missing and pq.filters.empty else []
+            ranked = propagate_tests(ranked, edges, extra)
+        sources = [s.row["path"] for s in ranked[:COCHANGE_SOURCES] if s.score > 0]
+        if sources and not pq.wildcard and _has_cochange(snap):
+            edges = named_each(snap, "cochange_partners", sources)
+            have = {s.row["path"] for s in ranked}
+            missing = sorted({e["target"] for e in edges} - have)
+            extra = named_each(snap, "artifact_rows", missing) if missing and pq.filters.empty else []
+            ranked = propagate_cochange(ranked, edges, extra)
+    defines: dict[str, list[dict[str, Any]]] = {}
+    frames: dict[str, list[Frame]] = {}
+    if not pq.wildcard and provenance != "mirror":
+        defines = defined_in(snap, symbol_names(text, pq.long))
+        ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
+        frames = frame_files(snap, text)
+        ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
+    pattern = exclusion_pattern(pq.exclusions)
+    if pattern:  # the path-level post-filter, on every path (the fast path included)
+        rx = re.compile(pattern)
+        ranked = [s for s in ranked if not rx.search(s.row["path"].lower())]
+    ranked = ranked[:limit]
+    results = [_result(i + 1, s, provenance, defines, frames) for i, s in enumerate(ranked)]
+    latency = (time.perf_counter() - t0) * 1000
+    qclass = "fast_path" if provenance == "mirror" else "wildcard" if pq.wildcard else (
+        "long" if pq.long else "concept")
+    out = SearchResult(pq, results, compiled, snap.build_id, latency, qclass, notices,
+                       [_explain(s) for s in ranked] if explain else [])
+    if log:
+        _log(snap.vault, out, time.process_time() - c0)
+    return out
+
+
+def _log(vault: Vault, r: SearchResult, cpu: float) -> None:
+    if not search_log_enabled(vault.root):
+        return
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    sid = telemetry.session_id()
+    telemetry.append(vault.dir, "search_history.jsonl", {
+        "timestamp": now, "session_id": sid, "query": r.query.raw[:2000], "parsed": r.query.to_json(),
+        "returned_ids": [x["id"] for x in r.results], "returned_paths": [x["path"] for x in r.results],
+        "result_count": len(r.results), "latency_ms": round(r.latency_ms, 3), "build_id": r.build_id})
+    telemetry.append(vault.dir, "agent_metrics.jsonl", {
+        "timestamp": now, "session_id": sid, "query_class": r.query_class,
+        "latency_ms": round(r.latency_ms, 3), "result_count": len(r.results),
+        "cpu_seconds": round(cpu, 6), "estimated_cost_usd": telemetry.estimated_cost(cpu)})
