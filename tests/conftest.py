@@ -50,6 +50,20 @@ def git(root: Path, *args: str) -> str:
                           text=True, env=env).stdout
 
 
+# what the developer's shell may export that would change what a test sees: ORACL's own
+# settings (a signing key signs every build, a fault point kills it) and the terminal's
+TERMINAL_VARIABLES = ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR", "NO_COLOR", "CLICOLOR",
+                      "CLICOLOR_FORCE", "COLUMNS", "LINES")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without ORACL_* and terminal variables (a test sets what it needs)."""
+    for key in list(os.environ):
+        if key.startswith("ORACL_") or key in TERMINAL_VARIABLES:
+            monkeypatch.delenv(key)
+
+
 @pytest.fixture
 def cfg() -> Config:
     return Config(buffer_pool_bytes=64 << 20, workers=1)
