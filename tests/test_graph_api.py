@@ -95,7 +95,8 @@ def test_readers_use_the_parameters_the_build_recorded(repo: Path) -> None:
     assert p["base"] == pytest.approx(min(0.75, p["uncapped"]), abs=1e-6)
     assert p["final"] == pytest.approx(p["base"] + 0.5 * p["delta"], abs=1e-6)
     out = run_cli("show", "pkg/auth.py", "--root", str(repo))
-    assert out.returncode == 0 and "priority\tfinal = P0 + 0.5·δ" in out.stdout and "min(cap 0.75," in out.stdout
+    assert out.returncode == 0 and "min(cap 0.75," in out.stdout
+    assert "priority\tfinal = m_role·(P0 + α·max(δ,0)) + α·min(δ,0), m_role 1 (product), α 0.5" in out.stdout
     code, shown = run_tty("related", "pkg/auth.py", "--root", str(repo), "-k", "50")
     assert code == 0 and "only the 2 highest-ranked edges were considered" in shown
     out = run_cli("related", "pkg/auth.py", "--root", str(repo), "-k", "50")  # in a pipe: said on stderr
@@ -240,9 +241,23 @@ def test_cli_graph_commands(repo: Path) -> None:
     assert "hub:domain:core" in run_cli("hub", "-r", str(repo), env=env).stdout
     assert "pkg/export.py" in run_cli("hub", "core", "-r", str(repo), env=env).stdout
     code, shown = run_tty("show", "pkg/auth.py", "-r", str(repo), cols=140)
-    assert code == 0 and "Priority breakdown" in shown and "final = P0 + 0.35·δ" in shown
+    assert code == 0 and "Priority breakdown" in shown and "m_role 1 (product), α 0.35" in shown
     f = run_cli("fragment", "pkg/export.py#L5-7", "-r", str(repo), env=env)
     assert "def sign_export" in f.stdout
     e = run_cli("fragment", "pkg/export.py", "L50-60", "-r", str(repo), env=env)
     assert (e.returncode, e.stderr.strip()) == (8, "Error: pkg/export.py has 11 lines; L50-60 is outside it")
     assert subprocess.run([ORACL, "show", "x.py", "-r", str(repo)], capture_output=True).returncode == 8
+
+
+def test_show_says_the_formula_the_build_computed_for_an_example(tmp_path: Path) -> None:
+    """An example keeps half of what it earns (m_role 0.5): show's numbers recompute its
+    final priority by Eq. 5 with the role, and P0 + α·δ (what show used to print) does not."""
+    root = write_tree(tmp_path / "r", {**SAMPLE, "examples/demo.py": "from pkg.auth import sign\n\nprint(sign(b'x'))\n"})
+    build(root, **SMALL)
+    p = show(root, "examples/demo.py")["priority"]
+    assert (p["role"], p["m_role"], p["formula"]) == ("example", 0.5, "m_role·(P0 + α·max(δ,0)) + α·min(δ,0)")
+    by_hand = 0.5 * (p["base"] + p["alpha"] * max(p["delta"], 0.0)) + p["alpha"] * min(p["delta"], 0.0)
+    assert p["final"] == pytest.approx(by_hand, abs=1e-6)
+    assert p["final"] != pytest.approx(p["base"] + p["alpha"] * p["delta"], abs=1e-6)
+    out = run_cli("show", "examples/demo.py", "-r", str(root))
+    assert out.returncode == 0 and "m_role 0.5 (example), α 0.35" in out.stdout

@@ -157,7 +157,7 @@ class ArtifactNode(TypedDict):
     estimated_savings: float
     link_count: int
     backrefs: int
-    priority: float                # P0 + α·δ
+    priority: float                # m_role·(P0 + α·max(δ,0)) + α·min(δ,0) (Eq. 5 with the role)
     link_density: float
     priority_detail: PriorityDetail
     history: str                   # past commit subjects of the file (design §5c), "" outside git

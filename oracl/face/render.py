@@ -617,7 +617,8 @@ def show_view(r: dict[str, Any]) -> None:
               [f"× m_sens ({p['sensitivity']}, risk {p['risk_score']})", "", "", f"{p['m_sens']:.2f}"],
               [f"= min(cap {p['cap']}, {p['uncapped']:.6f})  P0", "", "", f"{p['base']:.6f}"],
               [f"association {p['association']:.6f} → δ", "", "", f"{p['delta']:.6f}"],
-              [f"final = P0 + {p['alpha']}·δ", "", "", f"{p['final']:.6f}"]]
+              [f"final = {p['formula']}, m_role {p['m_role']:g} ({p['role']}), α {p['alpha']}", "", "",
+               f"{p['final']:.6f}"]]
     table("Priority breakdown (design Eq. 2 and 6)",
           (Col("bucket"), Col("weight w_b", "num"), Col("signal c_b", "num"), Col("contribution", "num")),
           prows, section="priority")

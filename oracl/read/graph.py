@@ -372,6 +372,9 @@ def show(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
         "uncapped": weighted * detail["m_cls"] * detail["m_sens"], "cap": params.priority_cap,
         "base": detail["base"], "alpha": params.alpha,
         "association": detail["association"], "delta": detail["delta"], "final": art["priority"],
+        # Eq. 5 with the role multiplier, as the build computed it (pipeline/priority.py)
+        "role": detail.get("role", "product"), "m_role": detail.get("m_role", 1.0),
+        "formula": "m_role·(P0 + α·max(δ,0)) + α·min(δ,0)",
         "sensitivity": detail.get("sensitivity"), "risk_score": detail.get("risk_score"),
     }
     for key in ("created_at", "modified_at"):
