@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,10 +27,18 @@ def test_build_json_and_stats(sample_repo: Path) -> None:
 
 
 def test_build_summary_is_readable(sample_repo: Path) -> None:
-    code, shown = run_tty("build", str(sample_repo), "--quiet", "--workers", "1", cols=120)
+    code, shown = run_tty("build", str(sample_repo), "--workers", "1", cols=120)
     assert code == 0, shown
     for needle in ("Files", "indexed", "edges: imports", "μ (association mean)", "Seconds per phase", "sha256"):
         assert needle in shown
+    code, quiet = run_tty("build", str(sample_repo), "-q", "--workers", "1", cols=120)  # -q: one line
+    lines = quiet.strip().splitlines()
+    assert code == 0 and len(lines) == 1 and lines[0].startswith(f"built {sample_repo} build ")
+    assert re.fullmatch(r"7 files \(\d read\), 20 edges, \d+\.\d s", lines[0].split(": ", 1)[1]), lines
+    piped = run_cli("build", str(sample_repo), "-q", "--workers", "1")
+    fields = piped.stdout.rstrip("\n").split("\t")
+    assert piped.stdout.count("\n") == 1 and fields[:2] == ["built", str(sample_repo)] and fields[3] == "7"
+    assert fields[5] == "20" and float(fields[6]) > 0
     code, shown = run_tty("stats", str(sample_repo), cols=120)
     assert code == 0 and "hub:domain:core" in shown and "Domain hubs" in shown
     piped = run_cli("stats", str(sample_repo)).stdout.splitlines()  # in a pipe: tab-separated, one record a line
@@ -47,6 +56,27 @@ def test_errors_are_one_line_with_exit_codes(tmp_path: Path, args: tuple, line: 
     r = run_cli(*args, cwd=tmp_path)
     assert (r.returncode, r.stderr.strip()) == (code, line)
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize(("args", "line", "code"), [
+    (("query", "sign", "-k", "0"), "Error: --limit must be between 1 and 1000, not 0", 8),
+    (("related", "pkg/auth.py", "-k", "-3"), "Error: -k must be between 1 and 500, not -3", 8),
+    (("hub", "core", "-k", "100000"), "Error: -k must be between 1 and 500, not 100000", 8),
+    (("graph", "pkg/auth.py", "-k", "0"), "Error: -k must be between 1 and 500, not 0", 8),
+    (("trace", "pkg/auth.py", "--depth", "9"), "Error: --depth must be between 1 and 5, not 9", 8),
+    (("fragment", "pkg/auth.py", "--context", "-1"), "Error: --context must be between 0 and 2000, not -1", 8),
+    (("symbols", "sign", "-k", "0"), "Error: -k must be between 1 and 500, not 0", 8),
+    (("callers", "sign", "--min-confidence", "1.5"),
+     "Error: --min-confidence must be between 0 and 1, not 1.5", 8),
+    (("impact", "pkg/auth.py", "--depth", "0"), "Error: --depth must be between 1 and 5, not 0", 8),
+    (("health", "--last", "0"), "Error: --last must be at least 1 and --threshold between 0 and 100", 2),
+    (("watch", "--max-builds", "-1"), "Error: --settle must be ≥ 0, --interval > 0 and --max-builds ≥ 0", 2),
+])
+def test_numeric_arguments_out_of_bounds_are_one_line(built_sample: tuple, args: tuple, line: str,
+                                                       code: int) -> None:
+    root, _ = built_sample
+    r = run_cli(*args, cwd=root)
+    assert (r.returncode, r.stderr.strip(), r.stdout) == (code, line, "")
 
 
 def test_stats_without_a_build(tmp_path: Path) -> None:

@@ -106,6 +106,14 @@ def test_a_directory_where_text_is_expected_is_refused_with_a_hint(wide: Path, t
     # a bare word that happens to name a folder is text; so is a folder inside the tree
     assert run_cli("query", "tests", cwd=wide).returncode == 0
     assert run_cli("query", "src/platform", cwd=wide).returncode == 0
+    # from a folder with no build above it, the same hint (it used to be "no build", exit 4)
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    for args, what, meant in ((("query", "cookies", str(wide)), "search text", f"oracl query cookies -r {wide}"),
+                              (("show", str(wide)), "a file", f"oracl show -r {wide}")):
+        proc = run_cli(*args, cwd=away)
+        assert proc.returncode == 8 and _one_error_line(proc) == (
+            f"Error: {str(wide)!r} is a directory, not {what}: to ask the build of that repository, run `{meant}`")
 
 
 def test_paths_absolute_root_or_cwd_relative_and_suggestions(wide: Path) -> None:

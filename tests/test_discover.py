@@ -122,3 +122,26 @@ def test_oversize_is_hashed_not_parsed(tmp_path: Path) -> None:
 def test_vanished_file(tmp_path: Path) -> None:
     facts, _ = read_one(str(tmp_path), "gone.py", Config())
     assert facts.parse_status == "vanished" and facts.checksum == ""
+
+
+def test_the_build_reader_refuses_a_folder_swapped_for_a_link_out_of_the_root(tmp_path: Path) -> None:
+    """The walk saw `sub/` as a folder; if it is then swapped for a symlink out of the root,
+    the reader refuses the file (it checks where the opened file really is), as the
+    `Workspace` does for readers."""
+    from oracl.builder.pipeline.discover import _open_regular
+    from oracl.core.errors import UnsafePathError
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "f.txt").write_text("inside\n")
+    outside.mkdir()
+    (outside / "f.txt").write_text("password = hunter2hunter2\n")
+    fd, _ = _open_regular(str(root), "sub/f.txt")
+    os.close(fd)
+    (root / "sub" / "f.txt").unlink()
+    (root / "sub").rmdir()
+    (root / "sub").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(UnsafePathError, match="a folder on its path leads out of the root"):
+        _open_regular(str(root), "sub/f.txt")
+    facts, _ = read_one(str(root), "sub/f.txt", Config())
+    assert (facts.parse_status, facts.checksum) == ("unreadable", "")

@@ -198,3 +198,37 @@ def test_mcp_refuses_a_root_that_does_not_exist(tmp_path: Path) -> None:
     r = subprocess.run([ORACL, "mcp", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60,
                        stdin=subprocess.DEVNULL)
     assert (r.returncode, r.stderr.strip()) == (3, f"Error: root '{tmp_path / 'nope'}' does not exist")
+
+
+def test_a_piped_session_gets_every_answer_and_ends_cleanly_with_bounds_checked(repo: Path) -> None:
+    """A client that writes its requests and closes stdin (``printf … | oracl mcp``) gets an
+    answer to each, the server exits 0 with nothing on stderr (it used to end every
+    session with a traceback: the transport closed the process's stdout), serverInfo names
+    ORACL's version, and an argument out of bounds is a tool error naming the bound."""
+    from oracl.core.version import __version__
+
+    calls = [('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":%s}}'
+              % (i, name, orjson.dumps(args).decode()))
+             for i, (name, args) in enumerate([
+                 ("oracl_search", {"query": "hashlib", "k": -3}),
+                 ("oracl_related", {"path": "pkg/auth.py", "k": 100_000}),
+                 ("oracl_fragment", {"locator": "pkg/auth.py", "max_chars": 5}),
+                 ("oracl_callers", {"name": "sign", "min_confidence": 2}),
+                 ("oracl_agent_context", {"query": "sign", "budget_tokens": 10}),
+                 ("oracl_search", {"query": "sign", "k": 2})], start=2)]
+    lines = [INIT, '{"jsonrpc":"2.0","method":"notifications/initialized"}', *calls]
+    r = subprocess.run([ORACL, "mcp", str(repo)], input="".join(x + "\n" for x in lines), capture_output=True,
+                       text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (0, "")
+    by_id = {a["id"]: a for a in map(orjson.loads, r.stdout.splitlines())}
+    assert sorted(by_id) == [1, 2, 3, 4, 5, 6, 7]
+    assert by_id[1]["result"]["serverInfo"] == {"name": "oracl", "version": __version__}
+    errors = {i: orjson.loads(by_id[i]["result"]["content"][0]["text"])["error"] for i in range(2, 7)}
+    assert all(by_id[i]["result"]["isError"] for i in range(2, 7))
+    assert errors == {2: "--limit must be between 1 and 1000, not -3",
+                      3: "-k must be between 1 and 500, not 100000",
+                      4: "max_chars must be between 1000 and 100000, not 5",
+                      5: "--min-confidence must be between 0 and 1, not 2.0",
+                      6: "budget_tokens must be between 50 and 200000, not 10"}
+    last = orjson.loads(by_id[7]["result"]["content"][0]["text"])
+    assert by_id[7]["result"]["isError"] is False and len(last["results"]) == 2

@@ -86,7 +86,10 @@ def test_json_schema_and_explain(repo: Path) -> None:
     doc = orjson.loads(out.stdout)
     assert doc["schema"] == "oracl.search/1" and len(doc["results"]) == 3
     assert set(doc["results"][0]) == {"rank", "path", "id", "score", "domain", "content_type", "lifecycle",
-                                      "format", "priority", "matched_fields", "provenance", "checksum", "spans"}
+                                      "format", "priority", "matched_fields", "provenance", "checksum", "spans",
+                                      "stale", "why"}
+    assert doc["staleness"] == "fresh: the files named are unchanged since the build" and {r["stale"] for r in doc["results"]} == {"fresh"}
+    assert doc["results"][0]["why"] == doc["explain"]["results"][0]["why"]
     first = doc["results"][0]  # pkg/export.py: its best chunk is the whole 3-line file (docstring and def)
     assert first["path"] == "pkg/export.py" and first["spans"] == [{"start": 1, "end": 3, "label": "lines"}]
     assert [p[0] for p in doc["explain"]["passes"]] == ["directives", "negation", "tokens", "hints", "time", "weights"]
@@ -180,3 +183,21 @@ def test_hostile_strings_only_give_results_or_one_line_errors(tmp_path_factory: 
     from oracl.core.store import open_engines
 
     assert not [p for p in open_engines() if p.startswith(str(root.resolve()))]  # the snapshots closed it
+
+
+def test_the_cli_search_is_memory_search_with_each_results_staleness(tmp_path: Path) -> None:
+    """`oracl query` goes through `Memory.search` (the entrance MCP and the web view use):
+    a result whose file changed since the build says so, in the table and in --json."""
+    from oracl.read.memory import Memory
+
+    root = write_tree(tmp_path / "repo", FILES)
+    build(root, **SMALL)
+    (root / "pkg" / "export.py").write_text((root / "pkg" / "export.py").read_text() + "# edited\n")
+    doc = orjson.loads(run_cli("query", "sign export", "-r", str(root), "--json", "-k", "3").stdout)
+    with Memory.open(root) as mem:
+        same = mem.search("sign export", k=3)
+    assert [(r["path"], r["stale"]) for r in doc["results"]] == [(r["path"], r["stale"]) for r in same["results"]]
+    assert dict((r["path"], r["stale"]) for r in doc["results"])["pkg/export.py"] == "modified"
+    assert doc["staleness"].startswith("stale: 1 of 3 named files changed since the build (pkg/export.py modified")
+    piped = run_cli("query", "sign", "export", "-r", str(root), "-k", "3").stdout.splitlines()
+    assert any(line.startswith("pkg/export.py (modified)\t") for line in piped), piped

@@ -73,3 +73,37 @@ def test_term_bag_keeps_identifiers_parts_and_capped_frequency() -> None:
     assert term_bag(text, tf_cap=3).split().count("foo") == 2
     assert "def" not in term_bag(text, tf_cap=3).split()
     assert term_bag(b"caf\xc3\xa9 CONST_NAME") == "café const_name const name"
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    # valid YAML the old line heuristic called malformed: brackets and quotes inside block
+    # scalars and plain scalars, custom tags, several documents, a template
+    ("run: |\n  echo [1\n  say \"hi\nnext: 2\n", ""),
+    ("title: it's \"quoted\" here\nlist: [a, b]\n", ""),
+    ("Resources:\n  Bucket: !Ref Name\n  Path: !Sub '${A}/x'\n", ""),
+    ("---\na: 1\n---\nb: [2]\n...\n", ""),
+    ("{{- if .Values.on }}\nkind: [\n{{- end }}\n", ""),  # Helm: not YAML until rendered
+    # malformed: the parser's reason and line
+    ("a: [1, 2\nb: 3\n", "YAML: did not find expected ',' or ']' on line 2"),
+    ("a:\n\t- b\n", "YAML: found character that cannot start any token on line 2"),
+    ('a: "open\nb: 1\n', "YAML: found unexpected end of stream on line 3"),
+    ("a: 1\n b: 2\n", "YAML: mapping values are not allowed in this context on line 2"),
+])
+def test_yaml_is_checked_by_a_yaml_parser_with_its_reason(text: str, reason: str) -> None:
+    assert scan.validate_structured(text, "yaml") == reason
+
+
+def test_a_malformed_files_reason_is_on_its_record() -> None:
+    """`show` says why a file is tagged malformed (`parse_reason`), and the reason takes
+    no part in tag similarity."""
+    from oracl.builder.pipeline.annotate import make_record
+    from oracl.builder.pipeline.weigh import tagset
+    from oracl.core.config import Config
+    from oracl.core.records import FileFacts
+
+    facts = FileFacts(path="ci.yml", artifact_id="a", checksum="c", size_bytes=1, mtime_ns=0, ctime_ns=0,
+                      parse_status="malformed", error="YAML: did not find expected ',' or ']' on line 2")
+    rec = make_record(facts, Config())
+    assert rec.tags["parse_error"] == "malformed"
+    assert rec.tags["parse_reason"] == "YAML: did not find expected ',' or ']' on line 2"
+    assert not any(t.startswith("parse_reason=") for t in tagset(rec.tags))

@@ -155,6 +155,18 @@ class Loaded:
     bundle_bytes: int
 
 
+@dataclass(frozen=True, slots=True)
+class GraphFacts:
+    """What the report and the health history need of the weighted graph once its rows are gone."""
+
+    hubs: int
+    edges: int
+    edge_counts: dict[str, int]
+    mu: float
+    sigma: float
+    orphans: int
+
+
 @dataclass(slots=True)
 class BuildReport:
     """What ``oracl build`` prints and ``--json`` emits."""
@@ -570,9 +582,13 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
 
     # The build allocates millions of small acyclic objects (facts, edges, rows); the cyclic
     # collector re-scanning them cost ~25 % of the main process's time. Reference counting
-    # still frees everything; one collection runs at the end.
+    # still frees everything. The collector is process-wide state, so it is turned off only
+    # when the build owns its process (the CLI's ``processes`` executor), never under a
+    # library caller's threads.
+    own_process = isinstance(ex, Processes)
     gc_was_enabled = gc.isenabled()
-    gc.disable()
+    if own_process:
+        gc.disable()
     graph: WeightedGraph | None = None
     ok = False
     try:
@@ -606,20 +622,22 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         if not ok:
             writer.abort()
             provenance.drop_pending(plan.vault, plan.build_id)
-        n_edges = len(graph.edges) if graph is not None else 0
-        # free the rows while the collector is still off: re-enabled with millions of young
-        # objects alive, its first pass would scan them all (measured: 0.3 s at 50k files)
-        if graph is not None:
-            graph.nodes, graph.edges, graph.endpoints = [], [], []
-        if gc_was_enabled:
+        # what the report needs from the graph, then the rows go while the collector is still
+        # off: re-enabled with millions of young objects alive, its first pass would scan them
+        # all (measured: 0.3 s at 50k files). The graph itself is never changed.
+        facts = None if graph is None else GraphFacts(graph.hubs, len(graph.edges), dict(graph.edge_counts),
+                                                      graph.mu, graph.sigma, graph.orphans)
+        graph = export = None  # type: ignore[assignment]
+        if own_process and gc_was_enabled:
             gc.enable()
-    assert graph is not None
+    assert facts is not None
+    n_edges = facts.edges
     vault = plan.vault
     provenance.append_health(vault, {
         "build_id": plan.build_id, "generated_at": header["generated_at"],
-        "counts": {"artifacts": n_records, "hubs": graph.hubs, "edges": n_edges,
-                   "edges_by_relation": dict(sorted(graph.edge_counts.items()))},
-        "mu": graph.mu, "sigma": graph.sigma, "orphans": graph.orphans,
+        "counts": {"artifacts": n_records, "hubs": facts.hubs, "edges": n_edges,
+                   "edges_by_relation": dict(sorted(facts.edge_counts.items()))},
+        "mu": facts.mu, "sigma": facts.sigma, "orphans": facts.orphans,
         "dropped": dict(sorted(dropped.items())),
         "parse_errors": sum(v for k, v in parse.items() if k not in ("ok", *HELD_BACK)),
         "seconds": seconds, "bundle_bytes": loaded.bundle_bytes, "signature": loaded.signature,
@@ -634,8 +652,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
         skipped_by_suffix=dict(sorted(d.discovery.skipped_suffixes.items(), key=lambda kv: (-kv[1], kv[0]))),
         counts=header["counts"], dropped_edges=dict(sorted(dropped.items())),
-        mu=graph.mu, sigma=graph.sigma, seconds=seconds, peak_rss_mib=peak_mib,
+        mu=facts.mu, sigma=facts.sigma, seconds=seconds, peak_rss_mib=peak_mib,
         export_path=str(vault.export), export_sha256=loaded.export_sha256,
         bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
-        signature=loaded.signature, orphans=graph.orphans, mode=mode,
+        signature=loaded.signature, orphans=facts.orphans, mode=mode,
         files_read=files_read, files_removed=files_removed)

@@ -146,3 +146,11 @@ class BundleMismatchError(VerifyError):
 
 class LatestError(VerifyError):
     exit_code = 15
+
+
+def in_range(name: str, value: int | float, low: int | float, high: int | float) -> int | float:
+    """``value`` when ``low ≤ value ≤ high``, else a QueryError that names the argument
+    and its bounds (every reader's numeric argument, whichever face passed it)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise QueryError(f"{name} must be between {low} and {high}, not {value!r}")
+    return value

@@ -8,6 +8,7 @@ at or above the current one that holds a vault (``.oracl/``), as git finds ``.gi
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -36,10 +37,14 @@ def _fail(exc: OraclError) -> None:
     raise typer.Exit(exc.exit_code)
 
 
-def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = False) -> Path:
+def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = False,
+          words: tuple[list[str], str] | None = None) -> Path:
     """The repository a command works on: ROOT or -r (the same one if both), else the
     nearest folder at or above the current one that holds a vault (said on stderr when it
-    is not the current folder); a build with neither starts one in the current folder."""
+    is not the current folder); a build with neither starts one in the current folder.
+    ``words``: what was typed where a name or text is expected, and what was expected —
+    with no build here, a directory among them is refused with the command probably meant
+    (rather than "no build")."""
     from oracl.core.locate import find_root
     from oracl.face.render import notice
 
@@ -53,6 +58,8 @@ def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = 
     if found is None:
         if building:
             return here
+        if words is not None:
+            _not_a_directory(words[0], here, words[1])
         _fail(NoBuildError(f"no build in {here} or any folder above it: run `oracl build DIR` first, "
                            "or name the repository with -r DIR"))
         raise AssertionError  # unreachable: _fail exits
@@ -146,7 +153,7 @@ def build(
     workers: Annotated[int | None, typer.Option(metavar="N", help="Reader processes (default: one per core).")] = None,
     full: Annotated[bool, typer.Option("--full", help="Read every file again instead of reusing the unchanged ones.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary instead.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display, and the summary in one line.")] = False,
 ) -> None:
     """Build the weighted graph of ROOT into ROOT/.oracl.
 
@@ -159,7 +166,7 @@ def build(
     one; the result equals a full build's. --full reads everything."""
     from oracl.builder.orchestrator import build as run_build
     from oracl.core.vault import check_root
-    from oracl.face.render import build_progress, build_summary
+    from oracl.face.render import build_line, build_progress, build_summary
 
     overrides = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
                  "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,
@@ -168,6 +175,7 @@ def build(
     root = _root(root, root_opt, building=True)
     try:
         check_root(root)
+        t0 = time.perf_counter()
         with build_progress(enabled=not (as_json or quiet)) as progress:
             report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full,
                                executor_kind="processes", **overrides)
@@ -175,6 +183,8 @@ def build(
         _fail(exc)
     if as_json:
         _print_json(report.to_json())
+    elif quiet:
+        build_line(report.to_json(), time.perf_counter() - t0)
     else:
         build_summary(report.to_json())
 
@@ -222,34 +232,26 @@ def query(
     lookups (file: filename: path: prefix:) and free text – two words, a commit message
     or a pasted stack trace – ranked by field matches, BM25 over the content, the best
     chunk of each file, its history, the graph and priority."""
-    from oracl.read.query.run import search
-    from oracl.read.status import FreshnessCheck
-
-    root = _root(None, root)
+    root = _root(None, root, words=None if text == ["-"] else (text, "search text"))
     words = " ".join(text)
     if words.strip() == "-":
         words = sys.stdin.read()
     else:
         _not_a_directory(text, root, "search text")
     try:
-        with _memory(root) as mem:
-            snap, _ = mem.snapshot()
-            check = FreshnessCheck(snap)  # the tree walk runs beside the search
-            result = search(snap, words, limit=limit, persona=persona, explain=explain)
-            fresh = check.result()
+        with _memory(root) as mem:  # the one entrance to search (MCP, the web view and the API use it too)
+            result = mem.search(words, k=limit, persona=persona, explain=explain)
     except OraclError as exc:
         _fail(exc)
     from oracl.face.render import freshness_line, notice, query_view
 
-    for line in result.notices:
+    for line in result["notices"]:
         notice(line)
     if as_json:
-        doc = result.to_json(explain)
-        doc["freshness"] = fresh
-        _print_json(doc)
+        _print_json(result)
     else:
         query_view(result, explain)
-        freshness_line(fresh)
+        freshness_line(result["freshness"])
 
 
 def _answer(root: Path | None, as_json: bool, view: str, ask: Any, args: tuple[list[str], str] | None = None) -> None:
@@ -257,7 +259,7 @@ def _answer(root: Path | None, as_json: bool, view: str, ask: Any, args: tuple[l
     (or printed as JSON); an OraclError is one line and its exit code. ``args``: words
     typed where a name or a file is expected (refused when one is a directory outside the
     build), and what was expected."""
-    root = _root(None, root)
+    root = _root(None, root, words=args)
     if args is not None:
         _not_a_directory(args[0], root, args[1])
     try:
@@ -618,12 +620,12 @@ def watch(
     from oracl.face.render import plain_line
     from oracl.face.watch import watch as run
 
-    if settle < 0 or interval <= 0:
-        _fail(ConfigError("--settle must be ≥ 0 and --interval > 0"))
+    if settle < 0 or interval <= 0 or max_builds < 0:
+        _fail(ConfigError("--settle must be ≥ 0, --interval > 0 and --max-builds ≥ 0"))
     root = _root(root, root_opt, building=True)
     try:
         check_root(root)
-        run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max(0, max_builds),
+        run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max_builds,
             executor_kind="processes")
     except KeyboardInterrupt:
         plain_line("stopped")
@@ -635,8 +637,9 @@ def watch(
 def mcp(root: RootArg = None, root_opt: RootOpt = None) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
 
-    Eight read-only tools (agent context, search, trace, related, hub, fragment, show,
-    stats). Files holding key material are withheld unless share_sensitive = true."""
+    Eleven read-only tools (agent context, search, trace, related, hub, fragment, show,
+    symbols, callers, impact, stats). Files holding key material are withheld unless
+    share_sensitive = true."""
     from oracl.face.mcp_server import serve
 
     root = _root(root, root_opt)
@@ -711,6 +714,8 @@ def health(
     from oracl.bundle.provenance import health_trend, read_health
     from oracl.core.vault import Vault
 
+    if last < 1 or (threshold is not None and not 0 <= threshold <= 100):
+        _fail(ConfigError("--last must be at least 1 and --threshold between 0 and 100"))
     root = _root(root, root_opt)
     if threshold is None:
         from oracl.core.config import load_config

@@ -20,8 +20,9 @@ from typing import Any
 
 import orjson
 
-from oracl.core.errors import NoBuildError, OraclError
+from oracl.core.errors import NoBuildError, OraclError, in_range
 from oracl.core.vault import check_root
+from oracl.core.version import __version__
 
 try:  # the tools' return type (FastMCP reads the annotations); the SDK is an optional extra
     from mcp.types import CallToolResult
@@ -74,6 +75,7 @@ def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
 
     error = False
     try:
+        in_range("max_chars", max_chars, 1000, MAX_CHARS)
         result = fn()
         if isinstance(result, dict) and "freshness" not in result:
             result["freshness"] = mem.freshness()
@@ -102,6 +104,7 @@ def create_server(root: Path) -> Any:
         "oracl_show / oracl_fragment to read one file's facts or lines, oracl_trace / oracl_related / "
         "oracl_hub to walk the graph; oracl_symbols, oracl_callers and oracl_impact for definitions, call "
         "graphs and what a change reaches. Every answer says its build and whether files changed since."))
+    server._mcp_server.version = __version__  # serverInfo names ORACL's version, not the SDK's
 
     @server.tool()
     def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
@@ -111,7 +114,7 @@ def create_server(root: Path) -> Any:
         chosen, and whether it changed since the build, never exceeding budget_tokens
         (estimated at 4 characters a token). Use this first; follow up with oracl_fragment
         for more lines of one file."""
-        return _answer(lambda: mem.context(query, budget_tokens=max(50, min(budget_tokens, 32000))).to_json(),
+        return _answer(lambda: mem.context(query, budget_tokens=budget_tokens).to_json(),
                        max_chars, mem)
 
     @server.tool()
@@ -120,7 +123,7 @@ def create_server(root: Path) -> Any:
         type:report, ext:py, lifecycle:active, since:2026-01-31), negation (-word, "but not
         X"), and exact lookups (file:PATH, filename:NAME, prefix:DIR/). Returns path, score,
         domain, content type, priority, matched fields and staleness per file."""
-        return _answer(lambda: mem.search(query, k=max(1, min(k, 100))), max_chars, mem)
+        return _answer(lambda: mem.search(query, k=k), max_chars, mem)
 
     @server.tool()
     def oracl_trace(path: str, direction: str = "out", depth: int = 2, relation: str | None = None,
@@ -135,13 +138,13 @@ def create_server(root: Path) -> Any:
     def oracl_related(path: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
         """The files most strongly associated with one file (both directions), ordered by
         the graph's association rank, with the relations that connect them."""
-        return _answer(lambda: mem.related(path, max(1, min(k, 200))), max_chars, mem)
+        return _answer(lambda: mem.related(path, k), max_chars, mem)
 
     @server.tool()
     def oracl_hub(domain: str | None = None, k: int = 20, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
         """Without a domain: every domain hub (core, docs, tests, …) with its size, mean
         priority and top file. With a domain: its member files, ranked."""
-        return _answer(lambda: mem.hub(domain, max(1, min(k, 500))), max_chars, mem)
+        return _answer(lambda: mem.hub(domain, k), max_chars, mem)
 
     @server.tool()
     def oracl_fragment(locator: str, lines: str | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
@@ -163,7 +166,7 @@ def create_server(root: Path) -> Any:
         qualified ("Flask.wsgi_app", "flask.app.Flask.wsgi_app") or as path:LINE. Exact
         matches first; a fuzzy match when nothing matches exactly (the answer's "match" says
         which). Each definition has its path, line range, kind, signature and first doc line."""
-        return _answer(lambda: mem.symbols(name, kind, language, max(1, min(k, 200))), max_chars, mem)
+        return _answer(lambda: mem.symbols(name, kind, language, k), max_chars, mem)
 
     @server.tool()
     def oracl_callers(name: str, depth: int = 1, min_confidence: float = 0.7, callees: bool = False,
@@ -182,7 +185,7 @@ def create_server(root: Path) -> Any:
         working tree against a revision). Returns the changed symbols, the symbols and files
         that depend on them ranked by weight and distance, the test files to run, and the
         domain hubs touched."""
-        return _answer(lambda: mem.impact(targets or [], diff=diff, depth=depth, k=max(1, min(k, 200))),
+        return _answer(lambda: mem.impact(targets or [], diff=diff, depth=depth, k=k),
                        max_chars, mem)
 
     @server.tool()
@@ -237,19 +240,25 @@ def protocol_error(line: str) -> dict[str, Any] | None:
 
 async def _run_stdio(server: Any) -> None:
     """The SDK's stdio transport, except that a line that is not a JSON-RPC message is
-    answered with a JSON-RPC error (the SDK only logs it) and never reaches the session."""
+    answered with a JSON-RPC error (the SDK only logs it) and never reaches the session,
+    and that the end of input waits for the answers to the requests already read (a
+    client that pipes its requests and closes stdin gets every answer). The process's own
+    stdin and stdout stay open afterwards (the wrappers are detached, not closed)."""
     import sys
     from io import TextIOWrapper
 
     import anyio
     from mcp.shared.message import SessionMessage
-    from mcp.types import JSONRPCMessage
+    from mcp.types import JSONRPCMessage, JSONRPCRequest
 
-    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    stdout = anyio.wrap_file(TextIOWrapper(sys.stdout.buffer, encoding="utf-8"))
+    raw_in = TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    raw_out = TextIOWrapper(sys.stdout.buffer, encoding="utf-8")
+    stdin, stdout = anyio.wrap_file(raw_in), anyio.wrap_file(raw_out)
     out_lock = anyio.Lock()
     read_send, read_recv = anyio.create_memory_object_stream(0)
     write_send, write_recv = anyio.create_memory_object_stream(0)
+    pending: set[Any] = set()  # ids of requests read and not yet answered
+    answered = anyio.Event()
 
     async def emit(text: str) -> None:
         async with out_lock:
@@ -257,6 +266,7 @@ async def _run_stdio(server: Any) -> None:
             await stdout.flush()
 
     async def reader() -> None:
+        nonlocal answered
         async with read_send:
             async for line in stdin:
                 if not line.strip():
@@ -265,16 +275,31 @@ async def _run_stdio(server: Any) -> None:
                 if problem is not None:
                     await emit(orjson.dumps(problem).decode())
                     continue
-                await read_send.send(SessionMessage(JSONRPCMessage.model_validate_json(line)))
+                message = JSONRPCMessage.model_validate_json(line)
+                if isinstance(message.root, JSONRPCRequest):
+                    pending.add(message.root.id)
+                await read_send.send(SessionMessage(message))
+            while pending:
+                answered = anyio.Event()
+                await answered.wait()
 
     async def writer() -> None:
         async with write_recv:
             async for message in write_recv:
                 await emit(message.message.model_dump_json(by_alias=True, exclude_none=True))
+                rid = getattr(message.message.root, "id", None)
+                if rid in pending and not isinstance(message.message.root, JSONRPCRequest):
+                    pending.discard(rid)
+                    answered.set()
 
     low = server._mcp_server  # FastMCP's low-level server: run it on our streams
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(reader)
-        tg.start_soon(writer)
-        await low.run(read_recv, write_send, low.create_initialization_options())
-        tg.cancel_scope.cancel()
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            tg.start_soon(writer)
+            await low.run(read_recv, write_send, low.create_initialization_options())
+            tg.cancel_scope.cancel()
+    finally:
+        raw_out.flush()
+        raw_in.detach()
+        raw_out.detach()

@@ -17,7 +17,7 @@ from typing import Any
 from oracl.core.errors import QueryError
 from oracl.core.secrets import redact_typed
 from oracl.read import graph
-from oracl.read.memory import Memory, _search_json
+from oracl.read.memory import Memory
 from oracl.read.snapshot import Snapshot
 
 API_SCHEMA = "oracl.face.web/1"
@@ -95,8 +95,8 @@ def search(mem: Memory, q: str, k: int = SEARCH_RESULTS, persona: str = "default
     if not q.strip():
         return _page(mem, "search", {"q": "", "results": [], "notices": []})
     # the page echoes the query: a secret typed into it is shown as its marker only
-    return _page(mem, "search", {"q": redact_typed(q), **mem.read(_search_json, q, _bounded(k), persona,
-                                                                  explain=True)})
+    return _page(mem, "search", {"q": redact_typed(q), **mem.search(q, _bounded(k), persona, explain=True,
+                                                                     freshness=False)})
 
 
 def symbol(mem: Memory, name: str) -> dict[str, Any]:

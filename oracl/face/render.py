@@ -268,6 +268,17 @@ def build_progress(enabled: bool) -> Iterator[Any]:
 
 # ---- build and stats -------------------------------------------------------------------------
 
+def build_line(r: dict[str, Any], secs: float) -> None:
+    """``oracl build -q``: the build in one line (id, files indexed and read, edges, wall seconds)."""
+    if plain():
+        _line("built", r["root"], r["build_id"], r["files_indexed"], r["files_read"], r["counts"]["edges"],
+              f"{secs:.2f}")
+    else:
+        out.print(f"built {r['root']} build {r['build_id']}: {r['files_indexed']} files "
+                  f"({r['files_read']} read), {r['counts']['edges']} edges, {secs:.1f} s", markup=False,
+                  highlight=False, soft_wrap=True)
+
+
 def build_summary(r: dict[str, Any]) -> None:
     counts = r["counts"]
     if plain():
@@ -440,39 +451,41 @@ _QUERY_COLS = (_row_number(), Col("path", "path"), Col("score", "num"), Col("dom
                Col("matched", "text"))
 
 
-def query_view(result: Any, explain: bool) -> None:
-    q = result.query
+def query_view(result: dict[str, Any], explain: bool) -> None:
+    """A search answer (``Memory.search``, schema oracl.search/1) as a table; a result whose
+    file changed since the build says so after its path."""
     if explain:
-        _explain_head(q.passes, result.compiled)
-    rows = [[str(r["rank"]), r["path"], f"{r['score']:.3f}", r["domain"], r["content_type"], r["lifecycle"],
-             f"{r['priority']:.3f}", ", ".join(r["matched_fields"])] for r in result.results]
-    table("" if plain() else f"{len(result.results)} results · build {result.build_id} · {result.latency_ms:.0f} ms",
-          _QUERY_COLS, rows)
+        _explain_head(result["explain"]["passes"], result["explain"]["cypher"])
+    rows = [[str(r["rank"]), r["path"] + ("" if r.get("stale", "fresh") == "fresh" else f" ({r['stale']})"),
+             f"{r['score']:.3f}", r["domain"], r["content_type"], r["lifecycle"],
+             f"{r['priority']:.3f}", ", ".join(r["matched_fields"])] for r in result["results"]]
+    table("" if plain() else f"{len(result['results'])} results · build {result['build_id']} · "
+          f"{result['latency_ms']:.0f} ms", _QUERY_COLS, rows)
     if explain:
-        from oracl.read.query.run import why as why_line
-
-        for e in result.explain:
-            why = why_line(e)
+        for e in result["explain"]["results"]:
             if plain():
-                _line("why", e["path"], why)
+                _line("why", e["path"], e["why"])
             else:
-                out.print(f"  {e['path']}: {why}", markup=False, highlight=False)
+                out.print(f"  {e['path']}: {e['why']}", markup=False, highlight=False)
 
 
-def _explain_head(passes: Sequence[tuple[str, str]], compiled: Sequence[Any]) -> None:
+def _explain_head(passes: Sequence[Sequence[str]], compiled: Sequence[dict[str, Any]]) -> None:
+    """The parse passes and each Cypher template with its parameters (``--explain``)."""
+    def params(c: dict[str, Any]) -> str:
+        return ", ".join(f"{k}={v!r}" for k, v in sorted(c["params"].items()))
+
     if plain():
         for name, what in passes:
             _line("parse", name, what)
         for c in compiled:
-            _line("cypher", c.template, " ".join(c.cypher.split()))
-            _line("params", c.template, ", ".join(f"{k}={v!r}" for k, v in sorted(c.params.items())))
+            _line("cypher", c["template"], " ".join(c["text"].split()))
+            _line("params", c["template"], params(c))
         return
     table("Parse", (Col("pass", "text"), Col("what", "text")), [list(p) for p in passes], header=False)
     for c in compiled:
-        out.print(f"[bold]Cypher[/] ({c.template})")
-        out.print(c.cypher, markup=False, highlight=False)
-        out.print("params " + ", ".join(f"{k}={v!r}" for k, v in sorted(c.params.items())),
-                  markup=False, highlight=False)
+        out.print(f"[bold]Cypher[/] ({c['template']})")
+        out.print(c["text"], markup=False, highlight=False)
+        out.print("params " + params(c), markup=False, highlight=False)
 
 
 # ---- the graph around a file -----------------------------------------------------------------

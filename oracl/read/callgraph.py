@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from oracl.core.children import git
-from oracl.core.errors import QueryError
+from oracl.core.errors import QueryError, in_range
 from oracl.core.locate import candidates
 from oracl.core.paths import is_test_path
 from oracl.read.graph import staleness, summary
@@ -149,8 +149,7 @@ def _public(r: dict[str, Any]) -> dict[str, Any]:
 def symbols(snap: Snapshot, name: str, *, kind: str | None = None, language: str | None = None,
             k: int = 20) -> dict[str, Any]:
     """The definitions of ``name``: exact first, fuzzy when nothing matches exactly."""
-    if not 1 <= k <= MAX_K:
-        raise QueryError(f"-k must be between 1 and {MAX_K}")
+    in_range("-k", k, 1, MAX_K)
     rows, how = lookup(snap, name, kind=kind, language=language, k=k)
     return {"build_id": snap.build_id, "query": name, "match": how, "definitions": rows,
             "notices": list(snap.notices), "staleness": _staleness_of(snap, rows)}
@@ -198,12 +197,9 @@ def callees(snap: Snapshot, name: str, *, depth: int = 1, min_confidence: float 
 
 def _calls(snap: Snapshot, name: str, query: str, key: str, label: str, depth: int, min_confidence: float,
            k: int) -> dict[str, Any]:
-    if not 1 <= depth <= MAX_DEPTH:
-        raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
-    if not 0.0 <= min_confidence <= 1.0:
-        raise QueryError("--min-confidence must be between 0 and 1")
-    if not 1 <= k <= MAX_K:
-        raise QueryError(f"-k must be between 1 and {MAX_K}")
+    in_range("--depth", depth, 1, MAX_DEPTH)
+    in_range("--min-confidence", min_confidence, 0, 1)
+    in_range("-k", k, 1, MAX_K)
     targets, how = _targets(snap, name)
     start = [t["id"] for t in targets]
     if query == "symbol_callers":  # `new X()` / `X()` call a constructor through its class
@@ -285,10 +281,9 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     the noisy-or of its evidence, 1 − Π (1 − s), over the symbols it holds and its
     ``imports``/``tests`` edges to reached files (each w × 0.5): a test that calls forty
     changed methods ranks above one that calls one."""
-    if not 1 <= depth <= MAX_DEPTH:
-        raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
-    if not 1 <= k <= MAX_K:
-        raise QueryError(f"-k must be between 1 and {MAX_K}")
+    in_range("--depth", depth, 1, MAX_DEPTH)
+    in_range("-k", k, 1, MAX_K)
+    in_range("--min-confidence", min_confidence, 0, 1)
     targets = list(targets or [])
     if not targets and diff is None and not changed_lines:
         raise QueryError("name what changes: a file, a symbol, or --diff [REV]")

@@ -15,13 +15,14 @@ from typing import Any
 
 import orjson
 
-from oracl.core.errors import QueryError, UnsafePathError
+from oracl.core.errors import QueryError, UnsafePathError, in_range
 from oracl.core.locate import candidates, nearest, under
 from oracl.core.paths import BUCKET_WEIGHTS, iso
 from oracl.read.snapshot import Snapshot
 
 DIRECTIONS = ("out", "in", "both")
 MAX_DEPTH = 5
+MAX_K = 500  # neighbours, hub members: the most one answer lists
 MAX_FRAGMENT_LINES = 2000  # a fragment without a range shows at most this many lines
 _RANGE = re.compile(r"^L?(\d+)(?:\s*[-:]\s*L?(\d+))?$")
 _FRAGMENT = re.compile(r"L(\d+)(?:-(\d+))?")
@@ -124,8 +125,7 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
     marker but not expanded twice."""
     if direction not in DIRECTIONS:
         raise QueryError(f"--direction must be one of {', '.join(DIRECTIONS)}")
-    if not 1 <= depth <= MAX_DEPTH:
-        raise QueryError(f"--depth must be between 1 and {MAX_DEPTH}")
+    in_range("--depth", depth, 1, MAX_DEPTH)
     start = _artifact(snap, path, cwd)
     seen = {start["path"]}
     frontier = [start["path"]]
@@ -188,8 +188,7 @@ def _own_fragment(row: dict[str, Any]) -> str:
 def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> dict[str, Any]:
     """The neighbourhood of ``path`` ordered by association_rank (top-k); at most the
     build's query guard of edges are considered, and the answer says when it cut the list."""
-    if k < 1:
-        raise QueryError("-k must be at least 1")
+    in_range("-k", k, 1, MAX_K)
     guard = snap.params.query_guard
     art = _artifact(snap, path, cwd)
     rows = snap.named("neighbours", {"path": art["path"], "guard": guard + 1})
@@ -238,8 +237,7 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
     ``cut`` and ``cut_note`` say when edges were left out, with the totals."""
     if depth not in (1, 2):
         raise QueryError("--depth must be 1 or 2")
-    if k < 1:
-        raise QueryError("-k must be at least 1")
+    in_range("-k", k, 1, MAX_K)
     guard = snap.params.query_guard
     art = _artifact(snap, path, cwd)
     centre = art["path"]
@@ -327,6 +325,7 @@ def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any
     """Without a domain: every hub with member count, mean priority and top member. With
     one: its members ranked by the association rank of their hub edge (like ``related``
     on ``hub:domain:<d>``)."""
+    in_range("-k", k, 1, MAX_K)
     guard = snap.params.query_guard
     hubs = snap.cached("hub_summary")  # an aggregate over every artifact: once per snapshot
     if domain is None:
@@ -416,6 +415,7 @@ def fragment(snap: Snapshot, locator: str, range_arg: str | None = None, context
     build (stale evidence) and a clear error for a range outside the file. Only the lines
     asked for are kept (the file is streamed, its digest taken on the way), and only a
     regular file inside the root is read."""
+    in_range("--context", context, 0, MAX_FRAGMENT_LINES)
     path, rng = split_locator(locator, range_arg)
     art = _artifact(snap, path, cwd)
     rel = art["path"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from oracl.core.errors import NoBuildError, OraclError, QueryError, WithheldError
+from oracl.core.errors import NoBuildError, OraclError, QueryError, WithheldError, in_range
 from oracl.core.locate import candidates
 from oracl.core.secrets import redact_typed
 from oracl.core.vault import Vault
@@ -31,6 +31,8 @@ from oracl.read.snapshot import Snapshot
 from oracl.read.status import FRESHNESS_TTL, FreshnessCheck
 
 CHARS_PER_TOKEN = 4
+MAX_BUDGET_TOKENS = 200_000  # a context pack's budget: more than any model's window
+MAX_CONTEXT_FILES = 100
 MAX_CONTEXT_LINES = 20_000  # a changed file is searched for its moved span this far
 MAX_DEFINITION_LINES = 160  # a named symbol's definition is quoted up to this many lines
 QUALIFIERS = ("path:", "file:", "filename:", "prefix:", "hub:", "domain:")
@@ -164,9 +166,14 @@ class Memory:
             return out
 
     # -- primitives -----------------------------------------------------------------------
-    def search(self, q: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
-        """Ranked files for free text (``oracl query``), with staleness and freshness."""
-        return self._call(_search_json, q, k, persona, freshness=True)
+    def search(self, q: str, k: int = 10, persona: str = "default", explain: bool = False,
+               freshness: bool = True) -> dict[str, Any]:
+        """Ranked files for free text: the one entrance to search for the CLI, MCP, the web
+        view and the API (schema ``oracl.search/1``). Each result carries its staleness
+        (the file against the build); with ``explain``, the parse passes, the Cypher and
+        each result's ``why``; with ``freshness``, the working tree's verdict (a tree walk
+        beside the search). A Memory that withholds leaves out files holding key material."""
+        return self._call(_search_json, q, k, persona, explain, freshness=freshness)
 
     def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None) -> dict[str, Any]:
         return self._call(graph.trace, path, direction, depth, relation, cwd=self.cwd)
@@ -275,8 +282,8 @@ class Memory:
         changed since the build. Never exceeds ``budget_tokens`` (estimated at 4
         characters a token, headers included). The search and the rows it quotes come
         from one build."""
-        if budget_tokens < 50:
-            raise QueryError("budget_tokens must be at least 50")
+        in_range("budget_tokens", budget_tokens, 50, MAX_BUDGET_TOKENS)
+        in_range("k", k, 1, MAX_CONTEXT_FILES)
         with self._lock:
             snap, _ = self.snapshot()
             check = FreshnessCheck(snap)

@@ -179,21 +179,24 @@ def config_values(text: str, fmt: str) -> tuple[Mention, ...]:
 
 
 def _yaml_problem(text: str) -> str:
-    """A small structural check (no YAML library is a dependency): tab indentation,
-    an unterminated quote, or unbalanced flow brackets."""
-    depth = 0
-    for i, line in enumerate(text.splitlines(), 1):
-        if line.startswith("\t"):
-            return f"tab indentation on line {i}"
-        body = line.split(" #", 1)[0]
-        if body.strip().startswith("#"):
-            continue
-        if body.count('"') % 2 and not body.rstrip().endswith("\\"):
-            return f"unterminated quote on line {i}"
-        depth += body.count("[") + body.count("{") - body.count("]") - body.count("}")
-        if depth < 0:
-            return f"unbalanced bracket on line {i}"
-    return "unbalanced bracket at end of file" if depth else ""
+    """'' when the text parses as a YAML stream (libyaml's parser through PyYAML: events
+    only, nothing constructed, so a custom ``!Tag`` is fine), else the parser's reason
+    and line. A template (``{{ … }}``, ``{% … %}``: Helm, Ansible, Jinja) is not YAML until
+    it is rendered, and is not checked."""
+    import yaml
+
+    if "{{" in text or "{%" in text:
+        return ""
+    try:
+        for _ in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" on line {mark.line + 1}" if mark is not None else ""
+        return f"YAML: {exc.problem or exc.context or 'does not parse'}{where}"
+    except yaml.YAMLError as exc:
+        return f"YAML: {str(exc).splitlines()[0][:160]}"
+    return ""
 
 
 def validate_structured(text: str, fmt: str) -> str:

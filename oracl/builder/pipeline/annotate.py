@@ -13,8 +13,9 @@ from oracl.builder.extractors.providers import OVERLAY
 from oracl.builder.pipeline.tags import path_tags
 from oracl.core.config import Config
 from oracl.core.errors import ConfigError
-from oracl.core.paths import iso  # noqa: F401
+from oracl.core.paths import iso
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
+from oracl.core.secrets import redact_text
 
 HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})  # recorded, not parsed or indexed
 STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source"})
@@ -29,6 +30,8 @@ def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
         tags["held_back"] = f.parse_status
     elif f.parse_status != "ok":
         tags["parse_error"] = f.parse_status
+    if f.parse_status != "ok" and f.error:  # why: "YAML: … on line 3", "invalid UTF-8 at byte 7"
+        tags["parse_reason"] = redact_text(f.error)[:200]
     review, savings = "draft", 0.0
     for key, value in (learned or {}).items():
         if key in STRIPPED_LEARNED_KEYS:

@@ -8,6 +8,7 @@ read or parsed still yields ``FileFacts`` whose ``parse_status`` says why.
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import os
 import stat as stat_mod
@@ -240,17 +241,32 @@ def artifact_id(path: str, mtime_ns: int, size: int) -> str:
 
 
 
+@functools.lru_cache(maxsize=8)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root).rstrip("/") + "/"
+
+
 def _open_regular(root: str, rel: str) -> tuple[int, os.stat_result]:
     """A descriptor of the regular file ``rel`` and its stat, without blocking: the final
     component is not followed when it is a link (a link inside the root, which the walk
-    accepted, is resolved and checked to stay inside it); a FIFO, a socket or a device is
-    refused on the opened descriptor."""
+    accepted, is resolved and checked to stay inside it); the file actually opened must
+    lie under the root's real path (``/proc/self/fd``: a folder on the path swapped for a
+    symlink after the walk is caught, one ``readlink`` a file, not an open per component);
+    a FIFO, a socket or a device is refused on the opened descriptor."""
     try:
         fd = os.open(os.path.join(root, rel), _OPEN_FLAGS)
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
         return Workspace(root).open_fd(rel)
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc: resolve the path again, component by component
+        os.close(fd)
+        return Workspace(root).open_fd(rel)
+    if not opened.startswith(_real_root(root)):
+        os.close(fd)
+        raise UnsafePathError("a folder on its path leads out of the root; refused")
     st = os.fstat(fd)
     if not stat_mod.S_ISREG(st.st_mode):
         os.close(fd)

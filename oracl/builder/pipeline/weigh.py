@@ -28,10 +28,16 @@ def hub_id(domain: str) -> str:
     return HUB_PREFIX + domain
 
 
+DESCRIPTIVE_TAGS = frozenset({"parse_reason"})  # said of one file only: no similarity between two
+
+
 def tagset(tags: Mapping[str, object]) -> frozenset[str]:
-    """The Jaccard set ``{"k=v"}`` of a node's exported tags (a list gives one item each)."""
+    """The Jaccard set ``{"k=v"}`` of a node's exported tags (a list gives one item each),
+    descriptive tags (a parse failure's reason) left out."""
     out: set[str] = set()
     for k, v in tags.items():
+        if k in DESCRIPTIVE_TAGS:
+            continue
         for item in (v if isinstance(v, list | tuple) else [v]):
             text = ("true" if item else "false") if isinstance(item, bool) else str(item)
             out.add(f"{k}={text}")

@@ -19,7 +19,7 @@ import orjson
 
 from oracl.core import telemetry
 from oracl.core.config import search_log_enabled
-from oracl.core.errors import OraclError, QueryError, UnsafePathError
+from oracl.core.errors import OraclError, QueryError, UnsafePathError, in_range
 from oracl.core.paths import is_test_path
 from oracl.core.secrets import MARKED, redact_tree, redact_typed
 from oracl.core.vault import Vault
@@ -66,7 +66,8 @@ class SearchResult:
         if explain:
             doc["explain"] = {"passes": [list(p) for p in self.query.passes],
                               "cypher": [{"template": c.template, "text": c.cypher,
-                                          "params": {k: str(v) for k, v in c.params.items()}}
+                                          "params": {k: v if isinstance(v, str | int | float) else str(v)
+                                                     for k, v in c.params.items()}}
                                          for c in self.compiled],
                               "results": [dict(e, why=why(e)) for e in self.explain]}
         return doc
@@ -372,8 +373,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
     """Search one build. Raises QueryError for a query it cannot answer."""
     if persona not in PERSONAS:
         raise QueryError(f"unknown persona {persona!r}: choose one of {', '.join(PERSONAS)}")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise QueryError(f"--limit must be between 1 and {MAX_LIMIT}")
+    in_range("--limit", limit, 1, MAX_LIMIT)
     t0, c0 = time.perf_counter(), time.process_time()
     notices: list[str] = list(snap.notices)
     echo = redact_typed(text)
