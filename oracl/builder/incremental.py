@@ -3,8 +3,8 @@ previous one, and the two files each bundle carries for it.
 
 * ``facts.bin`` – the Phase 1 facts of every file (orjson, never pickle: a vault can come
   from anywhere), with the settings they were derived under. A later build reuses the
-  facts of a file whose ``(path, mtime_ns, size)`` is unchanged and re-reads the others.
-* ``stat.bin`` – path → (size, mtime_ns, checksum) plus the build's time and commit:
+  facts of a file whose ``(path, size, mtime_ns, ctime_ns)`` is unchanged and re-reads the others.
+* ``stat.bin`` – path → (size, mtime_ns, checksum, parse status, ctime_ns) plus the build's time and commit:
   all ``oracl status`` needs, without opening the database or parsing the export.
 
 Both are listed in the bundle's manifest; ``load_previous`` checks the facts file against

@@ -161,7 +161,7 @@ def build(
     index, and the canonical export. Without ROOT: the repository whose build the current
     folder is in, else the current folder.
 
-    Selective by default: files whose (path, mtime, size) did not change since the
+    Selective by default: files whose (path, size, mtime, ctime) did not change since the
     previous build are not read again, and the bundle starts from a copy of the previous
     one; the result equals a full build's. --full reads everything."""
     from oracl.builder.orchestrator import build as run_build

@@ -4,8 +4,8 @@ One interface for every language: ``extract(language, text) -> CodeFacts`` – s
 (name, kind, line range; qualified name, signature and first doc line beside them),
 imports as written (resolved to files later, per ecosystem, by ``oracl.builder.extractors.ecosystems``),
 raw call sites, the packages or namespaces the file declares, and test markers.
-Python keeps its ``ast`` analyzer (``python_ast``), behind the same ``CodeFacts``
-shape through ``python_code_facts``.
+Python keeps its own ``ast`` analyzer (``python_ast.analyze_python``), whose results
+the reader (``pipeline/discover.py``) lays into the same ``FileFacts`` fields.
 
 Grammars come from ``tree-sitter-language-pack`` 0.13.0 (pinned: it bundles its
 grammars; the 1.x line downloads them at run time). A grammar is loaded on the first file
