@@ -33,7 +33,8 @@ def floor(root: Path) -> tuple[float, int, dict[str, float]]:
     from tree_sitter_language_pack import get_parser
 
     from oracl.builder.extractors.code import QUERIES
-    from oracl.builder.pipeline.linguist import binary_suffix, language_of
+    from oracl.builder.pipeline.linguist import language_of
+    from oracl.core.paths import binary_suffix
 
     parsers: dict[str, object] = {}
     per_language: dict[str, float] = {}

@@ -446,3 +446,20 @@ def test_the_demo_prints_the_hub_listing_it_promises(wide: Path) -> None:
     members = run_cli("hub", top, "-r", str(wide), "-k", "10").stdout
     assert f"Members of the largest hub, {top} (oracl hub {top.removeprefix('hub:domain:')} -k 10):\n" in proc.stdout
     assert proc.stdout.endswith(members) and "hub\thub:domain:" in proc.stdout
+
+
+def test_consoles_follow_the_stream_and_the_terminal_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing is fixed at import: a console is made for the stream written to now and
+    made again when it or a terminal variable changes; unchanged, the same one is reused."""
+    import io
+    import sys
+
+    monkeypatch.setenv("COLUMNS", "50")
+    first = render.out()
+    assert first.width == 50 and render.out() is first and render.err() is not first
+    monkeypatch.setenv("COLUMNS", "90")
+    assert render.out().width == 90 and render.out() is not first
+    swapped = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", swapped)
+    render.plain_line("one line")
+    assert swapped.getvalue() == "one line\n"

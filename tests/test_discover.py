@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from oracl.builder.pipeline.discover import artifact_id, read_one, walk
+from oracl.builder.pipeline.discover import artifact_id, read_one
 from oracl.core.config import Config
 from oracl.core.errors import RootError
+from oracl.core.walk import walk
 
 from .conftest import git, write_tree
 

@@ -26,10 +26,6 @@ ALLOWED = {
 }
 # (importer, imported module) against the rule, each with the reason it is still there
 KNOWN = {
-    ("oracl.read.status", "oracl.builder.pipeline.discover"):
-        "the freshness check walks the tree with the build's walk (to move into core/ with its helpers)",
-    ("oracl.read.snapshot", "oracl.bundle.repair"):
-        "a reader opened with repair=True rebuilds a damaged bundle from the export",
 }
 
 

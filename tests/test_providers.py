@@ -19,9 +19,10 @@ from oracl.builder.extractors.providers import (
     test_targets as targets_of_tests,
 )
 from oracl.builder.extractors.resolve import IndexView
-from oracl.builder.pipeline.discover import read_one, walk
+from oracl.builder.pipeline.discover import read_one
 from oracl.core.config import Config
 from oracl.core.records import Edge
+from oracl.core.walk import walk
 
 from .conftest import SAMPLE, write_tree
 

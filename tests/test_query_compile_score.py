@@ -127,3 +127,47 @@ def test_definitions_and_glued_file_names() -> None:
     assert [(t, f) for t, f, _ in sparse] == [("sparse", "filename")]
     idf_sparse = math.log(1 + 3 / 1) / math.log(4)  # no candidate has the token "sparse" itself
     assert sparse[0][2] == pytest.approx(5.0 * idf_sparse * 4.0 * 0.5)  # a glued name counts half
+
+
+def test_the_field_cache_is_touched_only_under_its_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads (MCP, the web view) share the cache: every read, reorder, insert and evict
+    happens with the lock held, and the cache keeps its bound (LRU, the oldest goes)."""
+    from collections import OrderedDict
+
+    from oracl.read.query import score
+
+    touched: list[str] = []
+
+    class Guarded(OrderedDict):
+        def get(self, *a):  # type: ignore[no-untyped-def, override]
+            assert score._FIELD_LOCK.locked()
+            touched.append("get")
+            return super().get(*a)
+
+        def move_to_end(self, *a):  # type: ignore[no-untyped-def, override]
+            assert score._FIELD_LOCK.locked()
+            touched.append("move")
+            return super().move_to_end(*a)
+
+        def __setitem__(self, k, v):  # type: ignore[no-untyped-def]
+            assert score._FIELD_LOCK.locked()
+            touched.append("set")
+            return super().__setitem__(k, v)
+
+        def popitem(self, last=True):  # type: ignore[no-untyped-def, override]
+            assert score._FIELD_LOCK.locked()
+            touched.append("pop")
+            return super().popitem(last=last)
+
+    monkeypatch.setattr(score, "_FIELD_CACHE", Guarded())
+    monkeypatch.setattr(score, "FIELD_CACHE_SIZE", 1)
+
+    def row(path: str) -> dict:
+        return {"path": path, "checksum": "c", "name": path.rsplit("/", 1)[-1], "symbols": "[]",
+                "headings": "[]", "tags": "{}"}
+
+    first = score.fieldstems(row("pkg/a.py"))
+    assert score.fieldstems(row("pkg/a.py")) is first
+    score.fieldstems(row("pkg/b.py"))
+    assert touched == ["get", "set", "get", "move", "get", "set", "pop"]
+    assert list(score._FIELD_CACHE) == [("pkg/b.py", "c")]

@@ -18,6 +18,7 @@ import pytest
 
 from oracl import Memory
 from oracl.builder.orchestrator import build
+from oracl.bundle.repair import repair_latest
 from oracl.core.errors import ChildError, UnsafePathError, VaultError
 from oracl.core.workspace import Workspace
 from oracl.read.snapshot import Snapshot
@@ -96,7 +97,7 @@ def test_repair_never_runs_from_a_thread(repo: Path) -> None:
 
     def reader() -> None:
         try:
-            Snapshot.open(repo, repair=True)
+            Snapshot.open(repo, repair=repair_latest)
         except BaseException as exc:  # noqa: BLE001
             caught.append(exc)
 
@@ -250,3 +251,51 @@ def test_a_memory_and_a_build_share_one_process(repo: Path) -> None:
             build(repo, executor_kind="processes", **SMALL)
     assert run_cli("verify", str(repo)).returncode == 0
     _no_leftovers(repo)
+
+
+def test_a_memo_makes_each_value_once_and_keys_never_collide_by_name() -> None:
+    """Two threads asking for one value: one makes it, the other waits and gets the same
+    object; a second key with the same name is another slot."""
+    import threading
+
+    from oracl.read.snapshot import Memo, MemoKey
+
+    memo, key, twin = Memo(), MemoKey[list[int]]("paths"), MemoKey[list[int]]("paths")
+    entered, release, made = threading.Event(), threading.Event(), []
+
+    def slow() -> list[int]:
+        made.append("slow")
+        entered.set()
+        release.wait(10)
+        return [1]
+
+    got: dict[str, list[int]] = {}
+    a = threading.Thread(target=lambda: got.setdefault("a", memo.once(key, slow)))
+    a.start()
+    entered.wait(10)
+    b = threading.Thread(target=lambda: got.setdefault("b", memo.once(key, lambda: made.append("b") or [2])))
+    b.start()
+    b.join(0.2)
+    assert b.is_alive()  # waiting for the value a is making, not making its own
+    release.set()
+    a.join(10)
+    b.join(10)
+    assert made == ["slow"] and got["a"] is got["b"] == [1]
+    assert memo.get(twin) is None and memo.once(twin, lambda: [3]) == [3] and memo.get(key) == [1]
+    with pytest.raises(ZeroDivisionError):  # a failed make stores nothing
+        memo.once(MemoKey[int]("x"), lambda: 1 // 0)
+
+
+def test_the_text_cache_keeps_its_bound_least_recently_used_first_out() -> None:
+    from oracl.read.query.run import TextCache
+
+    cache = TextCache(limit=10)
+    cache.put("a", "aaaa")
+    cache.put("b", "bbbb")
+    assert cache.get("a") == "aaaa"  # a is now the most recent
+    cache.put("c", "cccc")  # 12 > 10: b, the least recent, goes
+    assert cache.paths() == ["a", "c"] and cache.size == 8
+    cache.put("a", "a")  # replacing a text counts the difference
+    assert cache.size == 5 and cache.paths() == ["c", "a"]
+    cache.put("big", "x" * 30)  # one text over the bound is still kept alone
+    assert cache.paths() == ["big"] and cache.size == 30

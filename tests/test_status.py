@@ -8,7 +8,8 @@ from pathlib import Path
 import orjson
 
 from oracl.builder.orchestrator import build
-from oracl.read.status import status
+from oracl.bundle.repair import repair_latest
+from oracl.read.status import FRESHNESS, status
 
 from .conftest import SAMPLE, run_cli, write_tree
 
@@ -60,7 +61,7 @@ def test_answers_carry_the_tree_freshness(tmp_path: Path) -> None:
     # a second answer within the TTL says how old its check is
     assert re.fullmatch(r"fresh: the build matches the working tree \(checked \d+ s ago\)", mem.show("pkg/auth.py")["freshness"])
     (root / "pkg" / "util.py").write_text("def helper():\n    return 2\n")
-    mem.snapshot()[0].memo.pop("freshness")  # the snapshot's cached verdict: forget it
+    mem.snapshot()[0].memo.forget(FRESHNESS)  # the snapshot's cached verdict: forget it
     stale = "stale: 0 added, 1 modified, 0 deleted since the build; run `oracl build`"
     pack = mem.context("signing helpers", budget_tokens=400)
     assert pack.to_json()["freshness"] == stale
@@ -78,7 +79,7 @@ def test_status_fails_open_like_the_readers(tmp_path: Path) -> None:
     build(root, buffer_pool_bytes=64 << 20, workers=1)
     latest = root / ".oracl" / "mirror" / "LATEST.json"
     latest.write_bytes(latest.read_bytes()[:10])
-    assert status(root, repair=True)["fresh"]
+    assert status(root, repair=repair_latest)["fresh"]
     empty = tmp_path / "empty"
     empty.mkdir()
     out = run_cli("status", str(empty))

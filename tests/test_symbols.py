@@ -14,11 +14,12 @@ import pytest
 from oracl.builder.extractors.code import extract, python_calls
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.orchestrator import build
-from oracl.builder.pipeline.discover import read_one, walk
+from oracl.builder.pipeline.discover import read_one
 from oracl.builder.pipeline.symbols import CONFIDENCE, symbol_graph
 from oracl.core.config import Config
 from oracl.core.errors import QueryError
 from oracl.core.export import unpack_symbols
+from oracl.core.walk import walk
 from oracl.read import callgraph
 from oracl.read.memory import Memory
 from oracl.read.snapshot import Snapshot

@@ -45,7 +45,7 @@ from oracl.builder.pipeline.annotate import (
     load_learned_tags,
     make_record,
 )
-from oracl.builder.pipeline.discover import Discovery, read_one, walk
+from oracl.builder.pipeline.discover import read_one
 from oracl.builder.pipeline.history import History, read_history
 from oracl.builder.pipeline.merge import (
     EvidenceStore,
@@ -87,6 +87,7 @@ from oracl.core.vault import (
     new_build_id,
 )
 from oracl.core.version import __version__
+from oracl.core.walk import Discovery, walk
 
 Progress = Callable[[str, int, int | None], None]
 Executor = InProcess | Processes
@@ -370,7 +371,7 @@ def _usage_from_telemetry(vault: Vault, cfg: Config) -> Counter[str]:
 
 
 def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str]:
-    from oracl.builder.pipeline.tags import glob_match
+    from oracl.core.paths import glob_match
 
     out: dict[str, str] = {}
     for pattern, level in sorted(cfg.sensitivity_globs.items()):

@@ -1,6 +1,6 @@
 """``oracl repair``: rebuild the latest bundle from the export, when LATEST or the bundle it
-names is missing or damaged (the readers' fail-open path; ``Snapshot.open(…,
-repair=True)`` calls it from the main thread only).
+names is missing or damaged (the readers' fail-open path: ``Snapshot.open(…,
+repair=repair_latest)`` calls it, from the main thread only).
 
 The export is checked against its ``.sha256`` first and, when a key is configured, against
 its signature (a repair never trusts an export it cannot verify); without a key the repair
@@ -16,6 +16,7 @@ Serialised with builds by the vault's build lock.
 from __future__ import annotations
 
 import hashlib
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import orjson
 from oracl.bundle import provenance, tables
 from oracl.bundle.verify import check_export
 from oracl.bundle.writer import BundleWriter
-from oracl.core.errors import UnsafePathError
+from oracl.core.errors import BuildLockedError, OraclError, UnsafePathError, VaultError
 from oracl.core.export import unpack_symbols
 from oracl.core.secrets import is_secret_file, redact_text, suffix_of
 from oracl.core.sign import VerifyKeys
@@ -33,6 +34,23 @@ from oracl.core.vault import Vault, new_build_id
 from oracl.core.workspace import Workspace
 
 REPAIRABLE = ("ok", "syntax_error", "malformed")  # statuses whose body a build indexes
+
+
+def repair_latest(root: Path, problem: str) -> tuple[str, str]:
+    """Rebuild the bundle from the verified export (main thread only, under the vault's
+    build lock): the ``Repair`` a reader may be opened with. Returns the new build id and what the export was checked with."""
+    vault = Vault(root)
+    if not vault.export.is_file():
+        raise VaultError(f"{problem} and there is no export to rebuild it from; run `oracl build {root}`")
+    if threading.current_thread() is not threading.main_thread():
+        raise VaultError(f"{problem}; run `oracl repair {root}`")
+    try:
+        return rebuild_bundle(root)
+    except BuildLockedError:
+        raise BuildLockedError(f"{problem}, and another oracl build is running on {vault.dir}: "
+                               "run the command again when it has finished") from None
+    except OraclError:
+        raise
 
 
 def rebuild_bundle(root: Path) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec"})
 _TEST_NAME = re.compile(
@@ -69,3 +70,29 @@ BUCKET_WEIGHTS: dict[str, float] = {
 def iso(ns: int) -> str:
     """ISO-8601 UTC with a ``Z``, to the microsecond."""
     return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# never text: skipped by the walk without being opened (anything else is sniffed)
+BINARY_SUFFIXES = frozenset("""
+png jpg jpeg gif bmp ico icns webp tif tiff psd svgz avif heic
+zip gz tgz bz2 xz zst 7z rar tar jar war ear whl egg apk dmg iso deb rpm
+so dll dylib a lib o obj exe bin class pyc pyo pyd wasm node
+woff woff2 ttf otf eot
+pdf doc docx xls xlsx ppt pptx odt ods
+mp3 mp4 m4a ogg wav flac avi mov mkv webm
+sqlite db kuzu parquet arrow feather npy npz pkl pickle h5 hdf5 onnx pt pth ckpt
+""".split())
+
+
+def binary_suffix(name: str) -> str:
+    """The file's suffix when it names a binary format, else ''."""
+    low = name.lower()
+    suffix = low.rsplit(".", 1)[1] if "." in low[1:] else ""
+    return suffix if suffix in BINARY_SUFFIXES else ""
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """``fnmatch`` where ``*`` also crosses ``/``; ``dir/**`` matches everything below ``dir``."""
+    if pattern.endswith("/**") and path.startswith(pattern[:-2]):
+        return True
+    return fnmatchcase(path, pattern)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `o
 FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
 MANIFEST = "manifest.json"      # the SHA-256 of every other file of the bundle
 MANIFEST_SIG = "manifest.json.sig"  # the signature of the manifest (when a key is configured)
+# what a reader may be handed to rebuild a missing or damaged bundle: (root, the problem) →
+# (the new build id, what the export was checked with); the face passes the bundle plane's
+Repair = Callable[[Path, str], tuple[str, str]]
 READERS_LOCK = "readers.lock"   # shared-locked by every snapshot reading the bundle
 
 

@@ -90,9 +90,10 @@ def _memory(root: Path) -> Any:
     """The CLI's one way into a build: a Memory on a snapshot of the latest build, which
     repairs a missing or damaged bundle from the verified export first (main thread);
     files may be named relative to the current folder."""
+    from oracl.bundle.repair import repair_latest
     from oracl.read.memory import Memory
 
-    return Memory.open(root, repair=True, cwd=Path.cwd())
+    return Memory.open(root, repair=repair_latest, cwd=Path.cwd())
 
 
 def _print_json(obj: Any) -> None:
@@ -565,11 +566,12 @@ def status(
 
     The build and its commit, HEAD now, the files added, modified and deleted since, and a
     one-line verdict."""
+    from oracl.bundle.repair import repair_latest
     from oracl.read.status import status as run
 
     root = _root(root, root_opt)
     try:
-        result = run(root, repair=True)
+        result = run(root, repair=repair_latest)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "status_view")

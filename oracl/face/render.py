@@ -38,8 +38,28 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-out = Console()
-err = Console(stderr=True)
+_TERMINAL_VARS = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TERM")
+_consoles: dict[bool, tuple[tuple[Any, ...], Console]] = {}  # per side: what it was made for, it
+
+
+def _console(stderr: bool) -> Console:
+    """The console for the stream the process writes to now, made on first use and made
+    again when the stream or a terminal variable changed (nothing is fixed at import: a
+    caller that swaps ``sys.stdout`` or sets ``COLUMNS`` is drawn for what it set)."""
+    stream = sys.stderr if stderr else sys.stdout
+    key = (id(stream), tuple(os.environ.get(v) for v in _TERMINAL_VARS))
+    made = _consoles.get(stderr)
+    if made is None or made[0] != key:
+        made = _consoles[stderr] = (key, Console(stderr=stderr))
+    return made[1]
+
+
+def out() -> Console:
+    return _console(False)
+
+
+def err() -> Console:
+    return _console(True)
 
 # control characters, and the bidirectional controls that make a name read backwards
 # (U+202E in a file name): written as \xNN / \uNNNN wherever a value is shown
@@ -86,9 +106,9 @@ def _line(*fields: Any) -> None:
 def _info(text: str) -> None:
     """A line about an answer, not part of it: stdout on a terminal, stderr in a pipe."""
     if plain():
-        err.print(_field(text), markup=False, highlight=False, soft_wrap=True)
+        err().print(_field(text), markup=False, highlight=False, soft_wrap=True)
     else:
-        out.print(_field(text), markup=False, highlight=False, style="dim")
+        out().print(_field(text), markup=False, highlight=False, style="dim")
 
 
 @dataclass(frozen=True)
@@ -197,8 +217,8 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
         if caption:
             notice(caption)
         return
-    kept, widths, draw = fit_widths(cols, cells, out.width, header)
-    if draw > out.width:  # a path wider than the table can hold: one record per row instead
+    kept, widths, draw = fit_widths(cols, cells, out().width, header)
+    if draw > out().width:  # a path wider than the table can hold: one record per row instead
         _records(title, cols, cells, caption)
         return
     t = Table(title=title or None, title_justify="left", show_header=header, caption=caption or None)
@@ -208,7 +228,7 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
                      justify="right" if c.kind == "num" or c.right else "left", style=c.style or None)
     for r in cells:
         t.add_row(*(Text(r[i]) for i in kept))
-    out.print(t)
+    out().print(t)
 
 
 def _records(title: str, cols: Sequence[Col], cells: list[list[str]], caption: str) -> None:
@@ -216,15 +236,15 @@ def _records(title: str, cols: Sequence[Col], cells: list[list[str]], caption: s
     only a path longer than the terminal runs past its edge), every other field under it."""
     kept = range(len(cols))
     if title:
-        out.print(Text(title, style="italic"))
+        out().print(Text(title, style="italic"))
     for r in cells:
         head = "  ".join(r[i] for i in kept if cols[i].kind == "path")
-        out.print(Text(head, style="bold"), crop=False, soft_wrap=True)
+        out().print(Text(head, style="bold"), crop=False, soft_wrap=True)
         rest = " · ".join(f"{cols[i].name} {r[i]}" for i in kept if cols[i].kind != "path" and r[i])
         if rest:
-            out.print(Padding(Text(rest), (0, 0, 0, 4)))
+            out().print(Padding(Text(rest), (0, 0, 0, 4)))
     if caption:
-        out.print(Text(caption, style="dim"))
+        out().print(Text(caption, style="dim"))
 
 
 def kv(title: str, rows: dict[str, Any], *, section: str = "") -> None:
@@ -238,13 +258,13 @@ def kv(title: str, rows: dict[str, Any], *, section: str = "") -> None:
 def build_progress(enabled: bool) -> Iterator[Any]:
     """A callback ``(phase, done, total)`` that drives one progress row per phase (on a
     terminal only: a log file gets no spinner frames)."""
-    if not enabled or not err.is_terminal:
+    if not enabled or not err().is_terminal:
         yield lambda *_: None
         return
     # no refresh thread (auto_refresh off): the build forks its helpers, and a fork with
     # another thread alive is refused; each update redraws instead
     progress = Progress(SpinnerColumn(), TextColumn("{task.description:<9}"), BarColumn(),
-                        MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=False,
+                        MofNCompleteColumn(), TimeElapsedColumn(), console=err(), transient=False,
                         auto_refresh=False)
     tasks: dict[str, Any] = {}
     last: list[str] = []
@@ -274,7 +294,7 @@ def build_line(r: dict[str, Any], secs: float) -> None:
         _line("built", r["root"], r["build_id"], r["files_indexed"], r["files_read"], r["counts"]["edges"],
               f"{secs:.2f}")
     else:
-        out.print(f"built {r['root']} build {r['build_id']}: {r['files_indexed']} files "
+        out().print(f"built {r['root']} build {r['build_id']}: {r['files_indexed']} files "
                   f"({r['files_read']} read), {r['counts']['edges']} edges, {secs:.1f} s", markup=False,
                   highlight=False, soft_wrap=True)
 
@@ -285,8 +305,8 @@ def build_summary(r: dict[str, Any]) -> None:
         _line("built", r["root"], r["build_id"])
         _line("mode", r["mode"])
     else:
-        out.print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
-        out.print(f"[dim]{r['mode']}[/]", highlight=False)
+        out().print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
+        out().print(f"[dim]{r['mode']}[/]", highlight=False)
     files = {"seen": r["files_seen"], "indexed": r["files_indexed"], "read": r["files_read"]}
     if r["files_removed"]:
         files["removed since the previous build"] = r["files_removed"]
@@ -320,7 +340,7 @@ def build_summary(r: dict[str, Any]) -> None:
         if plain():
             _line(name, value)
         else:
-            out.print(f"{name}  {value}", markup=False, highlight=False)
+            out().print(f"{name}  {value}", markup=False, highlight=False)
 
 
 def _symbol_rows(sym: dict[str, Any]) -> dict[str, Any]:
@@ -344,7 +364,7 @@ def stats_view(s: dict[str, Any], top: int = 15) -> None:
     if plain():
         _line("build", s["build_id"], s["root"], s["generated_at"], commit)
     else:
-        out.print(f"[bold]Build[/] [cyan]{s['build_id']}[/] of {s['root']} at {s['generated_at']}"
+        out().print(f"[bold]Build[/] [cyan]{s['build_id']}[/] of {s['root']} at {s['generated_at']}"
                   + (f" (commit {commit[:12]})" if commit else ""))
     summary = {"artifacts": s["artifacts"], "hubs": len(s["hubs"]), "edges": s["edges"]}
     summary.update({f"edges: {k}": v for k, v in s["edges_by_relation"].items()})
@@ -373,11 +393,11 @@ def hub_view(r: dict[str, Any]) -> None:
 # ---- lines about an answer -------------------------------------------------------------------
 
 def error_line(message: str) -> None:
-    err.print(f"Error: {_field(message)}", markup=False, highlight=False, soft_wrap=True)
+    err().print(f"Error: {_field(message)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def notice(message: str) -> None:
-    err.print(f"Note: {_field(message)}", markup=False, highlight=False, soft_wrap=True)
+    err().print(f"Note: {_field(message)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def plain_line(text: str) -> None:
@@ -386,8 +406,8 @@ def plain_line(text: str) -> None:
         sys.stdout.write(_field(text) + "\n")
         sys.stdout.flush()
         return
-    out.print(text, markup=False, highlight=False, soft_wrap=True)
-    out.file.flush()
+    out().print(text, markup=False, highlight=False, soft_wrap=True)
+    out().file.flush()
 
 
 def freshness_line(verdict: str) -> None:
@@ -408,10 +428,10 @@ def keygen_done(priv: Any, pub: Any) -> None:
         _line("private", priv)
         _line("public", pub)
         return
-    out.print(f"private key  {priv}  (mode 0600; never commit it, never put it in the vault)", markup=False)
-    out.print(f"public key   {pub}", markup=False)
-    out.print("Sign every build:   export ORACL_ED25519_PRIVATE_KEY=" + str(priv), markup=False)
-    out.print(f"Verify a build:     oracl verify ROOT --public-key {pub}", markup=False)
+    out().print(f"private key  {priv}  (mode 0600; never commit it, never put it in the vault)", markup=False)
+    out().print(f"public key   {pub}", markup=False)
+    out().print("Sign every build:   export ORACL_ED25519_PRIVATE_KEY=" + str(priv), markup=False)
+    out().print(f"Verify a build:     oracl verify ROOT --public-key {pub}", markup=False)
 
 
 def verified(checked: list[str]) -> None:
@@ -419,9 +439,9 @@ def verified(checked: list[str]) -> None:
         for line in checked:
             _line("ok", line)
         return
-    out.print("[bold green]Verified[/]")
+    out().print("[bold green]Verified[/]")
     for line in checked:
-        out.print(f"  ✓ {line}", markup=False, highlight=False)
+        out().print(f"  ✓ {line}", markup=False, highlight=False)
 
 
 def health_view(rows: list[dict[str, Any]], threshold: float) -> None:
@@ -466,7 +486,7 @@ def query_view(result: dict[str, Any], explain: bool) -> None:
             if plain():
                 _line("why", e["path"], e["why"])
             else:
-                out.print(f"  {e['path']}: {e['why']}", markup=False, highlight=False)
+                out().print(f"  {e['path']}: {e['why']}", markup=False, highlight=False)
 
 
 def _explain_head(passes: Sequence[Sequence[str]], compiled: Sequence[dict[str, Any]]) -> None:
@@ -483,9 +503,9 @@ def _explain_head(passes: Sequence[Sequence[str]], compiled: Sequence[dict[str, 
         return
     table("Parse", (Col("pass", "text"), Col("what", "text")), [list(p) for p in passes], header=False)
     for c in compiled:
-        out.print(f"[bold]Cypher[/] ({c['template']})")
-        out.print(c["text"], markup=False, highlight=False)
-        out.print("params " + params(c), markup=False, highlight=False)
+        out().print(f"[bold]Cypher[/] ({c['template']})")
+        out().print(c["text"], markup=False, highlight=False)
+        out().print("params " + params(c), markup=False, highlight=False)
 
 
 # ---- the graph around a file -----------------------------------------------------------------
@@ -526,7 +546,7 @@ def _draw(head: str, drawn: list[tuple[int, dict[str, Any], str]], label: Any) -
         del stack[depth:]
         text = label(e) + {"above": " [dim](shown above)[/]", "below": " [dim](shown below)[/]", "": ""}[mark]
         stack.append(stack[depth - 1].add(text))
-    out.print(tree)
+    out().print(tree)
 
 
 def trace_view(r: dict[str, Any]) -> None:
@@ -640,7 +660,7 @@ def show_view(r: dict[str, Any]) -> None:
 
 def fragment_view(r: dict[str, Any]) -> None:
     if r["warning"]:
-        err.print(f"Warning: {r['warning']}", markup=False, highlight=False, soft_wrap=True)
+        err().print(f"Warning: {r['warning']}", markup=False, highlight=False, soft_wrap=True)
     if plain():  # the lines as they are in the file: no numbers, padding or wrapping
         sys.stdout.write("".join(line + "\n" for line in r["lines"]))
         return
@@ -652,8 +672,8 @@ def fragment_view(r: dict[str, Any]) -> None:
              "ini": "ini", "cfg": "ini", "cypher": "cypher", "rst": "rst", "html": "html", "erb": "erb",
              "j2": "jinja", "jinja": "jinja", "xml": "xml", "sql": "sql", "css": "css"}.get(r["format"]) \
         or LANGUAGE_OF_SUFFIX.get(r["format"], "text")
-    out.print(f"[bold]{_esc(r['path'])}[/] L{r['start']}-{r['end']}")
-    out.print(Syntax("\n".join(r["lines"]), lexer, line_numbers=True, start_line=r["start"], word_wrap=True))
+    out().print(f"[bold]{_esc(r['path'])}[/] L{r['start']}-{r['end']}")
+    out().print(Syntax("\n".join(r["lines"]), lexer, line_numbers=True, start_line=r["start"], word_wrap=True))
 
 
 def rows_view(r: dict[str, Any]) -> None:
@@ -672,11 +692,11 @@ def rows_view(r: dict[str, Any]) -> None:
 
 
 def console_banner(build_id: str) -> None:
-    out.print(f"ORACL Cypher console · build {build_id} · read-only · :help for help, :quit to leave")
+    out().print(f"ORACL Cypher console · build {build_id} · read-only · :help for help, :quit to leave")
 
 
 def console_text(text: str) -> None:
-    out.print(text, markup=False, highlight=False)
+    out().print(text, markup=False, highlight=False)
 
 
 def status_view(r: dict[str, Any]) -> None:
@@ -688,16 +708,16 @@ def status_view(r: dict[str, Any]) -> None:
                 _line(label, path)
         _line("fresh" if r["fresh"] else "stale", r["verdict"])
         return
-    out.print(f"build   {r['build_id']} at {r['generated_at']}")
+    out().print(f"build   {r['build_id']} at {r['generated_at']}")
     if r.get("source_commit") or r.get("head"):
-        out.print(f"commit  built from {str(r['source_commit'])[:12]}, HEAD now {str(r['head'])[:12]}")
+        out().print(f"commit  built from {str(r['source_commit'])[:12]}, HEAD now {str(r['head'])[:12]}")
     for label in ("added", "modified", "deleted"):
         items = r[label]
         if items:
-            out.print(f"{label:9}{len(items)}: " + ", ".join(items[:8]) + (" …" if len(items) > 8 else ""),
+            out().print(f"{label:9}{len(items)}: " + ", ".join(items[:8]) + (" …" if len(items) > 8 else ""),
                       markup=False, highlight=False)
     style = "green" if r["fresh"] else "yellow"
-    out.print(f"[{style}]{_esc(r['verdict'])}[/]", highlight=False)
+    out().print(f"[{style}]{_esc(r['verdict'])}[/]", highlight=False)
 
 
 # ---- symbols ---------------------------------------------------------------------------------
@@ -754,7 +774,7 @@ def impact_view(r: dict[str, Any]) -> None:
         for s in r["seeds"]:
             _line("changed", s["qualified"], _loc(s))
     elif r["seeds"]:
-        out.print("changed: " + ", ".join(f"{s['qualified']} ({_loc(s)})" for s in r["seeds"][:8])
+        out().print("changed: " + ", ".join(f"{s['qualified']} ({_loc(s)})" for s in r["seeds"][:8])
                   + (" …" if r["seed_count"] > 8 else ""), markup=False, highlight=False)
     cols = (_row_number(), Col("path", "path"), Col("score", "num"), Col("dist", "num", 2), Col("why"))
     for title, section, rows, total in (("Tests to run", "test", r["tests"], r["test_count"]),
@@ -772,7 +792,7 @@ def impact_view(r: dict[str, Any]) -> None:
         for h in r["hubs"]:
             _line("hub", h["hub"], h["files"])
     elif r["hubs"]:
-        out.print("hubs: " + ", ".join(f"{h['hub']} ({h['files']})" for h in r["hubs"]), markup=False, highlight=False)
+        out().print("hubs: " + ", ".join(f"{h['hub']} ({h['files']})" for h in r["hubs"]), markup=False, highlight=False)
     if r["guard_cut"]:
         notice("the query guard cut the walk: the lists are partial")
     _stale_line(r)

@@ -25,9 +25,9 @@ TreeStat = dict[str, tuple[int, int, int]]
 def tree_stat(root: Path) -> TreeStat:
     """path → (size, mtime_ns, ctime_ns) of every file a build would index (with a broken
     ``[tool.oracl]`` the default rules: the watch goes on, and the build says what is wrong)."""
-    from oracl.builder.pipeline.discover import walk
     from oracl.core.config import Config, load_config
     from oracl.core.errors import ConfigError
+    from oracl.core.walk import walk
 
     try:
         cfg = load_config(root)

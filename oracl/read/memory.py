@@ -25,10 +25,10 @@ import orjson
 from oracl.core.errors import NoBuildError, OraclError, QueryError, WithheldError, in_range
 from oracl.core.locate import candidates
 from oracl.core.secrets import redact_typed
-from oracl.core.vault import Vault
+from oracl.core.vault import Repair, Vault
 from oracl.read import graph
-from oracl.read.snapshot import Snapshot
-from oracl.read.status import FRESHNESS_TTL, FreshnessCheck
+from oracl.read.snapshot import MemoKey, Snapshot
+from oracl.read.status import FRESHNESS, FRESHNESS_TTL, FreshnessCheck
 
 CHARS_PER_TOKEN = 4
 MAX_BUDGET_TOKENS = 200_000  # a context pack's budget: more than any model's window
@@ -92,10 +92,11 @@ class Memory:
     Every call answers from one build: the snapshot the Memory holds, replaced by a new
     one when a later build has landed (LATEST moved). When LATEST is missing or damaged the
     Memory keeps answering from the snapshot it holds and says so; without one it raises
-    (a Memory repairs only when opened with ``repair=True``, from the main thread).
+    (a Memory repairs only when opened with a ``repair``, from the main thread: the CLI
+    passes ``oracl.bundle.repair.repair_latest``).
     A Memory is a context manager; ``close`` releases the bundle."""
 
-    def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: bool = False,
+    def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: Repair | None = None,
                  withhold_sensitive: bool = False, cwd: Path | None = None) -> None:
         self.root = Path(root)
         self.cwd = cwd  # paths are also read relative to this folder (the CLI's current one)
@@ -105,7 +106,7 @@ class Memory:
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, root: str | Path, *, repair: bool = False, withhold_sensitive: bool = False,
+    def open(cls, root: str | Path, *, repair: Repair | None = None, withhold_sensitive: bool = False,
              cwd: Path | None = None) -> Memory:
         """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
         is none it can open). ``withhold_sensitive``: answers never name or quote a file
@@ -201,7 +202,7 @@ class Memory:
         with self._lock:
             snap, notices = self.snapshot()
             header = snap.header
-            known = snap.memo.get("freshness") is not None
+            known = snap.memo.get(FRESHNESS) is not None
             fresh = FreshnessCheck(snap, ttl).result(min(wait, 0.005) if known else wait)
             return {"build_id": snap.build_id, "generated_at": header["generated_at"],
                     "source_commit": header.get("source_commit"), "root": str(self.root),
@@ -307,14 +308,13 @@ def _search_json(snap: Snapshot, q: str, k: int, persona: str, explain: bool = F
 
 
 WITHHELD = "«withheld»"
+_SENSITIVE: MemoKey[frozenset[str]] = MemoKey("sensitive")
 _PATH_KEYS = ("path", "source", "target", "node", "parent")
 
 
 def sensitive_paths(snap: Snapshot) -> frozenset[str]:
     """The build's files that hold key material (secret files, private key blocks)."""
-    if "sensitive" not in snap.memo:
-        snap.memo["sensitive"] = frozenset(r["path"] for r in snap.named("sensitive_paths"))
-    return snap.memo["sensitive"]
+    return snap.memo.once(_SENSITIVE, lambda: frozenset(r["path"] for r in snap.named("sensitive_paths")))
 
 
 def _refuse_withheld(snap: Snapshot, locator: str, cwd: Path | None) -> None:

@@ -10,7 +10,8 @@ primitives, ``Memory``, the MCP server, the console and freshness all go through
 two answers of one call can never come from two builds.
 
 Repair (rebuilding a bundle from the verified export when LATEST or its bundle is
-missing or damaged) happens only when the caller asks for it (``repair=True``), only in
+missing or damaged) happens only when the caller hands one in (``repair=repair_latest``, from the
+bundle plane: this plane never writes a bundle), only in
 the main thread, and only under the vault's build lock; a reader that cannot repair says
 so in one line with its exit code.
 
@@ -24,13 +25,15 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
 
-from oracl.core.errors import BuildLockedError, NoBuildError, OraclError, VaultError
+from oracl.core.errors import NoBuildError, VaultError
 from oracl.core.export import SCHEMA_VERSION
 from oracl.core.vault import (
     DB_FILE,
@@ -38,10 +41,74 @@ from oracl.core.vault import (
     HEADER_FILE,
     READERS_LOCK,
     STAT_FILE,
+    Repair,
     Vault,
     check_root,
 )
 from oracl.core.workspace import Workspace
+
+T = TypeVar("T")
+_MISSING: Any = object()
+
+
+class MemoKey(Generic[T]):
+    """A typed key of a snapshot's memo, declared once by the module that owns the value:
+    keys are told apart by identity, so two modules can never write one slot by name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"MemoKey({self.name!r})"
+
+
+class Memo:
+    """Per-build answers (a bundle never changes), safe to share between the threads of
+    one reader (the MCP server, the web view, a freshness walk): ``once`` computes a value
+    a single time even when two threads ask together; ``get``/``put`` for values that
+    change (a verdict with its time); ``locked`` for a read-then-write that must be one."""
+
+    def __init__(self) -> None:
+        self._values: dict[MemoKey[Any], Any] = {}
+        self._lock = threading.RLock()
+        self._making: dict[MemoKey[Any], threading.Lock] = {}
+
+    def get(self, key: MemoKey[T]) -> T | None:
+        return self._values.get(key)
+
+    def put(self, key: MemoKey[T], value: T) -> None:
+        with self._lock:
+            self._values[key] = value
+
+    def forget(self, key: MemoKey[Any]) -> None:
+        with self._lock:
+            self._values.pop(key, None)
+
+    def once(self, key: MemoKey[T], make: Callable[[], T]) -> T:
+        value = self._values.get(key, _MISSING)
+        if value is not _MISSING:
+            return value  # type: ignore[no-any-return]
+        with self._lock:
+            making = self._making.setdefault(key, threading.Lock())
+        with making:  # one thread makes it; the others wait for it, not for every key
+            value = self._values.get(key, _MISSING)
+            if value is _MISSING:
+                value = make()
+                self.put(key, value)
+        return value  # type: ignore[no-any-return]
+
+    @contextmanager
+    def locked(self) -> Iterator[Memo]:
+        with self._lock:
+            yield self
+
+
+_PARAMS: MemoKey[ReadParams] = MemoKey("params")
+_BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("built_files")
+_NAMED: dict[str, MemoKey[list[dict[str, Any]]]] = {}
+_NAMED_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +142,7 @@ class Snapshot:
         self.build_id = str(latest["build_id"])
         self.notices = notices
         self.workspace = Workspace(root)
-        self.memo: dict[str, Any] = {}  # per-build answers (the bundle never changes)
-        self.memo_lock = threading.Lock()
+        self.memo = Memo()  # per-build answers (the bundle never changes)
         self._lock_fd = lock_fd
         self._store: Any = None
         self._header: dict[str, Any] | None = None
@@ -85,10 +151,11 @@ class Snapshot:
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
-    def open(cls, root: Path | str, *, repair: bool = False) -> Snapshot:
+    def open(cls, root: Path | str, *, repair: Repair | None = None) -> Snapshot:
         """The build LATEST names. When LATEST or its bundle is missing or damaged:
-        with ``repair`` the bundle is rebuilt from the verified export (a notice says so),
-        else a VaultError says what is wrong and how to mend it."""
+        with ``repair`` (the face passes ``oracl.bundle.repair.repair_latest``; the read
+        plane never writes a bundle itself) the bundle is rebuilt from the verified export
+        (a notice says so), else a VaultError says what is wrong and how to mend it."""
         root = Path(root)
         check_root(root)
         vault = Vault(root)
@@ -96,10 +163,10 @@ class Snapshot:
         for _attempt in range(4):
             problem = _problem(vault)
             if problem:
-                if not repair:
+                if repair is None:
                     raise VaultError(f"{problem}; run `oracl repair {root}` to rebuild it from the verified "
                                      f"export, or `oracl build {root}`")
-                build_id, source = repair_latest(root, problem)
+                build_id, source = repair(root, problem)
                 notices.append(f"{problem}; rebuilt bundle {build_id} from {source}")
                 continue
             latest = vault.read_latest()
@@ -164,9 +231,7 @@ class Snapshot:
 
     @property
     def params(self) -> ReadParams:
-        if "params" not in self.memo:
-            self.memo["params"] = ReadParams.from_header(self.header)
-        return self.memo["params"]
+        return self.memo.once(_PARAMS, lambda: ReadParams.from_header(self.header))
 
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the named read query ``cypher/<name>.cypher`` on this build."""
@@ -174,27 +239,28 @@ class Snapshot:
 
     def cached(self, name: str) -> list[dict[str, Any]]:
         """A parameterless named query, answered once per snapshot."""
-        if name not in self.memo:
-            self.memo[name] = self.named(name)
-        return self.memo[name]
+        with _NAMED_LOCK:
+            key = _NAMED.setdefault(name, MemoKey(name))
+        return self.memo.once(key, lambda: self.named(name))
 
     def built_files(self, *, database: bool = True) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         """(the build's time and commit, path → [size, mtime_ns, checksum, status, ctime_ns])
         from the bundle's ``stat.bin``; a bundle without one answers from its database
         (ctime unknown) – unless ``database`` is False (a thread never opens the engine)."""
-        if "built_files" not in self.memo:
-            try:
-                doc = orjson.loads((self.bundle / STAT_FILE).read_bytes())
-                files = doc.pop("files")
-                info = {k: doc.get(k) for k in ("generated_at", "source_commit")}
-            except (OSError, orjson.JSONDecodeError, KeyError, AttributeError, TypeError):
-                if not database:
-                    raise VaultError(f"bundle {self.bundle.name} has no readable {STAT_FILE}") from None
-                files = {r["path"]: [r["size"], _micros(r["mtime"]) * 1000, r["checksum"], "ok"]
-                         for r in self.named("artifact_stats")}
-                info = {"generated_at": self.header["generated_at"], "source_commit": self.header.get("source_commit")}
-            self.memo["built_files"] = (info, files)
-        return self.memo["built_files"]
+        return self.memo.once(_BUILT_FILES, lambda: self._built_files(database))
+
+    def _built_files(self, database: bool) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        try:
+            doc = orjson.loads((self.bundle / STAT_FILE).read_bytes())
+            files = doc.pop("files")
+            info = {k: doc.get(k) for k in ("generated_at", "source_commit")}
+        except (OSError, orjson.JSONDecodeError, KeyError, AttributeError, TypeError):
+            if not database:
+                raise VaultError(f"bundle {self.bundle.name} has no readable {STAT_FILE}") from None
+            files = {r["path"]: [r["size"], _micros(r["mtime"]) * 1000, r["checksum"], "ok"]
+                     for r in self.named("artifact_stats")}
+            info = {"generated_at": self.header["generated_at"], "source_commit": self.header.get("source_commit")}
+        return info, files
 
 
 def _problem(vault: Vault) -> str:
@@ -227,25 +293,6 @@ def _lock(bundle: Path) -> int:
         os.close(fd)
         return -2
     return fd
-
-
-def repair_latest(root: Path, problem: str) -> tuple[str, str]:
-    """Rebuild the bundle from the verified export (main thread only, under the vault's
-    build lock). Returns the new build id and what the export was checked with."""
-    from oracl.bundle.repair import rebuild_bundle
-
-    vault = Vault(root)
-    if not vault.export.is_file():
-        raise VaultError(f"{problem} and there is no export to rebuild it from; run `oracl build {root}`")
-    if threading.current_thread() is not threading.main_thread():
-        raise VaultError(f"{problem}; run `oracl repair {root}`")
-    try:
-        return rebuild_bundle(root)
-    except BuildLockedError:
-        raise BuildLockedError(f"{problem}, and another oracl build is running on {vault.dir}: "
-                               "run the command again when it has finished") from None
-    except OraclError:
-        raise
 
 
 def _micros(ts: Any) -> int:

@@ -28,10 +28,12 @@ from typing import Any
 
 from oracl.core.children import git
 from oracl.core.errors import OraclError, UnsafePathError
-from oracl.core.vault import STAT_FILE
-from oracl.read.snapshot import Snapshot
+from oracl.core.vault import STAT_FILE, Repair
+from oracl.read.snapshot import MemoKey, Snapshot
 
 FRESHNESS_TTL = 5.0  # seconds a snapshot reuses its last tree check
+FRESHNESS: MemoKey[tuple[float, str]] = MemoKey("freshness")  # (monotonic time checked, verdict)
+_FRESHNESS_THREAD: MemoKey[threading.Thread] = MemoKey("freshness_thread")
 
 
 def _head(root: Path) -> str | None:
@@ -43,8 +45,8 @@ def _head(root: Path) -> str | None:
 
 
 def _changed(snap: Snapshot, built: dict[str, list[Any]]) -> tuple[list[str], list[str], list[str]]:
-    from oracl.builder.pipeline.discover import walk
     from oracl.core.config import load_config
+    from oracl.core.walk import walk
 
     found = walk(snap.root, load_config(snap.root), stat=True)
     stats = found.stats
@@ -76,7 +78,7 @@ def _changed(snap: Snapshot, built: dict[str, list[Any]]) -> tuple[list[str], li
     return added, modified, sorted(deleted)
 
 
-def status(root: Path, *, repair: bool = False) -> dict[str, Any]:
+def status(root: Path, *, repair: Repair | None = None) -> dict[str, Any]:
     """``tree_status`` of the latest build of ``root``."""
     with Snapshot.open(Path(root), repair=repair) as snap:
         out = tree_status(snap)
@@ -119,13 +121,13 @@ class FreshnessCheck:
         self._snap = snap
         self._thread: threading.Thread | None = None
         now = time.monotonic()
-        hit = snap.memo.get("freshness")
+        hit = snap.memo.get(FRESHNESS)
         if hit is not None and now - hit[0] < ttl:
             self._value = f"{hit[1]} (checked {now - hit[0]:.0f} s ago)"
             return
         self._value = "freshness unknown: the check did not finish"
-        with snap.memo_lock:
-            running = snap.memo.get("freshness_thread")
+        with snap.memo.locked():
+            running = snap.memo.get(_FRESHNESS_THREAD)
             if running is not None and running.is_alive():
                 self._thread = running
                 return
@@ -133,7 +135,7 @@ class FreshnessCheck:
             built = None if (snap.bundle / STAT_FILE).is_file() else snap.built_files()
             self._thread = threading.Thread(target=self._run, args=(snap, built, now), name="oracl-freshness",
                                             daemon=True)
-            snap.memo["freshness_thread"] = self._thread
+            snap.memo.put(_FRESHNESS_THREAD, self._thread)
             self._thread.start()
 
     @staticmethod
@@ -146,7 +148,7 @@ class FreshnessCheck:
             value = f"freshness unknown: {exc}"
         except Exception as exc:  # noqa: BLE001 – a freshness check never fails an answer
             value = f"freshness unknown: {type(exc).__name__}"
-        snap.memo["freshness"] = (started, value)
+        snap.memo.put(FRESHNESS, (started, value))
 
     def result(self, timeout: float = 30.0) -> str:
         """The verdict, waiting at most ``timeout`` seconds for the walk. A walk that has
@@ -154,7 +156,7 @@ class FreshnessCheck:
         if self._thread is None:
             return self._value
         self._thread.join(timeout)
-        hit = self._snap.memo.get("freshness")
+        hit = self._snap.memo.get(FRESHNESS)
         if not self._thread.is_alive() and hit is not None:
             return hit[1]
         if hit is not None:

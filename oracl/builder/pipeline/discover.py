@@ -12,11 +12,8 @@ import functools
 import hashlib
 import os
 import stat as stat_mod
-import subprocess
 from collections import Counter
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 from oracl.builder.extractors import scan
 from oracl.builder.extractors.code import QUERIES as CODE_QUERIES
@@ -25,188 +22,18 @@ from oracl.builder.extractors.code import python_calls
 from oracl.builder.extractors.docs import scan_markup
 from oracl.builder.extractors.manifests import manifest_of
 from oracl.builder.extractors.python_ast import analyze_python
-from oracl.builder.pipeline.linguist import binary_suffix, held_back, language_of
-from oracl.core.children import git
+from oracl.builder.pipeline.linguist import held_back, language_of
 from oracl.core.config import MENTION_SUFFIXES, Config
-from oracl.core.errors import RootError, UnsafePathError
+from oracl.core.errors import UnsafePathError
 from oracl.core.records import FileFacts
-from oracl.core.secrets import holds_token, is_secret_file, suffix_of
+from oracl.core.secrets import is_secret_file, suffix_of
 from oracl.core.secrets import scan_text as scan_secrets
 from oracl.core.tokens import fts_document
 from oracl.core.workspace import Workspace
 
-VAULT_DIR = ".oracl"
-VCS_DIRS = frozenset({".git", ".hg", ".svn"})
-CACHE_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
-                        ".nox", "node_modules"})
-BUILD_DIRS = frozenset({"build", "dist"})
-EXTRA_NAMES = frozenset({".gitkeep"})  # suffix-less names that are still indexed
 BINARY_SNIFF = 8192
 CLASS_KINDS = ("class", "interface", "struct", "enum", "trait", "object", "record", "protocol")
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-@dataclass(slots=True)
-class Discovery:
-    """The result of a walk: sorted repo-relative POSIX paths and the skip counters."""
-
-    files: list[str] = field(default_factory=list)
-    seen: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)  # file-level reasons
-    excluded_dirs: Counter[str] = field(default_factory=Counter)  # directory-level reasons
-    skipped_suffixes: Counter[str] = field(default_factory=Counter)  # "reason .suffix" → files
-    git_root: str | None = None
-    stats: dict[str, os.stat_result] = field(default_factory=dict)  # with walk(stat=True)
-
-
-def _git_ignored(root: Path) -> tuple[set[str], tuple[str, ...], str | None]:
-    """Files and directory prefixes git ignores under ``root`` (empty outside a work tree)."""
-    try:
-        top = git(root, "rev-parse", "--show-toplevel", text=True, timeout=30)
-        if top.returncode != 0:
-            return set(), (), None
-        out = git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        return set(), (), None
-    if out.returncode != 0:
-        return set(), (), top.stdout.strip() or None
-    files: set[str] = set()
-    dirs: list[str] = []
-    for item in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
-        if item.endswith("/"):
-            dirs.append(item)
-        elif item:
-            files.add(item)
-    return files, tuple(dirs), top.stdout.strip()
-
-
-def _dir_exclusion(name: str, rel: str, abspath: str, cfg: Config, at_root: bool) -> str:
-    """The exclusion class of a directory, or '' when it is walked."""
-    if name in VCS_DIRS:
-        return "vcs"
-    if name.startswith(".venv") or name == "venv" or os.path.isfile(os.path.join(abspath, "pyvenv.cfg")):
-        return "virtualenv"
-    if name in CACHE_DIRS:
-        return "cache"
-    if name in BUILD_DIRS or name.endswith(".egg-info"):
-        return "build_output"
-    if at_root and name == VAULT_DIR:
-        return "vault"
-    if os.path.exists(os.path.join(abspath, ".git")):
-        return "embedded_repository"
-    slash = rel + "/"
-    if any(slash.startswith(p.rstrip("/") + "/") for p in cfg.derived_outputs):
-        return "derived_output"
-    from oracl.builder.pipeline.tags import glob_match
-    if any(name == pat or glob_match(rel, pat) for pat in cfg.exclude_dirs):
-        return "configured"
-    return ""
-
-
-def walk(root: Path, cfg: Config, *, stat: bool = False) -> Discovery:
-    """List every indexable file below ``root``: suffix filter, exclusion classes,
-    ``.gitignore`` (inside a git work tree), no symlink out of the root, no loop.
-    ``stat=True`` also keeps each listed file's ``stat`` (links followed; a file that
-    cannot be stat'ed is listed without one), taken from the directory entry."""
-    if not root.exists():
-        raise RootError(f"root {str(root)!r} does not exist")
-    if not root.is_dir():
-        raise RootError(f"root {str(root)!r} is not a directory")
-    root_real = os.path.realpath(root)
-    result = Discovery()
-    ignored_files: set[str] = set()
-    ignored_dirs: tuple[str, ...] = ()
-    if cfg.gitignore:
-        ignored_files, ignored_dirs, result.git_root = _git_ignored(root)
-    suffixes = tuple(s.lower() for s in cfg.suffixes)
-    st = os.stat(root_real)
-    visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
-    stack: list[tuple[str, str]] = [(root_real, "")]
-    while stack:
-        absdir, reldir = stack.pop()
-        try:
-            entries = sorted(os.scandir(absdir), key=lambda e: e.name)
-        except OSError:
-            result.excluded_dirs["unreadable"] += 1
-            continue
-        for entry in entries:
-            rel = f"{reldir}/{entry.name}" if reldir else entry.name
-            if not _utf8(entry.name):  # a name that is not UTF-8 cannot be a key of the graph or the export
-                if entry.is_dir(follow_symlinks=False):
-                    result.excluded_dirs["undecodable_name"] += 1
-                else:
-                    result.seen += 1
-                    result.skipped["undecodable_name"] += 1
-                continue
-            try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=True)
-            except OSError:
-                is_link, is_dir = True, False
-            if holds_token(entry.name):  # a token as a name would be a key of the index and the export
-                if is_dir:
-                    result.excluded_dirs["secret_in_name"] += 1
-                else:
-                    result.seen += 1
-                    result.skipped["secret_in_name"] += 1
-                continue
-            if is_dir:
-                target = entry.path
-                if is_link:
-                    # a link out of the root is never followed; a link inside it is an alias
-                    # (or a loop) of a folder the walk reaches anyway under its real name
-                    real = os.path.realpath(entry.path)
-                    inside = real == root_real or real.startswith(root_real + os.sep)
-                    result.excluded_dirs["symlink_alias" if inside else "symlink_outside_root"] += 1
-                    continue
-                reason = _dir_exclusion(entry.name, rel, target, cfg, at_root=not reldir)
-                if not reason and ignored_dirs and (rel + "/") in ignored_dirs:
-                    reason = "gitignored"
-                if reason:
-                    result.excluded_dirs[reason] += 1
-                    continue
-                try:
-                    dst = os.stat(target)
-                except OSError:
-                    result.excluded_dirs["unreadable"] += 1
-                    continue
-                key = (dst.st_dev, dst.st_ino)
-                if key in visited:
-                    result.excluded_dirs["symlink_loop"] += 1
-                    continue
-                visited.add(key)
-                stack.append((target, rel))
-                continue
-            result.seen += 1
-            name = entry.name
-            if suffixes:  # an explicit list: only those suffixes
-                if not name.lower().endswith(suffixes) and name not in EXTRA_NAMES and not is_secret_file(rel):
-                    result.skipped["suffix"] += 1
-                    result.skipped_suffixes[f"suffix {_suffix(name)}"] += 1
-                    continue
-            elif binary_suffix(name):  # never text: not even opened (anything else is sniffed)
-                result.skipped["binary"] += 1
-                result.skipped_suffixes[f"binary {_suffix(name)}"] += 1
-                continue
-            if rel in ignored_files or (ignored_dirs and any(rel.startswith(d) for d in ignored_dirs)):
-                result.skipped["gitignored"] += 1
-                continue
-            if is_link:
-                real = os.path.realpath(entry.path)
-                if not os.path.exists(real):
-                    result.skipped["broken_symlink"] += 1
-                    continue
-                if not real.startswith(root_real + os.sep):
-                    result.skipped["symlink_outside_root"] += 1
-                    continue
-            result.files.append(rel)
-            if stat:
-                try:
-                    result.stats[rel] = entry.stat()
-                except OSError:
-                    pass
-    result.files.sort()
-    return result
 
 
 @lru_cache(maxsize=8)
@@ -220,18 +47,6 @@ def _jsonc(path: str) -> bool:
     """JSON with comments by convention (tsconfig, jsconfig, editor settings): not checked as JSON."""
     name = path.rsplit("/", 1)[-1]
     return name.startswith(("tsconfig", "jsconfig")) or path.startswith(".vscode/") or "/.vscode/" in path
-
-
-def _suffix(name: str) -> str:
-    return "." + name.rsplit(".", 1)[1].lower() if "." in name[1:] else "(none)"
-
-
-def _utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # surrogate-escaped bytes of a non-UTF-8 name
-        return False
-    return True
 
 
 def artifact_id(path: str, mtime_ns: int, size: int) -> str:

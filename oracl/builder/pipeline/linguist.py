@@ -37,17 +37,6 @@ _LANGUAGE_OF_NAME = {
     "notice": "text", "authors": "text", "changelog": "text", "codeowners": "text", "procfile": "text",
 }
 
-# never text: skipped by the walk without being opened (anything else is sniffed)
-BINARY_SUFFIXES = frozenset("""
-png jpg jpeg gif bmp ico icns webp tif tiff psd svgz avif heic
-zip gz tgz bz2 xz zst 7z rar tar jar war ear whl egg apk dmg iso deb rpm
-so dll dylib a lib o obj exe bin class pyc pyo pyd wasm node
-woff woff2 ttf otf eot
-pdf doc docx xls xlsx ppt pptx odt ods
-mp3 mp4 m4a ogg wav flac avi mov mkv webm
-sqlite db kuzu parquet arrow feather npy npz pkl pickle h5 hdf5 onnx pt pth ckpt
-""".split())
-
 _VENDORED_DIRS = frozenset({"vendor", "vendors", "third_party", "thirdparty", "3rdparty", "third-party",
                             "bower_components", "jspm_packages", "external", "extern", "deps", ".yarn",
                             "Godeps", "Pods", "Carthage"})
@@ -83,13 +72,6 @@ def language_of(path: str) -> str:
     if low.startswith(("readme", "license", "licence", "changelog", "contributing")):
         return "text"
     return ""
-
-
-def binary_suffix(name: str) -> str:
-    """The file's suffix when it names a binary format, else ''."""
-    low = name.lower()
-    suffix = low.rsplit(".", 1)[1] if "." in low[1:] else ""
-    return suffix if suffix in BINARY_SUFFIXES else ""
 
 
 def held_back(path: str, head: bytes) -> str:

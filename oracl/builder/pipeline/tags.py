@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatchcase
 
 from oracl.core.config import Config
+from oracl.core.paths import glob_match
 
 ARCHIVE_SEGMENTS = frozenset({"archive", "archived", "legacy", "quarantine"})
 STAGING_SEGMENTS = frozenset({"drafts"})
@@ -32,13 +32,6 @@ def domain_of(path: str, domain_map: dict[str, str]) -> str:
         return "root"
     first = parts[0]
     return domain_map.get(first) or domain_map.get(first.lower()) or slug(first)
-
-
-def glob_match(path: str, pattern: str) -> bool:
-    """``fnmatch`` where ``*`` also crosses ``/``; ``dir/**`` matches everything below ``dir``."""
-    if pattern.endswith("/**") and path.startswith(pattern[:-2]):
-        return True
-    return fnmatchcase(path, pattern)
 
 
 def content_type_of(name: str) -> str:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -38,7 +39,7 @@ from oracl.read.query.score import (
     propagate_tests,
     score_rows,
 )
-from oracl.read.snapshot import Snapshot
+from oracl.read.snapshot import MemoKey, Snapshot
 
 RESULT_SCHEMA = "oracl.search/1"
 MAX_LIMIT = 1000
@@ -88,13 +89,48 @@ TEXT_MAX_BYTES = 512 * 1024
 TEXT_CACHE_BYTES = 64 << 20  # per snapshot: the texts of recent candidates, read once
 
 
+class TextCache:
+    """The texts a snapshot has read, up to ``limit`` characters, least recently used first
+    out; one lock, since the threads of one reader share it."""
+
+    def __init__(self, limit: int = TEXT_CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: str) -> str | None:
+        with self._lock:
+            text = self._texts.get(path)
+            if text is not None:
+                self._texts.move_to_end(path)
+            return text
+
+    def put(self, path: str, text: str) -> None:
+        with self._lock:
+            old = self._texts.pop(path, None)
+            self.size += len(text) - (len(old) if old is not None else 0)
+            self._texts[path] = text
+            while self.size > self.limit and len(self._texts) > 1:
+                self.size -= len(self._texts.popitem(last=False)[1])
+
+    def paths(self) -> list[str]:
+        with self._lock:
+            return list(self._texts)
+
+
+_TEXTS: MemoKey[TextCache] = MemoKey("texts")
+_HISTORY_INDEX: MemoKey[bool] = MemoKey("history_index")
+_PATHS_BY_NAME: MemoKey[dict[str, list[str]]] = MemoKey("paths_by_name")
+
+
 def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
     """The text of the best BM25 candidates, for chunk scores and verbatim identifier
     matches (bounded: the first candidates, the first 512 KiB of each; regular files
     inside the root only; secrets redacted). A snapshot keeps the texts it read, up to
     ``TEXT_CACHE_BYTES``, least recently used first out: an agent's questions come back to
     the same files."""
-    cache: OrderedDict[str, str] = snap.memo.setdefault("texts", OrderedDict())
+    cache = snap.memo.once(_TEXTS, TextCache)
     out: dict[str, str] = {}
     best = sorted(rows, key=lambda r: (-(r["bm25"] or 0.0), r["path"]))[:TEXT_CANDIDATES]
     for r in best:
@@ -105,12 +141,7 @@ def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
                 text = snap.workspace.read_text(path, TEXT_MAX_BYTES)
             except (OSError, UnsafePathError):
                 continue
-            cache[path] = text
-            snap.memo["texts_bytes"] = snap.memo.get("texts_bytes", 0) + len(text)
-            while snap.memo["texts_bytes"] > TEXT_CACHE_BYTES and len(cache) > 1:
-                snap.memo["texts_bytes"] -= len(cache.popitem(last=False)[1])
-        else:
-            cache.move_to_end(path)
+            cache.put(path, text)
         out[path] = text
     return out
 
@@ -271,12 +302,12 @@ def _has_cochange(snap: Snapshot) -> bool:
 def history_scores(snap: Snapshot, pq: ParsedQuery, k: int) -> dict[str, float]:
     """path → the BM25 of its past commit subjects against the query (design §5c); empty
     for a build without history (no index to ask)."""
-    if not snap.memo.get("history_index", True):
+    if snap.memo.get(_HISTORY_INDEX) is False:
         return {}
     try:
         rows = snap.named("search_history", {"q": pq.fts_text, "k": int(k)})
     except OraclError:
-        snap.memo["history_index"] = False
+        snap.memo.put(_HISTORY_INDEX, False)
         return {}
     return {r["path"]: float(r["score"]) for r in rows}
 
@@ -318,14 +349,16 @@ def frame_files(snap: Snapshot, text: str) -> dict[str, list[Frame]]:
     frames = parse_frames(text)
     if not frames:
         return {}
-    if "paths_by_name" not in snap.memo:
-        by_name: dict[str, list[str]] = {}
+    def by_name() -> dict[str, list[str]]:
+        names: dict[str, list[str]] = {}
         for row in snap.cached("artifact_paths"):
-            by_name.setdefault(row["path"].rsplit("/", 1)[-1], []).append(row["path"])
-        snap.memo["paths_by_name"] = by_name
+            names.setdefault(row["path"].rsplit("/", 1)[-1], []).append(row["path"])
+        return names
+
+    names = snap.memo.once(_PATHS_BY_NAME, by_name)
     out: dict[str, list[Frame]] = {}
     for f in frames:
-        path = resolve(java_path(f), snap.memo["paths_by_name"]) or resolve(f.path, snap.memo["paths_by_name"])
+        path = resolve(java_path(f), names) or resolve(f.path, names)
         if path is not None:
             out.setdefault(path, []).append(f)
     return out

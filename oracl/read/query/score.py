@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,20 +84,23 @@ PERSONAS: dict[str, dict[str, float]] = {
 
 _FIELD_CACHE: OrderedDict[tuple[str, str], dict[str, set[str]]] = OrderedDict()
 FIELD_CACHE_SIZE = 20_000
+_FIELD_LOCK = threading.Lock()  # the MCP server and the web view score from several threads
 
 
 def fieldstems(row: dict[str, Any]) -> dict[str, set[str]]:
     """The stemmed tokens of each scored field of one candidate row (cached per path and
     checksum: a long-lived process scores the same files again and again)."""
     key = (row["path"], row.get("checksum") or "")
-    hit = _FIELD_CACHE.get(key)
-    if hit is not None:
-        _FIELD_CACHE.move_to_end(key)
-        return hit
-    toks = _fieldstems(row)
-    _FIELD_CACHE[key] = toks
-    if len(_FIELD_CACHE) > FIELD_CACHE_SIZE:
-        _FIELD_CACHE.popitem(last=False)
+    with _FIELD_LOCK:
+        hit = _FIELD_CACHE.get(key)
+        if hit is not None:
+            _FIELD_CACHE.move_to_end(key)
+            return hit
+    toks = _fieldstems(row)  # outside the lock: two threads may both compute one row, once
+    with _FIELD_LOCK:
+        _FIELD_CACHE[key] = toks
+        if len(_FIELD_CACHE) > FIELD_CACHE_SIZE:
+            _FIELD_CACHE.popitem(last=False)
     return toks
 
 
