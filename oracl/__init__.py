@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from oracl.core.errors import (
     ConfigError,
     NoBuildError,
@@ -20,7 +23,7 @@ from oracl.core.errors import (
 from oracl.core.version import __version__
 
 
-def __getattr__(name: str):  # type: ignore[no-untyped-def]
+def __getattr__(name: str) -> Any:
     if name == "Memory":  # imported lazily: `import oracl` stays cheap for the CLI
         from oracl.read.memory import Memory
 
@@ -28,12 +31,12 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
     raise AttributeError(name)
 
 
-def build(root, **kwargs):  # type: ignore[no-untyped-def]
+def build(root: str | Path, **kwargs: Any) -> Any:
     """Build the graph of ``root``; see ``oracl.builder.orchestrator.build`` (imported lazily). Nothing
     is forked (the in-process executor), so a process holding a ``Memory`` may build."""
     from oracl.builder.orchestrator import build as _build
 
-    return _build(root, **kwargs)
+    return _build(Path(root), **kwargs)
 
 
 __all__ = ["Memory", "ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",

@@ -16,4 +16,5 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
 .venv/bin/ruff check oracl tests scripts
+.venv/bin/python scripts/typecheck.py  # mypy over oracl/ against a baseline that only shrinks
 exec .venv/bin/python -m pytest "$@"

@@ -83,7 +83,7 @@ class InProcess:
     def join(self, task: Task[T]) -> T:
         if task.raised is not None:
             raise task.raised
-        return task.value  # type: ignore[no-any-return]
+        return task.value
 
     def submit_fresh(self, what: str, fn: Callable[..., T], *args: Any) -> Task[T]:
         return self.submit(what, lambda: fn(*args))
@@ -187,7 +187,7 @@ class Processes:
             if task.error[0] == "ChildError":
                 raise ChildError(f"{task.what}: {task.error[1]}")
             _raise(task.what, *task.error)
-        return task.value  # type: ignore[no-any-return]
+        return task.value
 
     def map(self, what: str, fn: Callable[[Any], R], items: Sequence[Any], workers: int,
             init: Callable[[], None] | None = None, chunk: int = 64) -> Iterator[R]:
@@ -218,14 +218,14 @@ class Processes:
             while readers:
                 for key, _ in sel.select():
                     fh = key.fileobj
-                    frame = _read_frame(fh)  # type: ignore[arg-type]
+                    frame = _read_frame(fh)
                     if frame is None:
                         sel.unregister(fh)
-                        fd = fh.fileno()  # type: ignore[union-attr]
+                        fd = fh.fileno()
                         del readers[fd]
                         pid = next(p for p, f in self.pool if f == fd)
                         self.pool.remove((pid, fd))
-                        fh.close()  # type: ignore[union-attr]
+                        fh.close()
                         _, status = os.waitpid(pid, 0)
                         if status != 0:
                             raise ChildError(f"{what}: a worker died (wait status {status})")

@@ -199,7 +199,7 @@ class BuildReport:
     orphans: int        # artifacts with no edge to or from another artifact
 
     def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
+        return {k: getattr(self, k) for k in self.__slots__}
 
 
 # ---- Phase 1: discovery and reading (the only workspace access) -------------------------
@@ -289,7 +289,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter) -> Ta
     copy of the previous bundle's database – as a task beside the graph's weighting."""
     cfg = plan.cfg
     pool = cfg.build_buffer_pool(r.text_bytes)
-    previous, delete = None, ()
+    previous: Path | None = None
+    delete: tuple[str, ...] = ()
     if r.previous is not None:
         # the copy holds the previous index: give the patch room for its pages
         db = r.previous.bundle / DB_FILE

@@ -276,13 +276,13 @@ class Redactor:
         names = [n.end() for n in _NAME_ANY.finditer(low)]
         if names:
             for end in names:  # the assignment is matched right after each secret word
-                m = _ASSIGN_AFTER.match(text, end)  # (not after a dot: token.type = "x" names "type")
-                if m and _plausible(m.group(3), True):
-                    spans.append((m.start(3), m.end(3), "password-assignment"))
+                hit = _ASSIGN_AFTER.match(text, end)  # (not after a dot: token.type = "x" names "type")
+                if hit and _plausible(hit.group(3), True):
+                    spans.append((hit.start(3), hit.end(3), "password-assignment"))
             if self.bare:
-                m = _BARE_ASSIGN.match(text)
-                if m and _plausible(m.group(2), False):
-                    spans.append((m.start(2), m.end(2), "password-assignment"))
+                bare = _BARE_ASSIGN.match(text)
+                if bare and _plausible(bare.group(2), False):
+                    spans.append((bare.start(2), bare.end(2), "password-assignment"))
         if _LITERAL_TRIGGER.search(text):
             for m in _ANY_QUOTED_ASSIGN.finditer(text):
                 if _random_looking(m.group(2)):

@@ -169,7 +169,7 @@ def build(
     from oracl.core.vault import check_root
     from oracl.face.render import build_line, build_progress, build_summary
 
-    overrides = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
+    overrides: dict[str, Any] = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
                  "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,
                  "query_neighbour_guard": query_guard, "workers": workers,
                  "two_layer": True if two_layer else None, "gitignore": False if no_gitignore else None}
@@ -746,9 +746,9 @@ def command() -> Any:
                 name = param.display_name_raw
                 shown = name + ("..." if param.nargs != 1 else "")
                 shown = shown if param.required else f"[{shown}]"
-                param.display_type_rich = lambda ctx: None  # type: ignore[attr-defined]
-                param._usage_display_name = lambda shown=shown: shown  # type: ignore[attr-defined]
-                param._rich_display_name = lambda shown=shown: shown  # type: ignore[attr-defined]
+                param.display_type_rich = lambda ctx: None
+                param._usage_display_name = lambda shown=shown: shown
+                param._rich_display_name = lambda shown=shown: shown
     return group
 
 
@@ -805,7 +805,8 @@ def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
     >>> negations_as_text(typer.main.get_command(app).commands["query"], ["sign", "-jar", "-k", "5", "-", "--x"])
     ['sign', '-k', '5', '-', '--x', '--', '-jar']
     """
-    takes_value, flags = set(), set()
+    takes_value: set[str] = set()
+    flags: set[str] = set()
     for p in cmd.params:
         if p.param_type_name == "option":
             (flags if p.is_flag else takes_value).update(p.opts + p.secondary_opts)

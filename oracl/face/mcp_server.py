@@ -50,8 +50,8 @@ def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
         guard += 1
         lists = [(k, v) for k, v in obj.items() if isinstance(v, list) and len(v) > 1]
         if lists:
-            key, value = max(lists, key=lambda kv: len(orjson.dumps(kv[1], default=str)))
-            obj[key] = value[: len(value) // 2]
+            longest, items = max(lists, key=lambda kv: len(orjson.dumps(kv[1], default=str)))
+            obj[longest] = items[: len(items) // 2]
         else:
             strings = [(k, v) for k, v in obj.items() if isinstance(v, str) and len(v) > 200]
             nested = [(k, v) for k, v in obj.items() if isinstance(v, list | dict)]
@@ -59,8 +59,8 @@ def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
                 key, value = max(strings, key=lambda kv: len(kv[1]))
                 obj[key] = value[: len(value) // 2] + " …"
             elif nested:
-                key, value = max(nested, key=lambda kv: len(orjson.dumps(kv[1], default=str)))
-                obj[key] = orjson.dumps(value, default=str).decode()[: max_chars // 2] + " …"
+                biggest, inner = max(nested, key=lambda kv: len(orjson.dumps(kv[1], default=str)))
+                obj[biggest] = orjson.dumps(inner, default=str).decode()[: max_chars // 2] + " …"
             else:
                 break
         obj["truncated"] = True

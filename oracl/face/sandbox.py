@@ -154,7 +154,8 @@ def _stream(out: Any, result: Any, limits: dict[str, int], abi: int) -> None:
         head["notice"] = ("this kernel has no Landlock: the statement ran under rlimits only, able to read "
                           "what this user can read")
     out.write(orjson.dumps(head) + b"\n")
-    rows, size, batch = 0, 0, []
+    rows, size = 0, 0
+    batch: list[Any] = []
     while result.has_next():
         if rows >= limits["max_rows"] or size >= limits["max_bytes"]:
             out.write(orjson.dumps({"rows": batch}, default=str) + b"\n")

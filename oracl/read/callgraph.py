@@ -368,15 +368,15 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
         if cut:
             break
     info = {r["id"]: r for r in _rows(snap, list(reached)[: guard])}
-    files: dict[str, dict[str, Any]] = {}
+    hit_files: dict[str, dict[str, Any]] = {}
 
     miss: dict[str, float] = {}  # path → Π (1 − evidence): a file's score is the noisy-or of its evidence
 
     def touch(path: str, score: float, distance: int, reason: str) -> None:
-        cur = files.get(path)
+        cur = hit_files.get(path)
         miss[path] = miss.get(path, 1.0) * (1.0 - min(score, 1.0))
         if cur is None:
-            files[path] = {"path": path, "score": score, "distance": distance, "reasons": [reason]}
+            hit_files[path] = {"path": path, "score": score, "distance": distance, "reasons": [reason]}
         else:
             cur["score"] = 1.0 - miss[path]
             cur["distance"] = min(cur["distance"], distance)
@@ -393,20 +393,20 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
             via = info.get(r["via"], {}).get("qualified", r["via"])
             touch(row["path"], r["score"], r["distance"], f"{row['qualified']} {r['relation']} {via}")
     # files that import or test the changed files, and those reached (one step)
-    base = {p: f["score"] for p, f in files.items()}
+    base = {p: f["score"] for p, f in hit_files.items()}
     for e in named_each(snap, "files_dependents", sorted(base))[: guard]:
         score = base[e["target"]] * float(e["weight"]) * FILE_STEP
-        touch(e["source"], score, files[e["target"]]["distance"] + 1, f"{e['relation']} {e['target']}")
+        touch(e["source"], score, hit_files[e["target"]]["distance"] + 1, f"{e['relation']} {e['target']}")
     # a test named after a changed definition tests it (`res.send.js`, `test_sessions.py`, `CartTest.java`)
     named = {n for s in seed_rows if s["kind"] != "module" for n in (s["name"].lower(), s["qualified"].lower())
              if len(n) >= 3}
     named |= {stem for p in changed_files if not is_test_path(p)  # and after a changed file: command.go ← command_test.go
               for stem in [p.rsplit("/", 1)[-1].split(".", 1)[0].lower()] if len(stem) >= 3 and stem != "__init__"}
-    for path in [p for p in files if is_test_path(p)]:
+    for path in [p for p in hit_files if is_test_path(p)]:
         hit = sorted(named & _test_subjects(path))
         if hit:
-            touch(path, NAME_MATCH, max(1, files[path]["distance"]), f"named after {hit[0]}")
-    ranked = sorted(files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
+            touch(path, NAME_MATCH, max(1, hit_files[path]["distance"]), f"named after {hit[0]}")
+    ranked = sorted(hit_files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
     tests = [f for f in ranked if is_test_path(f["path"])]  # a changed test runs too
     code = [f for f in ranked if f not in tests]
     meta = {r["path"]: r for r in named_each(snap, "artifact_domains", [f["path"] for f in ranked[:guard]])}

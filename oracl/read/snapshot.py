@@ -89,7 +89,7 @@ class Memo:
     def once(self, key: MemoKey[T], make: Callable[[], T]) -> T:
         value = self._values.get(key, _MISSING)
         if value is not _MISSING:
-            return value  # type: ignore[no-any-return]
+            return value
         with self._lock:
             making = self._making.setdefault(key, threading.Lock())
         with making:  # one thread makes it; the others wait for it, not for every key
@@ -97,7 +97,7 @@ class Memo:
             if value is _MISSING:
                 value = make()
                 self.put(key, value)
-        return value  # type: ignore[no-any-return]
+        return value
 
     @contextmanager
     def locked(self) -> Iterator[Memo]:

@@ -600,7 +600,7 @@ def _js_names(node: Any) -> tuple[str, ...]:
     stmt = node.parent.parent if node.parent is not None else None
     if stmt is None or stmt.type != "import_statement":
         return ()
-    out = []
+    out: list[str] = []
     for n in stmt.named_children:
         if n.type == "import_clause":
             for spec in n.named_children:

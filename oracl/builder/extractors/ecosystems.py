@@ -92,13 +92,13 @@ class Ecosystems:
                         root = _join(d, "src/main.rs")
                     eco.crates[str(m["crate"])] = root
                     eco.crate_dirs.append((d, root))
-                for prefix, dirs in (m.get("psr4") or {}).items():  # type: ignore[union-attr]
+                for prefix, dirs in (m.get("psr4") or {}).items():  # type: ignore[attr-defined]
                     for target in dirs:
                         eco.psr4.append((prefix.rstrip("\\"), _join(d, target)))
-                include_dirs.extend(_join(d, i) for i in m.get("include_dirs") or [])  # type: ignore[union-attr]
-                for label in m.get("rst_labels") or []:  # type: ignore[union-attr]
+                include_dirs.extend(_join(d, i) for i in m.get("include_dirs") or [])  # type: ignore[attr-defined]
+                for label in m.get("rst_labels") or []:  # type: ignore[attr-defined]
                     eco.labels.setdefault(str(label), path)
-                for define in m.get("template_defines") or []:  # type: ignore[union-attr]
+                for define in m.get("template_defines") or []:  # type: ignore[attr-defined]
                     eco.defines.setdefault(str(define), path)
             if f.language in JVM:
                 pkg = f.namespaces[0] if f.namespaces else ""
@@ -210,7 +210,7 @@ def _javascript(eco: Ecosystems, f: FileFacts, imp: ImportRef) -> list[str]:
         if d and not f.path.startswith(d + "/"):
             continue
         base = _join(d, str(m.get("ts_base_url") or "."))
-        for pattern, targets in (m.get("ts_paths") or {}).items():  # type: ignore[union-attr]
+        for pattern, targets in (m.get("ts_paths") or {}).items():
             head, star, tail = pattern.partition("*")
             if (spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head) + len(tail)) if star \
                     else spec == pattern:

@@ -26,6 +26,12 @@ _MAX_REFS = 500
 JSONC_MAX = 256 * 1024
 
 
+
+def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    """``doc[key]`` when it is a table (a JSON object, a TOML table), else an empty one."""
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
+
 def manifest_name(path: str) -> str:
     """The kind of build file a path is, or ''."""
     name = path.rsplit("/", 1)[-1]
@@ -128,7 +134,7 @@ def _tsconfig(text: str) -> tuple[dict[str, object], tuple[Ref, ...]]:
     doc = _json(text)
     if not isinstance(doc, dict):
         return {}, ()
-    opts = doc.get("compilerOptions") if isinstance(doc.get("compilerOptions"), dict) else {}
+    opts = _table(doc, "compilerOptions")
     facts: dict[str, object] = {}
     if isinstance(opts.get("baseUrl"), str):
         facts["ts_base_url"] = opts["baseUrl"]
@@ -158,27 +164,27 @@ def _cargo(text: str) -> tuple[dict[str, object], tuple[Ref, ...]]:
     doc = tomllib.loads(text)
     facts: dict[str, object] = {}
     refs: list[Ref] = []
-    pkg = doc.get("package") if isinstance(doc.get("package"), dict) else {}
+    pkg = _table(doc, "package")
     if isinstance(pkg.get("name"), str):
         facts["crate"] = pkg["name"].replace("-", "_")
-    lib = doc.get("lib") if isinstance(doc.get("lib"), dict) else {}
+    lib = _table(doc, "lib")
     if isinstance(lib.get("path"), str):
         facts["crate_lib"] = lib["path"]
         refs.append(("configures", lib["path"], _line_of(text, lib["path"])))
     for b in doc.get("bin") or []:
         if isinstance(b, dict) and isinstance(b.get("path"), str):
             refs.append(("configures", b["path"], _line_of(text, b["path"])))
-    ws = doc.get("workspace") if isinstance(doc.get("workspace"), dict) else {}
+    ws = _table(doc, "workspace")
     members = [m for m in ws.get("members") or [] if isinstance(m, str)]
     if members:
         facts["members"] = members
         refs.extend(("depends_on", m, _line_of(text, f'"{m}"')) for m in members)
     for table in ("dependencies", "dev-dependencies", "build-dependencies"):
-        deps = doc.get(table) if isinstance(doc.get(table), dict) else {}
+        deps = _table(doc, table)
         for dep in deps.values():
             if isinstance(dep, dict) and isinstance(dep.get("path"), str):
                 refs.append(("depends_on", dep["path"], _line_of(text, dep["path"])))
-    wdeps = ws.get("dependencies") if isinstance(ws.get("dependencies"), dict) else {}
+    wdeps = _table(ws, "dependencies")
     for dep in wdeps.values():
         if isinstance(dep, dict) and isinstance(dep.get("path"), str):
             refs.append(("depends_on", dep["path"], _line_of(text, dep["path"])))
@@ -191,7 +197,7 @@ def _composer(text: str) -> tuple[dict[str, object], tuple[Ref, ...]]:
         return {}, ()
     psr4: dict[str, list[str]] = {}
     for key in ("autoload", "autoload-dev"):
-        auto = doc.get(key) if isinstance(doc.get(key), dict) else {}
+        auto = _table(doc, key)
         for prefix, dirs in (auto.get("psr-4") or {}).items():
             psr4.setdefault(prefix, []).extend(_strings(dirs))
     refs = [("configures", d, _line_of(text, d)) for ds in psr4.values() for d in ds]

@@ -341,10 +341,10 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         name = callee.rsplit(".", 1)[-1]
         if name in own:
             continue
-        paths = table.get(name)
-        if not paths:
+        found = table.get(name)
+        if not found:
             continue
-        paths = [p for p in paths if FAMILY.get(idx.facts[p].language, idx.facts[p].language) == family
+        paths = [p for p in found if FAMILY.get(idx.facts[p].language, idx.facts[p].language) == family
                  and in_scope(p)]
         local = [p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
         pick = local if local else paths

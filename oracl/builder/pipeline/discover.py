@@ -14,6 +14,7 @@ import os
 import stat as stat_mod
 from collections import Counter
 from functools import lru_cache
+from typing import Any
 
 from oracl.builder.extractors import scan
 from oracl.builder.extractors.code import QUERIES as CODE_QUERIES
@@ -107,7 +108,7 @@ def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
         return FileFacts(rel, artifact_id(rel, 0, 0), "", 0, 0, 0, "unreadable",
                          error=exc.strerror or str(exc)), path_only
     aid = artifact_id(rel, st.st_mtime_ns, st.st_size)
-    base = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
+    base: dict[str, Any] = dict(path=rel, artifact_id=aid, size_bytes=st.st_size, mtime_ns=st.st_mtime_ns,
                 ctime_ns=st.st_ctime_ns, language=language_of(rel))
     try:
         with os.fdopen(fd, "rb") as fh:

@@ -76,13 +76,13 @@ def parse_log(out: bytes, paths: set[str]) -> History:
         parts = record.split(b"\x1f", 3)
         if len(parts) < 4:
             continue
-        sha, ct, subject, names = parts
+        sha, ct, raw_subject, names = parts
         try:
             when = int(ct)
         except ValueError:
             continue
         files = [n for n in names.decode("utf-8", "surrogateescape").splitlines() if n]
-        commits.append((sha.decode("ascii", "replace"), when, subject.decode("utf-8", "replace").strip(), files))
+        commits.append((sha.decode("ascii", "replace"), when, raw_subject.decode("utf-8", "replace").strip(), files))
     if not commits:
         return History(note="no commits")
     head_time = commits[0][1]

@@ -173,8 +173,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
         cls = str(tags["classification"])
         p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
         file_role = prio.role(r.path)
-        node: ArtifactNode = {  # type: ignore[typeddict-item]  # the record's fields, then these
-            **r.to_json(),
+        node: ArtifactNode = {  # the record's fields, then these
+            **r.to_json(),  # type: ignore[typeddict-item]
             "id": r.artifact_id,
             "kind": "artifact",
             "usage": inputs.usage,

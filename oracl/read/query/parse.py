@@ -251,9 +251,9 @@ class SearchQueryBuilder:
         passes.append(("negation", ", ".join(exclusions) or ("none (long query: prose)" if long else "none")))
 
         # 5 (on the text). temporal phrases: short queries only, except an explicit date
-        m = _SINCE.search(rest)
-        if m:
-            since = _parse_date(m.group(1))
+        when = _SINCE.search(rest)
+        if when:
+            since = _parse_date(when.group(1))
             rest = _SINCE.sub(" ", rest)
         if not long:
             low = rest.lower()
@@ -343,8 +343,10 @@ class SearchQueryBuilder:
         return ParsedQuery(raw=text, terms=tuple(ordered), filters=filters,
                            exclusions=tuple(dict.fromkeys(e for e in exclusions if e)), fast=fast,
                            long=long, wildcard=wildcard, passes=tuple(passes),
-                           hints=Filters(*(tuple(dict.fromkeys(hints[k])) for k in
-                                           ("domain", "content_type", "format", "lifecycle"))))
+                           hints=Filters(domains=tuple(dict.fromkeys(hints["domain"])),
+                                         content_types=tuple(dict.fromkeys(hints["content_type"])),
+                                         formats=tuple(dict.fromkeys(hints["format"])),
+                                         lifecycles=tuple(dict.fromkeys(hints["lifecycle"]))))
 
 
 def parse(text: str, domains: tuple[str, ...] = (), now: datetime | None = None) -> ParsedQuery:
