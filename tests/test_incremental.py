@@ -16,10 +16,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.builder.incremental import FACTS_FILE, load_previous
+from oracl.builder.incremental import load_previous
 from oracl.builder.orchestrator import build
 from oracl.core.export import unpack_symbols
-from oracl.core.vault import Vault
+from oracl.core.vault import FACTS_FILE, Vault
 from oracl.read.query import run
 
 from .conftest import on_latest, write_tree

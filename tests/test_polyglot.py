@@ -10,10 +10,11 @@ import pytest
 
 from oracl.builder.extractors.code import extract
 from oracl.builder.extractors.providers import phase3_edges
-from oracl.builder.extractors.resolve import IndexView, is_test_path, subject_names
+from oracl.builder.extractors.resolve import IndexView, subject_names
 from oracl.builder.pipeline.discover import read_one
 from oracl.builder.pipeline.linguist import held_back, language_of
 from oracl.core.config import Config
+from oracl.core.paths import is_test_path
 from oracl.core.walk import walk
 
 from .conftest import write_tree

@@ -17,6 +17,7 @@ from oracl.builder.orchestrator import build
 from oracl.builder.pipeline import history, priority
 from oracl.builder.pipeline.history import parse_log
 from oracl.core.errors import QueryError
+from oracl.core.paths import role
 from oracl.read.query import chunks, frames, run
 from oracl.read.query.chunks import Chunk, best_spans, score_chunks
 
@@ -372,7 +373,7 @@ def test_a_definition_is_not_cut_in_half_when_a_smaller_one_fits(repo: Path) -> 
 # ---- 7. priority that matches intuition ---------------------------------------------------
 
 def test_role_and_final_priority_by_hand() -> None:
-    assert [priority.role(p) for p in ("examples/tutorial/flaskr/auth.py", "src/app/core.py", "tests/fixtures/a.json",
+    assert [role(p) for p in ("examples/tutorial/flaskr/auth.py", "src/app/core.py", "tests/fixtures/a.json",
                                        "vendor/lib/x.go", "docs/samples/a.py")] == [
         "example", "product", "fixture", "vendored", "example"]
     # m_role · (P0 + α·max(δ, 0)) + α·min(δ, 0)

@@ -35,8 +35,7 @@ def test_status_follows_the_working_tree(tmp_path: Path) -> None:
 
 def test_status_without_stat_file_asks_the_database(tmp_path: Path) -> None:
     """A bundle from before stat.bin (or rebuilt from the export) gives the same answer."""
-    from oracl.builder.incremental import STAT_FILE
-    from oracl.core.vault import Vault
+    from oracl.core.vault import STAT_FILE, Vault
 
     root = write_tree(tmp_path / "r", SAMPLE)
     build(root, buffer_pool_bytes=64 << 20, workers=1)

@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from oracl.core.records import FileFacts
-from oracl.core.vault import FACTS_FILE, STAT_FILE, Vault  # noqa: F401  (re-exported)
+from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
 
 FORMAT = 4                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases

@@ -30,11 +30,11 @@ from oracl.builder.extractors.ecosystems import Ecosystems
 from oracl.builder.extractors.resolve import (
     IndexView,
     fragment,
-    is_test_path,
     nearest,
     subject_names,
 )
 from oracl.builder.pipeline.tags import is_placeholder
+from oracl.core.paths import is_test_path
 from oracl.core.records import Edge, FileFacts
 
 PHASE2 = "phase2_repo_edges"

@@ -11,7 +11,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from oracl.core.paths import is_test_path  # noqa: F401  (the resolvers' own name for it)
 from oracl.core.records import FileFacts, ImportRef
 
 _SLUG = re.compile(r"[^\w\- ]+")

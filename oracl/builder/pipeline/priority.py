@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from oracl.core.paths import BUCKET_WEIGHTS, ROLE_DIRS, role  # noqa: F401
+from oracl.core.paths import BUCKET_WEIGHTS
 
 M_CLS = {"public": 1.0, "internal": 1.15, "confidential": 1.35, "sensitive": 1.65}
 M_SENS = {"low": 1.0, "medium": 1.4, "high": 1.8}

@@ -16,7 +16,7 @@ from oracl.builder.pipeline import priority as prio
 from oracl.builder.pipeline.duoranker import rank_edges
 from oracl.core.config import Config
 from oracl.core.export import r9
-from oracl.core.paths import is_test_path
+from oracl.core.paths import is_test_path, role
 from oracl.core.records import ArtifactNode, ArtifactRecord, Edge, EdgeRow, FileFacts, NodeRow
 
 HUB_PREFIX = "hub:domain:"
@@ -172,7 +172,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             comp[b] = r9(comp[b])
         cls = str(tags["classification"])
         p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
-        file_role = prio.role(r.path)
+        file_role = role(r.path)
         node: ArtifactNode = {  # the record's fields, then these
             **r.to_json(),  # type: ignore[typeddict-item]
             "id": r.artifact_id,
