@@ -118,3 +118,22 @@ def test_unreadable_file_gets_a_record(tmp_path: Path) -> None:
     doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
     locked = next(n for n in doc["nodes"] if n.get("path") == "locked.py")
     assert locked["tags"]["parse_error"] == "unreadable" and locked["checksum"] == ""
+
+
+def test_a_query_process_loads_only_the_read_plane(built_sample) -> None:  # type: ignore[no-untyped-def]
+    """A healthy query never imports the build plane, the bundle writer (repair is handed
+    in lazily), the parsers, the signing library, the web stack or the MCP SDK."""
+    root, _ = built_sample
+    probe = (
+        "import sys\n"
+        "from oracl.face.cli import main\n"
+        f"sys.argv = ['oracl', 'query', 'auth login', '-r', {str(root)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded = set(r.stderr.split())
+    assert "oracl.read.query.run" in loaded and "oracl.core.store" in loaded  # the probe did query
+    heavy = ("oracl.builder", "oracl.bundle", "tree_sitter", "cryptography", "yaml", "antlr4", "pyarrow",
+             "starlette", "uvicorn", "mcp")
+    assert sorted(m for m in loaded if m.split(".")[0] in heavy or m.startswith(heavy)) == []

@@ -86,14 +86,22 @@ def _not_a_directory(words: list[str], root: Path, what: str) -> None:
                              f"run `{' '.join(['oracl', str(name), *rest, '-r', folder])}`"))
 
 
+def _repair(root: Path, problem: str) -> tuple[str, str]:
+    """The repair the CLI's readers are handed: the bundle plane is imported only when a
+    bundle is actually missing or damaged (a healthy query never loads the writer, the
+    verifier or the signing library)."""
+    from oracl.bundle.repair import repair_latest
+
+    return repair_latest(root, problem)
+
+
 def _memory(root: Path) -> Any:
     """The CLI's one way into a build: a Memory on a snapshot of the latest build, which
     repairs a missing or damaged bundle from the verified export first (main thread);
     files may be named relative to the current folder."""
-    from oracl.bundle.repair import repair_latest
     from oracl.read.memory import Memory
 
-    return Memory.open(root, repair=repair_latest, cwd=Path.cwd())
+    return Memory.open(root, repair=_repair, cwd=Path.cwd())
 
 
 def _print_json(obj: Any) -> None:
@@ -566,12 +574,11 @@ def status(
 
     The build and its commit, HEAD now, the files added, modified and deleted since, and a
     one-line verdict."""
-    from oracl.bundle.repair import repair_latest
     from oracl.read.status import status as run
 
     root = _root(root, root_opt)
     try:
-        result = run(root, repair=repair_latest)
+        result = run(root, repair=_repair)
     except OraclError as exc:
         _fail(exc)
     _emit(result, as_json, "status_view")
