@@ -379,3 +379,42 @@ def test_the_names_a_query_gives_for_symbols_and_their_weights() -> None:
     # quoted and traceback names point at their definitions; identifiers a long text mentions count a quarter
     assert symbol_names(text, long=True) == {"Base.total": 1.0, "describe": 1.0, "Cart.add": 0.25, "helper_fn": 0.25}
     assert symbol_names("see pkg/util.py and util.py", long=False) == {}
+
+
+def test_the_symbol_tables_column_by_column() -> None:
+    """Hand-made rows → the engine's tables: every column, an inherits/references edge's
+    one line (its first; none for line 0), the names table keyed by short and qualified."""
+    from oracl.bundle.tables import symbol_tables
+
+    node = {"language": "python", "path": "a.py", "signature": "", "doc": "", "exported": True}
+    nodes = [{**node, "id": "a.py#", "name": "a", "qualified": "a.py", "kind": "module", "start": 1, "end": 9},
+             {**node, "id": "a.py#B", "name": "B", "qualified": "B", "kind": "class", "start": 1, "end": 3},
+             {**node, "id": "a.py#C.f", "name": "f", "qualified": "C.f", "kind": "method", "start": 5, "end": 6,
+              "signature": "def f(self, b: B)", "exported": False}]
+    edge = {"confidence": 0.9, "resolution": "imported", "candidates": 1}
+    edges = [{**edge, "source": "a.py#C.f", "target": "a.py#B", "relation": "calls", "lines": [6, 7]},
+             {**edge, "source": "a.py#C", "target": "a.py#B", "relation": "implements", "lines": [4]},
+             {**edge, "source": "a.py#C.f", "target": "a.py#B", "relation": "references", "lines": []},
+             {**edge, "source": "a.py#", "target": "a.py#B", "relation": "contains", "lines": [1]}]
+    t = {k: v.to_pylist() for k, v in symbol_tables(nodes, edges).items()}
+    assert [r["id"] for r in t["symbols"]] == ["a.py#", "a.py#B", "a.py#C.f"]
+    assert t["symbols"][2] == {"id": "a.py#C.f", "name": "f", "qualified": "C.f", "kind": "method",
+                               "language": "python", "path": "a.py", "start_line": 5, "end_line": 6,
+                               "signature": "def f(self, b: B)", "doc": "", "exported": False}
+    assert t["defines"] == [{"from": "a.py", "to": i} for i in ("a.py#", "a.py#B", "a.py#C.f")]
+    assert t["calls"] == [{"from": "a.py#C.f", "to": "a.py#B", "confidence": 0.9, "resolution": "imported",
+                           "candidates": 1, "lines": [6, 7]}]
+    assert t["inherits"] == [{"from": "a.py#C", "to": "a.py#B", "relation": "implements", "confidence": 0.9,
+                              "resolution": "imported", "candidates": 1, "line": 4}]
+    assert t["references"] == [{"from": "a.py#C.f", "to": "a.py#B", "confidence": 0.9, "resolution": "imported",
+                                "candidates": 1, "line": None}]
+    assert t["contains"] == [{"from": "a.py#", "to": "a.py#B"}]
+    assert {r["key"]: r["ids"] for r in t["symbol_names"]} == {"a.py": ["a.py#"], "b": ["a.py#B"],
+                                                               "f": ["a.py#C.f"], "c.f": ["a.py#C.f"]}
+
+
+def test_kappa_is_rounded_once_per_resolution() -> None:
+    from oracl.builder.pipeline.symbols import _kappa
+
+    assert (_kappa("ambiguous", 3), _kappa("ambiguous", 1), _kappa("imported", 4), _kappa("unique", 1)) == (
+        0.166666667, 0.5, 0.9, 0.7)

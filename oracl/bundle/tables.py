@@ -4,8 +4,9 @@ the full-text rows stream to while files are read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,11 @@ def _ts(iso: str) -> datetime:
 
 def _column(rows: Iterable[dict[str, Any]], key: str) -> list[Any]:
     return [r.get(key) for r in rows]
+
+
+def _columns(rows: Sequence[dict[str, Any]], *keys: str) -> list[list[Any]]:
+    """The columns ``keys`` of rows that all carry them (one C loop a column)."""
+    return [list(map(itemgetter(key), rows)) for key in keys]
 
 
 def artifact_table(nodes: list[dict[str, Any]]) -> pa.Table:
@@ -146,31 +152,33 @@ def symbol_tables(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> d
     by: dict[str, list[dict[str, Any]]] = {r: [] for r in ("calls", "contains", "inherits", "references")}
     for e in edges:
         by["inherits" if e["relation"] == "implements" else e["relation"]].append(e)
-    ints = pa.int64()
+    ints, floats, strings = pa.int64(), pa.float64(), pa.string()
+    (ids, short, qualified, kind, language, path, start, end, signature, doc, exported) = _columns(
+        nodes, "id", "name", "qualified", "kind", "language", "path", "start", "end", "signature", "doc", "exported")
+    symbols = pa.table({
+        "id": pa.array(ids, strings), "name": pa.array(short, strings), "qualified": pa.array(qualified, strings),
+        "kind": pa.array(kind, strings), "language": pa.array(language, strings), "path": pa.array(path, strings),
+        "start_line": pa.array(start, ints), "end_line": pa.array(end, ints),
+        "signature": pa.array(signature, strings), "doc": pa.array(doc, strings),
+        "exported": pa.array(exported, pa.bool_())})
 
-    def rel(rows: list[dict[str, Any]], **cols: Any) -> pa.Table:
-        return pa.table({"from": [e["source"] for e in rows], "to": [e["target"] for e in rows], **cols})
+    def rel(rows: list[dict[str, Any]], extra: tuple[tuple[str, str, pa.DataType], ...] = (),
+            line: bool = False) -> pa.Table:
+        cols = _columns(rows, "source", "target", *(key for key, _, _ in extra))
+        table = {"from": pa.array(cols[0], strings), "to": pa.array(cols[1], strings),
+                 **{name: pa.array(col, kind) for (_, name, kind), col in zip(extra, cols[2:], strict=True)}}
+        if line:  # an inherits or references edge has one line: its first (none for line 0)
+            table["line"] = pa.array([e["lines"][0] if e.get("lines") else None for e in rows], ints)
+        return pa.table(table)
 
-    calls, inherits, refs = by["calls"], by["inherits"], by["references"]
+    scored = (("confidence", "confidence", floats), ("resolution", "resolution", strings),
+              ("candidates", "candidates", ints))
     return {
-        "symbols": pa.table({
-            "id": _column(nodes, "id"), "name": _column(nodes, "name"), "qualified": _column(nodes, "qualified"),
-            "kind": _column(nodes, "kind"), "language": _column(nodes, "language"), "path": _column(nodes, "path"),
-            "start_line": pa.array(_column(nodes, "start"), ints), "end_line": pa.array(_column(nodes, "end"), ints),
-            "signature": _column(nodes, "signature"), "doc": _column(nodes, "doc"),
-            "exported": pa.array(_column(nodes, "exported"), pa.bool_())}),
+        "symbols": symbols,
         "symbol_names": pa.table({"key": list(names), "ids": pa.array(list(names.values()), pa.list_(pa.string()))}),
-        "defines": pa.table({"from": _column(nodes, "path"), "to": _column(nodes, "id")}),
+        "defines": pa.table({"from": symbols.column("path"), "to": symbols.column("id")}),
         "contains": rel(by["contains"]),
-        "calls": rel(calls, confidence=pa.array(_column(calls, "confidence"), pa.float64()),
-                     resolution=_column(calls, "resolution"), candidates=pa.array(_column(calls, "candidates"), ints),
-                     lines=pa.array(_column(calls, "lines"), pa.list_(ints))),
-        "inherits": rel(inherits, relation=_column(inherits, "relation"),
-                        confidence=pa.array(_column(inherits, "confidence"), pa.float64()),
-                        resolution=_column(inherits, "resolution"),
-                        candidates=pa.array(_column(inherits, "candidates"), ints),
-                        line=pa.array(_column(inherits, "line"), ints)),
-        "references": rel(refs, confidence=pa.array(_column(refs, "confidence"), pa.float64()),
-                          resolution=_column(refs, "resolution"), candidates=pa.array(_column(refs, "candidates"), ints),
-                          line=pa.array(_column(refs, "line"), ints)),
+        "calls": rel(by["calls"], (*scored, ("lines", "lines", pa.list_(ints)))),
+        "inherits": rel(by["inherits"], (("relation", "relation", strings), *scored), line=True),
+        "references": rel(by["references"], scored, line=True),
     }

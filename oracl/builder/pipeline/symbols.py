@@ -273,12 +273,21 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
 
 
 def _kappa(how: str, n: int) -> float:
-    return CONFIDENCE[how] / n if how == "ambiguous" else CONFIDENCE[how]
+    """κ of a resolution, rounded to 9 places as the export keeps it (a few dozen distinct
+    values: computed once each, not once per edge)."""
+    k = _KAPPA.get((how, n))
+    if k is None:
+        k = _KAPPA[(how, n)] = round(CONFIDENCE[how] / n if how == "ambiguous" else CONFIDENCE[how], 9)
+    return k
+
+
+_KAPPA: dict[tuple[str, int], float] = {}
 
 
 def _edge(g: SymbolGraph, source: str, target: str, relation: str, confidence: float, how: str, n: int,
           line: int) -> dict[str, Any]:
-    e = {"source": source, "target": target, "relation": relation, "confidence": round(confidence, 9),
+    """One edge row; ``confidence`` is κ as ``_kappa`` gives it (already rounded)."""
+    e = {"source": source, "target": target, "relation": relation, "confidence": confidence,
          "resolution": how, "candidates": n, "lines": [line] if line else []}
     g.edges.append(e)
     return e
