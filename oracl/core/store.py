@@ -306,7 +306,6 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
 
 def _patch_symbols(store: Store, paths: list[str], nodes: list[dict[str, Any]],
                    edges: list[dict[str, Any]]) -> None:
-    import pyarrow as pa
 
     store.execute("BEGIN TRANSACTION")
     try:
@@ -335,11 +334,7 @@ def _patch_symbols(store: Store, paths: list[str], nodes: list[dict[str, Any]],
         except StoreError:
             pass  # the engine already rolled back
         raise
-    defined = store.named("symbols_defined")
-    if defined:
-        table = pa.table({"from": pa.array([r["from"] for r in defined], pa.string()),
-                          "to": pa.array([r["to"] for r in defined], pa.string())})
-        store.execute("COPY Defines FROM $defines", {"defines": table})
+    store.execute(query("symbols_defines_again"))
 
 
 def fsync_dir(directory: Path) -> None:
