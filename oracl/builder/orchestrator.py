@@ -390,7 +390,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str) -> Symbols:
         return Symbols(symbol_graph(r.facts, r.index), None, None, why)
     changed = sorted(r.reread)
     g = symbol_graph(r.facts, r.index, only=frozenset(changed))
-    fresh = Segments.of_graph(g, [f for f in r.facts if f.path in set(changed)])
+    fresh = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, [f for f in r.facts if f.path in set(changed)])
     return Symbols(g, previous.replaced(fresh, changed), changed, why)
 
 
@@ -524,16 +524,15 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         from oracl.core.sign import sign
 
         t0 = time.perf_counter()
-        segs = symbols.segments
+        segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others' bytes as they were
         packed = None
         if segs is None:
             g = symbols.graph
             packed = pack_symbols(g.nodes, g.edges)
             if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
-                segs = Segments.of_graph(g, facts)
-        # a selective rebuild's section: the changed files' rows, the others' bytes as the previous build left them
+                segs, packed = Segments.of_packed(packed, g.sites, facts), None
         data = export_bytes(header, graph.nodes, graph.edges, packed,
-                            symbols_section=segs.section() if packed is None and segs is not None else None)
+                            symbols_section=segs.section() if segs is not None else None)
         if segs is not None:
             writer.add(SYMBOLS_FILE, segs.encode())
         digest = sha256_hex(data)

@@ -12,14 +12,15 @@ rebuild whose changed files kept their interface re-encodes only those files.
 ``symbols.seg``: one line of JSON (the format, each file's interface, offsets and counts
 into the blob that follows), a newline, the blob.
 
->>> segs = Segments.of_graph(graph, facts)                             # doctest: +SKIP
->>> segs.section() == orjson.dumps(pack_symbols(graph.nodes, graph.edges), option=orjson.OPT_SORT_KEYS)
+>>> packed = pack_symbols(graph.nodes, graph.edges)                     # doctest: +SKIP
+>>> Segments.of_packed(packed, graph.sites, facts).section() == orjson.dumps(packed, option=orjson.OPT_SORT_KEYS)
 True
 """
 
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from oracl.builder.pipeline.symbols import SymbolGraph, interface
+from oracl.builder.pipeline.symbols import interface
 from oracl.core.export import SYMBOL_EDGE_FIELDS, SYMBOL_NODE_FIELDS
 from oracl.core.records import FileFacts
 from oracl.core.vault import SYMBOLS_FILE
@@ -56,26 +57,23 @@ class Segments:
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
-    def of_graph(cls, g: SymbolGraph, facts: Iterable[FileFacts]) -> Segments:
-        """The segments of a symbol graph's rows: one per file that has a row or a call
-        site, and an empty one for every other file (its interface is still recorded)."""
+    def of_packed(cls, packed: dict[str, Any], sites: dict[str, list[int]], facts: Iterable[FileFacts]) -> Segments:
+        """The segments of a symbol graph packed as the export holds it (``pack_symbols``:
+        nodes sorted by id, edges by source): each file's rows are the run of ids that
+        start with ``path#``, found by bisection, not by a pass over the rows. Every file
+        gets a segment, an empty one when it has no rows (its interface is still kept)."""
+        nodes, edges = packed["nodes"], packed["edges"]
+        node_ids = [r[0] for r in nodes]
+        sources = [r[0] for r in edges]
         out = cls()
-        nodes: dict[str, list[list[Any]]] = {}
-        node_path: dict[str, str] = {}
-        for n in g.nodes:
-            nodes.setdefault(n["path"], []).append([n[k] for k in SYMBOL_NODE_FIELDS])
-            node_path[n["id"]] = n["path"]
-        edges: dict[str, list[list[Any]]] = {}
-        relations: dict[str, Counter[str]] = {}
-        for e in g.edges:
-            path = node_path[e["source"]]
-            edges.setdefault(path, []).append([e[k] for k in SYMBOL_EDGE_FIELDS])
-            relations.setdefault(path, Counter())[e["relation"]] += 1
         for f in facts:
-            ns, es = nodes.get(f.path, []), edges.get(f.path, [])
-            missed = g.sites.get(f.path, [0, 0])
+            lo, hi = f.path + "#", f.path + "$"  # '$' follows '#': the ids of this file lie between
+            a, b = bisect_left(node_ids, lo), bisect_left(node_ids, hi)
+            c, d = bisect_left(sources, lo), bisect_left(sources, hi)
+            ns, es = nodes[a:b], edges[c:d]
+            missed = sites.get(f.path, [0, 0])
             out.files[f.path] = Segment(interface(f), orjson.dumps(ns)[1:-1], orjson.dumps(es)[1:-1], len(ns),
-                                        len(es), dict(sorted(relations.get(f.path, Counter()).items())),
+                                        len(es), dict(sorted(Counter(r[2] for r in es).items())),
                                         missed[0], missed[1])
         return out
 
@@ -93,11 +91,11 @@ class Segments:
     def section(self) -> bytes:
         """The export's ``symbols`` value: exactly ``orjson.dumps(pack_symbols(nodes, edges),
         option=OPT_SORT_KEYS)`` of the graph the segments hold."""
-        order = self.ordered()
-        edges = b",".join(bytes(s.edges) for p in order if (s := self.files[p]).n_edges)
-        nodes = b",".join(bytes(s.nodes) for p in order if (s := self.files[p]).n_nodes)
-        return (b'{"edge_fields":' + _EDGE_FIELDS + b',"edges":[' + edges + b'],"node_fields":' + _NODE_FIELDS
-                + b',"nodes":[' + nodes + b"]}")
+        segs = [self.files[p] for p in self.ordered()]
+        edges = b",".join(s.edges for s in segs if s.n_edges)
+        nodes = b",".join(s.nodes for s in segs if s.n_nodes)
+        return b"".join((b'{"edge_fields":', _EDGE_FIELDS, b',"edges":[', edges, b'],"node_fields":', _NODE_FIELDS,
+                         b',"nodes":[', nodes, b"]}"))
 
     def counts(self) -> dict[str, Any]:
         """What ``SymbolGraph.counts`` says of the whole graph."""
@@ -117,13 +115,13 @@ class Segments:
         offset = 0
         for p in self.ordered():
             s = self.files[p]
-            nb, eb = bytes(s.nodes), bytes(s.edges)
-            index[p] = [s.interface, offset, len(nb), offset + len(nb), len(eb), s.n_nodes, s.n_edges,
-                        s.by_relation, s.unresolved, s.dropped]
-            blob.append(nb)
-            blob.append(eb)
-            offset += len(nb) + len(eb)
-        return orjson.dumps({"format": FORMAT, "files": index}) + b"\n" + b"".join(blob)
+            nb, eb = len(s.nodes), len(s.edges)
+            index[p] = [s.interface, offset, nb, offset + nb, eb, s.n_nodes, s.n_edges, s.by_relation, s.unresolved,
+                        s.dropped]
+            blob.append(s.nodes)
+            blob.append(s.edges)
+            offset += nb + eb
+        return b"".join([orjson.dumps({"format": FORMAT, "files": index}), b"\n", *blob])
 
     @classmethod
     def decode(cls, data: bytes) -> Segments:

@@ -86,7 +86,8 @@ def export_bytes(header: dict[str, Any], nodes: list[dict[str, Any]],
     doc = {"schema": rounded(header), "nodes": sorted(nodes, key=lambda n: n["id"]),
            "edges": sorted(edges, key=edge_sort_key)}
     if symbols_section is not None:
-        return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)[:-1] + b',"symbols":' + symbols_section + b"}"
+        head = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+        return b"".join((memoryview(head)[:-1], b',"symbols":', symbols_section, b"}"))
     doc["symbols"] = symbols if symbols is not None else pack_symbols([], [])
     return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
 
