@@ -396,3 +396,95 @@ def test_watch_waits_for_a_build_it_cannot_lock_then_builds(tmp_path: Path) -> N
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
     assert "another build is running; trying again after it" in lines[1]
     assert "(1 file changed)" in lines[-1] and "1 read" in lines[-1]
+
+
+SYMBOL_ROWS = {
+    "Symbol": "MATCH (s:Symbol) RETURN s.id, s.name, s.qualified, s.kind, s.language, s.path, s.start_line, "
+              "s.end_line, s.signature, s.doc, s.exported",
+    "SymbolName": "MATCH (n:SymbolName) RETURN n.key, n.ids",
+    "Defines": "MATCH (a:Artifact)-[:Defines]->(s:Symbol) RETURN a.path, s.id",
+    "Contains": "MATCH (a:Symbol)-[:Contains]->(b:Symbol) RETURN a.id, b.id",
+    "Calls": "MATCH (a:Symbol)-[e:Calls]->(b:Symbol) RETURN a.id, b.id, e.confidence, e.resolution, e.candidates, "
+             "e.lines",
+    "Inherits": "MATCH (a:Symbol)-[e:Inherits]->(b:Symbol) RETURN a.id, b.id, e.relation, e.confidence, "
+                "e.resolution, e.candidates, e.line",
+    "References": "MATCH (a:Symbol)-[e:References]->(b:Symbol) RETURN a.id, b.id, e.confidence, e.resolution, "
+                  "e.candidates, e.line",
+}
+
+
+def _symbol_rows(root: Path) -> dict[str, list[str]]:
+    from oracl.read.snapshot import Snapshot
+
+    with Snapshot.open(root) as snap:
+        return {t: sorted(orjson.dumps(list(r.values())).decode() for r in snap.store.rows(q))
+                for t, q in SYMBOL_ROWS.items()}
+
+
+def _full_rows_beside(root: Path, now: datetime) -> tuple[bytes, dict[str, list[str]]]:
+    """A full build of the same tree: (its export minus build id and time, its symbol
+    tables' rows); the vault is then put back."""
+    vault = root / ".oracl"
+    saved = root.parent / "saved-vault"
+    shutil.copytree(vault, saved, symlinks=True)
+    build(root, full=True, now=now, **KW)
+    out = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+    shutil.rmtree(vault)
+    saved.rename(vault)
+    return out
+
+
+CALLERS = {
+    "pkg/base.py": "class Base:\n    def total(self):\n        return 1\n\n\ndef helper(x):\n    return x\n",
+    "pkg/cart.py": ("from pkg.base import Base, helper\n\n\nclass Cart(Base):\n    def add(self, x):\n"
+                    "        return helper(x) + self.total()\n\n\ndef make_cart() -> Cart:\n    return Cart()\n"),
+    "pkg/shop.py": ("from pkg.cart import make_cart\nfrom pkg.base import helper\n\n\ndef run(n):\n"
+                    "    c = make_cart()\n    return c.add(n)\n"),
+    "README.md": "# Shop\n",
+}
+
+
+def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: Path) -> None:
+    """Edits that keep every changed file's interface remake only those files' symbol rows
+    (and patch the engine's symbol tables in place): the export, byte for byte, and every
+    symbol table's rows equal a full build's, edit after edit; an edit that changes what
+    other files' names resolve to, or a damaged symbols.seg, makes the pass whole."""
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    assert build(root, now=t0, **KW).symbols_mode == "symbols: whole (no previous build)"
+    edits = [  # (file, new text, what the build says of its symbols)
+        ("pkg/shop.py", CALLERS["pkg/shop.py"] + "    # and again\n    return helper(c.add(n))\n",
+         "symbols: the rows of 1 changed file made again, the others reused"),
+        ("pkg/base.py", "class Base:\n\n    def total(self):\n        return helper(2)\n\n\n"
+                        "def helper(x):\n    \"\"\"Now documented.\"\"\"\n    return x * 2\n",
+         "symbols: the rows of 1 changed file made again, the others reused"),
+        ("pkg/cart.py", CALLERS["pkg/cart.py"] + "\n\ndef extra():\n    return make_cart()\n",
+         "symbols: whole (pkg/cart.py changed what other files' names resolve to)"),
+        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
+         "symbols: the rows of 1 changed file made again, the others reused"),
+    ]
+    for step, (rel, text, said) in enumerate(edits, 1):
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        now = t0 + timedelta(minutes=2 * step)
+        report = build(root, now=now, **KW)
+        assert report.mode == "incremental: 3 reused, 1 read, 0 removed" and report.symbols_mode == said
+        export, rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+        full_export, full_rows = _full_rows_beside(root, now + timedelta(minutes=1))
+        assert export == full_export, f"step {step}: {_first_difference(orjson.loads(export), orjson.loads(full_export))}"
+        assert rows == full_rows, f"step {step}: {[t for t in rows if rows[t] != full_rows[t]]}"
+    calls = {tuple(orjson.loads(r)[:2]) for r in rows["Calls"]}
+    assert ("pkg/shop.py#run", "pkg/base.py#Base.total") in calls and ("pkg/base.py#Base.total", "pkg/base.py#helper") in calls
+    # a damaged symbols.seg: the pass is whole, and says why
+    bundle = Vault(root).bundle(str(Vault(root).read_latest()["build_id"]))
+    with open(bundle / "symbols.seg", "r+b") as fh:
+        fh.seek(-3, os.SEEK_END)
+        fh.write(b"!!!")
+    (root / "pkg/shop.py").write_text(CALLERS["pkg/shop.py"])
+    _stamp(root / "pkg/shop.py", 9)
+    report = build(root, now=t0 + timedelta(minutes=30), **KW)
+    assert report.symbols_mode == "symbols: whole (symbols.seg does not match its manifest)"
+    assert orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS) == \
+        _full_rows_beside(root, t0 + timedelta(minutes=31))[0]

@@ -219,6 +219,34 @@ def test_sigkill_during_a_build_leaves_the_previous_one_whole(tmp_path: Path, po
     assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
 
 
+@pytest.mark.parametrize("point", ["copy", "flip"])
+def test_sigkill_during_a_patched_symbol_graph_leaves_the_previous_one_whole(tmp_path: Path, point: str) -> None:
+    """A body edit patches the symbol tables of a copy of the previous database in place:
+    killed after a COPY, after the patch or before LATEST flips, the previous build is
+    whole, verify passes, and the next build patches again from it."""
+    files = {f"pkg/m{i}.py": f"from pkg.m{max(i - 1, 0)} import f{max(i - 1, 0)}\n\n\ndef f{i}():\n    return 1\n"
+             for i in range(200)}
+    root = write_tree(tmp_path / "r", files)
+    old = time.time_ns() - 86_400 * 10**9  # dated a day back: never "racily clean", so never read again
+    for rel in files:
+        os.utime(root / rel, ns=(old, old))
+    assert run_cli("build", str(root), "-q", "--workers", "2", env=clean_env()).returncode == 0
+    (root / "pkg" / "m7.py").write_text(files["pkg/m7.py"].replace("return 1", "return f6() + f6()"))
+    os.utime(root / "pkg" / "m7.py", ns=(old + 10**9, old + 10**9))
+    crashed = run_cli("build", str(root), "-q", "--workers", "2", env={**clean_env(), "ORACL_FAULT": point})
+    assert crashed.returncode == -9
+    assert run_cli("verify", str(root), env=clean_env()).returncode == 0
+    callers = orjson.loads(run_cli("callers", "f6", "-r", str(root), "--json", env=clean_env()).stdout)
+    assert [c["id"] for c in callers["callers"]] == []  # the previous build: nothing calls f6 yet
+    again = run_cli("build", str(root), "--json", "--workers", "2", env=clean_env())
+    report = orjson.loads(again.stdout)
+    assert report["symbols_mode"] == "symbols: the rows of 1 changed file made again, the others reused", report["mode"]
+    callers = orjson.loads(run_cli("callers", "f6", "-r", str(root), "--json", env=clean_env()).stdout)
+    assert [c["id"] for c in callers["callers"]] == ["pkg/m7.py#f7"]
+    assert run_cli("verify", str(root), env=clean_env()).returncode == 0
+    assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
+
+
 def test_truncated_latest_fails_open_and_verify_fails_closed(built_sample) -> None:  # type: ignore[no-untyped-def]
     root, _ = built_sample
     latest = root / ".oracl" / "mirror" / "LATEST.json"

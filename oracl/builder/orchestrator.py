@@ -56,6 +56,7 @@ from oracl.builder.pipeline.merge import (
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, weigh
+from oracl.builder.segments import Segments, reusable
 from oracl.bundle import provenance
 from oracl.bundle.writer import BundleWriter
 from oracl.core.children import git
@@ -80,7 +81,9 @@ from oracl.core.vault import (
     DB_FILE,
     FACTS_FILE,
     HEADER_FILE,
+    MANIFEST,
     STAT_FILE,
+    SYMBOLS_FILE,
     Vault,
     atomic_write,
     check_root,
@@ -197,6 +200,7 @@ class BuildReport:
     files_removed: int  # files of the previous build that are gone
     signature: str      # ed25519 | hmac-sha256 | unsigned
     orphans: int        # artifacts with no edge to or from another artifact
+    symbols_mode: str = ""  # "symbols: whole (why)" or "symbols: of N files made again"
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -284,7 +288,7 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         index=IndexView.build({f.path: f for f in facts}), overlay=load_learned_edges(plan.vault.dir))
 
 
-def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter) -> Task[float]:
+def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Task[float]:
     """The bundle's schema, full-text rows and index – from scratch, or patched into a
     copy of the previous bundle's database – as a task beside the graph's weighting."""
     cfg = plan.cfg
@@ -300,11 +304,11 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter) -> Ta
         delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
 
     return ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
-                           cfg.db_threads, previous, delete)
+                           cfg.db_threads, previous, delete, keep_symbols and previous is not None)
 
 
 def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threads: int, previous: Path | None,
-                  delete: tuple[str, ...]) -> float:
+                  delete: tuple[str, ...], keep_symbols: bool = False) -> float:
     """The content task (in a fresh process for the CLI: the index's buffer pool, ≈ 12 × the
     indexed text while it is built, stays out of the main process). Returns its seconds."""
     import pyarrow as pa
@@ -312,7 +316,8 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
     t0 = time.perf_counter()
     table = pa.ipc.open_file(pa.memory_map(str(spool))).read_all()
     try:
-        writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete)
+        writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete,
+                             keep_symbols=keep_symbols)
     except StoreError as exc:
         if previous is None:
             raise
@@ -346,6 +351,47 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
         return b""
 
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
+
+
+# ---- The symbol graph, whole or for the changed files -------------------------------------
+
+@dataclass(slots=True)
+class Symbols:
+    """The symbol graph of this build: ``graph`` holds every row (a whole pass), or, when
+    ``segments`` came from the previous build, only the rows that start in ``patched``
+    (the files read again, none of which changed what other files resolve to)."""
+
+    graph: SymbolGraph
+    segments: Segments | None
+    patched: list[str] | None
+    why: str
+
+    def counts(self) -> dict[str, Any]:
+        return self.segments.counts() if self.segments is not None else self.graph.counts()
+
+
+def plan_symbols(r: Read) -> tuple[Segments | None, str]:
+    """The previous build's per-file symbol rows, when this build may remake only the
+    changed files' rows, and why (not)."""
+    if r.previous is None:
+        return None, "symbols: whole (no previous build)"
+    if not r.reread:
+        return None, "symbols: whole (nothing changed)"
+    try:
+        manifest = orjson.loads((r.previous.bundle / MANIFEST).read_bytes()).get("files", {})
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return None, "symbols: whole (the previous manifest is unreadable)"
+    segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts)
+    return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
+
+
+def make_symbols(r: Read, previous: Segments | None, why: str) -> Symbols:
+    if previous is None:
+        return Symbols(symbol_graph(r.facts, r.index), None, None, why)
+    changed = sorted(r.reread)
+    g = symbol_graph(r.facts, r.index, only=frozenset(changed))
+    fresh = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, [f for f in r.facts if f.path in set(changed)])
+    return Symbols(g, previous.replaced(fresh, changed), changed, why)
 
 
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
@@ -427,7 +473,7 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 
 
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
-                graph: WeightedGraph, languages: Counter[str], symbols: SymbolGraph,
+                graph: WeightedGraph, languages: Counter[str], symbols: Symbols,
                 history: History | None = None) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
@@ -468,8 +514,8 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     }
 
 
-def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: SymbolGraph,
-                 stat_files: dict[str, list[object]], writer: BundleWriter) -> Task[bytes]:
+def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
+                 stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts]) -> Task[bytes]:
     """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
     written into the staging bundle as a task: it serialises and hashes the rows while this
     process builds the bundle's Arrow tables and loads them (the rows are only read on both
@@ -478,7 +524,17 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         from oracl.core.sign import sign
 
         t0 = time.perf_counter()
-        data = export_bytes(header, graph.nodes, graph.edges, pack_symbols(symbols.nodes, symbols.edges))
+        segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others' bytes as they were
+        packed = None
+        if segs is None:
+            g = symbols.graph
+            packed = pack_symbols(g.nodes, g.edges)
+            if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
+                segs, packed = Segments.of_packed(packed, g.sites, facts), None
+        data = export_bytes(header, graph.nodes, graph.edges, packed,
+                            symbols_section=segs.section() if segs is not None else None)
+        if segs is not None:
+            writer.add(SYMBOLS_FILE, segs.encode())
         digest = sha256_hex(data)
         name = plan.vault.export.name
         writer.add(name, data)
@@ -497,7 +553,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     return ex.submit("writing the export", work)
 
 
-def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: SymbolGraph,
+def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,
          header: dict[str, Any], spool: Path, content: Task[float], vault_files: Task[bytes],
          export: Task[bytes]) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
@@ -506,10 +562,14 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 
     links, belongs = tables_of.link_tables(graph.edges, graph.endpoints)
     tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),
-              "history": tables_of.history_table(graph.nodes),
-              "links": links, "belongs": belongs, **tables_of.symbol_tables(symbols.nodes, symbols.edges)}
+              "history": tables_of.history_table(graph.nodes), "links": links, "belongs": belongs}
+    patch = None
+    if symbols.patched is not None:  # the content task kept the previous symbol tables: patch them
+        patch = (symbols.patched, symbols.graph.nodes, symbols.graph.edges)
+    else:
+        tables.update(tables_of.symbol_tables(symbols.graph.nodes, symbols.graph.edges))
     content_seconds = ex.join(content)
-    writer.load_graph(tables, after_each=lambda: provenance.fault("copy"))
+    writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch)
     del tables
     os.unlink(spool)
     ex.join(vault_files)
@@ -597,12 +657,15 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         d = timed("discover", discover, plan, ex)
         progress("discover", len(d.discovery.files), len(d.discovery.files))
         r = timed("read", read, plan, ex, d, progress, writer.staging)
-        content = timed("content", start_content, plan, ex, r, writer)
+        reuse, symbols_why = plan_symbols(r)
+        content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
         e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                   skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
-        symbols = timed("symbols", symbol_graph, r.facts, r.index)
+        symbols = timed("symbols", make_symbols, r, reuse, symbols_why)
+        symbols_mode = symbols.why
+        del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
@@ -611,10 +674,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         stat_files = stat_rows(r.facts)
+        all_facts = r.facts
         del r, e, merged
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history)
-        export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer)
-        del stat_files
+        export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts)
+        del stat_files, all_facts
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
         seconds["export_background"] = round(loaded.export_seconds, 3)
@@ -658,4 +722,4 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export_path=str(vault.export), export_sha256=loaded.export_sha256,
         bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
         signature=loaded.signature, orphans=facts.orphans, mode=mode,
-        files_read=files_read, files_removed=files_removed)
+        files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode)

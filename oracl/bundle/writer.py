@@ -40,7 +40,7 @@ class BundleWriter:
         return self.staging / DB_FILE
 
     def write_content(self, content: Any, *, fts: bool, pool: int, threads: int,
-                      previous: Path | None = None, delete: tuple[str, ...] = ()) -> None:
+                      previous: Path | None = None, delete: tuple[str, ...] = (), keep_symbols: bool = False) -> None:
         """The schema and the full-text rows (an Arrow table of path, text) with their
         index: from scratch, or patched into a copy of the ``previous`` bundle's database
         (the rows of ``delete`` removed). Leaves the database closed."""
@@ -48,16 +48,18 @@ class BundleWriter:
 
         if previous is not None:
             path = store.patch_bundle(self.staging, previous, list(delete), content,
-                                      buffer_pool_bytes=pool, threads=threads)
+                                      buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
         else:
             path = store.start_bundle(self.staging, content, fts=fts, buffer_pool_bytes=pool, threads=threads)
         store.close(path)
 
-    def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None) -> None:
-        """COPY the graph tables (artifacts, hubs, links, belongs), checkpoint, close."""
+    def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
+                   symbol_patch: tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]] | None = None) -> None:
+        """COPY the graph tables (artifacts, hubs, links, belongs, and the symbol tables
+        unless ``symbol_patch`` patches the ones ``write_content`` kept), checkpoint, close."""
         from oracl.core import store
 
-        store.finish_bundle(self.db, tables, after_each=after_each)
+        store.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch)
 
     def add(self, name: str, data: bytes) -> None:
         atomic_write(self.staging / name, data)

@@ -75,14 +75,20 @@ def unpack_symbols(doc: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
 
 
 def export_bytes(header: dict[str, Any], nodes: list[dict[str, Any]],
-                 edges: list[dict[str, Any]], symbols: dict[str, Any] | None = None) -> bytes:
+                 edges: list[dict[str, Any]], symbols: dict[str, Any] | None = None,
+                 symbols_section: bytes | None = None) -> bytes:
     """The export's bytes. ``nodes`` and ``edges`` must already hold rounded floats (the
     weighting phase emits them so, and the Kùzu bundle is loaded from the same rows);
     walking 100k+ rows again to round them would cost seconds. ``symbols`` is the symbol
-    graph as ``pack_symbols`` makes it (sorted and rounded by its phase)."""
+    graph as ``pack_symbols`` makes it (sorted and rounded by its phase), or
+    ``symbols_section`` the bytes of that value already encoded (the per-file segments of
+    a selective rebuild, joined): ``symbols`` sorts last, so the bytes are spliced in."""
     doc = {"schema": rounded(header), "nodes": sorted(nodes, key=lambda n: n["id"]),
-           "edges": sorted(edges, key=edge_sort_key),
-           "symbols": symbols if symbols is not None else pack_symbols([], [])}
+           "edges": sorted(edges, key=edge_sort_key)}
+    if symbols_section is not None:
+        head = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+        return b"".join((memoryview(head)[:-1], b',"symbols":', symbols_section, b"}"))
+    doc["symbols"] = symbols if symbols is not None else pack_symbols([], [])
     return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
 
 

@@ -218,14 +218,20 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
 
 GRAPH_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "BelongsTo", "Link",
                 "SymbolName", "Symbol", "History", "Hub", "Artifact")  # drop order: rel tables first
+# what a selective rebuild whose changed files kept their interface patches in place
+# (Defines goes with Artifact, which is loaded again: its rows are made from Symbol's)
+SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "SymbolName", "Symbol")
+SYMBOL_RELATIONS = {"calls": "Calls", "contains": "Contains", "inherits": "Inherits", "implements": "Inherits",
+                    "references": "References"}
 
 
 def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
-                 buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+                 buffer_pool_bytes: int = 1 << 30, threads: int = 2, keep_symbols: bool = False) -> Path:
     """A new database in ``directory`` made from a copy of the ``previous`` bundle's: the
     Content rows of ``delete`` removed, those of ``content`` (an Arrow table) created –
     with CREATE, which keeps the full-text index current where COPY would not – and the
-    graph tables emptied for ``finish_bundle``. The previous file is only read."""
+    graph tables emptied for ``finish_bundle`` (but for ``SYMBOL_TABLES`` when
+    ``keep_symbols``: ``finish_bundle`` patches them). The previous file is only read."""
     import shutil
 
     directory.mkdir(parents=True, exist_ok=True)
@@ -251,10 +257,11 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
         store.execute("CALL DROP_FTS_INDEX('History', 'history_fts')")
     except StoreError:
         pass
-    for table in GRAPH_TABLES:
+    dropped = [t for t in GRAPH_TABLES if not (keep_symbols and t in SYMBOL_TABLES)]
+    for table in dropped:
         store.execute(f"DROP TABLE {table}")
     for stmt in schema_statements():
-        if _creates(stmt) in GRAPH_TABLES:
+        if _creates(stmt) in dropped:
             store.execute(stmt)
     return path
 
@@ -268,16 +275,25 @@ def _creates(statement: str) -> str:
     return ""
 
 
-def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) -> None:
+def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
+                  symbol_patch: tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]] | None = None) -> None:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
-    ``after_each`` is called after every COPY (the crash tests kill the process there)."""
+    ``after_each`` is called after every COPY (the crash tests kill the process there).
+    ``symbol_patch`` = (paths, their symbols' rows, the rows of the edges that start in
+    them), for a bundle ``patch_bundle`` kept the symbol tables of: those files' edges are
+    deleted and made again and their symbols' properties set, in one transaction; the
+    symbol tables are then not in ``tables`` and Defines is made from Symbol's rows."""
     store = Store.open(path, read_only=False)
     try:
         for stmt in loader_statements("030_copy_graph"):
             param = stmt.rsplit("$", 1)[1]
-            if len(tables[param]) == 0:  # COPY of an empty Arrow table is an error in 0.11
+            if param not in tables or len(tables[param]) == 0:  # COPY of an empty table is an error in 0.11
                 continue
             store.execute(stmt, {param: tables[param]})
+            if after_each is not None:
+                after_each()
+        if symbol_patch is not None:
+            _patch_symbols(store, *symbol_patch)
             if after_each is not None:
                 after_each()
         if len(tables.get("history", ())):
@@ -286,6 +302,39 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None) ->
         store.execute("CHECKPOINT")
     finally:
         close(path)
+
+
+def _patch_symbols(store: Store, paths: list[str], nodes: list[dict[str, Any]],
+                   edges: list[dict[str, Any]]) -> None:
+
+    store.execute("BEGIN TRANSACTION")
+    try:
+        for table in ("calls", "contains", "inherits", "references"):
+            store.execute(query(f"symbols_patch_delete_{table}"), {"paths": paths})
+        for n in nodes:
+            store.execute(query("symbols_patch_set"), {"id": n["id"], "start_line": n["start"], "end_line": n["end"],
+                                                       "signature": n["signature"], "doc": n["doc"],
+                                                       "exported": n["exported"]})
+        for e in edges:
+            table = SYMBOL_RELATIONS[e["relation"]].lower()
+            params: dict[str, Any] = {"source": e["source"], "target": e["target"]}
+            if table != "contains":
+                params.update(confidence=e["confidence"], resolution=e["resolution"], candidates=e["candidates"])
+            if table == "calls":
+                params["lines"] = e["lines"]
+            elif table in ("inherits", "references"):
+                params["line"] = e["lines"][0] if e["lines"] else None
+                if table == "inherits":
+                    params["relation"] = e["relation"]
+            store.execute(query(f"symbols_patch_{table}"), params)
+        store.execute("COMMIT")
+    except BaseException:
+        try:
+            store.execute("ROLLBACK")
+        except StoreError:
+            pass  # the engine already rolled back
+        raise
+    store.execute(query("symbols_defines_again"))
 
 
 def fsync_dir(directory: Path) -> None:

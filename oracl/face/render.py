@@ -304,9 +304,13 @@ def build_summary(r: dict[str, Any]) -> None:
     if plain():
         _line("built", r["root"], r["build_id"])
         _line("mode", r["mode"])
+        if r.get("symbols_mode"):
+            _line("symbols", r["symbols_mode"].removeprefix("symbols: "))
     else:
         out().print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
         out().print(f"[dim]{r['mode']}[/]", highlight=False)
+        if r.get("symbols_mode"):
+            out().print(_field(r["symbols_mode"]), style="dim", markup=False, highlight=False)
     files = {"seen": r["files_seen"], "indexed": r["files_indexed"], "read": r["files_read"]}
     if r["files_removed"]:
         files["removed since the previous build"] = r["files_removed"]

@@ -47,10 +47,13 @@ ambiguous           0.5/n  one of n ≤ ``MAX_CANDIDATES`` definitions (an edge 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from oracl.builder.extractors.code import CODE_LANGUAGES
 from oracl.builder.extractors.providers import FAMILY, ecosystems_of
@@ -80,6 +83,8 @@ class SymbolGraph:
     edges: list[dict[str, Any]] = field(default_factory=list)
     unresolved: int = 0      # call sites naming nothing defined here (a library, a builtin)
     dropped: int = 0         # call sites naming more than MAX_CANDIDATES definitions
+    # path → [call sites unresolved, too ambiguous] of that file's calls
+    sites: dict[str, list[int]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, Any]:
         by_relation: dict[str, int] = defaultdict(int)
@@ -135,9 +140,32 @@ class _Files:
         self.types_named: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, lower name) → type ids
 
 
-def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
-    """The symbols of every code file and the edges between them."""
+def interface(f: FileFacts) -> str:
+    """What resolving *another* file's names may read of ``f`` (its symbols' names, kinds
+    and qualified names, whether a C declaration is a prototype, its bases, imports,
+    namespaces, manifest and language, whether it holds code), as a digest. Two versions
+    of a file with the same interface differ only in rows that start in the file itself:
+    its symbols' lines, signatures and docs, and the edges its own calls, bases and
+    signatures make."""
+    details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else tuple((s[0], "", "") for s in f.symbols)
+    doc = [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
+           [(s[0], s[1]) for s in f.symbols],
+           [(d[0], f.language in ("c", "cpp") and d[1].endswith(";")) for d in details],
+           f.bases and [b[:3] for b in f.bases], f.imports, f.namespaces, f.manifest]
+    return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | None = None) -> SymbolGraph:
+    """The symbols of every code file and the edges between them. With ``only``, the
+    rows that start in those files: every file's names are still known to the resolver,
+    but only these files' symbols, and the edges whose source is one of their symbols,
+    are made (what a selective rebuild needs when no other file's resolution can have
+    changed: see ``interface``)."""
     g = SymbolGraph()
+
+    def mine(path: str) -> bool:
+        return only is None or path in only
+
     t = _Files()
     spans: dict[str, list[tuple[int, int, str]]] = {}   # path → (start, end, id) of scopes
     module_id: dict[str, str] = {}
@@ -148,9 +176,11 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
         directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
         mid = f"{f.path}#"
         module_id[f.path] = mid
-        g.nodes.append({"id": mid, "name": _module_name(f), "qualified": f.path, "kind": "module",
-                        "language": f.language, "path": f.path, "start": 1, "end": max(1, f.line_count),
-                        "signature": "", "doc": "", "exported": True})
+        own = mine(f.path)
+        if own:
+            g.nodes.append({"id": mid, "name": _module_name(f), "qualified": f.path, "kind": "module",
+                            "language": f.language, "path": f.path, "start": 1, "end": max(1, f.line_count),
+                            "signature": "", "doc": "", "exported": True})
         t.kind[mid], t.path[mid] = "module", f.path
         scope_rows: list[tuple[int, int, str]] = []
         by_qualified: dict[str, str] = {}
@@ -177,13 +207,15 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
                    "language": f.language, "path": f.path, "start": start, "end": end,
                    "signature": signature, "doc": doc,
                    "exported": _exported(f.language, short, qualified, signature)}
-            g.nodes.append(row)
-            rows_of[f.path].append(row)
+            if own:
+                g.nodes.append(row)
+                rows_of[f.path].append(row)
             parent_q = qualified.rsplit(".", 1)[0] if "." in qualified else ""
             parent = by_qualified.get(parent_q) if parent_q else None
             by_qualified.setdefault(qualified, sid)
             if parent is not None:
-                _edge(g, parent, sid, "contains", 1.0, "defined", 1, start)
+                if own:
+                    _edge(g, parent, sid, "contains", 1.0, "defined", 1, start)
                 t.parent[sid] = parent
                 if t.kind.get(parent) in TYPE_KINDS:
                     t.members.setdefault(parent, {}).setdefault(short, sid)
@@ -191,11 +223,13 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
                 else:
                     t.nested.setdefault(parent, {}).setdefault(short, sid)
             elif not parent_q:
-                _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
+                if own:
+                    _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
                 t.top[f.path].setdefault(short, []).append(sid)
                 t.by_dir[(directory, short)].append(sid)
             else:  # a member of a type declared elsewhere (Go receivers, Rust impls, C++ out-of-line)
-                _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
+                if own:
+                    _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
                 t.by_dir[(directory, parent_q.rsplit(".", 1)[-1] + "." + short)].append(sid)
             if kind in TYPE_KINDS:
                 t.types[f.path].setdefault(short, sid)
@@ -216,7 +250,8 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             for sid in ids:
                 t.members.setdefault(owners[0], {}).setdefault(member, sid)
                 t.owner[sid] = owners[0]
-                _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
+                if mine(t.path[owners[0]]):
+                    _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
     r = _Resolver(t, idx)
     for f in code:
         if not f.bases:
@@ -229,9 +264,13 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             for target, how, n in r.type_name(f, written):
                 if target != src:
                     t.bases[src].append(target)
-                    _edge(g, src, target, relation, _kappa(how, n), how, n, line)
+                    if mine(f.path):
+                        _edge(g, src, target, relation, _kappa(how, n), how, n, line)
     for f in code:
+        if not mine(f.path):
+            continue
         r.file(f)
+        missed = g.sites.setdefault(f.path, [0, 0])
         owners = r.owners = _owners(spans[f.path], f.line_count, module_id[f.path])
         sites: dict[tuple[str, str], list[int]] = {}
         meta: dict[tuple[str, str], tuple[str, int]] = {}
@@ -240,9 +279,11 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView) -> SymbolGraph:
             hits = r.call(f, caller, callee, line)
             if hits is None:
                 g.dropped += 1
+                missed[1] += 1
                 continue
             if not hits:
                 g.unresolved += 1
+                missed[0] += 1
                 continue
             for target, how, n in hits:
                 if target == caller and how in GUESSES:
