@@ -62,8 +62,14 @@ def test_the_bundle_file_round_trips_and_a_replaced_segment_is_the_only_change()
     g = _graph()
     facts = [_facts(p) for p in PATHS]
     segs = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, facts)
-    back = Segments.decode(segs.encode())
+    section, placed = segs.placed()
+    assert section == segs.section()
+    export = export_bytes({"version": "x"}, [{"id": "z.py", "kind": "artifact"}], [], symbols_section=section)
+    index = segs.encode(placed, len(export) - 1 - len(section))
+    assert len(index) < len(section)  # an index into the export: the rows are not stored twice
+    back = Segments.decode(index, export)
     assert back.section() == segs.section() and back.counts() == segs.counts()
+    assert bytes(back.files["a/b.py"].edges) == bytes(segs.files["a/b.py"].edges)
     assert {p: s.interface for p, s in back.files.items()} == {f.path: interface(f) for f in facts}
     # z.py's function gains a line: its segment alone is made again
     g2 = _graph()
@@ -76,9 +82,9 @@ def test_the_bundle_file_round_trips_and_a_replaced_segment_is_the_only_change()
     patched = back.replaced(fresh, ["z.py"])
     assert patched.section() == orjson.dumps(pack_symbols(g2.nodes, g2.edges), option=orjson.OPT_SORT_KEYS)
     with pytest.raises(ValueError):
-        Segments.decode(segs.encode()[:-5])  # a segment running past the end
+        Segments.decode(index, export[: len(export) // 2])  # segments lying past the end of the export
     with pytest.raises(ValueError):
-        Segments.decode(b'{"format":0,"files":{}}\n')
+        Segments.decode(b'{"format":1,"files":{}}', export)
 
 
 def test_an_interface_ignores_lines_and_bodies_but_not_names_kinds_bases_or_imports() -> None:

@@ -531,10 +531,10 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             packed = pack_symbols(g.nodes, g.edges)
             if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
                 segs, packed = Segments.of_packed(packed, g.sites, facts), None
-        data = export_bytes(header, graph.nodes, graph.edges, packed,
-                            symbols_section=segs.section() if segs is not None else None)
-        if segs is not None:
-            writer.add(SYMBOLS_FILE, segs.encode())
+        section, placed = segs.placed() if segs is not None else (None, {})
+        data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section)
+        if segs is not None and section is not None:  # the section ends just before the export's last byte
+            writer.add(SYMBOLS_FILE, segs.encode(placed, len(data) - 1 - len(section)))
         digest = sha256_hex(data)
         name = plan.vault.export.name
         writer.add(name, data)

@@ -9,8 +9,8 @@ holds a ``#``; within a file the rows keep the phase's order. So the export's se
 the segments joined, byte for byte what ``pack_symbols`` of the whole graph gives, and a
 rebuild whose changed files kept their interface re-encodes only those files.
 
-``symbols.seg``: one line of JSON (the format, each file's interface, offsets and counts
-into the blob that follows), a newline, the blob.
+``symbols.seg``: JSON, each file's interface, counts, and where its rows lie in the
+bundle's own export (which holds them: nothing is stored twice).
 
 >>> packed = pack_symbols(graph.nodes, graph.edges)                     # doctest: +SKIP
 >>> Segments.of_packed(packed, graph.sites, facts).section() == orjson.dumps(packed, option=orjson.OPT_SORT_KEYS)
@@ -32,9 +32,9 @@ import orjson
 from oracl.builder.pipeline.symbols import interface
 from oracl.core.export import SYMBOL_EDGE_FIELDS, SYMBOL_NODE_FIELDS
 from oracl.core.records import FileFacts
-from oracl.core.vault import SYMBOLS_FILE
+from oracl.core.vault import EXPORT, SYMBOLS_FILE
 
-FORMAT = 1
+FORMAT = 2  # 2: an index into the bundle's export (1 copied the rows)
 _NODE_FIELDS = orjson.dumps(list(SYMBOL_NODE_FIELDS))
 _EDGE_FIELDS = orjson.dumps(list(SYMBOL_EDGE_FIELDS))
 
@@ -91,11 +91,33 @@ class Segments:
     def section(self) -> bytes:
         """The export's ``symbols`` value: exactly ``orjson.dumps(pack_symbols(nodes, edges),
         option=OPT_SORT_KEYS)`` of the graph the segments hold."""
-        segs = [self.files[p] for p in self.ordered()]
-        edges = b",".join(s.edges for s in segs if s.n_edges)
-        nodes = b",".join(s.nodes for s in segs if s.n_nodes)
-        return b"".join((b'{"edge_fields":', _EDGE_FIELDS, b',"edges":[', edges, b'],"node_fields":', _NODE_FIELDS,
-                         b',"nodes":[', nodes, b"]}"))
+        return self.placed()[0]
+
+    def placed(self) -> tuple[bytes, dict[str, tuple[int, int]]]:
+        """``section()`` and where each file's node and edge rows start in it."""
+        order = self.ordered()
+        head = b'{"edge_fields":' + _EDGE_FIELDS + b',"edges":['
+        middle = b'],"node_fields":' + _NODE_FIELDS + b',"nodes":['
+        at: dict[str, list[int]] = {p: [0, 0] for p in order}
+        parts: list[bytes | memoryview] = [head]
+        offset = len(head)
+        for key, gap in ((1, middle), (0, b"]}")):
+            first = True
+            for p in order:
+                seg = self.files[p]
+                rows, n = (seg.nodes, seg.n_nodes) if key == 0 else (seg.edges, seg.n_edges)
+                if not n:
+                    continue
+                if not first:
+                    parts.append(b",")
+                    offset += 1
+                first = False
+                at[p][key] = offset
+                parts.append(rows)
+                offset += len(rows)
+            parts.append(gap)
+            offset += len(gap)
+        return b"".join(parts), {p: (a, b) for p, (a, b) in at.items()}
 
     def counts(self) -> dict[str, Any]:
         """What ``SymbolGraph.counts`` says of the whole graph."""
@@ -108,34 +130,29 @@ class Segments:
                 "calls_unresolved": sum(s.unresolved for s in self.files.values()),
                 "calls_too_ambiguous": sum(s.dropped for s in self.files.values())}
 
-    # -- the bundle's file ----------------------------------------------------------------
-    def encode(self) -> bytes:
-        index: dict[str, list[Any]] = {}
-        blob: list[bytes] = []
-        offset = 0
-        for p in self.ordered():
-            s = self.files[p]
-            nb, eb = len(s.nodes), len(s.edges)
-            index[p] = [s.interface, offset, nb, offset + nb, eb, s.n_nodes, s.n_edges, s.by_relation, s.unresolved,
-                        s.dropped]
-            blob.append(s.nodes)
-            blob.append(s.edges)
-            offset += nb + eb
-        return b"".join([orjson.dumps({"format": FORMAT, "files": index}), b"\n", *blob])
+    # -- the bundle's file: an index into the bundle's export, which holds the rows ----------
+    def encode(self, placed: dict[str, tuple[int, int]], base: int) -> bytes:
+        """``symbols.seg``: each file's interface, counts and where its rows lie in the
+        export (``placed`` from ``placed()``, ``base`` the offset of the section in the
+        export's bytes). The rows themselves are not copied: the export holds them."""
+        index = {p: [s.interface, base + placed[p][0], len(s.nodes), base + placed[p][1], len(s.edges), s.n_nodes,
+                     s.n_edges, s.by_relation, s.unresolved, s.dropped]
+                 for p in self.ordered() for s in (self.files[p],)}
+        return orjson.dumps({"format": FORMAT, "files": index})
 
     @classmethod
-    def decode(cls, data: bytes) -> Segments:
-        """The segments of a ``symbols.seg`` (ValueError when it is not one of this format);
-        the rows stay bytes, never parsed."""
-        cut = data.index(b"\n")
-        head = orjson.loads(data[:cut])
+    def decode(cls, data: bytes, export: bytes) -> Segments:
+        """The segments a ``symbols.seg`` places in its bundle's ``export`` (ValueError when
+        it is not one of this format or a segment lies outside the export); the rows stay
+        bytes, never parsed."""
+        head = orjson.loads(data)
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ValueError("not a symbols file of this format")
-        blob = memoryview(data)[cut + 1:]
+        blob = memoryview(export)
         out = cls()
         for p, (iface, n_off, n_len, e_off, e_len, n_nodes, n_edges, rel, unresolved, dropped) in head["files"].items():
-            if n_off + n_len > len(blob) or e_off + e_len > len(blob):
-                raise ValueError("a segment runs past the end of the file")
+            if min(n_off, e_off, n_len, e_len) < 0 or n_off + n_len > len(blob) or e_off + e_len > len(blob):
+                raise ValueError("a segment lies outside the export")
             out.files[p] = Segment(iface, blob[n_off:n_off + n_len], blob[e_off:e_off + e_len], n_nodes, n_edges,
                                    rel, unresolved, dropped)
         return out
@@ -152,12 +169,15 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
         return None, "a path holds a '#'"
     try:
         data = (bundle / SYMBOLS_FILE).read_bytes()
+        export = (bundle / EXPORT).read_bytes()
     except OSError:
-        return None, f"the previous build has no {SYMBOLS_FILE}"
+        return None, f"the previous build has no {SYMBOLS_FILE} or export"
     if manifest_files.get(SYMBOLS_FILE) != hashlib.sha256(data).hexdigest():
         return None, f"{SYMBOLS_FILE} does not match its manifest"
+    if manifest_files.get(EXPORT) != hashlib.sha256(export).hexdigest():
+        return None, "the previous export does not match its manifest"
     try:
-        segs = Segments.decode(data)
+        segs = Segments.decode(data, export)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
     if len(segs.files) != len(facts) or any(f.path not in segs.files for f in facts):
