@@ -444,11 +444,17 @@ CALLERS = {
 }
 
 
-def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize("copy_min", [1500, 0])
+def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: Path, copy_min: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Edits that keep every changed file's interface remake only those files' symbol rows
-    (and patch the engine's symbol tables in place): the export, byte for byte, and every
-    symbol table's rows equal a full build's, edit after edit; an edit that changes what
-    other files' names resolve to, or a damaged symbols.seg, makes the pass whole."""
+    (and patch the engine's symbol tables in place, edge by edge or, ``copy_min`` 0, by
+    appending COPYs): the export, byte for byte, and every symbol table's rows equal a full
+    build's, edit after edit; an edit that changes what other files' names resolve to, or a
+    damaged symbols.seg, makes the pass whole."""
+    from oracl.core import store
+
+    monkeypatch.setattr(store, "PATCH_COPY_MIN", copy_min)
     root = write_tree(tmp_path / "repo", CALLERS)
     for rel in CALLERS:
         _stamp(root / rel, 0)
