@@ -152,7 +152,8 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
     tags, symbols and headings, every hub, every edge with its weights and fragments, every
     symbol of the symbol graph and every call edge – equals the export (which the signature
     covers)."""
-    from oracl.core.store import DB_FILE, Store, close
+    from oracl.core.store import Store, close
+    from oracl.core.vault import DB_FILE
 
     try:
         header = orjson.loads((bundle / HEADER_FILE).read_bytes())

@@ -10,6 +10,8 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ import kuzu
 
 from oracl.core.errors import StoreError, StoreLockedError
 from oracl.core.resources import loader_statements, query, schema_statements
-from oracl.core.vault import DB_FILE  # noqa: E402,F401  (re-exported: store.DB_FILE)
+from oracl.core.vault import DB_FILE
 
 MAX_DB_BYTES = 1 << 38  # 256 GiB per bundle
 CONSOLE_TIMEOUT_MS = 60_000
@@ -225,6 +227,21 @@ SYMBOL_RELATIONS = {"calls": "Calls", "contains": "Contains", "inherits": "Inher
                     "references": "References"}
 
 
+@contextmanager
+def _transaction(store: Store) -> Iterator[None]:
+    """One write transaction: committed when the block ends, rolled back when it raises."""
+    store.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        store.execute("COMMIT")
+    except BaseException:
+        try:
+            store.execute("ROLLBACK")
+        except StoreError:
+            pass  # the engine already rolled back
+        raise
+
+
 def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
                  buffer_pool_bytes: int = 1 << 30, threads: int = 2, keep_symbols: bool = False) -> Path:
     """A new database in ``directory`` made from a copy of the ``previous`` bundle's: the
@@ -239,20 +256,12 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
     _reset(path)
     shutil.copyfile(previous, path)
     store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
-    store.execute("BEGIN TRANSACTION")
-    try:
+    with _transaction(store):
         if delete:
             store.execute(query("content_delete"), {"paths": delete})
         # one CREATE per row: an UNWIND of several rows indexes only some of them (0.11.3)
         for row in content.to_pylist() if len(content) else []:
             store.execute(query("content_create"), row)
-        store.execute("COMMIT")
-    except BaseException:
-        try:
-            store.execute("ROLLBACK")
-        except StoreError:
-            pass  # the engine already rolled back
-        raise
     try:  # an index blocks dropping its table; a build without history has none
         store.execute("CALL DROP_FTS_INDEX('History', 'history_fts')")
     except StoreError:
@@ -333,8 +342,7 @@ def _patch_symbols(store: Store, paths: list[str], nodes: list[dict[str, Any]],
             held = store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"]
             if len(rows) > held // 300:
                 bulk[table] = rows
-    store.execute("BEGIN TRANSACTION")
-    try:
+    with _transaction(store):
         for table in ("calls", "contains", "inherits", "references"):
             store.execute(query(f"symbols_patch_delete_{table}"), {"paths": paths})
         for n in nodes:
@@ -347,13 +355,6 @@ def _patch_symbols(store: Store, paths: list[str], nodes: list[dict[str, Any]],
             statement = query(f"symbols_patch_{table.lower()}")
             for e in rows:
                 store.execute(statement, _edge_params(table, e))
-        store.execute("COMMIT")
-    except BaseException:
-        try:
-            store.execute("ROLLBACK")
-        except StoreError:
-            pass  # the engine already rolled back
-        raise
     types = {"confidence": pa.float64(), "resolution": pa.string(), "candidates": pa.int64(),
              "lines": pa.list_(pa.int64()), "line": pa.int64(), "relation": pa.string()}
     for table, rows in bulk.items():  # appended after the transaction: COPY runs on its own
