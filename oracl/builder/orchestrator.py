@@ -200,7 +200,7 @@ class BuildReport:
     files_removed: int  # files of the previous build that are gone
     signature: str      # ed25519 | hmac-sha256 | unsigned
     orphans: int        # artifacts with no edge to or from another artifact
-    symbols_mode: str = ""  # "symbols: whole (why)" or "symbols: of N files made again"
+    symbols_mode: str = ""  # "symbols: whole (why)" or "symbols: the rows of N changed files made again, …"
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
