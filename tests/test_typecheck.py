@@ -49,7 +49,7 @@ def test_the_baseline_round_trips_and_drops_zero_counts() -> None:
 
 def test_the_repository_baseline_is_what_mypy_is_held_to_and_the_package_says_it_is_typed() -> None:
     allowed = typecheck.read_baseline((ROOT / "scripts" / "mypy_baseline.txt").read_text("utf-8"))
-    assert sum(allowed.values()) <= 11  # 138 when the check was introduced; it only goes down
+    assert sum(allowed.values()) <= 5  # 138 when the check was introduced; it only goes down
     assert all(path.startswith("oracl/") for path, _ in allowed)
     assert (ROOT / "oracl" / "py.typed").is_file()
     assert "scripts/typecheck.py" in (ROOT / "scripts" / "test.sh").read_text("utf-8")

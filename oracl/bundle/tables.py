@@ -4,7 +4,7 @@ the full-text rows stream to while files are read."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from operator import itemgetter
 from pathlib import Path
@@ -55,16 +55,16 @@ def _ts(iso: str) -> datetime:
     return datetime.fromisoformat(iso[:-1])  # "…Z"; fromisoformat is ~20× faster than strptime
 
 
-def _column(rows: Iterable[dict[str, Any]], key: str) -> list[Any]:
+def _column(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
     return [r.get(key) for r in rows]
 
 
-def _columns(rows: Sequence[dict[str, Any]], *keys: str) -> list[list[Any]]:
+def _columns(rows: Sequence[Mapping[str, Any]], *keys: str) -> list[list[Any]]:
     """The columns ``keys`` of rows that all carry them (one C loop a column)."""
     return [list(map(itemgetter(key), rows)) for key in keys]
 
 
-def artifact_table(nodes: list[dict[str, Any]]) -> pa.Table:
+def artifact_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
     arts = [n for n in nodes if n["kind"] == "artifact"]
     tags = [n["tags"] for n in arts]
     detail = [n["priority_detail"] for n in arts]
@@ -99,14 +99,14 @@ def artifact_table(nodes: list[dict[str, Any]]) -> pa.Table:
     })
 
 
-def history_table(nodes: list[dict[str, Any]]) -> pa.Table:
+def history_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
     """The History rows: each artifact's past commit subjects, where it has any."""
     arts = [n for n in nodes if n["kind"] == "artifact" and n.get("history")]
     return pa.table({"path": pa.array([n["path"] for n in arts], pa.string()),
                      "text": pa.array([n["history"] for n in arts], pa.string())})
 
 
-def hub_table(nodes: list[dict[str, Any]]) -> pa.Table:
+def hub_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
     hubs = [n for n in nodes if n["kind"] == "hub"]
     return pa.table({
         "id": _column(hubs, "id"), "domain": [h["tags"]["domain"] for h in hubs],
@@ -116,7 +116,7 @@ def hub_table(nodes: list[dict[str, Any]]) -> pa.Table:
     })
 
 
-def link_tables(edges: list[dict[str, Any]], endpoints: list[tuple[str, str]]) -> tuple[pa.Table, pa.Table]:
+def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, str]]) -> tuple[pa.Table, pa.Table]:
     """The Link and BelongsTo tables; ``endpoints`` gives each edge row's (source path,
     target path or hub id), in the same order as ``edges``."""
     links = [(e, ends) for e, ends in zip(edges, endpoints, strict=True) if e["relation"] != "belongs_to"]

@@ -9,6 +9,7 @@ b'{"a":[1,0.0],"b":0.3}'
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ def canonical_bytes(obj: Any) -> bytes:
     return orjson.dumps(rounded(obj), option=orjson.OPT_SORT_KEYS)
 
 
-def edge_sort_key(e: dict[str, Any]) -> tuple[str, str, str, str, str]:
+def edge_sort_key(e: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
     return (e["source"], e["source_fragment"], e["target"], e["target_fragment"], e["relation"])
 
 
@@ -74,8 +75,8 @@ def unpack_symbols(doc: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
             [dict(zip(ef, row, strict=True)) for row in sym.get("edges", [])])
 
 
-def export_bytes(header: dict[str, Any], nodes: list[dict[str, Any]],
-                 edges: list[dict[str, Any]], symbols: dict[str, Any] | None = None,
+def export_bytes(header: dict[str, Any], nodes: Sequence[Mapping[str, Any]],
+                 edges: Sequence[Mapping[str, Any]], symbols: dict[str, Any] | None = None,
                  symbols_section: bytes | None = None) -> bytes:
     """The export's bytes. ``nodes`` and ``edges`` must already hold rounded floats (the
     weighting phase emits them so, and the Kùzu bundle is loaded from the same rows);
