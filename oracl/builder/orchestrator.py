@@ -390,7 +390,8 @@ def make_symbols(r: Read, previous: Segments | None, why: str) -> Symbols:
         return Symbols(symbol_graph(r.facts, r.index), None, None, why)
     changed = sorted(r.reread)
     g = symbol_graph(r.facts, r.index, only=frozenset(changed))
-    fresh = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, [f for f in r.facts if f.path in set(changed)])
+    mine = set(changed)
+    fresh = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, [f for f in r.facts if f.path in mine])
     return Symbols(g, previous.replaced(fresh, changed), changed, why)
 
 
@@ -565,7 +566,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
               "history": tables_of.history_table(graph.nodes), "links": links, "belongs": belongs}
     patch = None
     if symbols.patched is not None:  # the content task kept the previous symbol tables: patch them
-        patch = (symbols.patched, symbols.graph.nodes, symbols.graph.edges)
+        patch = (symbols.patched, tables_of.symbol_tables(symbols.graph.nodes, symbols.graph.edges))
     else:
         tables.update(tables_of.symbol_tables(symbols.graph.nodes, symbols.graph.edges))
     content_seconds = ex.join(content)

@@ -54,7 +54,7 @@ class BundleWriter:
         store.close(path)
 
     def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
-                   symbol_patch: tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]] | None = None) -> None:
+                   symbol_patch: tuple[list[str], dict[str, Any]] | None = None) -> None:
         """COPY the graph tables (artifacts, hubs, links, belongs, and the symbol tables
         unless ``symbol_patch`` patches the ones ``write_content`` kept), checkpoint, close."""
         from oracl.core import store

@@ -223,8 +223,6 @@ GRAPH_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "Belon
 # what a selective rebuild whose changed files kept their interface patches in place
 # (Defines goes with Artifact, which is loaded again: its rows are made from Symbol's)
 SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "SymbolName", "Symbol")
-SYMBOL_RELATIONS = {"calls": "Calls", "contains": "Contains", "inherits": "Inherits", "implements": "Inherits",
-                    "references": "References"}
 
 
 @contextmanager
@@ -285,13 +283,13 @@ def _creates(statement: str) -> str:
 
 
 def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
-                  symbol_patch: tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]] | None = None) -> None:
+                  symbol_patch: tuple[list[str], dict[str, Any]] | None = None) -> None:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
     ``after_each`` is called after every COPY (the crash tests kill the process there).
-    ``symbol_patch`` = (paths, their symbols' rows, the rows of the edges that start in
-    them), for a bundle ``patch_bundle`` kept the symbol tables of: those files' edges are
-    deleted and made again and their symbols' properties set, in one transaction; the
-    symbol tables are then not in ``tables`` and Defines is made from Symbol's rows."""
+    ``symbol_patch`` = (paths, the symbol tables of those files' rows), for a bundle
+    ``patch_bundle`` kept the symbol tables of: those files' edges are deleted and made
+    again and their symbols' properties set; the whole symbol tables are then not in
+    ``tables`` and Defines is made from Symbol's rows."""
     store = Store.open(path, read_only=False)
     try:
         for stmt in loader_statements("030_copy_graph"):
@@ -317,52 +315,34 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
 # what the table holds (1.47 s for 2,500 calls into 429k, measured on Kùzu 0.11.3): a
 # table's new edges go in by COPY above this many, or above 1/300 of the table's rows
 PATCH_COPY_MIN = 1500
-_PATCH_COLUMNS = {"Calls": ("confidence", "resolution", "candidates", "lines"),
-                  "Inherits": ("relation", "confidence", "resolution", "candidates", "line"),
-                  "References": ("confidence", "resolution", "candidates", "line"), "Contains": ()}
+PATCH_RELS = {"calls": "Calls", "contains": "Contains", "inherits": "Inherits", "references": "References"}
 
 
-def _edge_params(table: str, e: dict[str, Any]) -> dict[str, Any]:
-    params: dict[str, Any] = {"source": e["source"], "target": e["target"]}
-    for col in _PATCH_COLUMNS[table]:
-        params[col] = (e["lines"][0] if e["lines"] else None) if col == "line" else e[col]
-    return params
-
-
-def _patch_symbols(store: Store, paths: list[str], nodes: list[dict[str, Any]],
-                   edges: list[dict[str, Any]]) -> None:
-    import pyarrow as pa
-
-    by_table: dict[str, list[dict[str, Any]]] = {t: [] for t in _PATCH_COLUMNS}
-    for e in edges:
-        by_table[SYMBOL_RELATIONS[e["relation"]]].append(e)
-    bulk: dict[str, list[dict[str, Any]]] = {}
-    for table, rows in by_table.items():
-        if len(rows) > PATCH_COPY_MIN:
-            held = store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"]
-            if len(rows) > held // 300:
-                bulk[table] = rows
+def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any]) -> None:
+    """The changed files' rows (``tables``: the Arrow tables ``symbol_tables`` makes of
+    them) patched into kept symbol tables: their outgoing edges deleted, their symbols'
+    properties set, their edges created (or appended by COPY when many), Defines made again."""
+    bulk = []
+    for param, table in PATCH_RELS.items():
+        n = len(tables[param])
+        if n > PATCH_COPY_MIN and n > store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"] // 300:
+            bulk.append(param)
     with _transaction(store):
-        for table in ("calls", "contains", "inherits", "references"):
-            store.execute(query(f"symbols_patch_delete_{table}"), {"paths": paths})
-        for n in nodes:
-            store.execute(query("symbols_patch_set"), {"id": n["id"], "start_line": n["start"], "end_line": n["end"],
-                                                       "signature": n["signature"], "doc": n["doc"],
-                                                       "exported": n["exported"]})
-        for table, rows in by_table.items():
-            if table in bulk:
+        for param in PATCH_RELS:
+            store.execute(query(f"symbols_patch_delete_{param}"), {"paths": paths})
+        for n in tables["symbols"].to_pylist():
+            store.execute(query("symbols_patch_set"), {
+                "id": n["id"], "start_line": n["start_line"], "end_line": n["end_line"], "signature": n["signature"],
+                "doc": n["doc"], "exported": n["exported"]})
+        for param in PATCH_RELS:
+            if param in bulk:
                 continue
-            statement = query(f"symbols_patch_{table.lower()}")
-            for e in rows:
-                store.execute(statement, _edge_params(table, e))
-    types = {"confidence": pa.float64(), "resolution": pa.string(), "candidates": pa.int64(),
-             "lines": pa.list_(pa.int64()), "line": pa.int64(), "relation": pa.string()}
-    for table, rows in bulk.items():  # appended after the transaction: COPY runs on its own
-        params = [_edge_params(table, e) for e in rows]
-        arrow = pa.table({"from": pa.array([r["source"] for r in params], pa.string()),
-                          "to": pa.array([r["target"] for r in params], pa.string()),
-                          **{c: pa.array([r[c] for r in params], types[c]) for c in _PATCH_COLUMNS[table]}})
-        store.execute(f"COPY {table} FROM $rows", {"rows": arrow})
+            statement = query(f"symbols_patch_{param}")
+            for row in tables[param].to_pylist():
+                source, target = row.pop("from"), row.pop("to")
+                store.execute(statement, {"source": source, "target": target, **row})
+    for param in bulk:  # appended after the transaction: COPY runs on its own
+        store.execute(f"COPY {PATCH_RELS[param]} FROM $rows", {"rows": tables[param]})
     store.execute(query("symbols_defines_again"))
 
 
