@@ -1,7 +1,7 @@
 """Incremental-build benchmark: selective rebuilds and ``oracl status`` against floors
 measured in the same run.
 
-    python scripts/bench_incremental.py WORKSPACE [--fraction 0.01] [--seed 7] [--no-full]
+    python scripts/bench_incremental.py WORKSPACE [--fraction 0.01] [--seed 7] [--no-full] [--edit middle]
 
 The floor is a bare stat walk of the same tree (``os.walk`` + ``os.stat`` of every file
 with an included suffix) in one process. Every ``oracl`` call is a real subprocess,
@@ -9,7 +9,8 @@ process start included. Steps: a full build (``--full``; skipped with ``--no-ful
 build exists), ``oracl status`` on the unchanged tree, a rebuild after changing one file,
 a rebuild after changing ``--fraction`` of the files. Changed files get new bytes and an
 mtime an hour back (so none is "racily clean"); the edits are appended comments, which
-the next run's edits simply extend. Prints one line per step, the three ratios the
+the next run's edits simply extend (``--edit middle``: each comment goes before a Python
+file's middle line instead, so the lines below it and the calls on them move). Prints one line per step, the three ratios the
 issue sets targets for, and the "bundle floor": the I/O any new bundle of this design
 costs (process start, copying and hashing the previous database, writing and hashing an
 export of the same size), measured in the same run.
@@ -85,11 +86,19 @@ def run(*args: str) -> tuple[float, dict]:
     return wall, orjson.loads(proc.stdout)
 
 
-def touch(paths: list[str], tag: str) -> None:
+def touch(paths: list[str], tag: str, middle: bool = False) -> None:
+    """``middle``: the comment goes before the middle line of the file (so every line
+    below it, and the calls on them, move), else at the end."""
     back = time.time_ns() - 3600 * 10**9
     for i, path in enumerate(paths):
         comment = "<!-- edit -->\n" if path.endswith(".md") else "\n" if path.endswith(".json") else f"# edit {tag}\n"
-        if path.endswith((".json", ".jsonl")):
+        if middle and path.endswith(".py"):
+            with open(path, encoding="utf-8") as fh:
+                lines = fh.readlines()
+            lines.insert(len(lines) // 2, comment)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.writelines(lines)
+        elif path.endswith((".json", ".jsonl")):
             with open(path, "rb") as fh:
                 data = fh.read()
             data = data + b" " if not data.endswith(b"  ") else data[:-1]  # whitespace keeps JSON valid
@@ -107,6 +116,8 @@ def main() -> None:
     ap.add_argument("--fraction", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--no-full", action="store_true", help="start from the existing build")
+    ap.add_argument("--edit", choices=("append", "middle"), default="append",
+                    help="where the edit's comment goes: the end of each file, or (Python files) its middle line")
     args = ap.parse_args()
     root = args.workspace.resolve()
     rng = random.Random(args.seed)
@@ -123,15 +134,16 @@ def main() -> None:
     floor_s, parts = bundle_floor(root)
     print(f"bundle floor     {floor_s:7.3f} s   ({parts})")
 
-    one = rng.sample(files, 1)
-    touch(one, "one")
+    middle = args.edit == "middle"
+    one = rng.sample([f for f in files if f.endswith(".py")] if middle else files, 1)
+    touch(one, "one", middle)
     one_s, r = run("build", str(root), "-q")
     print(f"1-file rebuild   {one_s:7.3f} s   {r['mode']}")
     phases = " ".join(f"{k}={v:.2f}" for k, v in r["seconds"].items())
     print(f"                 phases: {phases}")
 
     many = rng.sample(files, max(1, int(len(files) * args.fraction)))
-    touch(many, "many")
+    touch(many, "many", middle)
     many_s, r = run("build", str(root), "-q")
     print(f"{args.fraction:.0%} rebuild     {many_s:7.3f} s   {r['mode']}")
     phases = " ".join(f"{k}={v:.2f}" for k, v in r["seconds"].items())

@@ -444,6 +444,49 @@ CALLERS = {
 }
 
 
+def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comment added after a file's last call moves no edge: the patch writes no edge and
+    sets only the symbol whose lines grew (the module); a line added inside ``run`` (and the
+    comment gone: the module is as long as before) sets ``run`` and updates the lines of the
+    one call below it in place; a new call on a line that was there creates one edge and
+    nothing else. Each build's rows equal a full build's."""
+    from oracl.core import store
+    from oracl.core.resources import query
+
+    made = [f"symbols_patch_{op}{t}" for op in ("", "unlink_", "delete_") for t in store.PATCH_RELS]
+    names = {query(n): n for n in ("symbols_patch_set", *made, "symbols_patch_update_calls",
+                                   "symbols_patch_update_inherits", "symbols_patch_update_references")}
+    written: list[str] = []
+    execute = store.Store.execute
+
+    def spy(self: store.Store, statement: str, params: dict | None = None) -> object:
+        if statement in names:
+            written.append(names[statement])
+        return execute(self, statement, params)
+
+    monkeypatch.setattr(store.Store, "execute", spy)
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    shop = CALLERS["pkg/shop.py"]
+    longer = shop.replace("    c = make_cart()\n", "    c = make_cart()\n    n = n + 1\n")
+    edits = [(shop + "# the end\n", ["symbols_patch_set"]),
+             (longer, ["symbols_patch_set", "symbols_patch_update_calls"]),
+             (longer.replace("return c.add(n)", "return c.add(n) + c.total()"), ["symbols_patch_calls"])]
+    for step, (text, said) in enumerate(edits, 1):
+        (root / "pkg/shop.py").write_text(text)
+        _stamp(root / "pkg/shop.py", step)
+        written.clear()
+        now = t0 + timedelta(minutes=2 * step)
+        assert build(root, now=now, **KW).symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
+        assert sorted(written) == said, (step, written)
+        rows = _symbol_rows(root)
+        written.clear()
+        assert rows == _full_rows_beside(root, now + timedelta(minutes=1))[1], step
+
+
 @pytest.mark.parametrize("copy_min", [1500, 0])
 def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: Path, copy_min: int,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
@@ -470,6 +513,8 @@ def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: 
          "symbols: whole (pkg/cart.py changed what other files' names resolve to)"),
         ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
          "symbols: the rows of 1 changed file made again, the others reused"),
+        ("pkg/shop.py", '"""The shop."""\n' + CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
+         "symbols: the rows of 1 changed file made again, the others reused"),  # its imports moved down
     ]
     for step, (rel, text, said) in enumerate(edits, 1):
         (root / rel).write_text(text)

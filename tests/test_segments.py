@@ -101,3 +101,30 @@ def test_an_interface_ignores_lines_and_bodies_but_not_names_kinds_bases_or_impo
                           symbols=(("f", "function", 1, 2),), symbol_details=(("f", "def f()", ""),),
                           imports=(("os", (), 0, 1, 1),))
     assert len({interface(x) for x in (base, renamed, as_class, importing)}) == 4
+    # a line added above the import moves it: what it imports, and so the interface, is the same
+    lower = FileFacts("a.py", "y", "e", 1, 0, 0, "ok", language="python",
+                      symbols=(("f", "function", 2, 3),), symbol_details=(("f", "def f()", ""),),
+                      imports=(("os", (), 0, 2, 2),))
+    assert interface(lower) == interface(importing)
+    other = FileFacts("a.py", "y", "e", 1, 0, 0, "ok", language="python",
+                      symbols=(("f", "function", 2, 3),), symbol_details=(("f", "def f()", ""),),
+                      imports=(("sys", (), 0, 2, 2),))
+    assert interface(other) != interface(importing)
+
+
+def test_the_edge_diff_leaves_equal_pairs_alone_updates_moved_ones_and_remakes_the_rest() -> None:
+    """By pair of endpoints: same rows → nothing; one row each side with other properties →
+    updated; a pair gone, new, or with another number of rows → unlinked and created."""
+    from oracl.core.store import edge_diff
+
+    def e(s: str, t: str, lines: list[int]) -> dict:
+        return {"source": s, "target": t, "confidence": 1.0, "lines": lines}
+
+    old = [e("a", "b", [3]), e("a", "c", [4]), e("a", "d", [5]), e("x", "y", [1]), e("x", "y", [2])]
+    new = [e("a", "b", [3]), e("a", "c", [7]), e("a", "e", [8]), e("x", "y", [1])]
+    unlink, update, create = edge_diff(old, new)
+    assert unlink == [{"source": "a", "target": "d"}, {"source": "x", "target": "y"}]
+    assert update == [e("a", "c", [7])]
+    assert create == [e("a", "e", [8]), e("x", "y", [1])]
+    assert edge_diff(old, list(reversed(old))) == ([], [], [])  # the order of rows does not matter
+    assert edge_diff([], new[:1]) == ([], [], new[:1]) and edge_diff(old[:1], []) == ([{"source": "a", "target": "b"}], [], [])

@@ -151,7 +151,7 @@ def interface(f: FileFacts) -> str:
     doc = [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
            [(s[0], s[1]) for s in f.symbols],
            [(d[0], f.language in ("c", "cpp") and d[1].endswith(";")) for d in details],
-           f.bases and [b[:3] for b in f.bases], f.imports, f.namespaces, f.manifest]
+           f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces, f.manifest]
     return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 

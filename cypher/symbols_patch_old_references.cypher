@@ -1,0 +1,4 @@
+// Selective rebuild: the signature-type edges the previous build holds that start in the changed files.
+MATCH (s:Symbol)-[e:References]->(t:Symbol) WHERE s.path IN $paths
+RETURN s.id AS source, t.id AS target, e.confidence AS confidence, e.resolution AS resolution,
+  e.candidates AS candidates, e.line AS line;

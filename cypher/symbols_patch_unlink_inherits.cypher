@@ -1,0 +1,2 @@
+// Selective rebuild: the inherits edges between one pair of symbols, which the changed file no longer has as they were.
+MATCH (a:Symbol {id: $source})-[e:Inherits]->(b:Symbol {id: $target}) DELETE e;
