@@ -368,11 +368,11 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any]) -> No
     plans: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]] | None] = {}
     for param, table in PATCH_RELS.items():
         new = [{"source": r.pop("from"), "target": r.pop("to"), **r} for r in tables[param].to_pylist()]
-        plan = edge_diff(store.named(f"symbols_patch_old_{param}", {"paths": paths}), new)
-        touched = sum(map(len, plan))
+        diff = edge_diff(store.named(f"symbols_patch_old_{param}", {"paths": paths}), new)
+        touched = sum(map(len, diff))
         many = touched > PATCH_COPY_MIN and \
             touched > store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"] // 300
-        plans[param] = None if many else plan  # None: delete them all, append them all by COPY
+        plans[param] = None if many else diff  # None: delete them all, append them all by COPY
     with _transaction(store):
         for n in moved:
             store.execute(query("symbols_patch_set"), {"id": n["id"], **{k: n[k] for k in PATCH_SET}})
