@@ -6,9 +6,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from oracl.core.errors import (
     ConfigError,
     NoBuildError,
@@ -22,6 +19,11 @@ from oracl.core.errors import (
 )
 from oracl.core.version import __version__
 
+TYPE_CHECKING = False  # (not typing's: importing typing costs ~6 ms; mypy reads the name either way)
+if TYPE_CHECKING:  # `import oracl` (every CLI process, `oracl --version` too) stays cheap
+    from pathlib import Path
+    from typing import Any
+
 
 def __getattr__(name: str) -> Any:
     if name == "Memory":  # imported lazily: `import oracl` stays cheap for the CLI
@@ -34,6 +36,8 @@ def __getattr__(name: str) -> Any:
 def build(root: str | Path, **kwargs: Any) -> Any:
     """Build the graph of ``root``; see ``oracl.builder.orchestrator.build`` (imported lazily). Nothing
     is forked (the in-process executor), so a process holding a ``Memory`` may build."""
+    from pathlib import Path
+
     from oracl.builder.orchestrator import build as _build
 
     return _build(Path(root), **kwargs)

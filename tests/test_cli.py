@@ -135,5 +135,21 @@ def test_a_query_process_loads_only_the_read_plane(built_sample) -> None:  # typ
     loaded = set(r.stderr.split())
     assert "oracl.read.query.run" in loaded and "oracl.core.store" in loaded  # the probe did query
     heavy = ("oracl.builder", "oracl.bundle", "tree_sitter", "cryptography", "yaml", "antlr4", "pyarrow",
-             "starlette", "uvicorn", "mcp")
+             "starlette", "uvicorn", "mcp", "pydantic")
     assert sorted(m for m in loaded if m.split(".")[0] in heavy or m.startswith(heavy)) == []
+
+
+def test_the_version_is_answered_before_the_cli_is_imported() -> None:
+    """``oracl --version`` (the console script's own entry) loads no CLI stack (typer, click,
+    rich), no engine and no JSON library, yet names the kuzu the environment holds."""
+    from importlib.metadata import version
+
+    probe = ("import sys\nfrom oracl.face.launch import main\nsys.argv = ['oracl', '--version']\nmain()\n"
+             "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f"kuzu {version('kuzu')}," in r.stdout
+    loaded = set(r.stderr.split())
+    assert "oracl.face.launch" in loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in ("typer", "click", "rich", "kuzu", "orjson", "typing")
+                  or m in ("importlib.metadata", "oracl.face.cli")) == []

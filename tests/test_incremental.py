@@ -299,17 +299,19 @@ def test_too_many_changes_make_a_full_build(tmp_path: Path) -> None:
 
 
 def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
-    """A real `oracl watch` process: fresh at start, one edit, one selective rebuild line."""
+    """A real `oracl watch --poll` process: fresh at start, one edit, one selective rebuild line."""
     from .conftest import ORACL
 
     root = _one_file_repo(tmp_path)
     build(root)  # the settings the CLI will use
-    proc = subprocess.Popen([ORACL, "watch", str(root), "--interval", "0.2", "--settle", "0.4", "--max-builds", "1"],
+    proc = subprocess.Popen([ORACL, "watch", str(root), "--poll", "--interval", "0.2", "--settle", "0.4",
+                             "--max-builds", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "250"})
     assert proc.stdout is not None
     first = proc.stdout.readline()
-    assert first.rstrip().endswith(f"watching {root} (fresh: the build matches the working tree)"), first
+    assert first.rstrip().endswith(f"watching {root} (fresh: the build matches the working tree; polling every 0.2 s)"), \
+        first
     (root / "pkg" / "c.py").write_text("import pkg.b\n")
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
@@ -343,9 +345,61 @@ def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None
                       lambda: (root / "README.md").unlink(), idle=0.05)
 
     lines: list[str] = []
-    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
+    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep, poll=True) == 1
     assert len(lines) == 2 and "(3 files changed)" in lines[1]
     assert "incremental: 1 reused, 2 read, 1 removed" in lines[1]
+
+
+def test_watch_wakes_on_a_file_event_and_builds_what_changed(tmp_path: Path) -> None:
+    """The CLI's watch, on real file events (inotify here): it says it waits on them, and
+    one edit made after it started is one rebuild that reads that file."""
+    from .conftest import ORACL
+
+    root = _one_file_repo(tmp_path)
+    build(root)  # the settings the CLI will use
+    proc = subprocess.Popen([ORACL, "watch", "-r", str(root), "--settle", "0.2", "--max-builds", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "250"})
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.rstrip().endswith("(fresh: the build matches the working tree; file events)"), first
+        (root / "pkg" / "a.py").write_text("x = 2  # edited\n")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 1 and "(1 file changed)" in lines[0], out
+    assert "incremental: 2 reused, 1 read, 0 removed" in lines[0]
+
+
+def test_watch_events_ignore_the_vault_and_git_and_fall_back_to_polling(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """What may wake the watch, by path; and where file events cannot be had, it polls and
+    its first line says why."""
+    from oracl.face import watch as watching
+
+    top = str(tmp_path / "r")
+    assert [watching.ignored(top, f"{top}/{rel}") for rel in (
+        "pkg/a.py", ".oracl/mirror/x.tmp/graph.kuzu", ".git/index", "pkg/.git/HEAD", ".gitignore", "docs/.oracle")] == \
+        [False, True, True, True, False, False]
+    assert watching.ignored(top, str(tmp_path / "elsewhere.py")) and watching.ignored(top, str(tmp_path / "r2" / "a.py"))
+
+    def no_events(root: Path, wake: float):  # type: ignore[no-untyped-def]
+        raise OSError("OS file watch limit reached")
+        yield True
+
+    monkeypatch.setattr(watching, "_events", no_events)
+    root = _one_file_repo(tmp_path)
+    build(root, **KW)
+    lines: list[str] = []
+    sleep = _scripted(lambda: (root / "pkg" / "a.py").write_text("x = 5\n"), idle=0.01)
+    assert watching.watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
+    assert lines[0].endswith("(fresh: the build matches the working tree; polling every 0.01 s: "
+                             "file events unavailable (OS file watch limit reached))"), lines[0]
+    assert "(1 file changed)" in lines[1]
 
 
 def test_ranks_from_the_second_process_are_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -372,8 +426,8 @@ def test_watch_builds_a_tree_without_a_build_and_survives_a_failed_one(tmp_path:
                       lambda: (root / "pyproject.toml").write_text("[tool.oracl]\nalpha = 0.4\n"))
 
     lines: list[str] = []
-    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=3, sleep=sleep) == 3
-    assert lines[0].endswith("(no build yet)") and "full: no previous build" in lines[1]
+    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=3, sleep=sleep, poll=True) == 3
+    assert lines[0].endswith("(no build yet; polling every 0.01 s)") and "full: no previous build" in lines[1]
     assert "build failed (1 file changed): " in lines[2] and "alpha" in lines[2]
     assert "incremental: 3 reused, 1 read, 0 removed" in lines[3]  # pyproject.toml itself
     assert len(lines) == 4
@@ -393,7 +447,7 @@ def test_watch_waits_for_a_build_it_cannot_lock_then_builds(tmp_path: Path) -> N
     sleep = _scripted(lambda: (root / "pkg" / "a.py").write_text("x = 3\n"), lambda: None, held.close)
 
     lines: list[str] = []
-    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
+    assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep, poll=True) == 1
     assert "another build is running; trying again after it" in lines[1]
     assert "(1 file changed)" in lines[-1] and "1 read" in lines[-1]
 

@@ -70,7 +70,6 @@ from oracl.core.errors import (
     disk_full,
 )
 from oracl.core.export import (
-    SCHEMA_VERSION,
     canonical_bytes,
     export_bytes,
     pack_symbols,
@@ -89,7 +88,7 @@ from oracl.core.vault import (
     check_root,
     new_build_id,
 )
-from oracl.core.version import __version__
+from oracl.core.version import SCHEMA_VERSION, __version__
 from oracl.core.walk import Discovery, walk
 
 Progress = Callable[[str, int, int | None], None]

@@ -15,8 +15,6 @@ from typing import Any
 
 import orjson
 
-SCHEMA_VERSION = "wtls-1.2"  # 1.1: the symbol graph (``symbols``: nodes and edges);
-# 1.2: history (each artifact's ``history`` text, ``co_change`` edges, the header's ``history``)
 FLOAT_DIGITS = 9
 
 

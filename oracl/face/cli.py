@@ -112,22 +112,10 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write(json_text(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()) + "\n")
 
 
-def version_text() -> str:
-    """``oracl --version``: this package, the export schema, and the engine it pins."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from oracl.core.export import SCHEMA_VERSION
-    from oracl.core.version import __version__
-
-    try:
-        engine = version("kuzu")
-    except PackageNotFoundError:
-        engine = "not installed"
-    return f"oracl {__version__} (export schema {SCHEMA_VERSION}, kuzu {engine}, python {sys.version.split()[0]})"
-
-
 def _version(value: bool) -> None:
-    if value:
+    if value:  # (`oracl --version` alone is answered by oracl.face.launch before typer is imported)
+        from oracl.face.launch import version_text
+
         sys.stdout.write(version_text() + "\n")
         raise typer.Exit(0)
 
@@ -618,13 +606,15 @@ def watch(
     root: RootArg = None,
     root_opt: RootOpt = None,
     settle: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds without a change before a rebuild starts.")] = 1.0,
-    interval: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds between two looks at the tree.")] = 1.0,
+    interval: Annotated[float, typer.Option(metavar="SECONDS", help="Seconds between two looks at the tree when polling.")] = 1.0,
     max_builds: Annotated[int, typer.Option(metavar="N", help="Stop after this many rebuilds (0: run until Ctrl-C).")] = 0,
+    poll: Annotated[bool, typer.Option("--poll", help="Look at the tree every --interval seconds instead of waiting for file events.")] = False,
 ) -> None:
     """Rebuild ROOT whenever its files change, once the changes settle.
 
     One line per rebuild (selective, so its cost follows the change). Builds first if ROOT
-    is stale."""
+    is stale. Waits on the platform's file events (polls where there are none, and says
+    so on the first line)."""
     from oracl.core.vault import check_root
     from oracl.face.render import plain_line
     from oracl.face.watch import watch as run
@@ -635,7 +625,7 @@ def watch(
     try:
         check_root(root)
         run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max_builds,
-            executor_kind="processes")
+            executor_kind="processes", poll=poll)
     except KeyboardInterrupt:
         plain_line("stopped")
     except OraclError as exc:
@@ -750,12 +740,10 @@ def command() -> Any:
     for cmd in getattr(group, "commands", {}).values():
         for param in cmd.params:
             if param.param_type_name == "argument":
-                name = param.display_name_raw
+                name = param.metavar or (param.name or "").upper()
                 shown = name + ("..." if param.nargs != 1 else "")
                 shown = shown if param.required else f"[{shown}]"
-                param.display_type_rich = lambda ctx: None
-                param._usage_display_name = lambda shown=shown: shown
-                param._rich_display_name = lambda shown=shown: shown
+                param.make_metavar = lambda ctx=None, usage=False, shown=shown: shown
     return group
 
 

@@ -1,10 +1,20 @@
 """``oracl watch``: rebuild after changes settle, one line per rebuild.
 
-The tree is polled (the build's own discovery, then one ``stat`` per file): portable, no
-extra dependency, and it sees exactly the files a build would index. A change starts a
-quiet period; the rebuild (selective, so its cost follows the change) runs once no file
-changed for ``settle`` seconds. A failed rebuild prints its one-line error and the watch
-goes on; a build already running elsewhere is waited for.
+By default the watch sleeps on the platform's file events (``watchfiles``: inotify on
+Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows) and looks at the tree only
+when something under it changed: an idle watch costs nothing, however big the tree. What
+changed is then decided as the polling watch decides it — the build's own discovery and
+one ``stat`` per file, compared with the last look — so both see exactly the files a
+build would index and nothing else (an editor's swap file wakes the watch, finds no
+change, and builds nothing). Events under ``.oracl/`` (the builds' own writes) and
+``.git/`` are dropped before they wake it. Where file events cannot be had (no
+``watchfiles``, a file system without them, the kernel's watch limit reached) or with
+``poll=True``, the tree is polled every ``interval`` seconds instead, and the first line
+says so.
+
+A change starts a quiet period; the rebuild (selective, so its cost follows the change)
+runs once no file changed for ``settle`` seconds. A failed rebuild prints its one-line
+error and the watch goes on; a build already running elsewhere is waited for.
 
 >>> watch(Path("."), emit=print, max_builds=1)       # doctest: +SKIP
 12:00:03 build 20261130T120003…  incremental: 50,003 reused, 1 read, 0 removed  12.3 s  (1 file changed)
@@ -12,8 +22,9 @@ goes on; a build already running elsewhere is waited for.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -46,17 +57,68 @@ def _stamp() -> str:
     return datetime.now().strftime("%H:%M:%S")
 
 
+IGNORED_DIRS = (".oracl", ".git")  # the vault (the builds' own writes) and git's internals
+
+
+def ignored(root: str, path: str) -> bool:
+    """An event at ``path`` (absolute) that cannot change what a build indexes: anything
+    under ``root``'s ``.oracl/`` or ``.git/``, or outside ``root``."""
+    rel = os.path.relpath(path, root)
+    if rel == ".." or rel.startswith(".." + os.sep):
+        return True
+    return any(part in IGNORED_DIRS for part in rel.split(os.sep))
+
+
+def _polled(root: Path, interval: float, sleep: Callable[[float], None]) -> Iterator[bool]:
+    """Wake every ``interval`` seconds (never spending more than a third of a core on
+    looking: a look that took t seconds is followed by at least 2t of sleep)."""
+    poll = 0.0
+    while True:
+        sleep(max(interval, 2 * poll))
+        t0 = time.perf_counter()
+        yield True
+        poll = time.perf_counter() - t0
+
+
+def _events(root: Path, wake: float) -> Iterator[bool]:
+    """Block on file events; True when one under ``root`` may have changed a file the
+    build indexes, False at least every ``wake`` seconds (so a quiet period can end)."""
+    import watchfiles
+
+    top = str(root.resolve())
+    for batch in watchfiles.watch(top, watch_filter=lambda _change, path: not ignored(top, path),
+                                  debounce=200, step=20, rust_timeout=max(20, int(wake * 1000)),
+                                  yield_on_timeout=True, raise_interrupt=True):
+        yield bool(batch)
+
+
+def _source(root: Path, poll: bool, interval: float, settle: float,
+            sleep: Callable[[float], None]) -> tuple[Iterator[bool], str]:
+    """The looks' clock and how it is said: file events when they can be had, else polling."""
+    if not poll:
+        try:
+            events = _events(root, settle if settle > 0 else 0.05)
+            next(events)  # starts the watcher: an error (no watchfiles, no inotify watches left) is raised here
+            return events, "file events"
+        except (ImportError, OSError, RuntimeError) as exc:
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return _polled(root, interval, sleep), f"polling every {interval:g} s: file events unavailable ({why})"
+    return _polled(root, interval, sleep), f"polling every {interval:g} s"
+
+
 def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, interval: float = 1.0,
           max_builds: int = 0, sleep: Callable[[float], None] = time.sleep,
-          executor_kind: str = "in-process") -> int:
+          executor_kind: str = "in-process", poll: bool = False) -> int:
     """Watch ``root`` until interrupted (or ``max_builds`` rebuilds); returns the rebuilds.
+    ``poll``: look every ``interval`` seconds instead of waiting for file events.
     ``executor_kind`` is the builds' (the CLI forks its helpers)."""
     from oracl.builder.orchestrator import build
     from oracl.read.status import status
 
     root = Path(root)
     builds = 0
-    last = tree_stat(root)  # before the first check: an edit made after it is seen at the first poll
+    last = tree_stat(root)  # before the watcher starts: an edit made after it is seen at the first look
+    looks, how = _source(root, poll, interval, settle, sleep)
 
     def rebuild(reason: str) -> bool:
         """One build; False when another process holds the build lock (try again later)."""
@@ -78,35 +140,41 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     start = ""  # why the tree needs a build before any change, until one succeeds
     try:
         state = status(root)
-        emit(f"{_stamp()} watching {root} ({state['verdict']})")
+        emit(f"{_stamp()} watching {root} ({state['verdict']}; {how})")
         start = "" if state["fresh"] else "stale at start"
     except NoBuildError:
-        emit(f"{_stamp()} watching {root} (no build yet)")
+        emit(f"{_stamp()} watching {root} (no build yet; {how})")
         start = "no build yet"
     except OraclError as exc:  # a damaged vault: the first build mends it
-        emit(f"{_stamp()} watching {root} ({str(exc).split(';')[0]})")
+        emit(f"{_stamp()} watching {root} ({str(exc).split(';')[0]}; {how})")
         start = "the latest build is unreadable"
     if start and rebuild(start):
         start = ""
     pending: set[str] = set()
     quiet_since = 0.0
-    poll = 0.0
-    while not max_builds or builds < max_builds:
-        # on a big tree a look costs time: never spend more than a third of a core on looking
-        sleep(max(interval, 2 * poll))
-        t0 = time.perf_counter()
-        now = tree_stat(root)
-        poll = time.perf_counter() - t0
-        changed = _diff(last, now)
-        last = now
-        if changed:
-            pending |= changed
-            quiet_since = time.monotonic()
-            continue
-        if (pending or start) and time.monotonic() - quiet_since >= settle:
-            # ``last`` stays the tree as it was before the build: an edit made while the
-            # build runs shows up at the next poll and brings another rebuild
-            why = f"{len(pending)} file{'s' if len(pending) != 1 else ''} changed" if pending else start
-            if rebuild(why):
-                pending, start = set(), ""
+    woken = how == "file events"  # the watcher is up: look once for what changed before it was
+    try:
+        while not max_builds or builds < max_builds:
+            woken = woken or next(looks)
+            changed: set[str] = set()
+            if woken:
+                now = tree_stat(root)
+                changed = _diff(last, now)
+                last = now
+            if changed:
+                pending |= changed
+                quiet_since = time.monotonic()
+                woken = False
+                continue
+            if (pending or start) and time.monotonic() - quiet_since >= settle:
+                # ``last`` stays the tree as it was before the build: an edit made while the
+                # build runs is seen at the next look and brings another rebuild
+                why = f"{len(pending)} file{'s' if len(pending) != 1 else ''} changed" if pending else start
+                if rebuild(why):
+                    pending, start = set(), ""
+            woken = False
+    finally:
+        close = getattr(looks, "close", None)
+        if close is not None:
+            close()  # stops the file watcher
     return builds

@@ -34,7 +34,6 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from oracl.core.errors import NoBuildError, VaultError
-from oracl.core.export import SCHEMA_VERSION
 from oracl.core.vault import (
     DB_FILE,
     EXPORT,
@@ -45,6 +44,7 @@ from oracl.core.vault import (
     Vault,
     check_root,
 )
+from oracl.core.version import SCHEMA_VERSION
 from oracl.core.workspace import Workspace
 
 T = TypeVar("T")
