@@ -62,17 +62,15 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("workspace", type=Path)
-    ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--cold", type=int, default=10)
-    a = ap.parse_args()
+def measure(workspace: Path, n_queries: int = 200, n_cold: int = 10) -> dict[str, float]:
+    """The figures, in seconds (``p50_ms``/``p95_ms`` in milliseconds): in process over
+    ``n_queries`` queries on one snapshot, the cold ``oracl query`` process and ``rg -l -i``
+    (NaN without ``rg``) over the first ``n_cold`` of them, and the query processes' peak RSS."""
     from oracl.read.query.run import search
     from oracl.read.snapshot import Snapshot
 
-    queries = make_queries(a.workspace, a.queries)
-    snap = Snapshot.open(a.workspace)  # a long-lived reader: one snapshot, many queries
+    queries = make_queries(workspace, n_queries)
+    snap = Snapshot.open(workspace)  # a long-lived reader: one snapshot, many queries
     search(snap, "warm up", log=False)
     lat = []
     for text, _ in queries:
@@ -82,28 +80,40 @@ def main() -> None:
     snap.close()
     oracl = str(Path(sys.executable).with_name("oracl"))
     cold = []
-    for text, _ in queries[: a.cold]:
+    for text, _ in queries[:n_cold]:
         t0 = time.perf_counter()
-        subprocess.run([oracl, "query", text, "-r", str(a.workspace), "--json"], capture_output=True, check=True)
+        subprocess.run([oracl, "query", text, "-r", str(workspace), "--json"], capture_output=True, check=True)
         cold.append(time.perf_counter() - t0)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     rg = shutil.which("rg")
     rg_times = []
     if rg:
-        for _text, terms in queries[: a.cold]:
+        for _text, terms in queries[:n_cold]:
             args = [rg, "-l", "-i", "--no-messages", "-g", "!.oracl"]
             for t in terms:
                 args += ["-e", t]
             t0 = time.perf_counter()
-            subprocess.run(args + [str(a.workspace)], capture_output=True)
+            subprocess.run(args + [str(workspace)], capture_output=True)
             rg_times.append(time.perf_counter() - t0)
+    return {"queries": len(lat), "p50_ms": statistics.median(lat), "p95_ms": pct(lat, 0.95),
+            "cold": statistics.median(cold), "rg": statistics.median(rg_times) if rg_times else float("nan"),
+            "peak_mib": peak}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("workspace", type=Path)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--cold", type=int, default=10)
+    a = ap.parse_args()
+    m = measure(a.workspace, a.queries, a.cold)
     files = sum(1 for _ in a.workspace.rglob("*") if ".oracl" not in _.parts)
-    print(f"files={files} queries={len(lat)} in-process p50={statistics.median(lat):.1f}ms "
-          f"p95={pct(lat, 0.95):.1f}ms | cold CLI median={statistics.median(cold):.2f}s "
-          f"| rg -l -i median={statistics.median(rg_times) if rg_times else float('nan'):.2f}s "
-          f"| rg ÷ in-process p50 = {statistics.median(rg_times) * 1000 / statistics.median(lat) if rg_times else float('nan'):.1f}× "
-          f"| rg ÷ cold CLI = {statistics.median(rg_times) / statistics.median(cold) if rg_times else float('nan'):.1f}× "
-          f"| peak RSS of a query process {peak:.0f} MiB | cpus={os.cpu_count()}")
+    print(f"files={files} queries={m['queries']} in-process p50={m['p50_ms']:.1f}ms "
+          f"p95={m['p95_ms']:.1f}ms | cold CLI median={m['cold']:.2f}s "
+          f"| rg -l -i median={m['rg']:.2f}s "
+          f"| rg ÷ in-process p50 = {m['rg'] * 1000 / m['p50_ms']:.1f}× "
+          f"| rg ÷ cold CLI = {m['rg'] / m['cold']:.1f}× "
+          f"| peak RSS of a query process {m['peak_mib']:.0f} MiB | cpus={os.cpu_count()}")
 
 
 if __name__ == "__main__":
