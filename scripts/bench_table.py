@@ -62,15 +62,20 @@ def peak_of(cmd: list[str]) -> tuple[float, float, str]:
 
 
 def tree_bytes(root: Path, skip: str | None = None) -> int:
-    total = 0
+    """The bytes of the files under ``root``, a hard-linked file once (the vault's export
+    is a link to the bundle's)."""
+    total, seen = 0, set()
     for dirpath, dirnames, filenames in os.walk(root):
         if skip is not None:
             dirnames[:] = [d for d in dirnames if d != skip]
         for name in filenames:
             try:
-                total += os.lstat(os.path.join(dirpath, name)).st_size
+                st = os.lstat(os.path.join(dirpath, name))
             except OSError:
-                pass
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_size
     return total
 
 
