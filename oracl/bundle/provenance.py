@@ -38,7 +38,7 @@ FAULT_ENV = "ORACL_FAULT"
 
 def fault(point: str) -> None:
     """Crash tests: ``ORACL_FAULT=<point>`` kills this process with SIGKILL at ``point``
-    (``read``, ``copy``, ``flip``; in publish ``sealed``, ``flipped``, ``published <file>``
+    (``read``, ``copy``, ``flip``; ``after <phase>`` for each phase the orchestrator times; in publish ``sealed``, ``flipped``, ``published <file>``
     for each of the export's files, ``published``), the way a power cut or the OOM killer
     would."""
     if os.environ.get(FAULT_ENV) == point:

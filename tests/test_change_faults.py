@@ -1,0 +1,290 @@
+"""Bad input and faults of a selective rebuild (issue 29), one test each: a kill after every
+phase, a damaged or foreign symbol index, 10,000 files at once, a rename with an edit, a
+branch switch over 30 % of a git tree, two builds at once, and a reader that holds its
+snapshot for ten minutes of builds. Real processes, a real git repository, real Kùzu."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.builder.orchestrator import build
+from oracl.bundle.verify import verify
+from oracl.core.errors import OraclError, QueryError
+from oracl.core.vault import MANIFEST, SYMBOLS_FILE, Vault
+from oracl.read.memory import Memory
+
+from .conftest import ORACL, git, run_cli, write_tree
+from .test_incremental import KW, _canonical, _first_difference, _full_beside
+
+OLD = time.time_ns() - 86_400 * 10**9  # a day back: never "racily clean"
+# every phase the orchestrator times, in the order it runs them
+PHASES = ("discover", "read", "content", "history", "phase2", "phase3", "merge", "symbols", "weigh", "export",
+          "load")
+
+
+def clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("ORACL_")}
+
+
+def _chain(n: int) -> dict[str, str]:
+    """m{i} imports f{i-1} from m{i-1} and defines f{i}; nothing calls f6 yet."""
+    return {f"pkg/m{i}.py": f"from pkg.m{max(i - 1, 0)} import f{max(i - 1, 0)}\n\n\ndef f{i}():\n    return {i}\n"
+            for i in range(n)}
+
+
+def _dated(root: Path, files: dict[str, str], step: int = 0) -> Path:
+    write_tree(root, files)
+    for rel in files:
+        os.utime(root / rel, ns=(OLD + step * 10**9, OLD + step * 10**9))
+    return root
+
+
+def _callers(root: Path, name: str) -> list[str]:
+    mem = Memory.open(root)
+    try:
+        return sorted(c["id"] for c in mem.callers(name)["callers"])
+    finally:
+        mem.close()
+
+
+def _equals_full(root: Path, **overrides: object) -> None:
+    incremental = _canonical(root)
+    full = _full_beside(root, datetime.now(UTC), **overrides)[0]
+    assert incremental == full, _first_difference(incremental, full)
+
+
+def _latest_bundle(root: Path) -> Path:
+    vault = Vault(root)
+    return vault.bundle(vault.read_latest()["bundle"])
+
+
+@pytest.mark.parametrize("how", ["selective", "--full"])
+@pytest.mark.parametrize("phase", PHASES)
+def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp_path: Path, phase: str,
+                                                                           how: str) -> None:
+    """A selective build, or a full one over a previous build (what the chain's bound, the
+    compaction, runs), killed after each phase: the previous build serves, and the next
+    build starts from it."""
+    files = _chain(40)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+    crashed = run_cli("build", str(root), "-q", "--workers", "1", *([how] if how == "--full" else []),
+                      env={**clean_env(), "ORACL_FAULT": f"after {phase}"})
+    assert crashed.returncode == -9, (phase, crashed.stderr)
+    assert verify(root)[0].startswith("latest: ")
+    published = phase == PHASES[-1]  # the load ends by flipping LATEST: that build is whole and served
+    assert _callers(root, "f6") == (["pkg/m7.py#f7"] if published else [])  # else the previous one, whole
+    report = build(root, **KW)
+    if published:
+        assert report.mode == "incremental: 40 reused, 0 read, 0 removed", report.mode
+    else:
+        assert report.mode == "incremental: 39 reused, 1 read, 0 removed", report.mode
+        assert report.symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
+    _equals_full(root)
+
+
+def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_resolves_every_file(
+        tmp_path: Path) -> None:
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    seg = _latest_bundle(root) / SYMBOLS_FILE
+    seg.chmod(0o644)
+    data = bytearray(seg.read_bytes())
+    data[len(data) // 2] ^= 1
+    seg.write_bytes(bytes(data))
+    with pytest.raises(OraclError, match="symbols.seg"):
+        verify(root)
+    r = run_cli("verify", str(root), env=clean_env())
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "symbols.seg" in r.stderr, r.stderr
+    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+    report = build(root, **KW)
+    assert report.mode == "incremental: 29 reused, 1 read, 0 removed"  # the facts and the database are whole
+    assert report.symbols_mode == "symbols: whole (symbols.seg does not match its manifest)"
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    assert verify(root)[0].startswith("latest: ")
+    _equals_full(root)
+
+
+def test_a_symbol_index_naming_a_file_the_previous_build_no_longer_has_is_not_used(tmp_path: Path) -> None:
+    """The previous bundle's segments come from a build that still had pkg/m29.py (its
+    manifest says they are its own): they are refused, and the pass is whole."""
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    older = _latest_bundle(root) / SYMBOLS_FILE
+    saved = tmp_path / "older.seg"
+    shutil.copyfile(older, saved)
+    (root / "pkg" / "m29.py").unlink()
+    # m0 grows by 50 functions: the older segments lie inside this build's (longer) export
+    _dated(root, {"pkg/m0.py": files["pkg/m0.py"] + "".join(f"\n\ndef h{i}():\n    return {i}\n" for i in range(50))},
+           step=1)
+    build(root, **KW)
+    bundle = _latest_bundle(root)
+    seg = bundle / SYMBOLS_FILE
+    seg.chmod(0o644)
+    shutil.copyfile(saved, seg)
+    manifest = orjson.loads((bundle / MANIFEST).read_bytes())
+    manifest["files"][SYMBOLS_FILE] = hashlib.sha256(saved.read_bytes()).hexdigest()
+    (bundle / MANIFEST).chmod(0o644)
+    (bundle / MANIFEST).write_bytes(orjson.dumps(manifest))
+    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=2)
+    report = build(root, **KW)
+    assert report.symbols_mode == "symbols: whole (symbols.seg does not list the same files)"
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    _equals_full(root)
+
+
+def test_an_edit_calling_into_a_file_removed_in_the_same_build_equals_a_full_build(tmp_path: Path) -> None:
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    assert _callers(root, "f8") == []
+    (root / "pkg" / "m8.py").unlink()  # m9 imports f8 from it, unchanged; m10 now calls it too
+    _dated(root, {"pkg/m10.py": files["pkg/m10.py"] + "\n\ndef g():\n    return f9() + f8()\n"}, step=1)
+    report = build(root, **KW)
+    assert report.mode == "incremental: 28 reused, 1 read, 1 removed"
+    assert report.symbols_mode == "symbols: whole (files were added or removed)"
+    assert _callers(root, "f9") == ["pkg/m10.py#g"]
+    with pytest.raises(QueryError, match="no symbol named 'f8'"):  # no dangling call edge to it
+        _callers(root, "f8")
+    _equals_full(root)
+
+
+def test_a_file_renamed_and_edited_in_the_same_build_equals_a_full_build(tmp_path: Path) -> None:
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    (root / "pkg" / "m3.py").rename(root / "pkg" / "m3_renamed.py")
+    _dated(root, {"pkg/m3_renamed.py": files["pkg/m3.py"].replace("return 3", "return f2() + 3")}, step=1)
+    report = build(root, **KW)
+    assert report.mode == "incremental: 29 reused, 1 read, 1 removed"
+    assert _callers(root, "f2") == ["pkg/m3_renamed.py#f3"]
+    paths = {n.get("path") for n in _canonical(root)["nodes"]}
+    assert "pkg/m3_renamed.py" in paths and "pkg/m3.py" not in paths
+    _equals_full(root)
+
+
+def test_ten_thousand_files_changed_at_once_make_a_full_build_that_says_so(tmp_path: Path) -> None:
+    root = _dated(tmp_path / "r", {f"pkg/m{i}.py": f"x = {i}\n" for i in range(10_000)})
+    build(root, **KW)
+    _dated(root, {f"pkg/m{i}.py": f"y = {i}\n" for i in range(10_000)}, step=1)
+    report = build(root, **KW)
+    assert report.mode == "full: 10,000 files to read and 0 removed, against 10,000 in the previous build"
+    assert report.files_read == 10_000
+    doc = _canonical(root)
+    assert doc["schema"]["counts"]["nodes_by_kind"]["artifact"] == 10_000
+
+
+def _git_tree(root: Path, n: int) -> dict[str, str]:
+    files = _chain(n)
+    write_tree(root, files)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "the chain")
+    return files
+
+
+@pytest.mark.parametrize(("share", "mode"), [
+    (0.2, "incremental: 240 reused, 60 read, 0 removed"),
+    (0.3, "full: 90 files to read and 0 removed, against 300 in the previous build"),
+])
+def test_a_branch_switch_is_selective_up_to_a_quarter_of_the_tree_then_full_and_always_equal(
+        tmp_path: Path, share: float, mode: str) -> None:
+    root = tmp_path / "r"
+    files = _git_tree(root, 300)
+    touched = sorted(files)[: int(300 * share)]
+    git(root, "checkout", "-q", "-b", "feature")
+    for rel in touched:
+        (root / rel).write_text(files[rel] + "\n\ndef extra():\n    return f0()\n")
+    git(root, "commit", "-q", "-am", "feature: every touched module calls f0")
+    git(root, "checkout", "-q", "main")
+    for rel in files:  # checkout stamps files with now: date them back, as after a long pause
+        os.utime(root / rel, ns=(OLD, OLD))
+    build(root, **KW)
+    git(root, "checkout", "-q", "feature")
+    for rel in touched:
+        os.utime(root / rel, ns=(OLD + 10**9, OLD + 10**9))
+    report = build(root, **KW)
+    assert report.mode == mode
+    assert _callers(root, "f0") == sorted(f"{rel}#extra" for rel in touched)  # an import is not a call
+    assert _canonical(root)["schema"]["source_commit"] == git(root, "rev-parse", "HEAD").strip()
+    _equals_full(root)
+
+
+def test_two_builds_started_at_once_one_builds_and_the_other_says_why(tmp_path: Path) -> None:
+    root = _dated(tmp_path / "r", _chain(300))
+    build(root, **KW)
+    _dated(root, {"pkg/new.py": "from pkg.m3 import f3\n"}, step=1)
+    cmd = [ORACL, "build", str(root), "-q", "--workers", "1"]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+             for _ in range(2)]
+    done = sorted((p.wait(timeout=300), p.communicate()[1]) for p in procs)
+    assert [code for code, _ in done] == [0, 9], done
+    assert done[1][1].strip().splitlines() == [done[1][1].strip()] and "another oracl build is running" in done[1][1]
+    assert verify(root)[0].startswith("latest: ")
+    assert len(_canonical(root)["nodes"]) == 301 + 1  # the artifacts and the one domain hub
+    _equals_full(root, buffer_pool_bytes=0)  # the CLI's settings
+
+
+READER = """
+import sys, orjson
+from oracl.read.snapshot import Snapshot
+from oracl.read.query import run
+snap = Snapshot.open(sys.argv[1])
+def answer():
+    return [snap.header["build_id"], snap.header["counts"]["symbols"],
+            [r["path"] for r in run.search(snap, "g1 g5 f6", limit=5, log=False).results]]
+print(orjson.dumps(answer()).decode(), flush=True)
+for line in sys.stdin:
+    print(orjson.dumps(answer()).decode(), flush=True)
+"""
+
+
+def test_a_reader_holds_its_snapshot_for_ten_minutes_across_twenty_builds_and_a_compaction(tmp_path: Path) -> None:
+    files = _chain(40)
+    root = _dated(tmp_path / "r", files)
+    t0 = datetime(2026, 6, 1, tzinfo=UTC)
+    first = build(root, now=t0, **KW).build_id
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(root)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+    assert reader.stdin is not None and reader.stdout is not None
+    try:
+        held = orjson.loads(reader.stdout.readline())
+        assert held[0] == first
+        for step in range(1, 21):  # a build every 30 s for ten minutes, each one file
+            rel = f"pkg/m{step}.py"
+            _dated(root, {rel: files[rel] + f"\n\ndef g{step}():\n    return f6()\n"}, step=step)
+            report = build(root, now=t0 + timedelta(seconds=30 * step), **KW)
+            # the 17th starts over from scratch (the chain's bound, the compaction): the reader holds on
+            assert report.mode == ("full: 16 incremental builds in a row; the content index is rebuilt" if step == 17
+                                   else "incremental: 39 reused, 1 read, 0 removed"), (step, report.mode)
+            if step % 5 == 0:
+                reader.stdin.write("again\n")
+                reader.stdin.flush()
+                assert orjson.loads(reader.stdout.readline()) == held, step  # its build, as it was
+        assert first in {p.name for p in (root / ".oracl" / "mirror").iterdir()}
+        assert len(_callers(root, "f6")) == 20  # a new reader sees the newest build
+    finally:
+        reader.stdin.close()
+        reader.wait(timeout=60)
+        reader.stdout.close()
+        assert reader.stderr is not None
+        err = reader.stderr.read()
+        reader.stderr.close()
+    assert reader.returncode == 0, err
+    build(root, now=t0 + timedelta(minutes=11), **KW)  # released: the next build prunes it
+    assert first not in {p.name for p in (root / ".oracl" / "mirror").iterdir()}
