@@ -12,6 +12,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -475,14 +476,16 @@ def _symbol_rows(root: Path) -> dict[str, list[str]]:
                 for t, q in SYMBOL_ROWS.items()}
 
 
-def _full_rows_beside(root: Path, now: datetime) -> tuple[bytes, dict[str, list[str]]]:
+def _full_rows_beside(root: Path, now: datetime, answer: bool = False) -> tuple[Any, ...]:
     """A full build of the same tree: (its export minus build id and time, its symbol
-    tables' rows); the vault is then put back."""
+    tables' rows[, its full-text answer]); the vault is then put back."""
     vault = root / ".oracl"
     saved = root.parent / "saved-vault"
     shutil.copytree(vault, saved, symlinks=True)
     build(root, full=True, now=now, **KW)
-    out = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+    out: tuple[Any, ...] = (orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root))
+    if answer:
+        out += (_answer(root),)
     shutil.rmtree(vault)
     saved.rename(vault)
     return out
@@ -593,3 +596,131 @@ def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: 
     assert report.symbols_mode == "symbols: whole (symbols.seg does not match its manifest)"
     assert orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS) == \
         _full_rows_beside(root, t0 + timedelta(minutes=31))[0]
+
+
+# ---- the long run: 200 steps on a larger polyglot tree in git ------------------------------
+
+POLY_DOMAINS = ("pkg", "pkg/sub", "web", "svc", "core", "docs", "tests", "configs")
+
+
+def _poly_path(rng: random.Random, i: int) -> str:
+    domain = rng.choice(POLY_DOMAINS)
+    if domain == "docs":
+        return f"docs/note_{i}.md"
+    if domain == "configs":
+        return f"configs/conf_{i}.yaml"
+    if domain == "tests":
+        return f"tests/test_mod_{i}.py"
+    if domain == "web":
+        return f"web/mod_{i}.{rng.choice(['js', 'ts'])}"
+    if domain == "svc":
+        return f"svc/mod_{i}.go"
+    if domain == "core":
+        return f"core/mod_{i}.{rng.choice(['rs', 'java'])}"
+    return f"{domain}/mod_{i}.py"
+
+
+def _poly_content(path: str, i: int, rng: random.Random, names: list[str]) -> str | bytes:
+    """Each language's files define a function and call two others by name (resolved or
+    not, depending on which files exist), and import a sibling module."""
+    ext = path.rsplit(".", 1)[1]
+    a, b = rng.randint(0, 60), rng.randint(0, 60)
+    same = [n for n in names if n.endswith("." + ext) and n != path]
+    other = rng.choice(same) if same else ""
+    stem = other.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if ext in ("js", "ts"):
+        imp = f"import {{ run_{a} }} from './{stem}';\n" if other else ""
+        return f"{imp}// handles signing\nexport function run_{i}(x) {{\n  return run_{a}(x) + run_{b}(x);\n}}\n"
+    if ext == "go":
+        return (f"package svc\n\n// Run{i} handles export.\nfunc Run{i}(x int) int {{\n"
+                f"\treturn Run{a}(x) + Run{b}(x)\n}}\n")
+    if ext == "rs":
+        use = f"use crate::{stem}::run_{a};\n\n" if other else ""
+        return f"{use}/// Parses {i}.\npub fn run_{i}(x: i32) -> i32 {{\n    run_{a}(x) + run_{b}(x)\n}}\n"
+    if ext == "java":
+        return (f"package core;\n\n/** Cache {i}. */\npublic class Mod{i} {{\n    public int run(int x) {{\n"
+                f"        return new Mod{a}().run(x) + Mod{b}.helper(x);\n    }}\n\n"
+                f"    public static int helper(int x) {{\n        return x;\n    }}\n}}\n")
+    return _content(path, i, rng, names)
+
+
+def _poly_edit(root: Path, rng: random.Random, step: int, names: list[str]) -> set[str]:
+    kind = rng.choice(("add", "modify", "modify", "modify", "delete", "rename", "move"))
+    if kind == "add" or len(names) < 30:
+        rel = _poly_path(rng, 1000 + step)
+        write_tree(root, {rel: _poly_content(rel, step, rng, names)})
+        _stamp(root / rel, step)
+        names.append(rel)
+        return {rel}
+    rel = rng.choice(sorted(names))
+    if kind == "modify":
+        write_tree(root, {rel: _poly_content(rel, step, rng, names)})
+        _stamp(root / rel, step)
+        return {rel}
+    names.remove(rel)
+    if kind == "delete":
+        (root / rel).unlink()
+        return set()
+    directory, name = rel.rsplit("/", 1)
+    dst = f"{directory}/renamed_{step}_{name}"  # (a move keeps the extension's language)
+    (root / rel).rename(root / dst)
+    names.append(dst)
+    return {dst}
+
+
+def _commit(root: Path, step: int) -> None:
+    stamp = f"@{1_767_225_600 + 3600 * step} +0000"  # commits an hour apart from 2026-01-01
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    for args in (["add", "-A", "--", ".", ":(exclude).oracl"], ["commit", "-q", "--allow-empty", "-m", f"step {step}: fix the signer"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_path: Path) -> None:
+    """200 steps of one to three edits (adds, edits, deletes, renames; Python, JavaScript,
+    TypeScript, Go, Rust, Java, Markdown, YAML, a language the tree did not have yet) with a
+    commit every few steps: every step reads only what changed; the first step, every 20th
+    and the last, the export, the full-text answer and every symbol table equal a full build's."""
+    rng = random.Random(29)
+    root = tmp_path / "repo"
+    names: list[str] = []
+    files: dict[str, str | bytes] = {}
+    for i in range(120):
+        rel = _poly_path(rng, i)
+        if rel.startswith("core/"):  # Rust and Java arrive later: new languages mid-run
+            rel = f"pkg/mod_{i}.py"
+        files[rel] = _poly_content(rel, i, rng, names)
+        names.append(rel)
+    write_tree(root, files)
+    for rel in names:
+        _stamp(root / rel, 0)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, capture_output=True)
+    _commit(root, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    languages_seen: set[str] = set()
+    checked = 0
+    for step in range(1, 201):
+        touched: set[str] = set()
+        for _ in range(rng.randint(1, 3)):
+            touched |= _poly_edit(root, rng, step, names)
+        touched &= set(names)
+        if step % 3 == 0:
+            _commit(root, step)
+        now = t0 + timedelta(minutes=2 * step)
+        report = build(root, now=now, **KW)
+        assert report.files_read == len(touched) or report.mode.startswith("full: 16"), (step, report.mode)
+        languages_seen |= set(report.languages)
+        if step % 20 and step != 200 and step != 1:
+            continue
+        checked += 1
+        export, rows, answer = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root), _answer(root)
+        full_export, full_rows, full_answer = _full_rows_beside(root, now + timedelta(minutes=1), answer=True)
+        assert export == full_export, f"step {step}: {_first_difference(orjson.loads(export), orjson.loads(full_export))}"
+        assert rows == full_rows, f"step {step}: {[t for t in rows if rows[t] != full_rows[t]]}"
+        assert answer == full_answer, f"step {step}: the full-text answers differ: {answer} vs {full_answer}"
+    assert checked == 11
+    assert {"python", "javascript", "typescript", "go", "rust", "java", "markdown", "yaml"} <= languages_seen, languages_seen
+    doc = _canonical(root)
+    assert doc["schema"]["history"]["commits"] == 1 + 200 // 3
+    assert any(e["relation"] == "co_change" for e in doc["edges"])
