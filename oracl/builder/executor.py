@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from oracl.core import errors
+from oracl.core.children import die_with_parent
 from oracl.core.errors import ChildError, OraclError
 
 T = TypeVar("T")
@@ -126,7 +127,7 @@ class Processes:
             code = 1
             try:
                 os.close(read_fd)
-                _die_with_parent(parent)
+                die_with_parent(parent)
                 body(write_fd)
                 code = 0
             finally:
@@ -280,25 +281,12 @@ def _read_frame(fh: Any) -> Any:
     return pickle.loads(data)  # noqa: S301 – written by a fork of this process, never read from disk
 
 
-def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when the build dies (Linux PR_SET_PDEATHSIG), and leave at once
-    when it died before the request was made."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
-
-
 def _fresh_main() -> None:
     """``python -I -c … PARENT`` (``Processes.submit_fresh``): run one task sent on stdin,
     answer on stdout."""
     import importlib
 
-    _die_with_parent(int(sys.argv[1]))
+    die_with_parent(int(sys.argv[1]))
     stdin = sys.stdin.buffer
     stdout = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything the task prints goes to stderr, never into the answer

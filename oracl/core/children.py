@@ -96,3 +96,16 @@ def python_command(code: str, *args: str) -> list[str]:
             "del sys.argv[_i:]\n"
             + code)
     return [sys.executable, "-I", "-c", boot, *args, "--oracl-path", *import_path()]
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL this process when its parent dies (Linux PR_SET_PDEATHSIG), and leave at
+    once when the parent died before this line ran."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)

@@ -7,6 +7,7 @@ at or above the current one that holds a vault (``.oracl/``), as git finds ``.gi
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -95,12 +96,22 @@ def _repair(root: Path, problem: str) -> tuple[str, str]:
     return repair_latest(root, problem)
 
 
+WARM: dict[str, Any] = {}  # root → the open Memory of an answer helper (oracl.face.answer); empty otherwise
+
+
 def _memory(root: Path) -> Any:
     """The CLI's one way into a build: a Memory on a snapshot of the latest build, which
     repairs a missing or damaged bundle from the verified export first (main thread);
-    files may be named relative to the current folder."""
+    files may be named relative to the current folder. In an answer helper, its root's
+    Memory stays open from one answer to the next."""
     from oracl.read.memory import Memory
 
+    warm = WARM.get(os.path.realpath(root))
+    if warm is not None:
+        from contextlib import nullcontext
+
+        warm.cwd = Path.cwd()
+        return nullcontext(warm)
     return Memory.open(root, repair=_repair, cwd=Path.cwd())
 
 
@@ -382,12 +393,15 @@ def serve(
     def announce(url: str) -> None:
         serving(url, str(root), str(Vault(root).read_latest()["build_id"]))
 
+    helper = _answer_helper(root)
     try:
         run_serve(root, port, announce)
     except OraclError as exc:
         _fail(exc)
     except KeyboardInterrupt:
         pass
+    finally:
+        _stop(helper)
 
 
 @app.command()
@@ -622,14 +636,35 @@ def watch(
     if settle < 0 or interval <= 0 or max_builds < 0:
         _fail(ConfigError("--settle must be ≥ 0, --interval > 0 and --max-builds ≥ 0"))
     root = _root(root, root_opt, building=True)
+    helper = None
     try:
         check_root(root)
+        helper = _answer_helper(root)
         run(root, emit=plain_line, settle=settle, interval=interval, max_builds=max_builds,
             executor_kind="processes", poll=poll)
     except KeyboardInterrupt:
         plain_line("stopped")
     except OraclError as exc:
         _fail(exc)
+    finally:
+        _stop(helper)
+
+
+def _answer_helper(root: Path) -> Any:
+    """The process that answers this root's read-only commands warm while a watch or a
+    serve runs (``oracl.face.answer``; ``ORACL_WARM=0`` turns it off)."""
+    from oracl.face.answer import start_helper
+
+    return start_helper(root)
+
+
+def _stop(helper: Any) -> None:
+    if helper is not None:
+        helper.terminate()
+        try:
+            helper.wait(timeout=5)
+        except Exception:  # noqa: BLE001 – it dies with this process anyway (PR_SET_PDEATHSIG)
+            helper.kill()
 
 
 @app.command()
@@ -830,13 +865,12 @@ def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
     return kept + (["--", *text] if text else [])
 
 
-def main() -> None:
-    """The ``oracl`` console script. A usage error (an unknown option, a missing argument)
+def run(args: list[str]) -> int:
+    """``oracl ARGS``: the exit code. A usage error (an unknown option, a missing argument)
     is one line too: ``Error: <what> (oracl CMD -h for help)``, exit code 2."""
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 
     group = command()
-    args = sys.argv[1:]
     if args and args[0] == "query":
         args = ["query", *negations_as_text(group.commands["query"], args[1:])]
     try:
@@ -851,13 +885,20 @@ def main() -> None:
         where = getattr(getattr(exc, "ctx", None), "command_path", "oracl")
         error_line(f"{exc.format_message().rstrip('.')} ({where} -h for help)")
         code = exc.exit_code
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    """The ``oracl`` console script."""
+    try:
+        code = run(sys.argv[1:])
     except BrokenPipeError:
         code = _reader_left()
     except SystemExit as exc:  # the parser turns a closed pipe into exit 1: undo that
         if not isinstance(exc.__context__, BrokenPipeError):
             raise
         code = _reader_left()
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code)
 
 
 def _reader_left() -> int:

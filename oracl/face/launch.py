@@ -1,6 +1,8 @@
 """The ``oracl`` console script. ``oracl --version`` is answered here, before the CLI
 (typer, click, rich) is imported: a version check costs a bare interpreter's start and
-little more. Everything else goes to ``oracl.face.cli.main``."""
+little more. A read-only command goes to the answer helper of a running ``watch`` or
+``serve`` when there is one (``oracl.face.answer``); everything else, and every command
+without a helper, to ``oracl.face.cli.main``."""
 
 from __future__ import annotations
 
@@ -37,6 +39,11 @@ def main() -> None:
         sys.stdout.write(version_text() + "\n")
         sys.stdout.flush()
         return
+    from oracl.face.answer import ask
+
+    code = ask(sys.argv[1:])  # a running watch or serve answers, when one can
+    if code is not None:
+        sys.exit(code)
     from oracl.face.cli import main as cli_main
 
     cli_main()
