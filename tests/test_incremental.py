@@ -506,12 +506,15 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     sets only the symbol whose lines grew (the module); a line added inside ``run`` (and the
     comment gone: the module is as long as before) sets ``run`` and updates the lines of the
     one call below it in place; a new call on a line that was there creates one edge and
-    nothing else. Each build's rows equal a full build's."""
+    nothing else; a docstring added to ``run`` sets its doc and the lines of ``run`` and the
+    module, and moves the calls below it; the docstring's words changed set the doc alone
+    (a string column is set only when it changed: any SET of one grows the database file).
+    Each build's rows equal a full build's."""
     from oracl.core import store
     from oracl.core.resources import query
 
     made = [f"symbols_patch_{op}{t}" for op in ("", "unlink_", "delete_") for t in store.PATCH_RELS]
-    names = {query(n): n for n in ("symbols_patch_set", *made, "symbols_patch_update_calls",
+    names = {query(n): n for n in (*store.PATCH_SETS, *made, "symbols_patch_update_calls",
                                    "symbols_patch_update_inherits", "symbols_patch_update_references")}
     written: list[str] = []
     execute = store.Store.execute
@@ -529,9 +532,14 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     build(root, now=t0, **KW)
     shop = CALLERS["pkg/shop.py"]
     longer = shop.replace("    c = make_cart()\n", "    c = make_cart()\n    n = n + 1\n")
-    edits = [(shop + "# the end\n", ["symbols_patch_set"]),
-             (longer, ["symbols_patch_set", "symbols_patch_update_calls"]),
-             (longer.replace("return c.add(n)", "return c.add(n) + c.total()"), ["symbols_patch_calls"])]
+    called = longer.replace("return c.add(n)", "return c.add(n) + c.total()")
+    documented = called.replace("def run(n):\n", 'def run(n):\n    """Run the shop."""\n')
+    edits = [(shop + "# the end\n", ["symbols_patch_set_lines"]),
+             (longer, ["symbols_patch_set_lines", "symbols_patch_update_calls"]),
+             (called, ["symbols_patch_calls"]),
+             (documented, ["symbols_patch_set_doc", "symbols_patch_set_lines", "symbols_patch_set_lines",
+                           "symbols_patch_update_calls", "symbols_patch_update_calls", "symbols_patch_update_calls"]),
+             (documented.replace("Run the shop.", "Run the shop once."), ["symbols_patch_set_doc"])]
     for step, (text, said) in enumerate(edits, 1):
         (root / "pkg/shop.py").write_text(text)
         _stamp(root / "pkg/shop.py", step)
@@ -542,6 +550,53 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
         rows = _symbol_rows(root)
         written.clear()
         assert rows == _full_rows_beside(root, now + timedelta(minutes=1))[1], step
+
+
+def _db_bytes(root: Path) -> int:
+    from oracl.core.vault import DB_FILE
+
+    vault = Vault(root)
+    return (vault.bundle(vault.read_latest()["bundle"]) / DB_FILE).stat().st_size
+
+
+def _facts_header(root: Path) -> dict:
+    vault = Vault(root)
+    doc = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / FACTS_FILE).read_bytes())
+    return {k: v for k, v in doc.items() if k != "facts"}
+
+
+def test_a_database_that_outgrew_its_chain_makes_the_next_build_full(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each incremental build records the size its chain's database had after the chain's
+    full build; a previous database past ``MAX_GROWTH`` × that size makes the build full,
+    and the mode says why."""
+    from oracl.builder import incremental
+
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    build(root, **KW)
+    full = _db_bytes(root)
+    assert _facts_header(root)["chain"] == 0 and _facts_header(root)["base_db_bytes"] == 0
+
+    def edit(step: int) -> str:
+        (root / "pkg/shop.py").write_text(CALLERS["pkg/shop.py"] + f"# step {step}\n")
+        _stamp(root / "pkg/shop.py", step)
+        return build(root, **KW).mode
+
+    assert edit(1) == "incremental: 3 reused, 1 read, 0 removed"
+    assert (_facts_header(root)["chain"], _facts_header(root)["base_db_bytes"]) == (1, full)
+    assert edit(2) == "incremental: 3 reused, 1 read, 0 removed"
+    assert (_facts_header(root)["chain"], _facts_header(root)["base_db_bytes"]) == (2, full)
+    now = _db_bytes(root)
+    monkeypatch.setattr(incremental, "MAX_GROWTH", 0.5)
+    assert edit(3) == (f"full: the database grew to {now / 2**20:,.0f} MB, {now / full:.2f} × its "
+                       f"{full / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
+    assert _facts_header(root)["chain"] == 0
+    monkeypatch.setattr(incremental, "MAX_GROWTH", 1.5)
+    rebuilt = _db_bytes(root)
+    assert edit(4) == "incremental: 3 reused, 1 read, 0 removed"
+    assert _facts_header(root)["base_db_bytes"] == rebuilt
 
 
 @pytest.mark.parametrize("copy_min", [1500, 0])

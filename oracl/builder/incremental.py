@@ -38,6 +38,7 @@ FORMAT = 4                       # 2: secrets redacted before any fact is taken;
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt
+MAX_GROWTH = 1.5                 # … or once the database outgrew its chain's first by this factor
 MAX_CHANGED_FRACTION = 0.25      # above this share of changed files a full build is cheaper …
 MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading them is cheap anyway
 
@@ -117,6 +118,7 @@ class Previous:
     facts: dict[str, FileFacts]
     scan_started_ns: int
     chain: int          # incremental builds since the content was last built from scratch
+    base_db_bytes: int = 0  # the database's size when this chain started (after its full build)
 
     def reusable(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
         """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged:
@@ -161,7 +163,13 @@ def load_previous(vault: Vault, read_digest: str, fts: bool) -> tuple[Previous |
     chain = int(header.get("chain", 0))
     if chain >= MAX_CHAIN:
         return None, f"full: {chain} incremental builds in a row; the content index is rebuilt"
-    return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain), \
+    # a patched database keeps the pages an update rewrote (Kùzu 0.11.3 reuses little of them)
+    db_bytes = (bundle / DB_FILE).stat().st_size
+    base = int(header.get("base_db_bytes", 0)) or db_bytes  # a chain's first build: the full one
+    if db_bytes > MAX_GROWTH * base:
+        return None, (f"full: the database grew to {db_bytes / 2**20:,.0f} MB, {db_bytes / base:.2f} × its "
+                      f"{base / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
+    return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base), \
         f"incremental: {len(facts):,} files in the previous build"
 
 

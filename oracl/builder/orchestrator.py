@@ -283,7 +283,8 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         spool=spool.path, text_bytes=spool.text_bytes, previous=previous, mode=mode, reread=to_read,
         removed=removed,
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
-                      "chain": previous.chain + 1 if previous is not None else 0},
+                      "chain": previous.chain + 1 if previous is not None else 0,
+                      "base_db_bytes": previous.base_db_bytes if previous is not None else 0},
         index=IndexView.build({f.path: f for f in facts}), overlay=load_learned_edges(plan.vault.dir))
 
 
