@@ -203,11 +203,11 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
             t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
             if f.language in ("c", "cpp") and signature.endswith(";"):
                 t.prototypes.add(sid)
-            row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
-                   "language": f.language, "path": f.path, "start": start, "end": end,
-                   "signature": signature, "doc": doc,
-                   "exported": _exported(f.language, short, qualified, signature)}
-            if own:
+            if own:  # the other files' rows are never made: only their names are known
+                row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
+                       "language": f.language, "path": f.path, "start": start, "end": end,
+                       "signature": signature, "doc": doc,
+                       "exported": _exported(f.language, short, qualified, signature)}
                 g.nodes.append(row)
                 rows_of[f.path].append(row)
             parent_q = qualified.rsplit(".", 1)[0] if "." in qualified else ""
