@@ -733,6 +733,42 @@ def verify(
         verified(checked)
 
 
+@app.command("export")
+def export_cmd(
+    root: RootArg = None,
+    root_opt: RootOpt = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the export to FILE (atomically) instead of stdout.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the latest build's canonical export (weighted_graph_index.json).
+
+    The bytes are the build's own, checked against the SHA-256 that LATEST.json records
+    before any is written: to stdout, or with -o to FILE, written beside it and renamed
+    into place. A mismatch writes nothing and exits 11, as `oracl verify` does. With -o,
+    says what was written (--json: build_id, sha256, bytes, path, signature)."""
+    from oracl.face import render
+    from oracl.read.export import export_to
+    from oracl.read.snapshot import Snapshot
+
+    root = _root(root, root_opt)
+    if output is None and as_json:
+        _fail(ConfigError("--json describes a file written with -o; without -o the export itself is the output"))
+    try:
+        with Snapshot.open(root, repair=_repair) as snap:
+            for line in snap.notices:
+                render.notice(line)
+            done = export_to(snap, output, None if output is not None else sys.stdout.buffer)
+    except OraclError as exc:
+        _fail(exc)
+    if output is None:
+        return
+    if as_json:
+        _print_json(done.to_json())
+    else:
+        render.plain_line(f"wrote {done.path}: {done.bytes:,} bytes, sha256 {done.sha256}, build {done.build_id}"
+                          + (f", signature {done.signature}" if done.signature else ", unsigned"))
+
+
 @app.command()
 def health(
     root: RootArg = None,
