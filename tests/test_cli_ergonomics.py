@@ -363,7 +363,7 @@ def test_version() -> None:
 
 def test_help_fits_80_columns_without_placeholders_on_flags() -> None:
     names = [ln.split()[0] for ln in run_cli("--help").stdout.split("Commands:")[1].splitlines() if ln.strip()]
-    assert len(names) == 22  # serve and graph (the web view) are the last two added
+    assert len(names) == 23  # export is the last one added
     for name in [None, *names]:
         text = run_cli(*([name] if name else []), "--help", env={**os.environ, "COLUMNS": "200"}).stdout
         assert all(len(ln) <= 80 for ln in text.splitlines()), name
