@@ -357,17 +357,25 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
 
 @dataclass(slots=True)
 class Symbols:
-    """The symbol graph of this build: ``graph`` holds every row (a whole pass), or, when
+    """The symbol graph of this build: ``packed`` holds every row (a whole pass), or, when
     ``segments`` came from the previous build, only the rows that start in ``patched``
-    (the files read again, none of which changed what other files resolve to)."""
+    (the files read again, none of which changed what other files resolve to). The rows
+    are kept as the export packs them (``pack_symbols``: lists, not the phase's dicts,
+    which go once packed: 391k symbols at 50k files took ~380 MB more as dicts)."""
 
-    graph: SymbolGraph
+    packed: dict[str, Any]
+    sites: dict[str, list[int]]   # SymbolGraph.sites of the rows made
+    totals: dict[str, Any]        # SymbolGraph.counts() of the rows made
     segments: Segments | None
     patched: list[str] | None
     why: str
 
+    @classmethod
+    def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str) -> Symbols:
+        return cls(pack_symbols(g.nodes, g.edges), g.sites, g.counts(), segments, patched, why)
+
     def counts(self) -> dict[str, Any]:
-        return self.segments.counts() if self.segments is not None else self.graph.counts()
+        return self.segments.counts() if self.segments is not None else self.totals
 
 
 def plan_symbols(r: Read) -> tuple[Segments | None, str]:
@@ -387,12 +395,13 @@ def plan_symbols(r: Read) -> tuple[Segments | None, str]:
 
 def make_symbols(r: Read, previous: Segments | None, why: str) -> Symbols:
     if previous is None:
-        return Symbols(symbol_graph(r.facts, r.index), None, None, why)
+        return Symbols.of(symbol_graph(r.facts, r.index), None, None, why)
     changed = sorted(r.reread)
-    g = symbol_graph(r.facts, r.index, only=frozenset(changed))
+    made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed)), None, changed, why)
     mine = set(changed)
-    fresh = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, [f for f in r.facts if f.path in mine])
-    return Symbols(g, previous.replaced(fresh, changed), changed, why)
+    made.segments = previous.replaced(
+        Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
+    return made
 
 
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
@@ -528,10 +537,9 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others' bytes as they were
         packed = None
         if segs is None:
-            g = symbols.graph
-            packed = pack_symbols(g.nodes, g.edges)
+            packed = symbols.packed
             if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
-                segs, packed = Segments.of_packed(packed, g.sites, facts), None
+                segs, packed = Segments.of_packed(packed, symbols.sites, facts), None
         section, placed = segs.placed() if segs is not None else (None, {})
         data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section)
         if segs is not None and section is not None:  # the section ends just before the export's last byte
@@ -565,10 +573,11 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),
               "history": tables_of.history_table(graph.nodes), "links": links, "belongs": belongs}
     patch = None
+    rows = tables_of.packed_symbol_tables(symbols.packed["nodes"], symbols.packed["edges"])
     if symbols.patched is not None:  # the content task kept the previous symbol tables: patch them
-        patch = (symbols.patched, tables_of.symbol_tables(symbols.graph.nodes, symbols.graph.edges))
+        patch = (symbols.patched, rows)
     else:
-        tables.update(tables_of.symbol_tables(symbols.graph.nodes, symbols.graph.edges))
+        tables.update(rows)
     content_seconds = ex.join(content)
     writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch)
     del tables

@@ -13,6 +13,8 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from oracl.core.export import SYMBOL_EDGE_FIELDS, SYMBOL_NODE_FIELDS, pack_symbols
+
 CONTENT_SCHEMA = pa.schema([("path", pa.string()), ("text", pa.string())])
 
 
@@ -59,8 +61,9 @@ def _column(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
     return [r.get(key) for r in rows]
 
 
-def _columns(rows: Sequence[Mapping[str, Any]], *keys: str) -> list[list[Any]]:
-    """The columns ``keys`` of rows that all carry them (one C loop a column)."""
+def _columns(rows: Sequence[Any], *keys: str | int) -> list[list[Any]]:
+    """The columns ``keys`` of rows that all carry them: names of mappings, or indexes of
+    packed rows (one C loop a column)."""
     return [list(map(itemgetter(key), rows)) for key in keys]
 
 
@@ -143,18 +146,33 @@ def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, s
 
 def symbol_tables(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, pa.Table]:
     """The Symbol, SymbolName, Defines, Contains, Calls, Inherits and References tables of
-    the symbol graph's rows (the export's ``symbols`` section)."""
+    the symbol graph's rows as objects (``unpack_symbols`` of an export)."""
+    packed = pack_symbols(nodes, edges)
+    return packed_symbol_tables(packed["nodes"], packed["edges"])
+
+
+_N = {k: i for i, k in enumerate(SYMBOL_NODE_FIELDS)}
+_E = {k: i for i, k in enumerate(SYMBOL_EDGE_FIELDS)}
+
+
+def packed_symbol_tables(nodes: Sequence[Sequence[Any]], edges: Sequence[Sequence[Any]]) -> dict[str, pa.Table]:
+    """The Symbol, SymbolName, Defines, Contains, Calls, Inherits and References tables of
+    the symbol graph's rows packed as the export holds them (``pack_symbols``: one list a
+    row, in ``SYMBOL_NODE_FIELDS`` / ``SYMBOL_EDGE_FIELDS`` order)."""
+    i_id, i_name, i_qualified, i_kind = _N["id"], _N["name"], _N["qualified"], _N["kind"]
     names: dict[str, list[str]] = {}
     for n in nodes:
-        keys = {n["name"].lower(), n["qualified"].lower()} if n["kind"] != "module" else {n["qualified"].lower()}
+        keys = {n[i_name].lower(), n[i_qualified].lower()} if n[i_kind] != "module" else {n[i_qualified].lower()}
         for key in keys:
-            names.setdefault(key, []).append(n["id"])
-    by: dict[str, list[dict[str, Any]]] = {r: [] for r in ("calls", "contains", "inherits", "references")}
+            names.setdefault(key, []).append(n[i_id])
+    by: dict[str, list[Sequence[Any]]] = {r: [] for r in ("calls", "contains", "inherits", "references")}
+    i_relation = _E["relation"]
     for e in edges:
-        by["inherits" if e["relation"] == "implements" else e["relation"]].append(e)
+        by["inherits" if e[i_relation] == "implements" else e[i_relation]].append(e)
     ints, floats, strings = pa.int64(), pa.float64(), pa.string()
     (ids, short, qualified, kind, language, path, start, end, signature, doc, exported) = _columns(
-        nodes, "id", "name", "qualified", "kind", "language", "path", "start", "end", "signature", "doc", "exported")
+        nodes, *(_N[k] for k in ("id", "name", "qualified", "kind", "language", "path", "start", "end", "signature",
+                                 "doc", "exported")))
     symbols = pa.table({
         "id": pa.array(ids, strings), "name": pa.array(short, strings), "qualified": pa.array(qualified, strings),
         "kind": pa.array(kind, strings), "language": pa.array(language, strings), "path": pa.array(path, strings),
@@ -162,13 +180,14 @@ def symbol_tables(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> d
         "signature": pa.array(signature, strings), "doc": pa.array(doc, strings),
         "exported": pa.array(exported, pa.bool_())})
 
-    def rel(rows: list[dict[str, Any]], extra: tuple[tuple[str, str, pa.DataType], ...] = (),
+    def rel(rows: list[Sequence[Any]], extra: tuple[tuple[str, str, pa.DataType], ...] = (),
             line: bool = False) -> pa.Table:
-        cols = _columns(rows, "source", "target", *(key for key, _, _ in extra))
+        cols = _columns(rows, _E["source"], _E["target"], *(_E[key] for key, _, _ in extra))
         table = {"from": pa.array(cols[0], strings), "to": pa.array(cols[1], strings),
                  **{name: pa.array(col, kind) for (_, name, kind), col in zip(extra, cols[2:], strict=True)}}
         if line:  # an inherits or references edge has one line: its first (none for line 0)
-            table["line"] = pa.array([e["lines"][0] if e.get("lines") else None for e in rows], ints)
+            i_lines = _E["lines"]
+            table["line"] = pa.array([e[i_lines][0] if e[i_lines] else None for e in rows], ints)
         return pa.table(table)
 
     scored = (("confidence", "confidence", floats), ("resolution", "resolution", strings),
