@@ -361,7 +361,7 @@ class Symbols:
     ``segments`` came from the previous build, only the rows that start in ``patched``
     (the files read again, none of which changed what other files resolve to). The rows
     are kept as the export packs them (``pack_symbols``: lists, not the phase's dicts,
-    which go once packed: 391k symbols at 50k files took ~380 MB more as dicts)."""
+    which go once packed: at 50k polyglot files the build's peak fell 2,069 → 2,014 MiB)."""
 
     packed: dict[str, Any]
     sites: dict[str, list[int]]   # SymbolGraph.sites of the rows made
