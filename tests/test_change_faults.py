@@ -20,7 +20,7 @@ import pytest
 from oracl.builder.orchestrator import build
 from oracl.bundle.verify import verify
 from oracl.core.errors import OraclError, QueryError
-from oracl.core.vault import MANIFEST, SYMBOLS_FILE, Vault
+from oracl.core.vault import EXPORT, MANIFEST, SYMBOLS_FILE, Vault
 from oracl.read.memory import Memory
 
 from .conftest import ORACL, git, run_cli, write_tree
@@ -114,6 +114,28 @@ def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_r
     report = build(root, **KW)
     assert report.mode == "incremental: 29 reused, 1 read, 0 removed"  # the facts and the database are whole
     assert report.symbols_mode == "symbols: whole (symbols.seg does not match its manifest)"
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    assert verify(root)[0].startswith("latest: ")
+    _equals_full(root)
+
+
+@pytest.mark.parametrize("executor_kind", ["in-process", "processes"])
+def test_a_flipped_byte_in_the_previous_export_makes_the_next_build_full(tmp_path: Path, executor_kind: str) -> None:
+    """The previous export's rows are read, and it is checked against its manifest, by the
+    export task beside the load: a damaged one makes the build start again, full, and its
+    mode says why; the answer equals a full build's."""
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    export = _latest_bundle(root) / EXPORT
+    export.chmod(0o644)
+    data = bytearray(export.read_bytes())
+    data[len(data) // 2] ^= 1
+    export.write_bytes(bytes(data))
+    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+    report = build(root, executor_kind=executor_kind, **KW)
+    assert (report.mode, report.symbols_mode) == ("full: the previous export does not match its manifest",
+                                                  "symbols: whole (no previous build)")
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     assert verify(root)[0].startswith("latest: ")
     _equals_full(root)

@@ -535,6 +535,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
 
         t0 = time.perf_counter()
         segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others' bytes as they were
+        if segs is not None:
+            segs.attach()  # the previous export read and checked here, beside the load, not before it
         packed = None
         if segs is None:
             packed = symbols.packed

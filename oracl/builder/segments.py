@@ -54,6 +54,10 @@ class Segment:
 @dataclass(slots=True)
 class Segments:
     files: dict[str, Segment] = field(default_factory=dict)
+    # rows still to be read from the previous bundle's export (``index``): path → (node
+    # offset, node length, edge offset, edge length), and (the export, its manifest digest)
+    spans: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    source: tuple[Path, str] | None = None
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
@@ -79,10 +83,35 @@ class Segments:
 
     def replaced(self, fresh: Segments, paths: Iterable[str]) -> Segments:
         """These segments with those of ``paths`` taken from ``fresh``."""
-        files = dict(self.files)
+        files, spans = dict(self.files), dict(self.spans)
         for p in paths:
             files[p] = fresh.files[p]
-        return Segments(files)
+            spans.pop(p, None)
+        return Segments(files, spans, self.source if spans else None)
+
+    def attach(self) -> None:
+        """Read the rows ``index`` left in the previous export, once it is checked against
+        its manifest digest (a ``PreviousBundleError`` when it is not: the build starts
+        again, full). The export task calls this, so that the build itself never waits
+        for a read and a hash of the whole previous export."""
+        if self.source is None:
+            return
+        from oracl.core.errors import PreviousBundleError
+
+        path, digest = self.source
+        try:
+            export = path.read_bytes()
+        except OSError as exc:
+            raise PreviousBundleError(f"the previous export could not be read ({type(exc).__name__})") from None
+        if hashlib.sha256(export).hexdigest() != digest:
+            raise PreviousBundleError("the previous export does not match its manifest")
+        blob = memoryview(export)
+        for p, (n_off, n_len, e_off, e_len) in self.spans.items():
+            if max(n_off + n_len, e_off + e_len) > len(blob):
+                raise PreviousBundleError(f"{SYMBOLS_FILE} places rows outside the previous export")
+            seg = self.files[p]
+            seg.nodes, seg.edges = blob[n_off:n_off + n_len], blob[e_off:e_off + e_len]
+        self.spans, self.source = {}, None
 
     # -- reading --------------------------------------------------------------------------
     def ordered(self) -> list[str]:
@@ -95,6 +124,8 @@ class Segments:
 
     def placed(self) -> tuple[bytes, dict[str, tuple[int, int]]]:
         """``section()`` and where each file's node and edge rows start in it."""
+        if self.spans:
+            raise ValueError("the previous export's rows are not read yet (Segments.attach)")
         order = self.ordered()
         head = b'{"edge_fields":' + _EDGE_FIELDS + b',"edges":['
         middle = b'],"node_fields":' + _NODE_FIELDS + b',"nodes":['
@@ -141,20 +172,31 @@ class Segments:
         return orjson.dumps({"format": FORMAT, "files": index})
 
     @classmethod
-    def decode(cls, data: bytes, export: bytes) -> Segments:
-        """The segments a ``symbols.seg`` places in its bundle's ``export`` (ValueError when
-        it is not one of this format or a segment lies outside the export); the rows stay
-        bytes, never parsed."""
+    def index(cls, data: bytes, export: Path, digest: str, size: int) -> Segments:
+        """The segments a ``symbols.seg`` places in its bundle's export (the file
+        ``export`` of ``size`` bytes, whose manifest digest is ``digest``), their rows not
+        read yet: ``attach`` reads them. ValueError when it is not one of this format or a
+        segment lies outside the export; the rows stay bytes, never parsed."""
         head = orjson.loads(data)
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ValueError("not a symbols file of this format")
-        blob = memoryview(export)
-        out = cls()
+        out = cls(source=(export, digest))
         for p, (iface, n_off, n_len, e_off, e_len, n_nodes, n_edges, rel, unresolved, dropped) in head["files"].items():
-            if min(n_off, e_off, n_len, e_len) < 0 or n_off + n_len > len(blob) or e_off + e_len > len(blob):
+            if min(n_off, e_off, n_len, e_len) < 0 or n_off + n_len > size or e_off + e_len > size:
                 raise ValueError("a segment lies outside the export")
-            out.files[p] = Segment(iface, blob[n_off:n_off + n_len], blob[e_off:e_off + e_len], n_nodes, n_edges,
-                                   rel, unresolved, dropped)
+            out.files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
+            out.spans[p] = (n_off, n_len, e_off, e_len)
+        return out
+
+    @classmethod
+    def decode(cls, data: bytes, export: bytes) -> Segments:
+        """The segments a ``symbols.seg`` places in its bundle's ``export`` bytes, read."""
+        blob = memoryview(export)
+        out = cls.index(data, Path(), "", len(blob))
+        for p, (n_off, n_len, e_off, e_len) in out.spans.items():
+            seg = out.files[p]
+            seg.nodes, seg.edges = blob[n_off:n_off + n_len], blob[e_off:e_off + e_len]
+        out.spans, out.source = {}, None
         return out
 
 
@@ -169,15 +211,16 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
         return None, "a path holds a '#'"
     try:
         data = (bundle / SYMBOLS_FILE).read_bytes()
-        export = (bundle / EXPORT).read_bytes()
+        size = (bundle / EXPORT).stat().st_size
     except OSError:
         return None, f"the previous build has no {SYMBOLS_FILE} or export"
     if manifest_files.get(SYMBOLS_FILE) != hashlib.sha256(data).hexdigest():
         return None, f"{SYMBOLS_FILE} does not match its manifest"
-    if manifest_files.get(EXPORT) != hashlib.sha256(export).hexdigest():
-        return None, "the previous export does not match its manifest"
-    try:
-        segs = Segments.decode(data, export)
+    digest = manifest_files.get(EXPORT)
+    if not isinstance(digest, str):
+        return None, "the previous manifest lists no export"
+    try:  # the export's rows are read, and it is checked against the manifest, by the export task
+        segs = Segments.index(data, bundle / EXPORT, digest, size)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
     if len(segs.files) != len(facts) or any(f.path not in segs.files for f in facts):
