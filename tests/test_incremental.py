@@ -162,8 +162,22 @@ def _edit(root: Path, rng: random.Random, step: int, names: list[str]) -> set[st
     return {dst}
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "carried"), [(1, False), (2, False), (3, False), (1, True)])
+def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carried: bool,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``carried``: the builds keep their facts in a Carry, as ``oracl watch`` does, so
+    that facts.bin is decoded only by the first build: the exports are the same."""
+    from oracl.builder import incremental
+
+    decoded: list[int] = []
+    decode = incremental.decode_facts
+
+    def counted(data: bytes):  # type: ignore[no-untyped-def]
+        decoded.append(len(data))
+        return decode(data)
+
+    monkeypatch.setattr(incremental, "decode_facts", counted)
+    carry = incremental.Carry() if carried else None
     rng = random.Random(seed)
     root = tmp_path / "repo"
     names: list[str] = []
@@ -178,15 +192,16 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int) -> N
     for rel in names:
         _stamp(root / rel, 0)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    first = build(root, now=t0, **KW)
+    first = build(root, now=t0, carry=carry, **KW)
     assert first.mode == "full: no previous build"
     for step in range(1, 9):
         touched: set[str] = set()
         for _ in range(rng.randint(1, 3)):
             touched |= _edit(root, rng, step, names)
         touched &= set(names)  # a file added then removed in the same step is not read
-        report = build(root, now=t0 + timedelta(minutes=2 * step), **KW)
+        report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry, **KW)
         assert report.mode.startswith("incremental"), report.mode
+        assert len(decoded) == (0 if carried else step), decoded  # (the full builds beside read every file)
         assert report.files_read == len(touched), (report.mode, sorted(touched))
         incremental = _canonical(root), _answer(root)
         full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
@@ -202,6 +217,46 @@ def _one_file_repo(tmp_path: Path) -> Path:
     for rel in ("pkg/a.py", "pkg/b.py", "README.md"):
         _stamp(root / rel, 0)
     return root
+
+
+def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Carry stands in for facts.bin only while LATEST names the bundle it kept and that
+    bundle's manifest lists the digest it kept; another build, another digest or a failed
+    build and facts.bin is read again."""
+    from oracl.builder import incremental, orchestrator
+    from oracl.core.errors import OraclError
+
+    decoded: list[int] = []
+    decode = incremental.decode_facts
+    monkeypatch.setattr(incremental, "decode_facts", lambda data: decoded.append(1) or decode(data))
+    root = _one_file_repo(tmp_path)
+    vault = Vault(root)
+    carry = incremental.Carry()
+
+    def edit(step: int, **kw: object) -> str:
+        (root / "pkg" / "a.py").write_text(f"x = {step}\n")
+        _stamp(root / "pkg" / "a.py", step)
+        return build(root, **{**KW, **kw}).mode
+
+    assert build(root, carry=carry, **KW).mode == "full: no previous build"
+    latest = vault.bundle(vault.read_latest()["bundle"])
+    assert carry.bundle == latest and sorted(carry.facts) == ["README.md", "pkg/a.py", "pkg/b.py"]
+    assert carry.facts_sha256 == orjson.loads((latest / "manifest.json").read_bytes())["files"][FACTS_FILE]
+    assert (edit(1, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [])
+    assert edit(2) == "incremental: 2 reused, 1 read, 0 removed"  # a build without the carry: LATEST moves
+    assert decoded == [1]
+    assert (edit(3, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [1, 1])
+    assert (edit(4, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [1, 1])
+    carry.facts_sha256 = "0" * 64  # not what the manifest lists
+    assert (edit(5, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [1, 1, 1])
+
+    def broken(*args: object) -> None:
+        raise OraclError("the weighing failed")
+
+    monkeypatch.setattr(orchestrator, "weigh_graph", broken)
+    with pytest.raises(OraclError, match="the weighing failed"):
+        edit(6, carry=carry)
+    assert carry.bundle is None and carry.facts == {}
 
 
 def test_a_racily_clean_file_is_read_again(tmp_path: Path) -> None:

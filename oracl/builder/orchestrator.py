@@ -31,6 +31,7 @@ from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import (
     MAX_CHANGED_FRACTION,
     MIN_CHANGED_FOR_FULL,
+    Carry,
     Previous,
     encode_facts,
     encode_stat,
@@ -111,6 +112,7 @@ class Plan:
     skip: frozenset[str]
     full: bool                 # --full: never start from the previous build
     full_why: str = ""         # why a full build was forced (the previous bundle failed)
+    carry: Carry | None = None  # a long-lived builder's facts from its last build (oracl watch)
 
     @property
     def fts(self) -> bool:
@@ -215,7 +217,7 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
     discovery = walk(plan.root, plan.cfg, stat=not plan.full)
     if plan.full:
         return Discovered(discovery, None, plan.full_why or "full: requested", started)
-    previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts)
+    previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts, plan.carry)
     damage = ex.join(check) if check is not None else ""
     if previous is not None and damage:
         previous, mode = None, f"full: {damage}"
@@ -597,7 +599,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
           progress: Progress | None = None, now: datetime | None = None, full: bool = False,
-          executor_kind: str = "in-process", **overrides: Any) -> BuildReport:
+          executor_kind: str = "in-process", carry: Carry | None = None, **overrides: Any) -> BuildReport:
     """Build the graph of ``root`` into ``root/.oracl`` and return the report.
 
     By default the build is selective: files whose ``(path, mtime_ns, size)`` did not
@@ -607,6 +609,9 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     ``skip`` names phases to leave out: ``phase2``, ``phase3`` (edge producers), ``fts``.
     ``executor_kind``: ``in-process`` (the default: nothing is forked, safe beside an open
     ``Memory``) or ``processes`` (the CLI: side work in forked children).
+    ``carry``: kept by a caller that builds the same root again and again (``oracl
+    watch``): it holds this build's facts afterwards, and the next build starts from them
+    instead of decoding ``facts.bin`` while the bundle is still the latest.
     ``overrides`` are Config fields (alpha, beta, gamma, lam, neighbour_cap, two_layer, …).
     """
     root = Path(root)
@@ -619,7 +624,7 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
         cfg = replace(cfg, two_layer=True)
     now = now or datetime.now(UTC)
     vault = Vault(root)
-    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full)
+    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry)
     try:
         with provenance.build_lock(vault):
             provenance.clean_stale(vault)  # what a killed build left: staging folders, pending files
@@ -688,6 +693,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         stat_files = stat_rows(r.facts)
         all_facts = r.facts
+        carried = (r.facts_header, {f.path: f for f in r.facts}) if plan.carry is not None else None
         del r, e, merged
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts)
@@ -695,8 +701,12 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
         seconds["export_background"] = round(loaded.export_seconds, 3)
+        if plan.carry is not None and carried is not None:
+            plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)
         ok = True
     finally:
+        if not ok and plan.carry is not None:
+            plan.carry.forget()
         ex.close()  # a failed build ends its children; a finished one has none left
         if not ok:
             writer.abort()

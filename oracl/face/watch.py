@@ -112,11 +112,13 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     """Watch ``root`` until interrupted (or ``max_builds`` rebuilds); returns the rebuilds.
     ``poll``: look every ``interval`` seconds instead of waiting for file events.
     ``executor_kind`` is the builds' (the CLI forks its helpers)."""
+    from oracl.builder.incremental import Carry
     from oracl.builder.orchestrator import build
     from oracl.read.status import status
 
     root = Path(root)
     builds = 0
+    carry = Carry()  # each build's facts, kept for the next: it decodes facts.bin only when LATEST moved
     last = tree_stat(root)  # before the watcher starts: an edit made after it is seen at the first look
     looks, how = _source(root, poll, interval, settle, sleep)
 
@@ -125,7 +127,7 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
         nonlocal builds
         t0 = time.perf_counter()
         try:
-            r = build(root, executor_kind=executor_kind)
+            r = build(root, executor_kind=executor_kind, carry=carry)
         except BuildLockedError:
             emit(f"{_stamp()} another build is running; trying again after it")
             return False
