@@ -222,7 +222,8 @@ def _one_file_repo(tmp_path: Path) -> Path:
 def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Carry stands in for facts.bin only while LATEST names the bundle it kept and that
     bundle's manifest lists the digest it kept; another build, another digest or a failed
-    build and facts.bin is read again."""
+    build and facts.bin is read again. The records of unchanged files are the ones it kept,
+    until the settings they were made under (the config, the learned tags) change."""
     from oracl.builder import incremental, orchestrator
     from oracl.core.errors import OraclError
 
@@ -242,7 +243,14 @@ def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monk
     latest = vault.bundle(vault.read_latest()["bundle"])
     assert carry.bundle == latest and sorted(carry.facts) == ["README.md", "pkg/a.py", "pkg/b.py"]
     assert carry.facts_sha256 == orjson.loads((latest / "manifest.json").read_bytes())["files"][FACTS_FILE]
+    record_b = carry.records["pkg/b.py"][1]
     assert (edit(1, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [])
+    assert carry.records["pkg/b.py"][1] is record_b  # an unchanged file's record is the one kept
+    (vault.dir / "learned_tags.json").write_text('{"pkg/b.py": {"review_status": "reviewed"}}')
+    assert edit(11, carry=carry) == "incremental: 2 reused, 1 read, 0 removed"
+    assert carry.records["pkg/b.py"][1] is not record_b  # other learned tags: every record made again
+    assert carry.records["pkg/b.py"][1].review_status == "reviewed"
+    (vault.dir / "learned_tags.json").unlink()
     assert edit(2) == "incremental: 2 reused, 1 read, 0 removed"  # a build without the carry: LATEST moves
     assert decoded == [1]
     assert (edit(3, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [1, 1])

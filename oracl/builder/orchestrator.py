@@ -143,6 +143,7 @@ class Read:
     facts_header: dict[str, Any]
     index: IndexView
     overlay: list[Edge]
+    settings: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +280,16 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
     # discovery order, whichever way each file's facts were obtained: the same list a full build makes
     facts = [reused[rel] if rel in reused else fresh[rel] for rel in files]
     progress("read", len(files), len(files))
+    made = (cfg, learned)
+    carry = plan.carry
+
+    def record_of(f: FileFacts) -> ArtifactRecord:
+        kept = carry.record(f, made) if carry is not None else None  # a watch's: the same facts object
+        return kept if kept is not None else make_record(f, cfg, learned.get(f.path))
+
     return Read(
         facts=facts,
-        records=[records.get(f.path) or make_record(f, cfg, learned.get(f.path)) for f in facts],
+        records=[records.get(f.path) or record_of(f) for f in facts], settings=made,
         spool=spool.path, text_bytes=spool.text_bytes, previous=previous, mode=mode, reread=to_read,
         removed=removed,
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
@@ -693,7 +701,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         stat_files = stat_rows(r.facts)
         all_facts = r.facts
-        carried = (r.facts_header, {f.path: f for f in r.facts}) if plan.carry is not None else None
+        carried = (r.facts_header, {f.path: f for f in r.facts},
+                   {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
+                   r.settings) if plan.carry is not None else None
         del r, e, merged
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts)
