@@ -63,6 +63,18 @@ def _equals_full(root: Path, **overrides: object) -> None:
     assert incremental == full, _first_difference(incremental, full)
 
 
+def _flip_a_byte(path: Path) -> None:
+    """One bit of the file's middle byte flipped (bundle files are read-only)."""
+    path.chmod(0o644)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def _edit_m7_to_call_f6(root: Path, files: dict[str, str]) -> None:
+    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+
+
 def _latest_bundle(root: Path) -> Path:
     vault = Vault(root)
     return vault.bundle(vault.read_latest()["bundle"])
@@ -78,7 +90,7 @@ def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp
     files = _chain(40)
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
-    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+    _edit_m7_to_call_f6(root, files)
     crashed = run_cli("build", str(root), "-q", "--workers", "1", *([how] if how == "--full" else []),
                       env={**clean_env(), "ORACL_FAULT": f"after {phase}"})
     assert crashed.returncode == -9, (phase, crashed.stderr)
@@ -101,16 +113,12 @@ def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_r
     files = _chain(30)
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
-    seg = _latest_bundle(root) / SYMBOLS_FILE
-    seg.chmod(0o644)
-    data = bytearray(seg.read_bytes())
-    data[len(data) // 2] ^= 1
-    seg.write_bytes(bytes(data))
+    _flip_a_byte(_latest_bundle(root) / SYMBOLS_FILE)
     with pytest.raises(OraclError, match="symbols.seg"):
         verify(root)
     r = run_cli("verify", str(root), env=clean_env())
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "symbols.seg" in r.stderr, r.stderr
-    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+    _edit_m7_to_call_f6(root, files)
     report = build(root, **KW)
     assert report.mode == "incremental: 29 reused, 1 read, 0 removed"  # the facts and the database are whole
     assert report.symbols_mode == "symbols: whole (symbols.seg does not match its manifest)"
@@ -127,12 +135,8 @@ def test_a_flipped_byte_in_the_previous_export_makes_the_next_build_full(tmp_pat
     files = _chain(30)
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
-    export = _latest_bundle(root) / EXPORT
-    export.chmod(0o644)
-    data = bytearray(export.read_bytes())
-    data[len(data) // 2] ^= 1
-    export.write_bytes(bytes(data))
-    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=1)
+    _flip_a_byte(_latest_bundle(root) / EXPORT)
+    _edit_m7_to_call_f6(root, files)
     report = build(root, executor_kind=executor_kind, **KW)
     assert (report.mode, report.symbols_mode) == ("full: the previous export does not match its manifest",
                                                   "symbols: whole (no previous build)")
