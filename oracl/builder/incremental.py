@@ -145,13 +145,13 @@ class Carry:
     facts_sha256: str = ""
     header: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, FileFacts] = field(default_factory=dict)
-    # each file's record, made from those very facts under ``settings`` (the Config and
+    # each file's record, made from those very facts under ``made_under`` (the Config and
     # the learned tags): reused for a file whose facts are the same object, while both are equal
     records: dict[str, tuple[FileFacts, Any]] = field(default_factory=dict)
-    settings: tuple[Any, Any] | None = None
+    made_under: tuple[Any, Any] | None = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
-             records: dict[str, tuple[FileFacts, Any]] | None = None, settings: tuple[Any, Any] | None = None) -> None:
+             records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
         """Remember a bundle just published (its manifest says the facts file's digest)."""
         try:
             digest = orjson.loads((bundle / "manifest.json").read_bytes())["files"][FACTS_FILE]
@@ -159,17 +159,17 @@ class Carry:
             self.forget()
             return
         self.bundle, self.facts_sha256, self.header, self.facts = bundle, str(digest), header, facts
-        self.records, self.settings = (records or {}), settings
+        self.records, self.made_under = (records or {}), made_under
 
     def forget(self) -> None:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
-        self.records, self.settings = {}, None
+        self.records, self.made_under = {}, None
 
-    def record(self, f: FileFacts, settings: tuple[Any, Any]) -> Any:
-        """The record kept for ``f`` when it was made from this very object under equal
-        settings, else None."""
+    def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
+        """The record kept for ``f`` when it was made from this very object under an
+        equal Config and equal learned tags, else None."""
         hit = self.records.get(f.path)
-        return hit[1] if hit is not None and hit[0] is f and self.settings == settings else None
+        return hit[1] if hit is not None and hit[0] is f and self.made_under == made_under else None
 
 
 def load_previous(vault: Vault, read_digest: str, fts: bool,

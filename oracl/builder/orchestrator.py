@@ -143,7 +143,7 @@ class Read:
     facts_header: dict[str, Any]
     index: IndexView
     overlay: list[Edge]
-    settings: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
+    made_under: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +289,7 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
 
     return Read(
         facts=facts,
-        records=[records.get(f.path) or record_of(f) for f in facts], settings=made,
+        records=[records.get(f.path) or record_of(f) for f in facts], made_under=made,
         spool=spool.path, text_bytes=spool.text_bytes, previous=previous, mode=mode, reread=to_read,
         removed=removed,
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
@@ -703,7 +703,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         all_facts = r.facts
         carried = (r.facts_header, {f.path: f for f in r.facts},
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
-                   r.settings) if plan.carry is not None else None
+                   r.made_under) if plan.carry is not None else None
         del r, e, merged
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts)
