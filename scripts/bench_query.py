@@ -16,6 +16,7 @@ ripgrep).
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import random
 import shutil
@@ -34,6 +35,8 @@ def make_queries(root: Path, n: int, seed: int = 11) -> list[tuple[str, list[str
     rng = random.Random(seed)
     files = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts)[:20000]
     rels = [str(p.relative_to(root)) for p in files]
+    tops = collections.Counter(r.split("/", 1)[0] for r in rels if "/" in r)  # domains are top folders
+    domain = "core" if "core" in tops or not tops else tops.most_common(1)[0][0]
     out: list[tuple[str, list[str]]] = []
     for i in range(n):
         kind = i % 6
@@ -44,7 +47,7 @@ def make_queries(root: Path, n: int, seed: int = 11) -> list[tuple[str, list[str
             stem = rng.choice(rels).rsplit("/", 1)[-1][:-3]
             out.append((stem, [stem]))
         elif kind == 2:
-            out.append((f"{a} domain:core", [a]))
+            out.append((f"{a} domain:{domain}", [a]))
         elif kind == 3:
             out.append((f"{a} {b} but not archived", [a, b]))
         elif kind == 4:

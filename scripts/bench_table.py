@@ -12,14 +12,19 @@ this order (each figure's floor is taken right beside it):
 * **full build ÷ floor**: ``oracl build --full`` (process start included) against one
   process walking, reading, hashing and parsing the same files (scripts/bench_build.py);
   the peak RSS of the build's largest process;
-* **vault ÷ tree**: the bytes under ``.oracl/`` against the tree's own;
+* **vault ÷ tree**: the bytes under ``.oracl/`` against the tree's own (``.git`` not counted);
 * **one-file rebuild ÷ (2 × stat walk + 1 s)**, twice: a comment appended to a Python file,
   and one put before its middle line (scripts/bench_incremental.py); the vault again after
   them;
 * **rg ÷ query p50 in process**, **cold query ÷ rg** and **warm query ÷ rg** (the CLI
   answered by the helper a running ``watch``/``serve`` keeps): the same terms
   (scripts/bench_query.py; installs Debian's ripgrep when ``rg`` is missing and it can);
-* **``oracl --version`` ÷ ``python -c pass``**: medians of ``--runs`` starts each, interleaved.
+* **``oracl --version`` ÷ ``python -c pass``**: medians of ``--runs`` starts each, interleaved;
+* with ``--aider VERSION``, on a git work tree (the issue's sympy row): **full build ÷ aider's
+  repo map**, medians of ``--aider-runs`` interleaved runs of ``oracl build --full`` and of
+  ``aider --show-repo-map`` (its tags cache removed before each run, a dummy key and no
+  network use). Aider is installed by this script into its own venv under
+  ``~/.cache/oracl-eval/`` (``pip install aider-chat==VERSION``), never by the product.
 
 Prints one Markdown table per workspace: the figure, the floor, the ratio, the target and
 whether it is met.
@@ -63,13 +68,12 @@ def peak_of(cmd: list[str]) -> tuple[float, float, str]:
     return float(wall), int(kib) / 1024, out
 
 
-def tree_bytes(root: Path, skip: str | None = None) -> int:
-    """The bytes of the files under ``root``, a hard-linked file once (the vault's export
-    is a link to the bundle's)."""
+def tree_bytes(root: Path, skip: tuple[str, ...] = ()) -> int:
+    """The bytes of the files under ``root`` but in folders named in ``skip``, a
+    hard-linked file once (the vault's export is a link to the bundle's)."""
     total, seen = 0, set()
     for dirpath, dirnames, filenames in os.walk(root):
-        if skip is not None:
-            dirnames[:] = [d for d in dirnames if d != skip]
+        dirnames[:] = [d for d in dirnames if d not in skip]
         for name in filenames:
             try:
                 st = os.lstat(os.path.join(dirpath, name))
@@ -100,6 +104,32 @@ def ensure_rg() -> None:
                    capture_output=True)
 
 
+def aider_bin(version: str) -> Path:
+    """The ``aider`` of ``aider-chat==version`` in its own venv, made on first use."""
+    venv = Path.home() / ".cache" / "oracl-eval" / f"aider-{version}"
+    exe = venv / "bin" / "aider"
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"aider-chat=={version}"], check=True)
+    return exe
+
+
+def aider_map(exe: Path, root: Path) -> float:
+    """Wall seconds of aider's repo map of ``root``, from an empty tags cache."""
+    shutil.rmtree(root / ".aider.tags.cache.v4", ignore_errors=True)
+    cmd = [str(exe), "--show-repo-map", "--model", "gpt-4o", "--openai-api-key", "sk-none", "--map-tokens", "1024",
+           "--yes-always", "--no-check-update", "--no-show-model-warnings", "--no-analytics", "--no-gitignore",
+           "--no-auto-commits", "--chat-history-file", os.devnull, "--input-history-file", os.devnull]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    wall = time.perf_counter() - t0
+    shutil.rmtree(root / ".aider.tags.cache.v4", ignore_errors=True)
+    if proc.returncode != 0 or "⋮" not in proc.stdout:
+        raise SystemExit(f"aider made no repo map of {root}: {(proc.stderr or proc.stdout).strip()[-300:]}")
+    return wall
+
+
 def row(what: str, value: str, floor: str, ratio: float, target: str, ok: bool) -> str:
     return f"| {what} | {value} | {floor} | {ratio:.2f} | {target} | {'yes' if ok else '**no**'} |"
 
@@ -123,8 +153,9 @@ def one_workspace(root: Path, a: argparse.Namespace) -> list[str]:
     report = orjson.loads(out)
     rows.append(row("full build", f"{full_s:.2f} s", f"floor {floor_s:.2f} s", full_s / floor_s, "≤ 2", full_s <= 2 * floor_s))
     rows.append(row("peak RSS of the build", f"{peak:.0f} MiB", "—", peak / 2048, "≤ 2 GiB", peak <= 2048))
-    vault, tree = tree_bytes(root / ".oracl"), tree_bytes(root, skip=".oracl")
+    vault, tree = tree_bytes(root / ".oracl"), tree_bytes(root, skip=(".oracl", ".git"))
     rows.append(row("vault", f"{vault / 2**20:.0f} MB", f"tree {tree / 2**20:.0f} MB", vault / tree, "≤ 2", vault <= 2 * tree))
+
 
     rng = random.Random(a.seed)
     for edit in ("append", "middle"):
@@ -156,6 +187,16 @@ def one_workspace(root: Path, a: argparse.Namespace) -> list[str]:
     version_s, bare_s = starts([ORACL, "--version"], [sys.executable, "-c", "pass"], a.runs)
     rows.append(row("`oracl --version`", f"{version_s * 1000:.0f} ms", f"python -c pass {bare_s * 1000:.0f} ms",
                     version_s / bare_s, "≤ 2", version_s <= 2 * bare_s))
+    if a.aider and (root / ".git").exists():
+        exe, ours, theirs = aider_bin(a.aider), [], []
+        for _ in range(a.aider_runs):
+            t0 = time.perf_counter()
+            subprocess.run([ORACL, "build", str(root), "--full", "-q"], check=True, capture_output=True)
+            ours.append(time.perf_counter() - t0)
+            theirs.append(aider_map(exe, root))
+        mine, map_s = statistics.median(ours), statistics.median(theirs)
+        rows.append(row("full build ÷ aider's repo map", f"{mine:.2f} s", f"aider {a.aider} {map_s:.2f} s",
+                        mine / map_s, "≤ 0.3", mine <= 0.3 * map_s))
     head = [f"### {root.name}: {n:,} files, {report['counts']['nodes']:,} nodes, {report['counts']['edges']:,} edges",
             "", "| figure | measured | floor (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
     return [*head, *rows, ""]
@@ -170,6 +211,8 @@ def main() -> None:
     ap.add_argument("--cold", type=int, default=10)
     ap.add_argument("--runs", type=int, default=20, help="starts of `oracl --version` and of python")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--aider", metavar="VERSION", help="also time aider-chat==VERSION's repo map (git work trees)")
+    ap.add_argument("--aider-runs", type=int, default=3)
     a = ap.parse_args()
     print(f"cpus={os.cpu_count()} python={sys.version.split()[0]}\n")
     for root in a.workspaces:
