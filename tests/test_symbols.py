@@ -418,3 +418,103 @@ def test_kappa_is_rounded_once_per_resolution() -> None:
 
     assert (_kappa("ambiguous", 3), _kappa("ambiguous", 1), _kappa("imported", 4), _kappa("unique", 1)) == (
         0.166666667, 0.5, 0.9, 0.7)
+
+
+AMBIGUOUS = {
+    "adapters.py": ("class BaseAdapter:\n    def send(self, request):\n        raise NotImplementedError\n\n\n"
+                    "class HTTPAdapter(BaseAdapter):\n    def send(self, request):\n        return request\n"),
+    "sessions.py": ("from adapters import HTTPAdapter\n\n\nclass Session:\n    def send(self, request):\n"
+                    "        adapter: HTTPAdapter = HTTPAdapter()\n        return adapter.send(request)\n\n"
+                    "    def request(self, r):\n        return self.send(r)\n"),
+    "api.py": "from sessions import Session\n\n\ndef get(r):\n    return Session().request(r)\n",
+}
+
+
+def test_a_name_with_several_definitions_answers_for_all_and_says_so(tmp_path: Path, built: Path) -> None:
+    root = write_tree(tmp_path / "amb", AMBIGUOUS)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    with Snapshot.open(root) as snap:
+        listed = callgraph.symbols(snap, "send")
+        assert listed["match"] == "ambiguous" and sorted(d["id"] for d in listed["definitions"]) == [
+            "adapters.py#BaseAdapter.send", "adapters.py#HTTPAdapter.send", "sessions.py#Session.send"]
+        r = callgraph.callers(snap, "send")
+        assert r["match"] == "ambiguous"
+        assert sorted(t["id"] for t in r["targets"]) == sorted(d["id"] for d in listed["definitions"])
+        # each caller says which definition it calls
+        assert sorted((c["id"], c["via"]) for c in r["callers"]) == [
+            ("sessions.py#Session.request", "sessions.py#Session.send"),
+            ("sessions.py#Session.send", "adapters.py#HTTPAdapter.send")]
+        assert len(r["notices"]) == 1 and r["notices"][0].startswith("'send' names 3 definitions; answering for all")
+        one = callgraph.callers(snap, "HTTPAdapter.send")  # qualified: one definition, exact
+        assert one["match"] == "exact" and [c["id"] for c in one["callers"]] == ["sessions.py#Session.send"]
+        imp = callgraph.impact(snap, ["send"])
+        assert sorted(s["id"] for s in imp["seeds"]) == sorted(d["id"] for d in listed["definitions"])
+        assert any(n.startswith("'send' names 3 definitions") for n in imp["notices"])
+    with Snapshot.open(built) as snap:  # a C function declared in a header and defined once is one definition
+        c = callgraph.symbols(snap, "add", language="c")
+        assert c["match"] == "exact" and [d["id"] for d in c["definitions"]] == ["c/src/util.c#add", "c/src/util.h#add"]
+        assert callgraph.symbols(snap, "add")["match"] == "ambiguous"  # Cart.add too
+    piped = run_cli("callers", "send", "-r", str(root))
+    assert piped.returncode == 0
+    # Session.send is one of the definitions too: listed under HTTPAdapter.send, not walked twice
+    assert piped.stdout.splitlines() == [
+        "1\tSession.send\tsessions.py:7\tmethod\t0.85\ttyped · calls HTTPAdapter.send\trepeat",
+        "1\tSession.request\tsessions.py:10\tmethod\t0.95\tsame_scope · calls Session.send\t"]
+    assert piped.stderr.startswith("Note: 'send' names 3 definitions; answering for all of them: ")
+
+
+GIN = ("package gin\n\nfunc Recovery() HandlerFunc {\n\treturn CustomRecovery(nil)\n}\n\n"
+       "func CustomRecovery(h func()) HandlerFunc {\n\treturn nil\n}\n")
+COMMENTS = "".join(f"\t// note {i}\n" for i in range(5))
+
+
+def test_impact_diff_names_the_definition_holding_the_change_on_a_stale_build(tmp_path: Path) -> None:
+    """Five comment lines inside Recovery() name Recovery alone: placed through the diff's
+    new side on a build of the working tree, its old side on a build of the base, and the
+    file parsed as it is now on a build of neither (the CLI's Memory has the parser)."""
+    root = write_tree(tmp_path / "gin", {"go.mod": "module example.com/gin\n\ngo 1.21\n", "recovery.go": GIN})
+    git(root, "init", "-q")
+    git(root, "add", "-A", ".")
+    git(root, "commit", "-qm", "base")
+    build(root, buffer_pool_bytes=64 << 20, workers=1)  # the build is of the diff's base
+    inside = GIN.replace("HandlerFunc {\n\treturn CustomRecovery", "HandlerFunc {\n" + COMMENTS + "\treturn CustomRecovery")
+    (root / "recovery.go").write_text(inside)
+
+    def seeds() -> tuple[list[str], dict[str, str], list[str]]:
+        proc = run_cli("impact", "--diff", "-r", str(root), "--json")
+        assert proc.returncode == 0, proc.stderr
+        r = orjson.loads(proc.stdout)
+        return sorted(s["id"] for s in r["seeds"]), r["placed"], r["notices"]
+
+    ids, placed, notices = seeds()
+    assert ids == ["recovery.go#Recovery"] and placed == {"recovery.go": "base"}
+    assert notices == ["the build is older than the working tree: 1 changed file(s) placed on the build's lines "
+                       "through base (base: the diff's old side; re-read: the definitions in the file now)"]
+    build(root, buffer_pool_bytes=64 << 20, workers=1)  # the build is of the working tree
+    assert seeds() == (["recovery.go#Recovery"], {"recovery.go": "as is"}, [])
+    # a build of neither: comments at the top built, then the five inside Recovery added
+    top = GIN.replace("package gin\n", "package gin\n\n// one\n// two\n// three\n")
+    (root / "recovery.go").write_text(top)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    (root / "recovery.go").write_text(top.replace("HandlerFunc {\n\treturn CustomRecovery",
+                                                  "HandlerFunc {\n" + COMMENTS + "\treturn CustomRecovery"))
+    assert seeds()[:2] == (["recovery.go#Recovery"], {"recovery.go": "re-read"})
+    # a line removed from CustomRecovery's body, and a function the build has not seen
+    (root / "recovery.go").write_text(top.replace("\treturn nil\n", "") + "\nfunc Fresh() {}\n")
+    ids, placed, notices = seeds()
+    assert (ids, placed) == (["recovery.go#CustomRecovery"], {"recovery.go": "re-read"})
+    assert notices[1] == "1 changed definition(s) are not in the build (rebuild to follow them): Fresh (recovery.go:14)"
+    with Snapshot.open(root) as snap:  # a reader without a parser counts such a file whole, and says so
+        r = callgraph.impact(snap, diff="HEAD")
+    assert r["placed"] == {"recovery.go": "whole"}
+    assert sorted(s["id"] for s in r["seeds"]) == ["recovery.go#", "recovery.go#CustomRecovery", "recovery.go#Recovery"]
+
+
+def test_a_hunk_side_without_lines_is_the_gap_after_its_line() -> None:
+    assert callgraph._side(7, 3) == (7, 9) and callgraph._side(7, 0) == (7.5, 7.5)
+    defs = [("C", "class", 1, 10), ("C.m", "method", 2, 5), ("C.n", "method", 6, 9), ("f", "function", 12, 14)]
+    assert callgraph._innermost(defs, [(5.5, 5.5)]) == [defs[0]]    # between m and n: the class
+    assert callgraph._innermost(defs, [(4.5, 4.5)]) == [defs[1]]    # inside m
+    assert callgraph._innermost(defs, [(9, 12)]) == [defs[2], defs[3]]
+    assert callgraph._innermost(defs, [(10, 10)]) == [defs[0]]      # the class's own last line
+    assert callgraph._innermost(defs, [(11.5, 11.5)]) == []         # between the class and f: neither

@@ -11,6 +11,7 @@ in the tests).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
@@ -30,6 +31,10 @@ Ref = tuple[str, str, int]
 Base = tuple[str, str, str, int]
 # (a variable, the type it is declared with or constructed from as written, line)
 Typed = tuple[str, str, int]
+# (qualified name, kind, start_line, end_line) of a definition in a file as it is now
+Definition = tuple[str, str, int, int]
+# (root, path) → the file's definitions as it is on disk now, or None (a reader is given one)
+Reread = Callable[[str, str], "list[Definition] | None"]
 
 
 @dataclass(frozen=True, slots=True)

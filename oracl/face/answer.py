@@ -298,12 +298,12 @@ def _alive(path: str) -> bool:
 def _warm(root: str) -> object | None:
     """The root's Memory, opened and its engine and full-text index touched once (an
     unlogged search), registered for ``cli._memory``; None while there is no build."""
-    from oracl.face import cli
+    from oracl.face import cli, definitions_now
     from oracl.read.memory import Memory
     from oracl.read.query import run
 
     try:
-        memory = Memory.open(root, repair=cli._repair)
+        memory = Memory.open(root, repair=cli._repair, reread=definitions_now)
         snap, _ = memory.snapshot()
         run.search(snap, "oracl", limit=1, log=False)
     except Exception:  # noqa: BLE001 – no build yet, or a damaged one: every answer is the CLI's own

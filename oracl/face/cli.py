@@ -112,7 +112,9 @@ def _memory(root: Path) -> Any:
 
         warm.cwd = Path.cwd()
         return nullcontext(warm)
-    return Memory.open(root, repair=_repair, cwd=Path.cwd())
+    from oracl.face import definitions_now
+
+    return Memory.open(root, repair=_repair, cwd=Path.cwd(), reread=definitions_now)
 
 
 def _print_json(obj: Any) -> None:

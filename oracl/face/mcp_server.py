@@ -92,12 +92,13 @@ def create_server(root: Path) -> Any:
     from mcp.server.fastmcp import FastMCP
 
     from oracl.core.config import load_config
+    from oracl.face import definitions_now
     from oracl.read.memory import Memory
 
     check_root(Path(root))
     root = Path(root).resolve()
     share = load_config(root).share_sensitive
-    mem = Memory(root, withhold_sensitive=not share)
+    mem = Memory(root, withhold_sensitive=not share, reread=definitions_now)
     server = FastMCP("oracl", log_level="WARNING", instructions=(
         "ORACL is a semantic memory of the repository at " + str(root) + ". Start with "
         "oracl_agent_context for a question in plain words; use oracl_search for ranked files, "
@@ -165,7 +166,7 @@ def create_server(root: Path) -> Any:
         """Where a function, method, class or type is defined: name it plainly ("wsgi_app"),
         qualified ("Flask.wsgi_app", "flask.app.Flask.wsgi_app") or as path:LINE. Exact
         matches first; a fuzzy match when nothing matches exactly (the answer's "match" says
-        which). Each definition has its path, line range, kind, signature and first doc line."""
+        which; "ambiguous" when the name has several definitions). Each definition has its path, line range, kind, signature and first doc line."""
         return _answer(lambda: mem.symbols(name, kind, language, k), max_chars, mem)
 
     @server.tool()
@@ -174,7 +175,10 @@ def create_server(root: Path) -> Any:
         """Who calls a symbol (or, with callees=true, what it calls), depth 1 to 5. Each call
         edge has the caller's path and lines of the call sites, its confidence and how the
         name was resolved (same_scope, imported, typed, receiver, unique, ambiguous …);
-        min_confidence 0.7 leaves out guesses (a unique method name, 0.5; ambiguous ones), 0 shows all."""
+        min_confidence 0.7 leaves out guesses (a unique method name, 0.5; ambiguous ones), 0 shows all.
+        A name with several definitions answers for all of them: "match" is "ambiguous" and
+        "targets" lists them (each edge's "via" says which it calls); name one as Class.method,
+        path#qualified or path:LINE to narrow it."""
         fn = mem.callees if callees else mem.callers
         return _answer(lambda: fn(name, depth=depth, min_confidence=min_confidence), max_chars, mem)
 

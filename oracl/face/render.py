@@ -735,7 +735,8 @@ def symbols_view(r: dict[str, Any]) -> None:
         _info(f"no symbol named {r['query']!r}")
         _stale_line(r)
         return
-    how = {"exact": "", "id": "", "line": "", "fuzzy": " (no exact match: closest names)"}.get(r["match"], "")
+    how = {"fuzzy": " (no exact match: closest names)",
+           "ambiguous": f" ({len(r['definitions'])} definitions)"}.get(r["match"], "")
     rows = [[str(i), d["qualified"], d["kind"], _loc(d), d["signature"] + (f"  — {d['doc']}" if d["doc"] else "")]
             for i, d in enumerate(r["definitions"], 1)]
     table(f"Definitions of {r['query']}{how}", (_row_number(), Col("symbol", "path"), Col("kind", "text", 2),
@@ -752,8 +753,13 @@ def calls_view(r: dict[str, Any]) -> None:
     def where(e: dict[str, Any]) -> str:
         return e["path"] + ":" + ",".join(str(x) for x in e["lines"][:6]) + ("…" if len(e["lines"]) > 6 else "")
 
+    # an ambiguous name answers for several definitions: each first-level edge says which
+    named = {t["id"]: t["qualified"] for t in targets} if r["match"] == "ambiguous" else {}
+    whose = "calls" if label == "callers" else "called by"
+
     def how(e: dict[str, Any]) -> str:
-        return e["resolution"] + (f" of {e['candidates']}" if e["resolution"] == "ambiguous" else "")
+        return (e["resolution"] + (f" of {e['candidates']}" if e["resolution"] == "ambiguous" else "")
+                + (f" · {whose} {named[e['via']]}" if e.get("via") in named else ""))
 
     if plain():
         for depth, e, mark in drawn:

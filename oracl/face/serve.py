@@ -32,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from oracl.core.config import load_config
 from oracl.core.errors import OraclError, PortError, QueryError, UnsafePathError, WithheldError
-from oracl.face import pages, webpage
+from oracl.face import definitions_now, pages, webpage
 from oracl.read.memory import Memory
 
 STATIC = ("oracl.css", "oracl.js", "cytoscape.min.js")
@@ -198,7 +198,7 @@ def serve(root: Path, port: int, announce: Callable[[str], None]) -> None:
     import uvicorn
 
     share = load_config(root).share_sensitive
-    memory = Memory.open(root, withhold_sensitive=not share)
+    memory = Memory.open(root, withhold_sensitive=not share, reread=definitions_now)
     pages.build(memory, wait=0.0)  # the first tree walk starts now, not on a page
     sock = bind(port)
     actual = sock.getsockname()[1]

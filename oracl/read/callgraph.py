@@ -13,18 +13,22 @@ carries the build id, the definitions it started from and the staleness of their
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 import subprocess
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oracl.core.children import git
-from oracl.core.errors import QueryError, in_range
+from oracl.core.errors import QueryError, UnsafePathError, in_range
 from oracl.core.locate import candidates
 from oracl.core.paths import is_test_path
 from oracl.read.graph import staleness, summary
 from oracl.read.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracl.core.records import Definition, Reread
 
 MAX_DEPTH = 5
 CONSTRUCTORS = frozenset({"__init__", "constructor", "__new__"})
@@ -37,7 +41,8 @@ _TEST_AFFIX = re.compile(r"^(?:test_|tests_)|(?:_test|_tests|_spec|\.test|\.spec
 _KIND_ORDER = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "function": 1, "async_function": 1,
                "method": 2, "module": 4}
 _LOCATOR = re.compile(r"^(?P<path>[^#\s]+?):(?P<line>\d+)$")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 ONE_BY_ONE = 24  # up to this many keys, one indexed probe each (≈ 0.2–1 ms) beats one IN scan (≈ 11 ms at 50k files)
@@ -124,16 +129,40 @@ def _fuzzy(snap: Snapshot, part: str) -> list[dict[str, Any]]:
     return _rows(snap, ids)
 
 
+MAX_TARGETS = 50  # an ambiguous name answers for this many of its definitions at most
+
+
+def _one_definition(rows: list[dict[str, Any]]) -> bool:
+    """Whether ``rows`` are one definition: one qualified name in one file, or a C/C++
+    function declared in headers and defined in one source file."""
+    if len({r["qualified"] for r in rows}) > 1:
+        return False
+    sources = {r["path"] for r in rows if not r["path"].endswith(_HEADERS)}
+    return len(sources) <= 1
+
+
 def _targets(snap: Snapshot, text: str, kind: str | None = None) -> tuple[list[dict[str, Any]], str]:
-    rows, how = lookup(snap, text, kind=kind, fuzzy=True)
+    """The definitions an answer starts from, and how they were found. A name with several
+    definitions (``send`` of five classes, ``main`` of two commands) answers for all of
+    them as ``ambiguous``; a fuzzy hit for the closest name only."""
+    rows, how = lookup(snap, text, kind=kind, fuzzy=True, k=MAX_TARGETS)
     if not rows:
         raise QueryError(f"no symbol named {text.strip()[:80]!r} in build {snap.build_id} "
                          "(`oracl symbols NAME` lists the definitions ORACL knows)")
     if how == "fuzzy":
         return rows[:1], how  # a fuzzy hit answers for the best match only, and says so
+    if how == "exact" and not _one_definition(rows):
+        return rows, "ambiguous"
     best = rows[0]["qualified"]
-    same = [r for r in rows if r["qualified"] == best]
-    return same, how
+    return [r for r in rows if r["qualified"] == best], how
+
+
+def ambiguity(name: str, rows: list[dict[str, Any]]) -> str:
+    """The line that says an answer is for every definition of an ambiguous name."""
+    shown = ", ".join(f"{r['qualified']} ({r['path']}:{r['start']})" for r in rows[:5])
+    return (f"{name.strip()[:80]!r} names {len(rows)}{'+' if len(rows) >= MAX_TARGETS else ''} definitions; "
+            f"answering for all of them: {shown}{' …' if len(rows) > 5 else ''} "
+            "(name one as Class.method, path#qualified or path:LINE)")
 
 
 def _staleness_of(snap: Snapshot, rows: list[dict[str, Any]]) -> str:
@@ -151,6 +180,8 @@ def symbols(snap: Snapshot, name: str, *, kind: str | None = None, language: str
     """The definitions of ``name``: exact first, fuzzy when nothing matches exactly."""
     in_range("-k", k, 1, MAX_K)
     rows, how = lookup(snap, name, kind=kind, language=language, k=k)
+    if how == "exact" and not _one_definition(rows):
+        how = "ambiguous"
     return {"build_id": snap.build_id, "query": name, "match": how, "definitions": rows,
             "notices": list(snap.notices), "staleness": _staleness_of(snap, rows)}
 
@@ -208,22 +239,26 @@ def _calls(snap: Snapshot, name: str, query: str, key: str, label: str, depth: i
     levels, cut = _walk(snap, start, query, key, depth, min_confidence, snap.params.query_guard)
     shown = [lvl[:k] for lvl in levels]
     total = sum(len(lvl) for lvl in levels)
+    notices = list(snap.notices) + ([ambiguity(name, targets)] if how == "ambiguous" else [])
     return {"build_id": snap.build_id, "query": name, "match": how, "targets": targets, "depth": depth,
             "min_confidence": min_confidence, label: shown[0] if shown else [], "levels": shown,
             "total": total, "shown": sum(len(lvl) for lvl in shown), "guard_cut": cut,
-            "notices": list(snap.notices), "staleness": _staleness_of(snap, targets)}
+            "notices": notices, "staleness": _staleness_of(snap, targets)}
 
 
 # ---- impact ------------------------------------------------------------------------------
 
-def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]:
-    """The working tree against ``rev``: each changed file and the line ranges its new
-    text changed (a deletion is the line it happened at); untracked files whole."""
+Hunk = tuple[int, int, int, int]  # old start, old count, new start, new count (git's -U0 numbers)
+
+
+def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[Hunk]]:
+    """The working tree against ``rev``, relative to ``root``: each changed file and its
+    hunks; a deleted or untracked file has none (it changed whole)."""
     if not re.fullmatch(r"[\w./~^@{}\-]{1,100}", rev) or rev.startswith("-"):
         raise QueryError(f"{rev[:40]!r} is not a revision (HEAD, main, HEAD~3, a commit id)")
     try:
         out = git(root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--unified=0", "--no-renames",
-                  rev, "--", ".", ":(exclude).oracl", text=True, errors="replace")
+                  "--relative", rev, "--", ".", ":(exclude).oracl", text=True, errors="replace")
         untracked = git(root, "ls-files", "--others", "--exclude-standard", "--", ".", ":(exclude).oracl",
                         text=True, errors="replace")
     except (OSError, subprocess.SubprocessError) as exc:
@@ -231,7 +266,7 @@ def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]
     if out.returncode != 0:
         first = (out.stderr.strip().splitlines() or ["not a git repository"])[0]
         raise QueryError(f"git diff {rev} failed: {first[:200]}")
-    hunks: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    hunks: dict[str, list[Hunk]] = defaultdict(list)
     current = None
     for line in out.stdout.splitlines():
         if line.startswith("+++ "):
@@ -239,13 +274,10 @@ def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]
             current = target[2:] if target.startswith("b/") else None
             if current is not None:
                 hunks.setdefault(current, [])
-        elif line.startswith("--- a/") and current is None:
-            pass
         elif line.startswith("@@") and current is not None:
             m = _HUNK.match(line)
             if m:
-                start, count = int(m.group(1)), int(m.group(2) or 1)
-                hunks[current].append((max(1, start), max(1, start + max(count, 1) - 1)))
+                hunks[current].append((int(m.group(1)), int(m.group(2) or 1), int(m.group(3)), int(m.group(4) or 1)))
         elif line.startswith("diff --git"):
             current = None
             parts = line.split(" b/", 1)
@@ -254,6 +286,67 @@ def diff_hunks(root: str, rev: str = "HEAD") -> dict[str, list[tuple[int, int]]]
     for path in untracked.stdout.splitlines():
         hunks.setdefault(path, [])
     return dict(hunks)
+
+
+def _side(start: int, count: int) -> tuple[float, float]:
+    """The lines a hunk's side covers; an empty side (lines only added, or only removed,
+    there) is the gap after line ``start``: the half-line ``start + 0.5``, which overlaps
+    exactly the definitions holding both ``start`` and ``start + 1``."""
+    return (start, start + count - 1) if count else (start + 0.5, start + 0.5)
+
+
+def _innermost(defs: list[Definition], spans: list[tuple[float, float]]) -> list[Definition]:
+    """The definitions (not modules) holding a span that hold no other such definition
+    holding one (a class is kept beside its changed methods)."""
+    hit = [d for d in defs if d[1] != "module" and any(a <= d[3] and d[2] <= b for a, b in spans)]
+    return [d for d in hit if not any(o is not d and d[2] <= o[2] and o[3] <= d[3] and (o[2], o[3]) != (d[2], d[3])
+                                      and o[1] not in ("class", "interface", "struct") for o in hit)]
+
+
+def place_hunks(snap: Snapshot, hunks: dict[str, list[Hunk]], rev: str, reread: Reread | None = None) -> tuple[
+        dict[str, list[tuple[float, float]]], dict[str, str], list[str]]:
+    """Each changed file's hunks as line spans of the build, how they were placed, and the
+    definitions changed that the build does not have. Placed ``as is`` when the build
+    holds the file as it is now (the diff's new side), ``base`` when it holds it as
+    ``rev`` does (the diff's old side), ``re-read`` otherwise: the file is parsed as it is
+    now (``reread``), the definitions holding the new side's lines are found, and their
+    namesakes in the build are the spans; ``whole`` when none of that can be done.
+    Without this a build older than the working tree lays new line numbers over old
+    ranges and names the wrong definitions."""
+    built = {r["path"]: r["checksum"] for r in named_each(snap, "artifact_domains", sorted(hunks))}
+    spans: dict[str, list[tuple[float, float]]] = {}
+    how: dict[str, str] = {}
+    unbuilt: list[str] = []
+    for path, hs in hunks.items():
+        if path not in built or not hs:
+            spans[path], how[path] = [], "whole"
+            continue
+        checksum = built[path]
+        try:
+            now = snap.workspace.sha256(path)
+        except (OSError, UnsafePathError):
+            now = ""
+        if now == checksum:
+            spans[path], how[path] = [_side(n, c) for _, _, n, c in hs], "as is"
+            continue
+        try:
+            base = git(str(snap.root), "cat-file", "blob", f"{rev}:./{path}")
+        except (OSError, subprocess.SubprocessError):
+            base = None
+        if base is not None and base.returncode == 0 and hashlib.sha256(base.stdout).hexdigest() == checksum:
+            spans[path], how[path] = [_side(o, c) for o, c, _, _ in hs], "base"
+            continue
+        defs = reread(str(snap.root), path) if reread is not None and now else None
+        if defs is None:
+            spans[path], how[path] = [], "whole"
+            continue
+        held = _innermost(defs, [_side(n, c) for _, _, n, c in hs])
+        # a namesake's first line: it, and what holds it, which the innermost rule then drops
+        old = {r["qualified"]: r["start"] for r in named_each(snap, "symbols_in_files", [path]) if r["kind"] != "module"}
+        spans[path] = [(old[d[0]], old[d[0]]) for d in held if d[0] in old] or [(0.5, 0.5)]  # 0.5: the module only
+        unbuilt += [f"{d[0]} ({path}:{d[2]})" for d in held if d[0] not in old]
+        how[path] = "re-read"
+    return spans, how, unbuilt
 
 
 def _test_subjects(path: str) -> set[str]:
@@ -270,7 +363,7 @@ def _test_subjects(path: str) -> set[str]:
 def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None = None, depth: int = 3,
            k: int = 20, min_confidence: float = 0.3,
            changed_lines: dict[str, list[tuple[int, int]]] | None = None,
-           cwd: Path | None = None) -> dict[str, Any]:
+           cwd: Path | None = None, reread: Reread | None = None) -> dict[str, Any]:
     """What a change reaches: the symbols that call, extend or name the changed ones
     (to ``depth``), the files holding them and the files importing the changed files, the
     test files that reach any of them (what to run), and the hubs touched. Each target is
@@ -292,13 +385,23 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
     changed_files: dict[str, float] = {}
     notices = list(snap.notices)
     seed_rows: list[dict[str, Any]] = []
-    spans: dict[str, list[tuple[int, int]]] = {}
+    spans: dict[str, list[tuple[float, float]]] = {}
+    placed: dict[str, str] = {}
     if diff is not None:
-        spans = diff_hunks(str(snap.root), diff or "HEAD")
-        if not spans:
+        hunks = diff_hunks(str(snap.root), diff or "HEAD")
+        if not hunks:
             notices.append(f"the working tree does not differ from {diff or 'HEAD'}")
-    for path, ranges in (changed_lines or {}).items():
-        spans.setdefault(path, []).extend(ranges)
+        spans, placed, unbuilt = place_hunks(snap, hunks, diff or "HEAD", reread)
+        moved = sorted(p for p, h in placed.items() if h in ("base", "re-read"))
+        if moved:
+            notices.append(f"the build is older than the working tree: {len(moved)} changed file(s) placed on the "
+                           f"build's lines through {' and '.join(sorted({placed[p] for p in moved}))} "
+                           "(base: the diff's old side; re-read: the definitions in the file now)")
+        if unbuilt:
+            notices.append(f"{len(unbuilt)} changed definition(s) are not in the build (rebuild to follow them): "
+                           + ", ".join(unbuilt[:5]) + (" …" if len(unbuilt) > 5 else ""))
+    for path, given in (changed_lines or {}).items():
+        spans.setdefault(path, []).extend(given)
     for t in targets:
         cands = candidates(t, snap.root, cwd)
         known = {r["path"] for r in named_each(snap, "artifact_domains", cands)} if cands else set()
@@ -306,7 +409,9 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
         if files:  # a file (absolute, or relative to the root or the current folder)
             spans.setdefault(files[0], [])
             continue
-        rows, _ = _targets(snap, t)
+        rows, how = _targets(snap, t)
+        if how == "ambiguous":
+            notices.append(ambiguity(t, rows))
         for r in rows:
             seeds[r["id"]] = 1.0
             changed_files.setdefault(r["path"], 1.0)
@@ -424,4 +529,5 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
             "seed_count": len(seed_rows), "symbols": syms[:k], "symbol_count": len(syms),
             "files": code[:k], "file_count": len(code), "tests": tests[:k], "test_count": len(tests),
             "hubs": [{"hub": h, "files": n} for h, n in sorted(hubs.items(), key=lambda kv: (-kv[1], kv[0]))],
-            "guard_cut": cut, "notices": notices, "staleness": summary(staleness(snap, sorted(checks.items())))}
+            "placed": placed, "guard_cut": cut, "notices": notices,
+            "staleness": summary(staleness(snap, sorted(checks.items())))}

@@ -18,7 +18,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -29,6 +29,9 @@ from oracl.core.vault import Repair, Vault
 from oracl.read import graph
 from oracl.read.snapshot import MemoKey, Snapshot
 from oracl.read.status import FRESHNESS, FRESHNESS_TTL, FreshnessCheck
+
+if TYPE_CHECKING:
+    from oracl.core.records import Reread
 
 CHARS_PER_TOKEN = 4
 MAX_BUDGET_TOKENS = 200_000  # a context pack's budget: more than any model's window
@@ -97,8 +100,9 @@ class Memory:
     A Memory is a context manager; ``close`` releases the bundle."""
 
     def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: Repair | None = None,
-                 withhold_sensitive: bool = False, cwd: Path | None = None) -> None:
+                 withhold_sensitive: bool = False, cwd: Path | None = None, reread: Reread | None = None) -> None:
         self.root = Path(root)
+        self.reread = reread  # a changed file's definitions now (impact --diff on an older build)
         self.cwd = cwd  # paths are also read relative to this folder (the CLI's current one)
         self.repair = repair
         self.withhold = withhold_sensitive  # files holding key material never appear in an answer
@@ -107,13 +111,17 @@ class Memory:
 
     @classmethod
     def open(cls, root: str | Path, *, repair: Repair | None = None, withhold_sensitive: bool = False,
-             cwd: Path | None = None) -> Memory:
+             cwd: Path | None = None, reread: Reread | None = None) -> Memory:
         """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
         is none it can open). ``withhold_sensitive``: answers never name or quote a file
         that holds key material (the MCP server's default). ``cwd``: a file may also be
-        named relative to this folder (besides absolute or relative to the root)."""
+        named relative to this folder (besides absolute or relative to the root). ``reread``:
+        the definitions of a file as it is now (``oracl.builder.pipeline.discover.
+        definitions_now``), so that ``impact(diff=…)`` on a build older than the working
+        tree still names the definition holding each changed line; without it such a file
+        counts whole, and the answer says how each file was placed."""
         return cls(root, Snapshot.open(Path(root), repair=repair), repair=repair,
-                   withhold_sensitive=withhold_sensitive, cwd=cwd)
+                   withhold_sensitive=withhold_sensitive, cwd=cwd, reread=reread)
 
     def close(self) -> None:
         with self._lock:
@@ -244,7 +252,7 @@ class Memory:
 
         items = [targets] if isinstance(targets, str) else list(targets or [])
         return self._call(callgraph.impact, items, diff=diff, depth=depth, k=k, min_confidence=min_confidence,
-                          freshness=True, cwd=self.cwd)
+                          freshness=True, cwd=self.cwd, reread=self.reread)
 
     def stats(self) -> dict[str, Any]:
         from oracl.read.stats import stats

@@ -26,7 +26,7 @@ from oracl.builder.extractors.python_ast import analyze_python
 from oracl.builder.pipeline.linguist import held_back, language_of
 from oracl.core.config import MENTION_SUFFIXES, Config
 from oracl.core.errors import UnsafePathError
-from oracl.core.records import FileFacts
+from oracl.core.records import Definition, FileFacts
 from oracl.core.secrets import is_secret_file, suffix_of
 from oracl.core.secrets import scan_text as scan_secrets
 from oracl.core.tokens import fts_document
@@ -227,3 +227,14 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
                       line_count=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                       **base, **extra)  # type: ignore[arg-type]
     return facts, fts_document(facts.path, symbols, headings, data, cfg.fts_body_bytes, cfg.fts_tf_cap)
+
+
+def definitions_now(root: str, rel: str) -> list[Definition] | None:
+    """The definitions of ``rel`` as it is on disk now: (qualified name, kind, first line,
+    last line) each, read and parsed as a build would (the ``Workspace`` rules, secrets
+    redacted); None when it cannot be read or parsed. ``impact --diff`` places a changed
+    line with it when the build holds neither the file now nor the diff's base."""
+    f, _ = read_one(root, rel, Config())
+    if f.parse_status not in ("ok", "syntax_error") or len(f.symbol_details) != len(f.symbols):
+        return None
+    return [(d[0], s[1], s[2], s[3]) for s, d in zip(f.symbols, f.symbol_details, strict=True)]
