@@ -60,7 +60,8 @@ def test_errors_are_one_line_with_exit_codes(tmp_path: Path, args: tuple, line: 
 
 @pytest.mark.parametrize(("args", "line", "code"), [
     (("query", "sign", "-k", "0"), "Error: --limit must be between 1 and 1000, not 0", 8),
-    (("related", "pkg/auth.py", "-k", "-3"), "Error: -k must be between 1 and 500, not -3", 8),
+    (("related", "pkg/auth.py", "-k", "-3"), "Error: --limit must be between 1 and 500, not -3", 8),
+    (("trace", "pkg/auth.py", "--limit", "0"), "Error: --limit must be between 1 and 500, not 0", 8),
     (("hub", "core", "-k", "100000"), "Error: -k must be between 1 and 500, not 100000", 8),
     (("graph", "pkg/auth.py", "-k", "0"), "Error: -k must be between 1 and 500, not 0", 8),
     (("trace", "pkg/auth.py", "--depth", "9"), "Error: --depth must be between 1 and 5, not 9", 8),

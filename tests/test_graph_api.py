@@ -18,7 +18,7 @@ from oracl.core.errors import QueryError
 from oracl.read import graph
 from oracl.read.memory import estimate_tokens
 
-from .conftest import ORACL, SAMPLE, on_latest, run_cli, run_tty, write_tree
+from .conftest import ORACL, SAMPLE, git, on_latest, run_cli, run_tty, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 FILES = {
@@ -261,3 +261,36 @@ def test_show_says_the_formula_the_build_computed_for_an_example(tmp_path: Path)
     assert p["final"] != pytest.approx(p["base"] + p["alpha"] * p["delta"], abs=1e-6)
     out = run_cli("show", "examples/demo.py", "-r", str(root))
     assert out.returncode == 0 and "m_role 0.5 (example), α 0.35" in out.stdout
+
+
+def test_trace_and_related_are_structural_by_default_and_bounded(tmp_path: Path) -> None:
+    """Co-change (files committed together) only when asked for; trace draws at most
+    --limit branches, the best-ranked first, and says how many it found."""
+    files = {"app.py": "import store\n" + "".join(f"import m{i}\n" for i in range(8)), "store.py": "X = 1\n",
+             "notes.md": "# notes\n", **{f"m{i}.py": f"V = {i}\n" for i in range(8)}}
+    root = write_tree(tmp_path / "co", files)
+    git(root, "init", "-q")
+    git(root, "add", "-A", ".")
+    git(root, "commit", "-qm", "import")
+    for n in range(2):  # app.py and notes.md change together twice more
+        (root / "app.py").write_text(files["app.py"] + f"# {n}\n")
+        (root / "notes.md").write_text(files["notes.md"] + f"{n}\n")
+        git(root, "commit", "-qam", f"edit {n}")
+    build(root, **SMALL)
+    plain = trace(root, "app.py", "out", 1)
+    assert {e["relation"] for e in plain["levels"][0]} == {"imports"} and plain["cochange"] is False
+    assert (plain["shown"], plain["total"]) == (9, 9)
+    co = trace(root, "app.py", "out", 1, cochange=True)
+    assert ("notes.md", "co_change") in {(e["node"], e["relation"]) for e in co["levels"][0]} and co["total"] == 10
+    assert [e["node"] for e in trace(root, "app.py", "out", 1, relation="co_change")["levels"][0]] == ["notes.md"]
+    three = trace(root, "app.py", "out", 1, limit=3)
+    ranks = sorted((-e["rank"], e["node"]) for e in plain["levels"][0])[:3]
+    assert [e["node"] for e in three["levels"][0]] == [n for _, n in ranks] and (three["shown"], three["total"]) == (3, 9)
+    assert "notes.md" not in {n["path"] for n in related(root, "app.py", k=20)["neighbours"]}
+    assert "notes.md" in {n["path"] for n in related(root, "app.py", k=20, cochange=True)["neighbours"]}
+    proc = run_cli("trace", "app.py", "--limit", "3", "-r", str(root))
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 3
+    assert proc.stderr == "3 of 9 branches drawn (--limit N for more) · 1 co-change branch(es) left out (--cochange)\n"
+    assert plain["cochange_left_out"] == 1 and co["cochange_left_out"] == 0
+    code, shown = run_tty("trace", "app.py", "-r", str(root))
+    assert code == 0 and f"10 files · build {plain['build_id']} · 1 co-change branch(es) left out (--cochange)" in shown

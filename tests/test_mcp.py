@@ -226,7 +226,7 @@ def test_a_piped_session_gets_every_answer_and_ends_cleanly_with_bounds_checked(
     errors = {i: orjson.loads(by_id[i]["result"]["content"][0]["text"])["error"] for i in range(2, 7)}
     assert all(by_id[i]["result"]["isError"] for i in range(2, 7))
     assert errors == {2: "--limit must be between 1 and 1000, not -3",
-                      3: "-k must be between 1 and 500, not 100000",
+                      3: "--limit must be between 1 and 500, not 100000",
                       4: "max_chars must be between 1000 and 100000, not 5",
                       5: "--min-confidence must be between 0 and 1, not 2.0",
                       6: "budget_tokens must be between 50 and 200000, not 10"}

@@ -185,14 +185,14 @@ def test_a_hub_like_neighbour_is_expanded_by_its_best_rows_only(tmp_path: Path,
         snap, _ = mem.snapshot()
         # core.py: 40 importers + its hub edge = 41 edges over 43 nodes - 1 → density 41/42
         assert snap.header["counts"]["nodes"] == 43
-        assert snap.named("neighbours", {"path": "pkg/m07.py", "guard": 1})[0]["density"] == pytest.approx(41 / 42)
+        assert snap.named("neighbours", {"path": "pkg/m07.py", "guard": 1, **graph.NO_SKIP})[0]["density"] == pytest.approx(41 / 42)
         whole = graph.neighbourhood(snap, "pkg/m07.py", 2)  # 41 ≤ FRONTIER_WIDE: read whole
         calls: list[tuple[str, dict[str, Any]]] = []
         named = snap.named
         monkeypatch.setattr(snap, "named", lambda name, params=None: calls.append((name, params)) or named(name, params))
         monkeypatch.setattr(graph, "FRONTIER_WIDE", 40)  # 41 > 40: core.py is read by its best rows
         bounded = graph.neighbourhood(snap, "pkg/m07.py", 2)
-    assert ("neighbours", {"path": "pkg/core.py", "guard": 32}) in calls
+    assert ("neighbours", {"path": "pkg/core.py", "guard": 32, **graph.NO_SKIP}) in calls
     assert not any(name.startswith("frontier") for name, _ in calls)
     assert bounded == whole  # equal ranks: the best 32 rows by (rank, path) hold the 8 drawn
     drawn = {n["id"]: (n["depth"], n["more"]) for n in bounded["nodes"]}

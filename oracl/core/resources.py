@@ -46,3 +46,9 @@ def query(name: str) -> str:
     if len(stmts) != 1:
         raise ValueError(f"cypher/{name}.cypher must hold exactly one statement")
     return stmts[0]
+
+
+@cache
+def query_params(name: str) -> frozenset[str]:
+    """The ``$parameters`` the statement of ``cypher/<name>.cypher`` uses."""
+    return frozenset(re.findall(r"\$([A-Za-z_]\w*)", query(name)))

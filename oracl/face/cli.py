@@ -297,14 +297,17 @@ def trace(
     root: RootOpt = None,
     direction: Annotated[str, typer.Option(metavar="out|in|both", help="out (what it uses), in (what uses it) or both.")] = "out",
     depth: Annotated[int, typer.Option(metavar="N", help="Levels to follow, 1 to 5.")] = 2,
-    relation: Annotated[str | None, typer.Option(metavar="RELATION", help="Only this relation (imports, references, tests, …).")] = None,
+    relation: Annotated[str | None, typer.Option(metavar="RELATION", help="Only this relation (imports, references, tests, co_change, …).")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-k", metavar="N", help="Branches to draw at most, the best-ranked of each level first.")] = 50,
+    cochange: Annotated[bool, typer.Option("--cochange", help="Follow co-change edges too (files committed together); structural relations only by default.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The dependency tree of PATH.
 
     Relation, weight, rank and line fragments on each branch; a file already drawn is
-    marked (shown above) or (shown below), never expanded twice."""
-    _answer(root, as_json, "trace_view", lambda mem: mem.trace(path, direction, depth, relation),
+    marked (shown above) or (shown below), never expanded twice. At most --limit
+    branches (50), and the last line says how many were found."""
+    _answer(root, as_json, "trace_view", lambda mem: mem.trace(path, direction, depth, relation, limit, cochange),
             ([path], "a file"))
 
 
@@ -312,14 +315,15 @@ def trace(
 def related(
     path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build (relative to the root or the current folder, or absolute).")],
     root: RootOpt = None,
-    k: Annotated[int, typer.Option("-k", metavar="N", help="Neighbours to show.")] = 10,
+    k: Annotated[int, typer.Option("--limit", "-k", metavar="N", help="Neighbours to show.")] = 10,
+    cochange: Annotated[bool, typer.Option("--cochange", help="Co-change neighbours too (files committed together); structural relations only by default.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The files around PATH, by association rank.
 
     At most the build's --query-guard edges are considered (5,000 by default); the answer
     says when that guard cut."""
-    _answer(root, as_json, "related_view", lambda mem: mem.related(path, k), ([path], "a file"))
+    _answer(root, as_json, "related_view", lambda mem: mem.related(path, k, cochange), ([path], "a file"))
 
 
 @app.command("graph")

@@ -128,18 +128,21 @@ def create_server(root: Path) -> Any:
 
     @server.tool()
     def oracl_trace(path: str, direction: str = "out", depth: int = 2, relation: str | None = None,
-                    max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+                    limit: int = 50, cochange: bool = False, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
         """Follow a file's dependencies: direction "out" (what it imports, links, configures),
         "in" (what uses or tests it) or "both", depth 1 to 5, optionally one relation
         (imports, references, configures, tests, mentions). Each edge has its relation,
-        weight and the line range of the reference."""
-        return _answer(lambda: mem.trace(path, direction, depth, relation), max_chars, mem)
+        weight and the line range of the reference. At most ``limit`` branches, best-ranked
+        first ("total" counts those found); co-change edges only with cochange=true."""
+        return _answer(lambda: mem.trace(path, direction, depth, relation, limit, cochange), max_chars, mem)
 
     @server.tool()
-    def oracl_related(path: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+    def oracl_related(path: str, k: int = 10, cochange: bool = False,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
         """The files most strongly associated with one file (both directions), ordered by
-        the graph's association rank, with the relations that connect them."""
-        return _answer(lambda: mem.related(path, k), max_chars, mem)
+        the graph's association rank, with the relations that connect them; files only
+        committed together (co-change) with cochange=true."""
+        return _answer(lambda: mem.related(path, k, cochange), max_chars, mem)
 
     @server.tool()
     def oracl_hub(domain: str | None = None, k: int = 20, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:

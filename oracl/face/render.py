@@ -553,6 +553,16 @@ def _draw(head: str, drawn: list[tuple[int, dict[str, Any], str]], label: Any) -
     out().print(tree)
 
 
+def _trace_bounds(r: dict[str, Any]) -> str:
+    """What a trace left out: branches past --limit, co-change edges not followed."""
+    parts = []
+    if r.get("total", 0) > r.get("shown", 0):
+        parts.append(f"{r['shown']} of {r['total']} branches drawn (--limit N for more)")
+    if r.get("cochange_left_out"):
+        parts.append(f"{r['cochange_left_out']} co-change branch(es) left out (--cochange)")
+    return " · ".join(parts)
+
+
 def trace_view(r: dict[str, Any]) -> None:
     drawn = _walk(r["levels"], [r["root"]], "parent", "node")
     if plain():
@@ -560,6 +570,8 @@ def trace_view(r: dict[str, Any]) -> None:
             _line(depth, e["parent"], "→" if e["direction"] == "out" else "←", e["node"], e["relation"],
                   f"{e['weight']:.2f}", f"{e['rank']:.3f}", " ".join(e.get("fragments") or []),
                   "repeat" if mark else "")
+        if _trace_bounds(r):
+            _info(_trace_bounds(r))
         _stale_line(r)
         return
     arrow = {"out": "→", "in": "←", "both": "↔"}[r["direction"]]
@@ -572,7 +584,8 @@ def trace_view(r: dict[str, Any]) -> None:
 
     _draw(f"[bold]{_esc(r['root'])}[/] ({arrow} depth {r['depth']}" + (f", {r['relation']}" if r["relation"] else "")
           + ")", drawn, label)
-    _info(f"{r['nodes']} files · build {r['build_id']}")
+    bounds = _trace_bounds(r)
+    _info(f"{r['nodes']} files · build {r['build_id']}" + (f" · {bounds}" if bounds else ""))
     _stale_line(r)
 
 

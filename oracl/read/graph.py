@@ -118,15 +118,27 @@ def summary(stale: dict[str, str]) -> str:
         f"{p} {s}" for p, s in sorted(changed.items())[:5]) + (" …" if len(changed) > 5 else "") + ")"
 
 
+TRACE_LIMIT = 50            # branches `trace` draws unless asked for more
+NOT_STRUCTURAL = ("co_change",)  # left out of trace and related unless asked for (``cochange``)
+NO_SKIP: dict[str, list[str]] = {"skip_out": [], "skip_in": []}  # every relation (the neighbourhood graph)
+
+
 def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
-          relation: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
+          relation: str | None = None, cwd: Path | None = None, limit: int = TRACE_LIMIT,
+          cochange: bool = False) -> dict[str, Any]:
     """The dependency tree of ``path``: edges out (what it uses), in (what uses it) or both,
     breadth-first to ``depth``; a node already shown is listed again as a cycle/repeat
-    marker but not expanded twice."""
+    marker but not expanded twice. At most ``limit`` branches are drawn, each level's
+    best-ranked first (only the files drawn are followed), and ``total`` counts the
+    branches found; co-change edges only with ``cochange`` (or ``relation="co_change"``),
+    ``cochange_left_out`` counting those not followed."""
     if direction not in DIRECTIONS:
         raise QueryError(f"--direction must be one of {', '.join(DIRECTIONS)}")
     in_range("--depth", depth, 1, MAX_DEPTH)
+    in_range("--limit", limit, 1, MAX_K)
+    skip = () if cochange or relation in NOT_STRUCTURAL else NOT_STRUCTURAL
     start = _artifact(snap, path, cwd)
+    shown = total = left_out = 0  # left_out: co-change branches not followed
     seen = {start["path"]}
     frontier = [start["path"]]
     order = [start["path"]]  # the nodes of the last level in the order they are drawn
@@ -139,11 +151,15 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
         if direction in ("in", "both"):
             edges += [dict(e, direction="in", node=e["source"], parent=e["target"])
                       for e in snap.named("links_in", {"paths": frontier})]
-        if relation:
-            edges = [e for e in edges if e["relation"] == relation]
+        kept = [e for e in edges if (e["relation"] == relation if relation else e["relation"] not in skip)]
+        left_out += len({(e["parent"], e["node"]) for e in edges if e["relation"] in skip and not relation})
+        edges = kept
         # parallel edges (one import line naming three symbols) are one branch with their
         # fragments; a level is ordered as it is drawn (by its parent's place, then rank)
         edges = group_parallel(edges, ("direction", "parent", "node", "relation"))
+        total += len(edges)
+        edges = sorted(edges, key=lambda e: (-e["rank"], e["node"], e["relation"], e["parent"]))[: limit - shown]
+        shown += len(edges)
         place = {p: i for i, p in enumerate(order)}
         edges.sort(key=lambda e: (place.get(e["parent"], len(place)), -e["rank"], e["node"], e["relation"]))
         nxt: list[str] = []
@@ -154,11 +170,12 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
                 nxt.append(e["node"])
         levels.append(edges)
         frontier, order = sorted(set(nxt)), nxt
-        if not frontier:
+        if not frontier or shown >= limit:
             break
     checksums = {start["path"]: start["checksum"]}
     return {"build_id": snap.build_id, "root": start["path"], "direction": direction, "depth": depth,
-            "relation": relation, "levels": levels, "nodes": len(seen), "notices": list(snap.notices),
+            "relation": relation, "levels": levels, "nodes": len(seen), "limit": limit, "shown": shown,
+            "total": total, "cochange": not skip, "cochange_left_out": left_out, "notices": list(snap.notices),
             "staleness": summary(staleness(snap, list(checksums.items())))}
 
 
@@ -185,13 +202,15 @@ def _own_fragment(row: dict[str, Any]) -> str:
     return str(row["source_fragment"] if row["outgoing"] else row["target_fragment"])
 
 
-def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> dict[str, Any]:
+def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None, cochange: bool = False) -> dict[str, Any]:
     """The neighbourhood of ``path`` ordered by association_rank (top-k); at most the
-    build's query guard of edges are considered, and the answer says when it cut the list."""
-    in_range("-k", k, 1, MAX_K)
+    build's query guard of edges are considered, and the answer says when it cut the list.
+    Co-change neighbours only with ``cochange``: structural relations by default."""
+    in_range("--limit", k, 1, MAX_K)
     guard = snap.params.query_guard
     art = _artifact(snap, path, cwd)
-    rows = snap.named("neighbours", {"path": art["path"], "guard": guard + 1})
+    skip = [] if cochange else list(NOT_STRUCTURAL)
+    rows = snap.named("neighbours", {"path": art["path"], "guard": guard + 1, "skip_out": skip, "skip_in": list(skip)})
     hub = snap.named("hub_of", {"path": art["path"]})
     if hub:
         rows.append({"neighbour": hub[0]["hub"], "relation": "belongs_to", "rank": hub[0]["rank"],
@@ -199,7 +218,8 @@ def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None) -> 
                      "domain": art["domain"], "priority": None})
     rows.sort(key=lambda r: (-r["rank"], r["neighbour"]))
     top, cut = _neighbour_rows(rows, k, guard)
-    return {"build_id": snap.build_id, "path": art["path"], "k": k, "guard": guard, "guard_cut": cut,
+    return {"build_id": snap.build_id, "path": art["path"], "k": k, "cochange": cochange, "guard": guard,
+            "guard_cut": cut,
             "neighbours": [{"path": r["neighbour"], "rank": r["rank"], "relations": r["relations"],
                             "direction": "out" if r["outgoing"] else "in", "weight": r["weight"],
                             "fragment": _own_fragment(r)}
@@ -269,10 +289,10 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
     # the centre's best rows each way: 4 k first (parallel edges share a neighbour); the
     # whole guard only when a side was cut before it showed k different neighbours
     limit = min(PARALLEL_SLACK * k, guard)
-    rows = snap.named("neighbours", {"path": centre, "guard": limit})
+    rows = snap.named("neighbours", {"path": centre, "guard": limit, **NO_SKIP})
     if any(n > limit and len({r["neighbour"] for r in rows if r["outgoing"] is side}) < k
            for side, n in sides.items()) and limit < guard:
-        rows = snap.named("neighbours", {"path": centre, "guard": guard})
+        rows = snap.named("neighbours", {"path": centre, "guard": guard, **NO_SKIP})
     rows = [dict(r, fragment=_own_fragment(r)) for r in rows]
     first = _strongest(rows, k)
     draw(centre, rows, first, 1)
@@ -297,7 +317,7 @@ def neighbourhood(snap: Snapshot, path: str, depth: int = 1, k: int = GRAPH_NEIG
                 around[r["at"]].append(r)
         for at in sorted(wide):  # a hub-like file: its best rows only, as the centre's
             around[at] = [dict(r, at=at, fragment=_own_fragment(r))
-                          for r in snap.named("neighbours", {"path": at, "guard": PARALLEL_SLACK * GRAPH_EACH})]
+                          for r in snap.named("neighbours", {"path": at, "guard": PARALLEL_SLACK * GRAPH_EACH, **NO_SKIP})]
         for at in frontier:
             near = [r for r in around[at] if r["neighbour"] != centre]
             keep = _strongest(near, GRAPH_EACH)  # drawn already or new: its best edges only

@@ -184,11 +184,15 @@ class Memory:
         beside the search). A Memory that withholds leaves out files holding key material."""
         return self._call(_search_json, q, k, persona, explain, freshness=freshness)
 
-    def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None) -> dict[str, Any]:
-        return self._call(graph.trace, path, direction, depth, relation, cwd=self.cwd)
+    def trace(self, path: str, direction: str = "out", depth: int = 2, relation: str | None = None,
+              limit: int = graph.TRACE_LIMIT, cochange: bool = False) -> dict[str, Any]:
+        """The dependency tree of ``path`` (at most ``limit`` branches; co-change edges only
+        with ``cochange``)."""
+        return self._call(graph.trace, path, direction, depth, relation, cwd=self.cwd, limit=limit, cochange=cochange)
 
-    def related(self, path: str, k: int = 10) -> dict[str, Any]:
-        return self._call(graph.related, path, k, cwd=self.cwd)
+    def related(self, path: str, k: int = 10, cochange: bool = False) -> dict[str, Any]:
+        """The ``k`` files around ``path`` by association rank (co-change ones only with ``cochange``)."""
+        return self._call(graph.related, path, k, cwd=self.cwd, cochange=cochange)
 
     def neighbourhood(self, path: str, depth: int = 1, k: int = graph.GRAPH_NEIGHBOURS) -> dict[str, Any]:
         """``path`` and its strongest neighbours to ``depth`` 1 or 2 as nodes and edges (the
