@@ -518,3 +518,38 @@ def test_a_hunk_side_without_lines_is_the_gap_after_its_line() -> None:
     assert callgraph._innermost(defs, [(9, 12)]) == [defs[2], defs[3]]
     assert callgraph._innermost(defs, [(10, 10)]) == [defs[0]]      # the class's own last line
     assert callgraph._innermost(defs, [(11.5, 11.5)]) == []         # between the class and f: neither
+
+
+RENAMES = {
+    "pkg/__init__.py": "from .types import is_ready as ready\n",
+    "pkg/types.py": "def is_ready(x):\n    return True\n\n\nclass Box:\n    pass\n",
+    "pkg/use.py": ("from .types import is_ready as _ready, Box as B\nimport pkg.types as t\nfrom pkg import ready\n\n\n"
+                   "def go():\n    _ready(1)\n    B()\n    t.is_ready(2)\n    ready(3)\n"),
+    "web/lib.ts": "export function makeThing(): number { return 1 }\nexport class Shape {}\n",
+    "web/app.ts": ("import { makeThing as mk, Shape as S } from './lib'\nimport * as lib from './lib'\n\n"
+                   "export function main() {\n  mk()\n  new S()\n  lib.makeThing()\n}\n"),
+    # a default import, and a static call on an imported class whose module has the class's name
+    "web/Ky.ts": "export class Ky {\n  static create(): Ky { return new Ky() }\n}\n",
+    "web/delay.ts": "export default function delay(ms: number) { return ms }\n",
+    "web/boot.ts": "import delay from './delay'\nimport {Ky} from './Ky'\n\nexport const boot = () => { delay(1); return Ky.create() }\n",
+}
+
+
+def test_a_name_imported_under_another_name_resolves_to_its_definition(tmp_path: Path) -> None:
+    """``from m import a as b``, ``import a.b as c``, a package re-exporting under a new
+    name, ``import {a as b}``, ``import * as ns``, a default import and a static call on an
+    imported class whose module is named like it: each call reaches the definition
+    (requests' ``from ._types import is_prepared as _is_prepared`` was eleven missed call
+    sites against scip-python; ky's ``Ky.create`` and ``delay`` four against scip-typescript)."""
+    g = _graph(write_tree(tmp_path / "r", RENAMES))
+    calls = sorted((e["source"], e["target"], e["resolution"], e["lines"]) for e in g.edges if e["relation"] == "calls")
+    assert calls == [("pkg/use.py#go", "pkg/types.py#Box", "imported", [8]),
+                     ("pkg/use.py#go", "pkg/types.py#is_ready", "imported", [7, 9, 10]),
+                     ("web/Ky.ts#Ky.create", "web/Ky.ts#Ky", "same_scope", [2]),
+                     ("web/app.ts#main", "web/lib.ts#Shape", "imported", [6]),
+                     ("web/app.ts#main", "web/lib.ts#makeThing", "imported", [5, 7]),
+                     ("web/boot.ts#boot", "web/Ky.ts#Ky.create", "imported", [4]),
+                     ("web/boot.ts#boot", "web/delay.ts#delay", "imported", [4])]
+    facts = {rel: read_one(str(tmp_path / "r"), rel, Config())[0] for rel in ("pkg/use.py", "web/app.ts")}
+    assert facts["pkg/use.py"].renames == (("_ready", "is_ready"), ("B", "Box"), ("t", "pkg.types"))
+    assert facts["web/app.ts"].renames == (("mk", "makeThing"), ("S", "Shape"), ("lib", "*./lib"))

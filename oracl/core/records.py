@@ -74,6 +74,7 @@ class FileFacts:
     test_markers: tuple[Mention, ...] = ()      # (marker, line): a test function, a test attribute …
     refs: tuple[Ref, ...] = ()                  # docs, templates and build files: see ``Ref``
     manifest: dict[str, object] = field(default_factory=dict)  # a build file's parsed facts for the resolvers
+    renames: tuple[tuple[str, str], ...] = ()   # (local name, imported name): ``from m import a as b``
     error: str = ""
 
 

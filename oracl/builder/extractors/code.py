@@ -305,6 +305,7 @@ class CodeFacts:
     typed: tuple[Typed, ...] = ()             # (variable, its declared or constructed type, line)
     documented: int = 0
     error: str = ""
+    renames: tuple[tuple[str, str], ...] = ()  # (local name, imported name): ``import {a as b}``
 
 
 @lru_cache(maxsize=None)
@@ -412,9 +413,11 @@ def extract(language: str, text: str) -> CodeFacts:
     refs = tuple(r for spec, a, b, node in imports for r in _import_refs(language, spec, a, b, node))
     markers = _test_markers(language, text, symbols, calls)
     error = "syntax errors in the tree" if tree.root_node.has_error else ""
+    renames = tuple(dict.fromkeys(r for spec, _, _, node in imports for r in _js_renames(node, spec.strip()))) \
+        if language in ("javascript", "typescript", "tsx") else ()
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
                      tuple(dict.fromkeys(namespaces)), markers, bases, tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))),
-                     documented, error)
+                     documented, error, renames)
 
 
 _PUNCT = frozenset({".", "->", "::", "?.", "(", ")", "new", "&", "*", "!", "comment", "line_comment", "block_comment"})
@@ -596,7 +599,8 @@ def _import_refs(language: str, spec: str, start: int, end: int, node: Any) -> l
 
 
 def _js_names(node: Any) -> tuple[str, ...]:
-    """The names an ES import brings in (``import {a, b as c} from …`` → a, b)."""
+    """The names an ES import brings in (``import d, {a, b as c} from …`` → d, a, b; a
+    default import is looked up by its local name, which is most often the export's)."""
     stmt = node.parent.parent if node.parent is not None else None
     if stmt is None or stmt.type != "import_statement":
         return ()
@@ -604,10 +608,36 @@ def _js_names(node: Any) -> tuple[str, ...]:
     for n in stmt.named_children:
         if n.type == "import_clause":
             for spec in n.named_children:
-                if spec.type == "named_imports":
+                if spec.type == "identifier":
+                    out.append(_text(spec))
+                elif spec.type == "named_imports":
                     out.extend(_text(s.child_by_field_name("name") or s) for s in spec.named_children
                                if s.type == "import_specifier")
     return tuple(out)
+
+
+def _js_renames(node: Any, module: str) -> list[tuple[str, str]]:
+    """(local, imported) of an ES import's renamed names: ``import {a as b}`` → (b, a);
+    ``import * as ns from "./m"`` → (ns, "*./m"): the module itself, under a name of the
+    file's choosing."""
+    stmt = node.parent.parent if node.parent is not None else None
+    if stmt is None or stmt.type != "import_statement":
+        return []
+    out: list[tuple[str, str]] = []
+    for n in stmt.named_children:
+        if n.type != "import_clause":
+            continue
+        for spec in n.named_children:
+            if spec.type == "named_imports":
+                for s in spec.named_children:
+                    name, alias = s.child_by_field_name("name"), s.child_by_field_name("alias")
+                    if s.type == "import_specifier" and name is not None and alias is not None:
+                        out.append((_text(alias), _text(name)))
+            elif spec.type == "namespace_import":
+                local = next((c for c in spec.named_children if c.type == "identifier"), None)
+                if local is not None:
+                    out.append((_text(local), "*" + module))
+    return out
 
 
 def _rust_paths(spec: str) -> list[str]:

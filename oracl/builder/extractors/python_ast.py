@@ -48,6 +48,7 @@ class PythonAnalysis:
     test_markers: tuple[Mention, ...] = ()  # pytest/unittest test functions and classes
     bases: tuple[Base, ...] = ()            # (class, base class as written, "inherits", line)
     imports: tuple[ImportRef, ...] = ()
+    renames: tuple[tuple[str, str], ...] = ()  # (local name, imported name) of ``import … as …``
     module_docstring: bool = False
     defs: int = 0
     documented_defs: int = 0
@@ -141,6 +142,7 @@ def analyze_python(text: str) -> PythonAnalysis:
     bases: list[Base] = []
     lines = text.splitlines()
     imports: list[ImportRef] = []
+    renames: list[tuple[str, str]] = []
     sensitive: set[str] = set()
     cli: set[str] = set()
     tests: set[str] = set()
@@ -197,9 +199,13 @@ def analyze_python(text: str) -> PythonAnalysis:
                 for alias in node.names:  # type: ignore[attr-defined]
                     imports.append((alias.name, (), 0, node.lineno, node.end_lineno or node.lineno))
                     note_module(alias.name.split(".")[0])
+                    if alias.asname and alias.asname != alias.name:
+                        renames.append((alias.asname, alias.name))
             elif kind == "from":
                 mod = node.module or ""  # type: ignore[attr-defined]
                 names = tuple(a.name for a in node.names if a.name != "*")  # type: ignore[attr-defined]
+                renames.extend((a.asname, a.name) for a in node.names  # type: ignore[attr-defined]
+                               if a.asname and a.asname != a.name)
                 imports.append((mod, names, node.level, node.lineno, node.end_lineno or node.lineno))  # type: ignore[attr-defined]
                 if node.level == 0 and mod:  # type: ignore[attr-defined]
                     note_module(mod.split(".")[0])
@@ -246,6 +252,7 @@ def analyze_python(text: str) -> PythonAnalysis:
     out.test_markers = tuple(markers)
     out.bases = tuple(bases)
     out.imports = tuple(imports)
+    out.renames = tuple(dict.fromkeys(renames))
     out.sensitive = tuple(sorted(sensitive))
     out.secret_key_names = secret_names
     out.credential_literal = credential

@@ -172,7 +172,7 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         calls, typed = python_calls(text)
         if a.syntax_error:
             status, error = "syntax_error", a.syntax_error
-        extra = dict(ast_tags=a.tags, symbols=a.symbols, imports=a.imports,
+        extra = dict(ast_tags=a.tags, symbols=a.symbols, imports=a.imports, renames=a.renames,
                      module_docstring=a.module_docstring, defs=a.defs,
                      documented_defs=a.documented_defs, sensitive_apis=a.sensitive,
                      secret_key_names=a.secret_key_names,
@@ -185,7 +185,8 @@ def _scan_text(text: str, data: bytes, fmt: str, checksum: str, base: dict,
         c = extract_code(language, text)
         names, literal = scan.security_signals(original)
         kinds = Counter(k for _, k, _, _ in c.symbols)
-        extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, calls=c.calls, bases=c.bases,
+        extra = dict(symbols=c.symbols, symbol_details=c.details, imports=c.imports, renames=c.renames,
+                     calls=c.calls, bases=c.bases,
                      typed=c.typed,
                      namespaces=c.namespaces, test_markers=c.test_markers,
                      defs=len(c.symbols), documented_defs=c.documented,

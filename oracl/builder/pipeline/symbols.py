@@ -142,8 +142,8 @@ class _Files:
 
 def interface(f: FileFacts) -> str:
     """What resolving *another* file's names may read of ``f`` (its symbols' names, kinds
-    and qualified names, whether a C declaration is a prototype, its bases, imports,
-    namespaces, manifest and language, whether it holds code), as a digest. Two versions
+    and qualified names, whether a C declaration is a prototype, its bases, imports and
+    their renames, namespaces, manifest and language, whether it holds code), as a digest. Two versions
     of a file with the same interface differ only in rows that start in the file itself:
     its symbols' lines, signatures and docs, and the edges its own calls, bases and
     signatures make."""
@@ -151,7 +151,8 @@ def interface(f: FileFacts) -> str:
     doc = [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
            [(s[0], s[1]) for s in f.symbols],
            [(d[0], f.language in ("c", "cpp") and d[1].endswith(";")) for d in details],
-           f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces, f.manifest]
+           f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces, f.manifest,
+           [list(r) for r in f.renames]]  # a re-export's rename is read by the files importing through it
     return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -354,29 +355,30 @@ class _Resolver:
         self.owners: list[str] = []  # the current file's innermost scope per line
         self.names: dict[str, list[str]] = {}     # imported name → files
         self.aliases: dict[str, list[str]] = {}   # module alias → files
-        self._imports: dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]] = {}
+        self.renamed: dict[str, str] = {}         # local name → the name it was imported as
+        self._imports: dict[str, _Imports] = {}
         self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
         self._methods_memo: dict[tuple[str, str], list[str]] = {}
         self._callable_memo: dict[tuple[str, str], list[str]] = {}
         self._reversed: list[tuple[str, str]] | None = None
 
-    def imports_of(self, path: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    def imports_of(self, path: str) -> _Imports:
         hit = self._imports.get(path)
         if hit is None:
             f = self.idx.facts.get(path)
-            hit = self._imports[path] = _imports(f, self.idx) if f is not None else ({}, {})
+            hit = self._imports[path] = _imports(f, self.idx) if f is not None else ({}, {}, {})
         return hit
 
     def file(self, f: FileFacts) -> None:
         if self.f is not None and self.f.path == f.path:
             return
         self.f = f
-        self.names, self.aliases = self.imports_of(f.path)
+        self.names, self.aliases, self.renamed = self.imports_of(f.path)
         self.typed: dict[str, list[tuple[int, str]]] = defaultdict(list)
         for var, vtype, line in f.typed:
             self.typed[var].append((line, vtype))
         if len(self._imports) > 4096:  # re-exports are looked up again, cheaply
-            self._imports = {f.path: (self.names, self.aliases)}
+            self._imports = {f.path: (self.names, self.aliases, self.renamed)}
 
     def type_id(self, path: str, qualified: str) -> str | None:
         sid = f"{path}#{qualified}"
@@ -402,7 +404,8 @@ class _Resolver:
         for p in dict.fromkeys(paths):
             found = [i for i in self.t.top.get(p, {}).get(name, ()) if kinds is None or self.t.kind[i] in kinds]
             if not found and follow and depth < 2:
-                found = self._top(self.imports_of(p)[0].get(name, []), name, kinds, depth + 1)
+                names, _, renamed = self.imports_of(p)  # a re-export may rename: `from .m import a as b`
+                found = self._top(names.get(name, []), renamed.get(name, name), kinds, depth + 1)
             out.extend(i for i in found if i not in out)
         return out
 
@@ -432,7 +435,7 @@ class _Resolver:
         if local is not None and not qual:
             return [(local, "same_scope", 1)]
         files = self.aliases.get(qual, []) if qual else self.names.get(name, [])
-        hits = self._top(files, name, TYPE_KINDS) if files else []
+        hits = self._top(files, name if qual else self.renamed.get(name, name), TYPE_KINDS) if files else []
         if hits:
             return self._pick(hits, "imported")
         directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
@@ -500,7 +503,7 @@ class _Resolver:
                 return [(local[0], "same_scope", 1)]
             files = self.names.get(name)
             if files:
-                hits = self._top(files, name, CALLABLE)
+                hits = self._top(files, self.renamed.get(name, name), CALLABLE)
                 if hits:
                     return self._pick(hits, "imported") or None
             directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
@@ -528,8 +531,10 @@ class _Resolver:
                     return []  # the base is a library's (`super().parse_args()` on click's Group)
             return self._members_named(fam, name)
         if recv != "?":
-            files = self.aliases.get(recv)
-            if files:  # a module or package: `mod.f()`, `pkg.F()`
+            # a module or package: `mod.f()`, `pkg.F()`; but a name the file imports is that name
+            # (`import {Ky} from "./core/Ky.js"`: `Ky.create()` is the class's, not the module's)
+            files = self.aliases.get(recv) if recv not in self.names else None
+            if files:
                 hits = self._top(files, name, CALLABLE)
                 if hits:
                     return self._pick(hits, "imported") or None
@@ -617,8 +622,14 @@ class _Resolver:
         return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else None
 
 
-def _imports(f: FileFacts, idx: IndexView) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """(imported name → files defining it, module alias → files) of one file."""
+_Imports = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, str]]
+
+
+def _imports(f: FileFacts, idx: IndexView) -> _Imports:
+    """(imported name → files defining it, module alias → files, local name → the name it
+    was imported as) of one file: ``from m import a as b`` makes ``b`` a name of m's files
+    whose definition is ``a``; ``import a.b as c`` and ``import * as c from "./m"`` make
+    ``c`` an alias of the module."""
     names: dict[str, list[str]] = defaultdict(list)
     aliases: dict[str, list[str]] = defaultdict(list)
     python = f.language == "python"
@@ -649,4 +660,14 @@ def _imports(f: FileFacts, idx: IndexView) -> tuple[dict[str, list[str]], dict[s
             aliases[last].extend(targets)
             if f.language in ("java", "kotlin", "scala", "csharp", "php", "rust"):
                 names[last].extend(targets)  # `import a.b.C` / `use a::b::f` bring the name itself
-    return dict(names), dict(aliases)
+            for local, orig in f.renames:  # `import * as ns from "./m"`: ns is the module
+                if orig == "*" + mod:
+                    aliases[local].extend(targets)
+    renamed: dict[str, str] = {}
+    for local, orig in f.renames:
+        if orig in names:  # `from m import a as b`: b names what a named there
+            names[local] = list(dict.fromkeys([*names.get(local, []), *names[orig]]))
+            renamed[local] = orig
+        elif not orig.startswith("*") and orig.rsplit(".", 1)[-1] in aliases:  # `import a.b as c`: c is a.b
+            aliases[local] = list(dict.fromkeys([*aliases.get(local, []), *aliases[orig.rsplit(".", 1)[-1]]]))
+    return dict(names), dict(aliases), renamed

@@ -1,0 +1,239 @@
+"""Definitions and callers against a reference indexer (issue 30): SCIP indexes made by
+scip-python (Python) and scip-typescript (TypeScript/JavaScript), on real repositories.
+
+    python scripts/eval_reference.py CLONE [CLONE ...] [--sample 150] [--seed 7] [--out rows.jsonl]
+
+Each CLONE is a git work tree; its language is read from its files (``pyproject.toml`` or
+``setup.py``: Python; ``package.json``: TypeScript). The script installs the indexers with
+npm into ``~/.cache/oracl-eval/npm`` (pinned below; evaluation only, never a dependency of
+ORACL), builds the clone with ORACL when it has no build, installs the project itself
+where the indexer needs it (a Python venv with the project editable; a TypeScript
+project's ``node_modules``, no install scripts run), indexes the clone, decodes the index with the protobuf code the scip-typescript
+package ships, and compares:
+
+* **definitions recall**: each function, method and class the index defines (the SCIP
+  descriptors ``().`` and ``#``; parameters, locals and anonymous ``<...>`` names left
+  out) is found when ORACL has a symbol of the same name in the same file whose lines
+  hold the reference's definition line;
+* **callers precision and recall** at ORACL's default confidence (0.7), over a seeded
+  sample of the functions and methods ORACL found: the reference's call sites of a
+  definition are its references followed by ``(`` (a TypeScript ``<…>`` type argument
+  list or ``?.`` may stand between) that are not its definition, as (file, line); ORACL's
+  are the lines of ``oracl callers`` at depth 1, in the files the index covers (a
+  TypeScript project's tests are often outside its tsconfig: no truth there).
+  Micro-averaged over the sample, and again with the call sites in test files left out
+  on both sides.
+
+Prints one Markdown row per clone and, with ``--out``, every sampled definition with both
+sides' sites (what ORACL missed and what it added) for reading.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import orjson
+
+from oracl.core.export import unpack_symbols
+from oracl.core.paths import is_test_path
+from oracl.read import callgraph
+from oracl.read.snapshot import Snapshot
+
+TOOLS = Path.home() / ".cache" / "oracl-eval" / "npm"
+PINS = {"@sourcegraph/scip-python": "0.6.6", "@sourcegraph/scip-typescript": "0.4.0",
+        "pnpm": "10.34.9"}  # pnpm: scip-typescript lists a pnpm workspace's projects with it
+FLOOR = callgraph.DEFAULT_CONFIDENCE
+DECODE = """
+const fs = require("fs");
+const { scip } = require(process.argv[2]);
+const idx = scip.Index.deserializeBinary(fs.readFileSync(process.argv[3]));
+for (const d of idx.documents) {
+  const occ = d.occurrences.map(o => [o.range, o.symbol, o.symbol_roles]);
+  process.stdout.write(JSON.stringify({path: d.relative_path, occ}) + "\\n");
+}
+"""
+_CALL_AFTER = re.compile(r"\s*(?:\?\.)?\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*\(")
+_DESCRIPTOR = re.compile(r"([^/#.()`]+|`[^`]+`)(\(\)\.|#)$")
+
+
+def tools() -> Path:
+    """The npm folder holding the pinned indexers (installed on first use)."""
+    if not all((TOOLS / "node_modules" / name / "package.json").exists() for name in PINS):
+        TOOLS.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(TOOLS),
+                        *(f"{name}@{version}" for name, version in PINS.items())], check=True)
+    return TOOLS
+
+
+def language(clone: Path) -> str:
+    if (clone / "pyproject.toml").exists() or (clone / "setup.py").exists():
+        return "python"
+    if (clone / "package.json").exists():
+        return "typescript"
+    raise SystemExit(f"{clone}: neither a Python nor a TypeScript project")
+
+
+def index(clone: Path, lang: str, out: Path) -> list[dict]:
+    """The clone's SCIP index, decoded: one {path, occ: [[range, symbol, roles], …]} per document."""
+    bin_ = tools() / "node_modules" / ".bin"
+    env = dict(os.environ)
+    if lang == "python":
+        # the project installed (editable, no dependencies) in a venv of its own: its example
+        # apps and tests import it by its package name, which pyright resolves only so
+        venv = out.parent / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", "-e", str(clone)], capture_output=True)
+        env.update(PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", VIRTUAL_ENV=str(venv))
+        cmd = [str(bin_ / "scip-python"), "index", "--project-name", clone.name, "--output", str(out), "--quiet", "."]
+    else:
+        # the project's own dependencies (its tsconfig often extends a package's), no scripts run
+        pnpm = (clone / "pnpm-workspace.yaml").exists()
+        if not (clone / "node_modules").exists():
+            install = ([str(bin_ / "pnpm"), "install", "--ignore-scripts", "--config.manage-package-manager-versions=false"]
+                       if pnpm else ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"])
+            subprocess.run(install, cwd=clone, capture_output=True, timeout=1800)
+        env.update(PATH=f"{bin_}:{env.get('PATH', '')}", npm_config_manage_package_manager_versions="false")
+        cmd = [str(bin_ / "scip-typescript"), "index", "--output", str(out)]
+        if pnpm:
+            cmd.append("--pnpm-workspaces")
+        elif "workspaces" in orjson.loads((clone / "package.json").read_bytes()):
+            cmd.append("--yarn-workspaces")
+    subprocess.run(cmd, cwd=clone, capture_output=True, timeout=3600, env=env)
+    if not out.exists():
+        raise SystemExit(f"{clone}: the indexer wrote no index ({' '.join(cmd[:2])})")
+    script = out.with_suffix(".js")
+    script.write_text(DECODE)
+    proto = tools() / "node_modules" / "@sourcegraph" / "scip-typescript" / "dist" / "src" / "scip.js"
+    text = subprocess.run(["node", str(script), str(proto), str(out)], capture_output=True, text=True,
+                          check=True).stdout
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def definition_name(symbol: str) -> tuple[str, str] | None:
+    """(name, "callable" | "type") of a function, method or class symbol; None otherwise."""
+    if symbol.startswith("local ") or symbol.endswith(")") or "<" in symbol.rsplit("/", 1)[-1]:
+        return None
+    m = _DESCRIPTOR.search(symbol)
+    if m is None:
+        return None
+    name = m.group(1).strip("`")
+    if name in ("__init__", "<constructor>", "constructor") or not name:
+        return None if name == "" else (name, "callable")
+    return name, "callable" if m.group(2) == "()." else "type"
+
+
+def reference(docs: list[dict], clone: Path) -> tuple[dict[str, tuple[str, int, str, str]], dict[str, set]]:
+    """(symbol → (path, line, name, kind) of its definition, symbol → call sites (path, line))."""
+    defs: dict[str, tuple[str, int, str, str]] = {}
+    calls: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for d in docs:
+        try:
+            lines = (clone / d["path"]).read_text("utf-8", "replace").splitlines()
+        except OSError:
+            continue
+        for rng, symbol, roles in d["occ"]:
+            named = definition_name(symbol)
+            if named is None:
+                continue
+            line = rng[0]
+            if roles & 1:
+                defs.setdefault(symbol, (d["path"], line + 1, *named))
+                continue
+            end_line, end_col = (rng[2], rng[3]) if len(rng) == 4 else (line, rng[2])
+            rest = lines[end_line][end_col:] if end_line < len(lines) else ""
+            if _CALL_AFTER.match(rest) or (not rest.strip() and end_line + 1 < len(lines)
+                                            and lines[end_line + 1].lstrip().startswith("(")):
+                calls[symbol].add((d["path"], line + 1))
+    return defs, calls
+
+
+def evaluate(clone: Path, n: int, seed: int, rows_out: list[dict]) -> dict:
+    lang = language(clone)
+    if not (clone / ".oracl").exists():  # first: the indexer's install may leave files behind
+        subprocess.run([str(Path(sys.executable).with_name("oracl")), "build", str(clone), "-q"], check=True,
+                       capture_output=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = index(clone, lang, Path(tmp) / "index.scip")
+    defs, calls = reference(docs, clone)
+    indexed = {d["path"] for d in docs}
+    snap = Snapshot.open(clone)
+    nodes, _ = unpack_symbols(orjson.loads((clone / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    ours: dict[str, list[dict]] = defaultdict(list)
+    for s in nodes:
+        if s["kind"] != "module":
+            ours[s["path"]].append(s)
+
+    def found(path: str, line: int, name: str) -> dict | None:
+        hits = [s for s in ours.get(path, []) if s["name"] == name and s["start"] <= line <= s["end"]]
+        return min(hits, key=lambda s: s["end"] - s["start"]) if hits else None
+
+    matched = {sym: found(*d[:3]) for sym, d in defs.items()}
+    by_kind = defaultdict(lambda: [0, 0])
+    for sym, d in defs.items():
+        by_kind[d[3]][0] += 1
+        by_kind[d[3]][1] += matched[sym] is not None
+    pool = sorted(sym for sym, d in defs.items() if d[3] == "callable" and matched[sym] is not None
+                  and not is_test_path(d[0]) and not d[2].startswith("__"))
+    sample = random.Random(seed).sample(pool, min(n, len(pool)))
+    tally = {scope: [0, 0, 0] for scope in ("all", "non-test")}  # hits, ours, truth
+    for sym in sample:
+        mine = matched[sym]
+        assert mine is not None
+        ans = callgraph.callers(snap, mine["id"], min_confidence=FLOOR, k=callgraph.MAX_K)
+        got = {(c["path"], line) for c in ans["callers"] for line in c["lines"]}
+        truth = calls.get(sym, set())
+        got = {s for s in got if s[0] in indexed}  # a file the reference did not index has no truth
+        for scope, keep in (("all", lambda p: True), ("non-test", lambda p: not is_test_path(p))):
+            g = {s for s in got if keep(s[0])}
+            t = {s for s in truth if keep(s[0])}
+            tally[scope][0] += len(g & t)
+            tally[scope][1] += len(g)
+            tally[scope][2] += len(t)
+        rows_out.append({"clone": clone.name, "symbol": sym, "oracl": mine["id"], "missed": sorted(truth - got),
+                         "added": sorted(got - truth), "hits": len(got & truth)})
+    snap.close()
+
+    def ratio(a: int, b: int) -> float:
+        return a / b if b else float("nan")
+
+    return {"clone": clone.name, "language": lang, "documents": len(docs), "files": len(ours),
+            "defs": {k: v for k, v in by_kind.items()},
+            "def_recall": ratio(sum(v[1] for v in by_kind.values()), sum(v[0] for v in by_kind.values())),
+            "sampled": len(sample),
+            **{f"{scope}_{m}": ratio(t[0], t[i]) for scope, t in tally.items()
+               for m, i in (("precision", 1), ("recall", 2))},
+            **{f"{scope}_sites": tuple(t) for scope, t in tally.items()}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("clones", type=Path, nargs="+")
+    ap.add_argument("--sample", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", type=Path)
+    a = ap.parse_args()
+    rows: list[dict] = []
+    print("| set | language | definitions recall (callables, types) | callers sampled | precision | recall "
+          "| precision, non-test sites | recall, non-test sites |")
+    print("|---|---|---|---|---|---|---|---|")
+    for clone in a.clones:
+        r = evaluate(clone.resolve(), a.sample, a.seed, rows)
+        kinds = ", ".join(f"{k} {v[1]}/{v[0]}" for k, v in sorted(r["defs"].items()))
+        print(f"| {r['clone']} | {r['language']} | {r['def_recall']:.3f} ({kinds}) | {r['sampled']} "
+              f"| {r['all_precision']:.3f} | {r['all_recall']:.3f} | {r['non-test_precision']:.3f} "
+              f"| {r['non-test_recall']:.3f} |", flush=True)
+    if a.out:
+        a.out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+
+
+if __name__ == "__main__":
+    main()
