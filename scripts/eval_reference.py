@@ -1,10 +1,14 @@
 """Definitions and callers against a reference indexer (issue 30): SCIP indexes made by
-scip-python (Python) and scip-typescript (TypeScript/JavaScript), on real repositories.
+scip-python (Python) and scip-typescript (TypeScript/JavaScript), and javac's own
+attribution (Java, through the compiler tree API), on real repositories.
 
     python scripts/eval_reference.py CLONE [CLONE ...] [--sample 150] [--seed 7] [--out rows.jsonl]
 
 Each CLONE is a git work tree; its language is read from its files (``pyproject.toml`` or
-``setup.py``: Python; ``package.json``: TypeScript). The script installs the indexers with
+``setup.py``: Python; ``package.json``: TypeScript; ``pom.xml`` or ``build.gradle``: Java,
+every ``src/main/java`` and ``src/test/java`` under it, attributed by javac from the JDK
+(Debian's ``default-jdk-headless`` when ``javac`` is missing) with a small program the
+script compiles: each method invocation's declaration, missing libraries tolerated). The script installs the indexers with
 npm into ``~/.cache/oracl-eval/npm`` (pinned below; evaluation only, never a dependency of
 ORACL), builds the clone with ORACL when it has no build, installs the project itself
 where the indexer needs it (a Python venv with the project editable; a TypeScript
@@ -14,11 +18,14 @@ package ships, and compares:
 * **definitions recall**: each function, method and class the index defines (the SCIP
   descriptors ``().`` and ``#``; parameters, locals and anonymous ``<...>`` names left
   out) is found when ORACL has a symbol of the same name in the same file whose lines
-  hold the reference's definition line;
+  hold the reference's definition line (an overload after the first: one of that name
+  whose class holds it, since ORACL keeps an overload set as one symbol);
 * **callers precision and recall** at ORACL's default confidence (0.7), over a seeded
   sample of the functions and methods ORACL found: the reference's call sites of a
   definition are its references followed by ``(`` (a TypeScript ``<…>`` type argument
-  list or ``?.`` may stand between) that are not its definition, as (file, line); ORACL's
+  list or ``?.`` may stand between) that are not its definition, as (file, line), of
+  every reference definition that matches the same ORACL symbol (an overload set is one
+  symbol in ORACL), one sample entry per ORACL symbol; ORACL's
   are the lines of ``oracl callers`` at depth 1, in the files the index covers (a
   TypeScript project's tests are often outside its tsconfig: no truth there).
   Micro-averaged over the sample, and again with the call sites in test files left out
@@ -35,6 +42,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,6 +70,7 @@ for (const d of idx.documents) {
 }
 """
 _CALL_AFTER = re.compile(r"\s*(?:\?\.)?\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*\(")
+_DEF_BEFORE = re.compile(r"\b(?:def|function|fun|func)\s+$")
 _DESCRIPTOR = re.compile(r"([^/#.()`]+|`[^`]+`)(\(\)\.|#)$")
 
 
@@ -79,7 +88,131 @@ def language(clone: Path) -> str:
         return "python"
     if (clone / "package.json").exists():
         return "typescript"
-    raise SystemExit(f"{clone}: neither a Python nor a TypeScript project")
+    if any((clone / f).exists() for f in ("pom.xml", "build.gradle", "build.gradle.kts")):
+        return "java"
+    raise SystemExit(f"{clone}: neither a Python, a TypeScript nor a Java project")
+
+
+JAVA = r'''import com.sun.source.tree.*;
+import com.sun.source.util.*;
+import javax.lang.model.element.*;
+import javax.tools.*;
+import java.io.*;
+import java.nio.file.*;
+import java.util.*;
+
+public class RefJava {
+    static String root;
+    static PrintWriter out;
+    static Trees trees;
+    static SourcePositions pos;
+
+    static String q(String s) { return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\""; }
+
+    static long line(CompilationUnitTree u, long p) { return u.getLineMap().getLineNumber(p); }
+
+    static String rel(CompilationUnitTree u) {
+        return Paths.get(root).toAbsolutePath().normalize().relativize(Paths.get(u.getSourceFile().toUri()).normalize()).toString();
+    }
+
+    /** file:line of an element's name, when the element is declared in these sources. */
+    static String key(Element e) {
+        TreePath p = trees.getPath(e);
+        if (p == null) return null;
+        CompilationUnitTree u = p.getCompilationUnit();
+        Tree t = p.getLeaf();
+        long start = pos.getStartPosition(u, t);
+        if (t instanceof ClassTree) {
+            long after = pos.getEndPosition(u, ((ClassTree) t).getModifiers());
+            if (after > 0) start = after;
+        } else if (t instanceof MethodTree) {
+            MethodTree m = (MethodTree) t;
+            // the name's line: after the modifiers and the return type
+            long after = m.getReturnType() != null ? pos.getEndPosition(u, m.getReturnType()) : pos.getEndPosition(u, m.getModifiers());
+            if (after > 0) start = after;
+        }
+        return rel(u) + ":" + line(u, start);
+    }
+
+    public static void main(String[] args) throws Exception {
+        root = args[0];
+        out = new PrintWriter(new BufferedWriter(new FileWriter(args[1])));
+        List<File> files = new ArrayList<>();
+        for (int i = 2; i < args.length; i++) {
+            try (var s = Files.walk(Paths.get(args[i]))) {
+                s.filter(f -> f.toString().endsWith(".java")).forEach(f -> files.add(f.toFile()));
+            }
+        }
+        JavaCompiler c = ToolProvider.getSystemJavaCompiler();
+        StandardJavaFileManager fm = c.getStandardFileManager(null, null, null);
+        JavacTask task = (JavacTask) c.getTask(null, fm, d -> {}, List.of("-proc:none", "-implicit:none"), null,
+                                               fm.getJavaFileObjectsFromFiles(files));
+        trees = Trees.instance(task);
+        pos = trees.getSourcePositions();
+        Iterable<? extends CompilationUnitTree> units = task.parse();
+        task.analyze();
+        for (CompilationUnitTree u : units) {
+            String path = rel(u);
+            new TreePathScanner<Void, Void>() {
+                @Override public Void visitClass(ClassTree t, Void v) {
+                    Element e = trees.getElement(getCurrentPath());
+                    if (e != null && !t.getSimpleName().toString().isEmpty())
+                        out.println("{\"kind\":\"def\",\"what\":\"type\",\"path\":" + q(path) + ",\"name\":" + q(t.getSimpleName().toString()) + ",\"key\":" + q(key(e)) + "}");
+                    return super.visitClass(t, v);
+                }
+                @Override public Void visitMethod(MethodTree t, Void v) {
+                    Element e = trees.getElement(getCurrentPath());
+                    String name = t.getName().toString();
+                    if (e != null && !name.equals("<init>"))
+                        out.println("{\"kind\":\"def\",\"what\":\"callable\",\"path\":" + q(path) + ",\"name\":" + q(name) + ",\"key\":" + q(key(e)) + "}");
+                    return super.visitMethod(t, v);
+                }
+                @Override public Void visitMethodInvocation(MethodInvocationTree t, Void v) {
+                    Element e = trees.getElement(getCurrentPath());
+                    if (e instanceof ExecutableElement && e.getKind() == ElementKind.METHOD) {
+                        String k = key(e);
+                        if (k != null) {
+                            ExpressionTree sel = t.getMethodSelect();
+                            long p = pos.getEndPosition(u, sel);
+                            if (sel instanceof MemberSelectTree) p -= ((MemberSelectTree) sel).getIdentifier().length();
+                            else p = pos.getStartPosition(u, sel);
+                            out.println("{\"kind\":\"call\",\"path\":" + q(path) + ",\"line\":" + line(u, p) + ",\"key\":" + q(k) + "}");
+                        }
+                    }
+                    return super.visitMethodInvocation(t, v);
+                }
+            }.scan(u, null);
+        }
+        out.close();
+    }
+}
+'''
+
+
+def javac_reference(clone: Path, work: Path) -> tuple[dict[str, tuple[str, int, str, str]], dict[str, set], set[str]]:
+    """(key → (path, line, name, kind) of each definition, key → call sites, files attributed)
+    from javac: the key of a method is the file and line of its name."""
+    if shutil.which("javac") is None:
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", "default-jdk-headless"], capture_output=True)
+    (work / "RefJava.java").write_text(JAVA)
+    subprocess.run(["javac", "-d", str(work), str(work / "RefJava.java")], check=True, capture_output=True)
+    roots = sorted(str(p) for p in clone.rglob("src/*/java") if p.parent.name in ("main", "test") and ".oracl" not in p.parts)
+    out = work / "java.jsonl"
+    subprocess.run(["java", "-cp", str(work), "RefJava", str(clone), str(out), *roots], check=True, capture_output=True,
+                   timeout=3600)
+    defs: dict[str, tuple[str, int, str, str]] = {}
+    calls: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    files: set[str] = set()
+    for line in out.read_text().splitlines():
+        r = json.loads(line)
+        files.add(r["path"])
+        if r["kind"] == "def" and r["key"] != "null":
+            path, at = r["key"].rsplit(":", 1)
+            defs.setdefault(r["key"], (path, int(at), r["name"], r["what"]))
+        elif r["kind"] == "call":
+            calls[r["key"]].add((r["path"], r["line"]))
+    return defs, calls, files
 
 
 def index(clone: Path, lang: str, out: Path) -> list[dict]:
@@ -150,6 +283,8 @@ def reference(docs: list[dict], clone: Path) -> tuple[dict[str, tuple[str, int, 
                 continue
             end_line, end_col = (rng[2], rng[3]) if len(rng) == 4 else (line, rng[2])
             rest = lines[end_line][end_col:] if end_line < len(lines) else ""
+            if line < len(lines) and _DEF_BEFORE.search(lines[line][:rng[1]]):
+                continue  # `def x(` of an overload stub or a property's setter: a definition, not a call
             if _CALL_AFTER.match(rest) or (not rest.strip() and end_line + 1 < len(lines)
                                             and lines[end_line + 1].lstrip().startswith("(")):
                 calls[symbol].add((d["path"], line + 1))
@@ -162,9 +297,13 @@ def evaluate(clone: Path, n: int, seed: int, rows_out: list[dict]) -> dict:
         subprocess.run([str(Path(sys.executable).with_name("oracl")), "build", str(clone), "-q"], check=True,
                        capture_output=True)
     with tempfile.TemporaryDirectory() as tmp:
-        docs = index(clone, lang, Path(tmp) / "index.scip")
-    defs, calls = reference(docs, clone)
-    indexed = {d["path"] for d in docs}
+        if lang == "java":
+            defs, calls, indexed = javac_reference(clone, Path(tmp))
+            docs: list[dict] = [{"path": p} for p in indexed]
+        else:
+            docs = index(clone, lang, Path(tmp) / "index.scip")
+            defs, calls = reference(docs, clone)
+            indexed = {d["path"] for d in docs}
     snap = Snapshot.open(clone)
     nodes, _ = unpack_symbols(orjson.loads((clone / ".oracl" / "weighted_graph_index.json").read_bytes()))
     ours: dict[str, list[dict]] = defaultdict(list)
@@ -173,16 +312,31 @@ def evaluate(clone: Path, n: int, seed: int, rows_out: list[dict]) -> dict:
             ours[s["path"]].append(s)
 
     def found(path: str, line: int, name: str) -> dict | None:
-        hits = [s for s in ours.get(path, []) if s["name"] == name and s["start"] <= line <= s["end"]]
-        return min(hits, key=lambda s: s["end"] - s["start"]) if hits else None
+        """ORACL's symbol for a definition: the narrowest of that name holding its line, else
+        (an overload after the first: one symbol holds the set, at the first one's lines)
+        the one of that name whose class holds the line."""
+        mine = ours.get(path, [])
+        hits = [s for s in mine if s["name"] == name and s["start"] <= line <= s["end"]]
+        if hits:
+            return min(hits, key=lambda s: s["end"] - s["start"])
+        owners = {s["qualified"]: s for s in mine}
+        same = [s for s in mine if s["name"] == name and "." in s["qualified"]
+                and (o := owners.get(s["qualified"].rsplit(".", 1)[0])) is not None and o["start"] <= line <= o["end"]]
+        return same[0] if len(same) == 1 else None
 
     matched = {sym: found(*d[:3]) for sym, d in defs.items()}
+    # ORACL keeps an overload set (Java's five `fromJson`, TypeScript's signatures) as one
+    # symbol: its call sites are those of every reference definition it matches
+    sites: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for sym, mine in matched.items():
+        if mine is not None:
+            sites[mine["id"]] |= calls.get(sym, set())
     by_kind = defaultdict(lambda: [0, 0])
     for sym, d in defs.items():
         by_kind[d[3]][0] += 1
         by_kind[d[3]][1] += matched[sym] is not None
-    pool = sorted(sym for sym, d in defs.items() if d[3] == "callable" and matched[sym] is not None
-                  and not is_test_path(d[0]) and not d[2].startswith("__"))
+    pool = sorted({matched[sym]["id"]: sym for sym, d in sorted(defs.items()) if d[3] == "callable"  # type: ignore[index]
+                   and matched[sym] is not None and not is_test_path(d[0]) and not d[2].startswith("__")}.values())
     sample = random.Random(seed).sample(pool, min(n, len(pool)))
     tally = {scope: [0, 0, 0] for scope in ("all", "non-test")}  # hits, ours, truth
     for sym in sample:
@@ -190,7 +344,7 @@ def evaluate(clone: Path, n: int, seed: int, rows_out: list[dict]) -> dict:
         assert mine is not None
         ans = callgraph.callers(snap, mine["id"], min_confidence=FLOOR, k=callgraph.MAX_K)
         got = {(c["path"], line) for c in ans["callers"] for line in c["lines"]}
-        truth = calls.get(sym, set())
+        truth = sites[mine["id"]]
         got = {s for s in got if s[0] in indexed}  # a file the reference did not index has no truth
         for scope, keep in (("all", lambda p: True), ("non-test", lambda p: not is_test_path(p))):
             g = {s for s in got if keep(s[0])}

@@ -228,7 +228,7 @@ def test_symbols_in_every_language(tmp_path: Path) -> None:
     assert facts["internal/store/store_test.go"].test_markers == (("TestOpen", 5),)
     assert facts["java/src/test/java/com/ex/GreeterTest.java"].test_markers == (("@Test", 6),)
     assert facts["web/src/lib/greet.test.ts"].test_markers == (("describe", 2), ("it", 2))
-    assert ("?.Close", 5) in facts["internal/store/store_test.go"].calls  # called on `Open()`: an expression
+    assert ("?~Open().Close", 5) in facts["internal/store/store_test.go"].calls  # on what `Open()` returns
     assert [h[:2] for h in facts["docs/index.rst"].headings] == [("Index", 1)]
     langs = {p: f.language for p, f in facts.items()}
     assert langs["web/src/App.tsx"] == "tsx" and langs["Dockerfile"] == "dockerfile"

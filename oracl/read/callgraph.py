@@ -78,7 +78,10 @@ def lookup(snap: Snapshot, text: str, *, kind: str | None = None, language: str 
            fuzzy: bool = True, k: int = 20) -> tuple[list[dict[str, Any]], str]:
     """The definitions ``text`` names, best first, and how they were found (``id``,
     ``exact``, ``line``, ``fuzzy`` or ``none``)."""
-    name = text.strip().strip("`'\"").removesuffix("()")
+    name = text.strip()
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "`'\"":
+        name = name[1:-1].strip()  # `send`, 'Session.send' – but an id may end in a quote: C."~validate"
+    name = name.removesuffix("()")
     if not name:
         raise QueryError("name a symbol: a function, a method, a class (Session.send, wsgi_app)")
     if len(name) > 300:

@@ -69,6 +69,10 @@ _JS_DEFS = """
   (member_expression property: (property_identifier) @vtype)]))
 (assignment_expression left: (member_expression property: (property_identifier) @var)
   right: (new_expression constructor: [(identifier) @vtype (member_expression property: (property_identifier) @vtype)]))
+(variable_declarator name: (identifier) @var value: [
+  (call_expression function: [(identifier) @vcall (member_expression property: (property_identifier) @vcall)])
+  (await_expression (call_expression function: [(identifier) @vcall
+    (member_expression property: (property_identifier) @vcall)]))])
 """
 _TS_DEFS = _JS_DEFS + """
 (interface_declaration name: (_) @name) @def.interface
@@ -113,6 +117,8 @@ QUERIES: dict[str, str] = {
   (type_assertion_expression type: [(type_identifier) @vtype (pointer_type (type_identifier) @vtype)])]))
 (var_spec name: (identifier) @var type: [(type_identifier) @vtype (pointer_type (type_identifier) @vtype)
   (qualified_type name: (type_identifier) @vtype)])
+(short_var_declaration left: (expression_list . (identifier) @var) right: (expression_list .
+  (call_expression function: [(identifier) @vcall (selector_expression field: (field_identifier) @vcall)])))
 (var_spec name: (identifier) @var value: (expression_list . [
   (composite_literal type: [(type_identifier) @vtype (qualified_type name: (type_identifier) @vtype)])
   (unary_expression operand: (composite_literal type: [(type_identifier) @vtype
@@ -357,12 +363,19 @@ def _doc_of(node: Any) -> str:
     return ""
 
 
+_ANNOTATION_LINE = re.compile(r"^\s*(?:@[\w.]+(?:\(.*\))?|#!?\[.*\]|\[[\w.]+(?:\(.*\))?\])\s*$")
+
+
 def _signature(node: Any, source: bytes) -> str:
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None and body.start_byte > node.start_byte else node.end_byte
     text = source[node.start_byte:min(end, node.start_byte + 4 * SIGNATURE_CHARS)].decode("utf-8", "replace")
     if body is None and "{" in text:
         text = text.split("{", 1)[0]
+    lines = text.split("\n")
+    while len(lines) > 1 and _ANNOTATION_LINE.match(lines[0]):
+        lines.pop(0)  # `@CanIgnoreReturnValue`, `#[inline]`, `[Obsolete]` above the declaration
+    text = "\n".join(lines)
     depth, cut = 0, len(text)
     for i, ch in enumerate(text):  # the first line break outside parentheses ends the signature
         depth += (ch in "([<") - (ch in ")]>")
@@ -403,6 +416,9 @@ def extract(language: str, text: str) -> CodeFacts:
             vtype = _text(caps["vtype"][0])
             if len(typed) < MAX_CALLS and (vtype[:1].isupper() or language == "go"):  # Go types may be unexported
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
+        elif "var" in caps and "vcall" in caps:
+            if len(typed) < MAX_CALLS:  # `x = f()`: what f returns, resolved later ("f()" as written)
+                typed.append((_text(caps["var"][0]), _callee(caps["vcall"][0]) + "()", _line(caps["var"][0])))
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
@@ -447,7 +463,43 @@ def _callee(node: Any) -> str:
         return f"super.{name}"  # Python's super().f(), Java's super.f()
     if len(text) <= 120 and _CHAIN.match(text):
         return f"{_LAST.search(text).group(0)}.{name}"  # type: ignore[union-attr]
-    return f"?.{name}"
+    chain = _chain(first)
+    return f"?~{chain}.{name}" if chain else f"?.{name}"
+
+
+_NEW = frozenset({"object_creation_expression", "new_expression", "instance_creation_expression"})
+_CALLS = frozenset({"method_invocation", "call_expression", "invocation_expression", "call"})
+MAX_CHAIN = 6
+
+
+def _chain(node: Any, depth: int = 0) -> str:
+    """A call's receiver that is itself a call, as steps the resolver follows through
+    declared return types: ``new GsonBuilder().setPrettyPrinting()`` →
+    ``new GsonBuilder~setPrettyPrinting``, ``builder.a().b()`` → ``builder~a~b``; "" when it
+    is not such a chain."""
+    if depth > MAX_CHAIN:
+        return ""
+    if node.type in ("parenthesized_expression",) and node.named_child_count == 1:
+        return _chain(node.named_children[0], depth + 1)
+    if node.type in _NEW:
+        typ = node.child_by_field_name("type") or node.child_by_field_name("constructor")
+        name = _LAST.search(_text(typ)) if typ is not None else None
+        return f"new {name.group(0)}" if name and _CHAIN.match(_text(typ).split("<", 1)[0]) else ""
+    if node.type not in _CALLS:
+        return _LAST.search(_text(node)).group(0) if _CHAIN.match(_text(node)) and _LAST.search(_text(node)) else ""  # type: ignore[union-attr]
+    fn = node.child_by_field_name("function")
+    obj, name_node = node.child_by_field_name("object"), node.child_by_field_name("name")
+    if fn is not None and fn.type in ("member_expression", "field_expression", "selector_expression", "attribute"):
+        obj = fn.child_by_field_name("object") or fn.child_by_field_name("value") or fn.child_by_field_name("operand")
+        name_node = fn.child_by_field_name("property") or fn.child_by_field_name("field") or fn.child_by_field_name("attribute")
+    elif fn is not None and obj is None:
+        return f"{_text(fn)}()" if re.fullmatch(r"[\w$]+", _text(fn)) else ""
+    if name_node is None:
+        return ""
+    if obj is None:
+        return f"{_text(name_node)}()"
+    inner = _chain(obj, depth + 1)
+    return f"{inner}~{_text(name_node)}" if inner else ""
 
 
 # clause → relation: where each grammar writes what a type extends or implements
@@ -718,12 +770,20 @@ def _python_calls_query() -> tuple[Any, Any]:
     return get_parser("python"), Query(get_language("python"), _PY_CALLS)
 
 
+def _in_call(node: Any) -> bool:
+    """Whether a name is the function of a call (``make`` of ``x = make()``, ``get`` of
+    ``x = self.get()``), not an annotation."""
+    up = node.parent.parent if node.parent is not None and node.parent.type == "attribute" else node.parent
+    return up is not None and up.type == "call"
+
+
 def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
     """Call sites of a Python module (``f``, ``recv.f``, ``?.f`` as for every language) and
     the variables whose type it says (``x = Cls(…)``, ``x: Cls``, ``with Cls() as x``), on
     the tree-sitter grammar: the ``ast`` analyzer reads statements only (walking every
     expression would triple its cost), and a text scan would take ``f(`` in a string or a
-    comment for a call. Only capitalised names count as types (``x = make()`` says nothing)."""
+    comment for a call. A capitalised name is a type; ``x = make()`` / ``x = self.get()``
+    is recorded as ``make()`` / ``self.get()``: what that returns, resolved later."""
     from tree_sitter import QueryCursor
 
     parser, query = _python_calls_query()
@@ -739,6 +799,9 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
             vtype = _text(caps["vtype"][0])
             if vtype[:1].isupper():
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
+            elif caps["vtype"][0].parent is not None and caps["vtype"][0].parent.type in ("call", "attribute") \
+                    and _in_call(caps["vtype"][0]):
+                typed.append((_text(caps["var"][0]), _callee(caps["vtype"][0]) + "()", _line(caps["var"][0])))
     return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
             tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))
 

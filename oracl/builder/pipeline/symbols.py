@@ -138,11 +138,46 @@ class _Files:
         self.span: dict[str, tuple[int, int]] = {}
         self.prototypes: set[str] = set()  # C/C++ declarations without a body (`int add(int, int);`)
         self.types_named: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, lower name) → type ids
+        self.returns: dict[str, str] = {}  # callable id → the type its signature says it returns, as written
+
+
+_RET_ARROW = re.compile(r"\)\s*->\s*['\"]?\*?&?(?:mut\s+)?([A-Za-z_][\w.]*)")  # Python, Rust, Swift
+_RET_COLON = re.compile(r"\)\s*:\s*([A-Za-z_$][\w.$]*)\s*(?:<[^()]*>)?\s*(?:=>|=|\{|$)")  # TS, Kotlin, PHP, Scala
+_RET_GO = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)\s*$")                           # Go: `func (b *B) F() *T`
+_NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
+                        "None", "str", "float", "double", "char", "byte", "short", "Object", "object", "never",
+                        "Promise", "Optional", "List", "Map", "Set", "T", "K", "V", "E", "R"})
+
+
+def module_typed(f: FileFacts) -> list[tuple[str, str]]:
+    """(variable, declared type) of ``f``'s variables declared outside its functions: what
+    a file importing one can read of it (``current_app: FlaskProxy``)."""
+    if not f.typed:
+        return []
+    funcs = [(s[2], s[3]) for s in f.symbols if s[1] in FUNCTION_KINDS]
+    return [(v, ty) for v, ty, ln in f.typed if not ty.endswith("()") and not any(a <= ln <= b for a, b in funcs)]
+
+
+def return_type(language: str, name: str, signature: str) -> str:
+    """The type a callable's signature says it returns, as written (``this``/``Self`` as
+    they are), or "" when it says none a chain could go on through."""
+    if not signature:
+        return ""
+    if language in ("java", "csharp", "c", "cpp"):
+        m = re.search(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+" + re.escape(name) + r"\s*[<(]", signature)
+        ret = m.group(1) if m else ""
+    else:
+        m = _RET_ARROW.search(signature) or _RET_COLON.search(signature) or (
+            _RET_GO.search(signature) if language == "go" else None)
+        ret = m.group(1) if m else ""
+    ret = ret.rsplit(".", 1)[-1].strip("'\"")
+    return "" if ret in _NOT_TYPES or ret in ("public", "private", "protected", "static", "final", "new") else ret
 
 
 def interface(f: FileFacts) -> str:
     """What resolving *another* file's names may read of ``f`` (its symbols' names, kinds
-    and qualified names, whether a C declaration is a prototype, its bases, imports and
+    and qualified names, whether a C declaration is a prototype, the types its callables
+    return, the declared types of its variables outside functions, its bases, imports and
     their renames, namespaces, manifest and language, whether it holds code), as a digest. Two versions
     of a file with the same interface differ only in rows that start in the file itself:
     its symbols' lines, signatures and docs, and the edges its own calls, bases and
@@ -152,7 +187,10 @@ def interface(f: FileFacts) -> str:
            [(s[0], s[1]) for s in f.symbols],
            [(d[0], f.language in ("c", "cpp") and d[1].endswith(";")) for d in details],
            f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces, f.manifest,
-           [list(r) for r in f.renames]]  # a re-export's rename is read by the files importing through it
+           [list(r) for r in f.renames],  # a re-export's rename is read by the files importing through it
+           [return_type(f.language, d[0].rsplit(".", 1)[-1], d[1]) for s, d in zip(f.symbols, details, strict=False)
+            if s[1] in CALLABLE],  # a call chain goes on through what a method returns
+           module_typed(f)]  # an importer's calls on such a variable are resolved by its type
     return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -204,6 +242,10 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
             t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
             if f.language in ("c", "cpp") and signature.endswith(";"):
                 t.prototypes.add(sid)
+            if kind in CALLABLE:
+                ret = return_type(f.language, short, signature)
+                if ret:
+                    t.returns[sid] = ret
             if own:  # the other files' rows are never made: only their names are known
                 row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
                        "language": f.language, "path": f.path, "start": start, "end": end,
@@ -356,6 +398,7 @@ class _Resolver:
         self.names: dict[str, list[str]] = {}     # imported name → files
         self.aliases: dict[str, list[str]] = {}   # module alias → files
         self.renamed: dict[str, str] = {}         # local name → the name it was imported as
+        self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
         self._imports: dict[str, _Imports] = {}
         self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
         self._methods_memo: dict[tuple[str, str], list[str]] = {}
@@ -485,6 +528,11 @@ class _Resolver:
         recv, _, name = callee.rpartition(".")
         t = self.t
         fam = self._family(f)
+        if recv.startswith("?~"):  # `new B().a().name()`: through what each step returns
+            hit = self._through_chain(f, caller, recv[2:].split("~"), name, line)
+            if hit:
+                return hit
+            recv = "?"
         if not recv:
             # the caller's own nested definitions, then the file, then what the file imports
             scope: str | None = caller
@@ -540,7 +588,17 @@ class _Resolver:
                     return self._pick(hits, "imported") or None
                 return []
             declared = self._type_of(caller, recv, line)
-            if declared:
+            if not declared and recv in self.names:  # an imported variable of a declared type
+                tid = self._imported_variable(recv)
+                found = self._member(tid, name) if tid is not None else None
+                if found is not None:
+                    return [(found[0], "typed", 1)]
+            if declared.endswith("()"):  # `x = f()`: what f returns, when its signature says
+                tid = self._call_type(f, caller, declared[:-2], line)
+                found = self._member(tid, name) if tid is not None else None
+                if found is not None:
+                    return [(found[0], "typed", 1)]
+            elif declared:
                 for tid, _how, _ in self.type_name(f, declared):
                     found = self._member(tid, name)
                     if found is not None:
@@ -560,6 +618,80 @@ class _Resolver:
             if recv[:1].isupper() and recv[1:2].islower():
                 return []  # `String::new()`, `Math.max()`: a type this repository does not define
         return self._members_named(fam, name)
+
+    def _returned(self, sid: str) -> str | None:
+        """The type a callable returns, resolved where it is declared (``this``/``Self``: its own)."""
+        written = self.t.returns.get(sid)
+        if not written:
+            return None
+        if written in ("this", "Self", "self", "static"):
+            return self.t.owner.get(sid)
+        return self._type_in(self.t.path[sid], written)
+
+    def _type_in(self, path: str, written: str) -> str | None:
+        """A type name as written in the file ``path`` (its imports, not the current file's)."""
+        facts = self.idx.facts.get(path)
+        if facts is None:
+            return None
+        saved = (self.names, self.aliases, self.renamed)
+        self.names, self.aliases, self.renamed = self.imports_of(path)
+        try:
+            hits = self.type_name(facts, written)
+        finally:
+            self.names, self.aliases, self.renamed = saved
+        return hits[0][0] if len(hits) == 1 else None
+
+    def _imported_variable(self, name: str) -> str | None:
+        """The type of a module-level variable another file declares and this one imports
+        (flask's ``current_app: FlaskProxy``), when one file declares it with one type."""
+        found = set()
+        for path in self.names.get(name, ()):
+            facts = self.idx.facts.get(path)
+            if facts is None:
+                continue
+            declared = {ty for var, ty in module_typed(facts) if var == self.renamed.get(name, name)}
+            if len(declared) == 1:
+                tid = self._type_in(path, declared.pop())
+                if tid is not None:
+                    found.add(tid)
+        return found.pop() if len(found) == 1 else None
+
+    def _call_type(self, f: FileFacts, caller: str, callee: str, line: int) -> str | None:
+        """The type a call evaluates to: the class it constructs, or what the one callable it
+        names returns. A call met again while being resolved (``x = x.next()``) is none."""
+        key = (caller, callee, line)
+        if key in self._resolving:
+            return None
+        self._resolving.add(key)
+        try:
+            hits = self.call(f, caller, callee, line)
+        finally:
+            self._resolving.discard(key)
+        if not hits or len(hits) != 1 or hits[0][1] in ("ambiguous", "unique_member"):
+            return None
+        return hits[0][0] if self.t.kind.get(hits[0][0]) in TYPE_KINDS else self._returned(hits[0][0])
+
+    def _through_chain(self, f: FileFacts, caller: str, steps: list[str], name: str, line: int) -> list[Hit]:
+        """``name`` on the type a chain of calls ends with: ``new B`` is B; ``x~a`` is what
+        ``x.a()`` returns (x a variable of a declared type, a class, a module); ``f()`` what f
+        returns; each further step what that member returns. Typed, as a declared type is."""
+        first, rest = steps[0], steps[1:]
+        tid: str | None = None
+        if first.startswith("new "):
+            hits = self.type_name(f, first[4:])
+            tid = hits[0][0] if len(hits) == 1 else None
+        else:
+            callee = first[:-2] if first.endswith("()") else f"{first}.{rest.pop(0)}" if rest else ""
+            tid = self._call_type(f, caller, callee, line) if callee else None
+        for step in rest:
+            if tid is None:
+                return []
+            found = self._member(tid, step)
+            tid = self._returned(found[0]) if found is not None else None
+        if tid is None:
+            return []
+        found = self._member(tid, name)
+        return [(found[0], "typed", 1)] if found is not None and self.t.kind[found[0]] in CALLABLE else []
 
     def _by_receiver(self, fam: str, recv: str, name: str) -> list[Hit]:
         """``session.send()``: the one type named like the receiver that has the member
