@@ -294,3 +294,26 @@ def test_trace_and_related_are_structural_by_default_and_bounded(tmp_path: Path)
     assert plain["cochange_left_out"] == 1 and co["cochange_left_out"] == 0
     code, shown = run_tty("trace", "app.py", "-r", str(root))
     assert code == 0 and f"10 files · build {plain['build_id']} · 1 co-change branch(es) left out (--cochange)" in shown
+
+
+def test_an_empty_or_binary_file_never_leads_a_hub(tmp_path: Path) -> None:
+    """flask's empty ``py.typed`` outranked ``blueprints.py``, and binary ``.ai`` files led
+    hubs: a lone belongs_to edge gives a file a high association rank. Such members come
+    after every member with something to read, in the listing and as the hub's top member."""
+    files = {"app/py.typed": "", "app/logo.ai": "%PDF\0binary\0",
+             "app/blueprints.py": "import os\nimport sys\n\n\ndef register():\n    return 1\n",
+             "app/guide.md": "# Guide\n\nSee blueprints.py, views.py, models.py and helpers.py for details.\n",
+             "app/views.py": "def index():\n    return 1\n", "app/models.py": "def load():\n    return 1\n",
+             "app/helpers.py": "def h():\n    return 1\n"}
+    root = write_tree(tmp_path / "h", files)
+    build(root, **SMALL)
+    members = hub(root, "app", k=10)["members"]
+    paths = [m["path"] for m in members]
+    assert paths == ["app/guide.md", "app/blueprints.py", "app/helpers.py", "app/models.py", "app/views.py",
+                     "app/py.typed", "app/logo.ai"]
+    rank = {m["path"]: m["rank"] for m in members}
+    assert rank["app/py.typed"] > rank["app/logo.ai"] > rank["app/blueprints.py"]  # what put them first before
+    assert {h["hub"]: h["top_member"] for h in hub(root)["hubs"]}["hub:domain:app"] == "app/guide.md"
+    alone = write_tree(tmp_path / "only", {"bin/empty.txt": "", "bin/blob.dat": "\0\0"})
+    build(alone, **SMALL)  # a hub of nothing but such files still has a top member
+    assert {h["hub"]: h["top_member"] for h in hub(alone)["hubs"]}["hub:domain:bin"] in {"bin/blob.dat", "bin/empty.txt"}
