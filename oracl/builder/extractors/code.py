@@ -396,6 +396,7 @@ def extract(language: str, text: str) -> CodeFacts:
     imports: list[tuple[str, int, int, Any]] = []
     calls: list[Mention] = []
     typed: list[Typed] = []
+    assigned: list[tuple[Any, Any]] = []  # (variable, function name) of `x = f()`
     namespaces: list[str] = []
     for _, caps in QueryCursor(query).matches(tree.root_node):
         if "name" in caps:
@@ -416,9 +417,8 @@ def extract(language: str, text: str) -> CodeFacts:
             vtype = _text(caps["vtype"][0])
             if len(typed) < MAX_CALLS and (vtype[:1].isupper() or language == "go"):  # Go types may be unexported
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
-        elif "var" in caps and "vcall" in caps:
-            if len(typed) < MAX_CALLS:  # `x = f()`: what f returns, resolved later ("f()" as written)
-                typed.append((_text(caps["var"][0]), _callee(caps["vcall"][0]) + "()", _line(caps["var"][0])))
+        elif "var" in caps and "vcall" in caps:  # `x = f()`: what f returns, resolved later
+            assigned.append((caps["var"][0], caps["vcall"][0]))
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
@@ -431,9 +431,10 @@ def extract(language: str, text: str) -> CodeFacts:
     error = "syntax errors in the tree" if tree.root_node.has_error else ""
     renames = tuple(dict.fromkeys(r for spec, _, _, node in imports for r in _js_renames(node, spec.strip()))) \
         if language in ("javascript", "typescript", "tsx") else ()
+    typed.extend(_assigned_calls(assigned, calls))
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
                      tuple(dict.fromkeys(namespaces)), markers, bases,
-                     tuple(sorted(set(_used(typed, calls)), key=lambda v: (v[2], v[0]))), documented, error, renames)
+                     tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))), documented, error, renames)
 
 
 _PUNCT = frozenset({".", "->", "::", "?.", "(", ")", "new", "&", "*", "!", "comment", "line_comment", "block_comment"})
@@ -772,9 +773,11 @@ def _python_calls_query() -> tuple[Any, Any]:
 
 def _in_call(node: Any) -> bool:
     """Whether a name is the function of a call (``make`` of ``x = make()``, ``get`` of
-    ``x = self.get()``), not an annotation."""
-    up = node.parent.parent if node.parent is not None and node.parent.type == "attribute" else node.parent
-    return up is not None and up.type == "call"
+    ``x = self.get()``), not an annotation (``x: int = 3``)."""
+    up = node.parent
+    if up is not None and up.type in ("attribute", "member_expression", "selector_expression"):
+        up = up.parent
+    return up is not None and up.type in ("call", "call_expression")
 
 
 def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
@@ -790,6 +793,7 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
     tree = parser.parse(text.encode("utf-8"))
     out: list[Mention] = []
     typed: list[Typed] = []
+    assigned: list[tuple[Any, Any]] = []  # (variable, function name) of `x = f()`
     for _, caps in QueryCursor(query).matches(tree.root_node):
         if "call" in caps:
             if len(out) < MAX_CALLS:
@@ -799,18 +803,20 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
             vtype = _text(caps["vtype"][0])
             if vtype[:1].isupper():
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
-            elif caps["vtype"][0].parent is not None and caps["vtype"][0].parent.type in ("call", "attribute") \
-                    and _in_call(caps["vtype"][0]):
-                typed.append((_text(caps["var"][0]), _callee(caps["vtype"][0]) + "()", _line(caps["var"][0])))
+            else:
+                assigned.append((caps["var"][0], caps["vtype"][0]))
+    typed.extend(_assigned_calls(assigned, out))
     return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
-            tuple(sorted(set(_used(typed, out)), key=lambda v: (v[2], v[0]))))
+            tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))
 
 
-def _used(typed: list[Typed], calls: list[Mention]) -> list[Typed]:
-    """The typed variables a call is made on, for ``x = f()`` entries: the others would
-    only make the facts larger (a fifth of them at 20k files when every one was kept)."""
+def _assigned_calls(assigned: list[tuple[Any, Any]], calls: list[Mention]) -> list[Typed]:
+    """``x = f()`` as (x, "f()", line), for the variables a call is made on (``x.g()``):
+    the others would only make the facts larger (a fifth of them at 20k files when every
+    one was kept), and their callee is read only for those."""
     receivers = {c[0].rpartition(".")[0] for c in calls if "." in c[0]}
-    return [v for v in typed if not v[1].endswith("()") or v[0] in receivers]
+    return [(var, _callee(fn) + "()", _line(v)) for v, fn in assigned
+            if (var := _text(v)) in receivers and _in_call(fn)][:MAX_CALLS]
 
 
 def language_of(path: str) -> str:

@@ -138,11 +138,11 @@ class _Files:
         self.span: dict[str, tuple[int, int]] = {}
         self.prototypes: set[str] = set()  # C/C++ declarations without a body (`int add(int, int);`)
         self.types_named: dict[tuple[str, str], list[str]] = defaultdict(list)  # (family, lower name) → type ids
-        self.returns: dict[str, str] = {}  # callable id → the type its signature says it returns, as written
 
 
 _RET_ARROW = re.compile(r"\)\s*->\s*['\"]?\*?&?(?:mut\s+)?([A-Za-z_][\w.]*)")  # Python, Rust, Swift
 _RET_COLON = re.compile(r"\)\s*:\s*([A-Za-z_$][\w.$]*)\s*(?:<[^()]*>)?\s*(?:=>|=|\{|$)")  # TS, Kotlin, PHP, Scala
+_RET_BEFORE = re.compile(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+([\w$]+)\s*[<(]")  # Java, C#, C, C++: `T name(`
 _RET_GO = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)\s*$")                           # Go: `func (b *B) F() *T`
 _NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
                         "None", "str", "float", "double", "char", "byte", "short", "Object", "object", "never",
@@ -154,23 +154,41 @@ def module_typed(f: FileFacts) -> list[tuple[str, str]]:
     a file importing one can read of it (``current_app: FlaskProxy``)."""
     if not f.typed:
         return []
-    funcs = [(s[2], s[3]) for s in f.symbols if s[1] in FUNCTION_KINDS]
-    return [(v, ty) for v, ty, ln in f.typed if not ty.endswith("()") and not any(a <= ln <= b for a, b in funcs)]
+    funcs = sorted((s[2], s[3]) for s in f.symbols if s[1] in FUNCTION_KINDS)
+    starts, reach, most = [a for a, _ in funcs], [], 0
+    for _, b in funcs:  # the furthest line any function starting so far reaches
+        most = max(most, b)
+        reach.append(most)
+    out = []
+    for v, ty, ln in f.typed:
+        i = bisect.bisect_right(starts, ln) - 1
+        if not ty.endswith("()") and (i < 0 or reach[i] < ln):
+            out.append((v, ty))
+    return out
+
+
+_ARROW_LANGUAGES = frozenset({"python", "rust", "swift"})
+_COLON_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "kotlin", "php", "scala"})
+_BEFORE_LANGUAGES = frozenset({"java", "csharp", "c", "cpp"})
 
 
 def return_type(language: str, name: str, signature: str) -> str:
     """The type a callable's signature says it returns, as written (``this``/``Self`` as
     they are), or "" when it says none a chain could go on through."""
-    if not signature:
-        return ""
-    if language in ("java", "csharp", "c", "cpp"):
-        m = re.search(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+" + re.escape(name) + r"\s*[<(]", signature)
-        ret = m.group(1) if m else ""
+    if language in _ARROW_LANGUAGES:
+        m = _RET_ARROW.search(signature) if "->" in signature else None
+    elif language in _COLON_LANGUAGES:
+        m = _RET_COLON.search(signature) if ":" in signature else None
+    elif language == "go":
+        m = _RET_GO.search(signature) if ")" in signature else None
+    elif language in _BEFORE_LANGUAGES:
+        m = _RET_BEFORE.search(signature)
+        m = m if m is not None and m.group(2) == name else None
     else:
-        m = _RET_ARROW.search(signature) or _RET_COLON.search(signature) or (
-            _RET_GO.search(signature) if language == "go" else None)
-        ret = m.group(1) if m else ""
-    ret = ret.rsplit(".", 1)[-1].strip("'\"")
+        return ""
+    if m is None:
+        return ""
+    ret = m.group(1).rsplit(".", 1)[-1].strip("'\"")
     return "" if ret in _NOT_TYPES or ret in ("public", "private", "protected", "static", "final", "new") else ret
 
 
@@ -242,10 +260,7 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
             t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
             if f.language in ("c", "cpp") and signature.endswith(";"):
                 t.prototypes.add(sid)
-            if kind in CALLABLE:
-                ret = return_type(f.language, short, signature)
-                if ret:
-                    t.returns[sid] = ret
+
             if own:  # the other files' rows are never made: only their names are known
                 row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
                        "language": f.language, "path": f.path, "start": start, "end": end,
@@ -399,6 +414,7 @@ class _Resolver:
         self.aliases: dict[str, list[str]] = {}   # module alias → files
         self.renamed: dict[str, str] = {}         # local name → the name it was imported as
         self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
+        self._return_memo: dict[str, dict[str, str]] = {}     # path → qualified name → return type as written
         self._imports: dict[str, _Imports] = {}
         self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
         self._methods_memo: dict[tuple[str, str], list[str]] = {}
@@ -619,9 +635,21 @@ class _Resolver:
                 return []  # `String::new()`, `Math.max()`: a type this repository does not define
         return self._members_named(fam, name)
 
+    def _returns(self, sid: str) -> str:
+        """What the signature of callable ``sid`` says it returns, as written: read from its
+        file's facts when a chain first asks (most builds never ask for most symbols)."""
+        path = self.t.path.get(sid, "")
+        table = self._return_memo.get(path)
+        if table is None:
+            f = self.idx.facts.get(path)
+            table = self._return_memo[path] = {} if f is None or len(f.symbol_details) != len(f.symbols) else {
+                d[0]: return_type(f.language, d[0].rsplit(".", 1)[-1], d[1])
+                for s_, d in zip(f.symbols, f.symbol_details, strict=True) if s_[1] in CALLABLE}
+        return table.get(sid.partition("#")[2], "")
+
     def _returned(self, sid: str) -> str | None:
         """The type a callable returns, resolved where it is declared (``this``/``Self``: its own)."""
-        written = self.t.returns.get(sid)
+        written = self._returns(sid)
         if not written:
             return None
         if written in ("this", "Self", "self", "static"):
