@@ -491,10 +491,12 @@ def test_impact_diff_names_the_definition_holding_the_change_on_a_stale_build(tm
 
     ids, placed, notices = seeds()
     assert ids == ["recovery.go#Recovery"] and placed == {"recovery.go": "base"}
+    none = ("no test file reaches this change: none of the 1 file(s) reached is a test; nothing imports, calls or "
+            "is named after what changed from a test")
     assert notices == ["the build is older than the working tree: 1 changed file(s) placed on the build's lines "
-                       "through base (base: the diff's old side; re-read: the definitions in the file now)"]
+                       "through base (base: the diff's old side; re-read: the definitions in the file now)", none]
     build(root, buffer_pool_bytes=64 << 20, workers=1)  # the build is of the working tree
-    assert seeds() == (["recovery.go#Recovery"], {"recovery.go": "as is"}, [])
+    assert seeds() == (["recovery.go#Recovery"], {"recovery.go": "as is"}, [none])
     # a build of neither: comments at the top built, then the five inside Recovery added
     top = GIN.replace("package gin\n", "package gin\n\n// one\n// two\n// three\n")
     (root / "recovery.go").write_text(top)
@@ -506,7 +508,8 @@ def test_impact_diff_names_the_definition_holding_the_change_on_a_stale_build(tm
     (root / "recovery.go").write_text(top.replace("\treturn nil\n", "") + "\nfunc Fresh() {}\n")
     ids, placed, notices = seeds()
     assert (ids, placed) == (["recovery.go#CustomRecovery"], {"recovery.go": "re-read"})
-    assert notices[1] == "1 changed definition(s) are not in the build (rebuild to follow them): Fresh (recovery.go:14)"
+    assert notices[1:] == ["1 changed definition(s) are not in the build (rebuild to follow them): Fresh (recovery.go:14)",
+                           none]
     with Snapshot.open(root) as snap:  # a reader without a parser counts such a file whole, and says so
         r = callgraph.impact(snap, diff="HEAD")
     assert r["placed"] == {"recovery.go": "whole"}
@@ -629,3 +632,31 @@ def test_a_variable_assigned_from_a_call_has_the_type_the_call_returns(tmp_path:
     assert calls == [("Session.send", "BaseAdapter.send", "typed"), ("Session.send", "Session.get_adapter", "same_scope"),
                      ("check", "ZObject.safeParse", "typed"), ("check", "object", "imported"),
                      ("run", "Engine.Use", "typed"), ("run", "New", "same_package"), ("view", "Session.send", "typed")]
+
+
+SUPPORT = {
+    "src/app.py": "def create():\n    return 1\n",
+    "tests/conftest.py": "from src.app import create\n\n\ndef app():\n    return create()\n",
+    "tests/test_apps/cliapp/app.py": "from src.app import create\n\napplication = create()\n",
+    "tests/test_app.py": "from src.app import create\n\n\ndef test_create():\n    assert create() == 1\n",
+    "tests/test_mock.py": ("from unittest import mock\n\n\ndef test_patch():\n    with mock.patch('os.getcwd'):\n"
+                           "        pass\n"),
+    "src/sessions.py": "class Session:\n    def patch(self, url):\n        return url\n",
+    "src/lonely.py": "def alone():\n    return 0\n",
+}
+
+
+def test_tests_to_run_leave_out_fixtures_helpers_and_library_calls_and_say_when_there_are_none(tmp_path: Path) -> None:
+    """A fixture app and ``conftest.py`` are not tests to run; ``mock.patch()`` is unittest's,
+    not ``Session.patch`` found by its name; a change no test reaches says so."""
+    root = write_tree(tmp_path / "s", SUPPORT)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    with Snapshot.open(root) as snap:
+        r = callgraph.impact(snap, ["src/app.py#create"])
+        assert [t["path"] for t in r["tests"]] == ["tests/test_app.py"]
+        assert {"tests/conftest.py", "tests/test_apps/cliapp/app.py"} <= {f["path"] for f in r["files"]}
+        patched = callgraph.impact(snap, ["src/sessions.py#Session.patch"])
+        assert patched["tests"] == [] and patched["notices"][-1].startswith("no test file reaches this change")
+        lonely = callgraph.impact(snap, ["src/lonely.py"])
+        assert lonely["notices"] == ["no test file reaches this change: none of the 1 file(s) reached is a test; "
+                                     "nothing imports, calls or is named after what changed from a test"]

@@ -29,6 +29,31 @@ def is_test_path(path: str) -> bool:
     return _TEST_NAME.match(parts[-1]) is not None
 
 
+_TEST_SUPPORT_DIRS = frozenset({"fixtures", "fixture", "__fixtures__", "testdata", "test_data", "test-data",
+                                "helpers", "helper", "support", "mocks", "__mocks__", "stubs", "snapshots",
+                                "__snapshots__", "apps", "test_apps", "ui", "pass", "fail"})
+_TEST_SUPPORT_NAMES = frozenset({"conftest.py", "__init__.py", "setup.py", "mod.rs", "helpers.py", "utils.py",
+                                 "fixtures.py", "testing.py"})
+
+
+def is_test_to_run(path: str) -> bool:
+    """A test file a change asks to run: a test artifact (``is_test_path``) that is not a
+    test's support – a fixture app (flask's ``tests/test_apps/cliapp/app.py``), a helper
+    (``test/helpers/…``), a trybuild case (``tests/ui/…``, ``…/fail/…``), ``conftest.py`` –
+    unless it is named like a test itself.
+
+    >>> is_test_to_run("tests/test_cli.py"), is_test_to_run("tests/test_apps/cliapp/app.py")
+    (True, False)
+    """
+    if not is_test_path(path):
+        return False
+    parts = path.split("/")
+    if _TEST_NAME.match(parts[-1]) is not None:
+        return parts[-1] not in _TEST_SUPPORT_NAMES
+    inside = next((i for i, part in enumerate(parts[:-1]) if part in _TEST_DIRS), len(parts))
+    return parts[-1] not in _TEST_SUPPORT_NAMES and not any(p in _TEST_SUPPORT_DIRS for p in parts[inside + 1:-1])
+
+
 ROLE_DIRS = {
     "example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial", "tutorials",
                           "_example", "_examples", "cookbook"}),

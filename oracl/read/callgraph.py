@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from oracl.core.children import git
 from oracl.core.errors import QueryError, UnsafePathError, in_range
 from oracl.core.locate import candidates
-from oracl.core.paths import is_test_path
+from oracl.core.paths import is_test_path, is_test_to_run
 from oracl.read.graph import staleness, summary
 from oracl.read.snapshot import Snapshot
 
@@ -515,8 +515,13 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
         if hit:
             touch(path, NAME_MATCH, max(1, hit_files[path]["distance"]), f"named after {hit[0]}")
     ranked = sorted(hit_files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
-    tests = [f for f in ranked if is_test_path(f["path"])]  # a changed test runs too
+    tests = [f for f in ranked if is_test_to_run(f["path"])]  # a changed test runs too; a fixture or helper does not
     code = [f for f in ranked if f not in tests]
+    if not tests and changed_files:
+        support = sum(1 for f in ranked if is_test_path(f["path"]))
+        notices.append(f"no test file reaches this change: none of the {len(ranked)} file(s) reached is a test"
+                       + (f" ({support} test fixture(s) or helper(s) are, listed with the files)" if support else "")
+                       + "; nothing imports, calls or is named after what changed from a test")
     meta = {r["path"]: r for r in named_each(snap, "artifact_domains", [f["path"] for f in ranked[:guard]])}
     hubs: dict[str, int] = defaultdict(int)
     for f in ranked:

@@ -413,6 +413,7 @@ class _Resolver:
         self.names: dict[str, list[str]] = {}     # imported name → files
         self.aliases: dict[str, list[str]] = {}   # module alias → files
         self.renamed: dict[str, str] = {}         # local name → the name it was imported as
+        self.external: frozenset[str] = frozenset()  # names bound to a library's modules
         self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
         self._return_memo: dict[str, dict[str, str]] = {}     # path → qualified name → return type as written
         self._imports: dict[str, _Imports] = {}
@@ -425,19 +426,19 @@ class _Resolver:
         hit = self._imports.get(path)
         if hit is None:
             f = self.idx.facts.get(path)
-            hit = self._imports[path] = _imports(f, self.idx) if f is not None else ({}, {}, {})
+            hit = self._imports[path] = _imports(f, self.idx) if f is not None else ({}, {}, {}, frozenset())
         return hit
 
     def file(self, f: FileFacts) -> None:
         if self.f is not None and self.f.path == f.path:
             return
         self.f = f
-        self.names, self.aliases, self.renamed = self.imports_of(f.path)
+        self.names, self.aliases, self.renamed, self.external = self.imports_of(f.path)
         self.typed: dict[str, list[tuple[int, str]]] = defaultdict(list)
         for var, vtype, line in f.typed:
             self.typed[var].append((line, vtype))
         if len(self._imports) > 4096:  # re-exports are looked up again, cheaply
-            self._imports = {f.path: (self.names, self.aliases, self.renamed)}
+            self._imports = {f.path: (self.names, self.aliases, self.renamed, self.external)}
 
     def type_id(self, path: str, qualified: str) -> str | None:
         sid = f"{path}#{qualified}"
@@ -463,7 +464,7 @@ class _Resolver:
         for p in dict.fromkeys(paths):
             found = [i for i in self.t.top.get(p, {}).get(name, ()) if kinds is None or self.t.kind[i] in kinds]
             if not found and follow and depth < 2:
-                names, _, renamed = self.imports_of(p)  # a re-export may rename: `from .m import a as b`
+                names, _, renamed, _ = self.imports_of(p)  # a re-export may rename: `from .m import a as b`
                 found = self._top(names.get(name, []), renamed.get(name, name), kinds, depth + 1)
             out.extend(i for i in found if i not in out)
         return out
@@ -594,6 +595,8 @@ class _Resolver:
                             return [(found[0], "inherited", 1)]
                     return []  # the base is a library's (`super().parse_args()` on click's Group)
             return self._members_named(fam, name)
+        if recv in self.external:
+            return []  # `mock.patch()`, `np.array()`: a library's module, never a method found by its name
         if recv != "?":
             # a module or package: `mod.f()`, `pkg.F()`; but a name the file imports is that name
             # (`import {Ky} from "./core/Ky.js"`: `Ky.create()` is the class's, not the module's)
@@ -661,12 +664,12 @@ class _Resolver:
         facts = self.idx.facts.get(path)
         if facts is None:
             return None
-        saved = (self.names, self.aliases, self.renamed)
-        self.names, self.aliases, self.renamed = self.imports_of(path)
+        saved = (self.names, self.aliases, self.renamed, self.external)
+        self.names, self.aliases, self.renamed, self.external = self.imports_of(path)
         try:
             hits = self.type_name(facts, written)
         finally:
-            self.names, self.aliases, self.renamed = saved
+            self.names, self.aliases, self.renamed, self.external = saved
         return hits[0][0] if len(hits) == 1 else None
 
     def _imported_variable(self, name: str) -> str | None:
@@ -782,21 +785,28 @@ class _Resolver:
         return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else None
 
 
-_Imports = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, str]]
+_Imports = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, str], frozenset[str]]
 
 
 def _imports(f: FileFacts, idx: IndexView) -> _Imports:
     """(imported name → files defining it, module alias → files, local name → the name it
     was imported as) of one file: ``from m import a as b`` makes ``b`` a name of m's files
     whose definition is ``a``; ``import a.b as c`` and ``import * as c from "./m"`` make
-    ``c`` an alias of the module."""
+    ``c`` an alias of the module), and the names a Python file binds to modules outside the
+    repository (``from unittest import mock``: ``mock.patch()`` is the library's)."""
     names: dict[str, list[str]] = defaultdict(list)
     aliases: dict[str, list[str]] = defaultdict(list)
+    external: set[str] = set()
     python = f.language == "python"
     for imp in f.imports:
         mod, imported, level = imp[0], imp[1], imp[2]
         if python:
             absolute, base, subs = idx.python_import(imp, f.path)
+            if not base and not level and absolute:  # a library's module
+                external.update(name for name, sub in subs if not sub)
+                if not subs:
+                    external.add(absolute.split(".", 1)[0])
+                    external.update(local for local, orig in f.renames if orig == absolute)
             for name, sub in subs:
                 if sub:
                     aliases[name].append(sub)
@@ -830,4 +840,4 @@ def _imports(f: FileFacts, idx: IndexView) -> _Imports:
             renamed[local] = orig
         elif not orig.startswith("*") and orig.rsplit(".", 1)[-1] in aliases:  # `import a.b as c`: c is a.b
             aliases[local] = list(dict.fromkeys([*aliases.get(local, []), *aliases[orig.rsplit(".", 1)[-1]]]))
-    return dict(names), dict(aliases), renamed
+    return dict(names), dict(aliases), renamed, frozenset(external - names.keys() - aliases.keys())
