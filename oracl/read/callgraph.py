@@ -300,7 +300,8 @@ def _side(start: int, count: int) -> tuple[float, float]:
 
 def _innermost(defs: list[Definition], spans: list[tuple[float, float]]) -> list[Definition]:
     """The definitions (not modules) holding a span that hold no other such definition
-    holding one (a class is kept beside its changed methods)."""
+    holding one (a class is kept beside its changed methods): the build's symbols and a
+    file's definitions as it is now are placed by this one rule."""
     hit = [d for d in defs if d[1] != "module" and any(a <= d[3] and d[2] <= b for a, b in spans)]
     return [d for d in hit if not any(o is not d and d[2] <= o[2] and o[3] <= d[3] and (o[2], o[3]) != (d[2], d[3])
                                       and o[1] not in ("class", "interface", "struct") for o in hit)]
@@ -436,13 +437,8 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
             if not ranges:  # the whole file: every symbol it defines
                 hit = syms
             else:
-                hit = [s for s in syms if s["kind"] != "module"
-                       and any(a <= s["end"] and s["start"] <= b for a, b in ranges)]
-                inner = {s["id"] for s in hit}
-                hit = [s for s in hit if not any(o["id"] != s["id"] and o["id"] in inner
-                                                 and s["start"] <= o["start"] and o["end"] <= s["end"]
-                                                 and o["kind"] not in ("class", "interface", "struct")
-                                                 for o in hit)]  # the innermost changed definitions
+                keep = {d[0] for d in _innermost([(s["id"], s["kind"], s["start"], s["end"]) for s in syms], ranges)}
+                hit = [s for s in syms if s["id"] in keep]  # the innermost changed definitions
                 if not hit:
                     hit = [s for s in syms if s["kind"] == "module"]
             for s in hit:

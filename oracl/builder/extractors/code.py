@@ -487,7 +487,9 @@ def _chain(node: Any, depth: int = 0) -> str:
         name = _LAST.search(_text(typ)) if typ is not None else None
         return f"new {name.group(0)}" if name and _CHAIN.match(_text(typ).split("<", 1)[0]) else ""
     if node.type not in _CALLS:
-        return _LAST.search(_text(node)).group(0) if _CHAIN.match(_text(node)) and _LAST.search(_text(node)) else ""  # type: ignore[union-attr]
+        text = _text(node)
+        last = _LAST.search(text) if _CHAIN.match(text) else None
+        return last.group(0) if last else ""
     fn = node.child_by_field_name("function")
     obj, name_node = node.child_by_field_name("object"), node.child_by_field_name("name")
     if fn is not None and fn.type in ("member_expression", "field_expression", "selector_expression", "attribute"):
@@ -651,21 +653,25 @@ def _import_refs(language: str, spec: str, start: int, end: int, node: Any) -> l
     return [(spec, (), 0, start, end)]
 
 
+def _js_clause(node: Any) -> list[Any]:
+    """The parts of an ES import's clause (a default name, ``{…}``, ``* as ns``), read from
+    the import's source string node; [] for anything but an ``import`` statement."""
+    stmt = node.parent.parent if node.parent is not None else None
+    if stmt is None or stmt.type != "import_statement":
+        return []
+    return [part for n in stmt.named_children if n.type == "import_clause" for part in n.named_children]
+
+
 def _js_names(node: Any) -> tuple[str, ...]:
     """The names an ES import brings in (``import d, {a, b as c} from …`` → d, a, b; a
     default import is looked up by its local name, which is most often the export's)."""
-    stmt = node.parent.parent if node.parent is not None else None
-    if stmt is None or stmt.type != "import_statement":
-        return ()
     out: list[str] = []
-    for n in stmt.named_children:
-        if n.type == "import_clause":
-            for spec in n.named_children:
-                if spec.type == "identifier":
-                    out.append(_text(spec))
-                elif spec.type == "named_imports":
-                    out.extend(_text(s.child_by_field_name("name") or s) for s in spec.named_children
-                               if s.type == "import_specifier")
+    for part in _js_clause(node):
+        if part.type == "identifier":
+            out.append(_text(part))
+        elif part.type == "named_imports":
+            out.extend(_text(s.child_by_field_name("name") or s) for s in part.named_children
+                       if s.type == "import_specifier")
     return tuple(out)
 
 
@@ -673,23 +679,17 @@ def _js_renames(node: Any, module: str) -> list[tuple[str, str]]:
     """(local, imported) of an ES import's renamed names: ``import {a as b}`` → (b, a);
     ``import * as ns from "./m"`` → (ns, "*./m"): the module itself, under a name of the
     file's choosing."""
-    stmt = node.parent.parent if node.parent is not None else None
-    if stmt is None or stmt.type != "import_statement":
-        return []
     out: list[tuple[str, str]] = []
-    for n in stmt.named_children:
-        if n.type != "import_clause":
-            continue
-        for spec in n.named_children:
-            if spec.type == "named_imports":
-                for s in spec.named_children:
-                    name, alias = s.child_by_field_name("name"), s.child_by_field_name("alias")
-                    if s.type == "import_specifier" and name is not None and alias is not None:
-                        out.append((_text(alias), _text(name)))
-            elif spec.type == "namespace_import":
-                local = next((c for c in spec.named_children if c.type == "identifier"), None)
-                if local is not None:
-                    out.append((_text(local), "*" + module))
+    for part in _js_clause(node):
+        if part.type == "named_imports":
+            for s in part.named_children:
+                name, alias = s.child_by_field_name("name"), s.child_by_field_name("alias")
+                if s.type == "import_specifier" and name is not None and alias is not None:
+                    out.append((_text(alias), _text(name)))
+        elif part.type == "namespace_import":
+            local = next((c for c in part.named_children if c.type == "identifier"), None)
+            if local is not None:
+                out.append((_text(local), "*" + module))
     return out
 
 

@@ -416,6 +416,7 @@ class _Resolver:
         self.external: frozenset[str] = frozenset()  # names bound to a library's modules
         self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
         self._return_memo: dict[str, dict[str, str]] = {}     # path → qualified name → return type as written
+        self._variable_memo: dict[tuple[str, str], str | None] = {}  # (file, imported name) → its declared type
         self._imports: dict[str, _Imports] = {}
         self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
         self._methods_memo: dict[tuple[str, str], list[str]] = {}
@@ -675,6 +676,12 @@ class _Resolver:
     def _imported_variable(self, name: str) -> str | None:
         """The type of a module-level variable another file declares and this one imports
         (flask's ``current_app: FlaskProxy``), when one file declares it with one type."""
+        key = (self.f.path if self.f is not None else "", name)
+        if key not in self._variable_memo:  # every call on it asks again
+            self._variable_memo[key] = self._imported_variable_type(name)
+        return self._variable_memo[key]
+
+    def _imported_variable_type(self, name: str) -> str | None:
         found = set()
         for path in self.names.get(name, ()):
             facts = self.idx.facts.get(path)
