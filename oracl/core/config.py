@@ -36,6 +36,9 @@ DEFAULT_RELATION_WEIGHTS = {
     "references": 0.6, "provides": 0.6, "references_placeholder": 0.4,
 }
 DEFAULT_RELATION_FALLBACK = 0.5
+# relations that say files change together, not that one uses the other: weighted and ranked like
+# every edge, left out of the association and of trace/related unless asked for
+NOT_STRUCTURAL = frozenset({"co_change"})
 
 
 @dataclass(frozen=True)

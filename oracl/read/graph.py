@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from oracl.core.config import NOT_STRUCTURAL
 from oracl.core.errors import QueryError, UnsafePathError, in_range
 from oracl.core.locate import candidates, nearest, under
 from oracl.core.paths import BUCKET_WEIGHTS, iso
@@ -119,7 +120,6 @@ def summary(stale: dict[str, str]) -> str:
 
 
 TRACE_LIMIT = 50            # branches `trace` draws unless asked for more
-NOT_STRUCTURAL = ("co_change",)  # left out of trace and related unless asked for (``cochange``)
 NO_SKIP: dict[str, list[str]] = {"skip_out": [], "skip_in": []}  # every relation (the neighbourhood graph)
 
 
@@ -136,7 +136,7 @@ def trace(snap: Snapshot, path: str, direction: str = "out", depth: int = 2,
         raise QueryError(f"--direction must be one of {', '.join(DIRECTIONS)}")
     in_range("--depth", depth, 1, MAX_DEPTH)
     in_range("--limit", limit, 1, MAX_K)
-    skip = () if cochange or relation in NOT_STRUCTURAL else NOT_STRUCTURAL
+    skip = frozenset() if cochange or relation in NOT_STRUCTURAL else NOT_STRUCTURAL
     start = _artifact(snap, path, cwd)
     shown = total = left_out = 0  # left_out: co-change branches not followed
     seen = {start["path"]}
@@ -209,7 +209,7 @@ def related(snap: Snapshot, path: str, k: int = 10, cwd: Path | None = None, coc
     in_range("--limit", k, 1, MAX_K)
     guard = snap.params.query_guard
     art = _artifact(snap, path, cwd)
-    skip = [] if cochange else list(NOT_STRUCTURAL)
+    skip = [] if cochange else sorted(NOT_STRUCTURAL)
     rows = snap.named("neighbours", {"path": art["path"], "guard": guard + 1, "skip_out": skip, "skip_in": list(skip)})
     hub = snap.named("hub_of", {"path": art["path"]})
     if hub:

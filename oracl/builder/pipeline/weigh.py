@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from oracl.builder.extractors.code import CODE_LANGUAGES
 from oracl.builder.pipeline import priority as prio
 from oracl.builder.pipeline.duoranker import rank_edges
-from oracl.core.config import Config
+from oracl.core.config import NOT_STRUCTURAL, Config
 from oracl.core.export import r9
 from oracl.core.paths import is_test_path, role
 from oracl.core.records import ArtifactNode, ArtifactRecord, Edge, EdgeRow, FileFacts, NodeRow
@@ -44,7 +44,6 @@ def tagset(tags: Mapping[str, object]) -> frozenset[str]:
     return frozenset(out)
 
 
-NOT_STRUCTURAL = frozenset({"co_change"})
 
 
 def association(incident: list[float], cap: int) -> float:
