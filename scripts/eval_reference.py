@@ -1,6 +1,6 @@
 """Definitions and callers against a reference indexer (issue 30): SCIP indexes made by
-scip-python (Python) and scip-typescript (TypeScript/JavaScript), and javac's own
-attribution (Java, through the compiler tree API), on real repositories.
+scip-python (Python) and scip-typescript (TypeScript/JavaScript), javac's own
+attribution (Java, through the compiler tree API) and go/types' (Go), on real repositories.
 
     python scripts/eval_reference.py CLONE [CLONE ...] [--sample 150] [--seed 7] [--out rows.jsonl]
 
@@ -8,7 +8,10 @@ Each CLONE is a git work tree; its language is read from its files (``pyproject.
 ``setup.py``: Python; ``package.json``: TypeScript; ``pom.xml`` or ``build.gradle``: Java,
 every ``src/main/java`` and ``src/test/java`` under it, attributed by javac from the JDK
 (Debian's ``default-jdk-headless`` when ``javac`` is missing) with a small program the
-script compiles: each method invocation's declaration, missing libraries tolerated). The script installs the indexers with
+script compiles: each method invocation's declaration, missing libraries tolerated); ``go.mod``:
+Go, every package of the module and its tests type-checked by go/types with a small
+program the script builds (Debian's ``golang-go`` when ``go`` is missing; no module proxy:
+libraries outside the module are empty packages, tolerated). The script installs the indexers with
 npm into ``~/.cache/oracl-eval/npm`` (pinned below; evaluation only, never a dependency of
 ORACL), builds the clone with ORACL when it has no build, installs the project itself
 where the indexer needs it (a Python venv with the project editable; a TypeScript
@@ -90,7 +93,9 @@ def language(clone: Path) -> str:
         return "typescript"
     if any((clone / f).exists() for f in ("pom.xml", "build.gradle", "build.gradle.kts")):
         return "java"
-    raise SystemExit(f"{clone}: neither a Python, a TypeScript nor a Java project")
+    if (clone / "go.mod").exists():
+        return "go"
+    raise SystemExit(f"{clone}: neither a Python, a TypeScript, a Java nor a Go project")
 
 
 JAVA = r'''import com.sun.source.tree.*;
@@ -188,10 +193,276 @@ public class RefJava {
 }
 '''
 
+GO = r'''// Definitions and call sites of a Go module, attributed by go/types (the Go compiler's
+// type checker, standard library only): each call's callee as the file:line of its name.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+var (
+	root, module string
+	fset         = token.NewFileSet()
+	std          = importer.ForCompiler(fset, "source", nil)
+	loaded       = map[string]*types.Package{}
+	out          *bufio.Writer
+	ctx          = build.Default
+)
+
+func rel(p token.Pos) (string, int) {
+	pos := fset.Position(p)
+	r, err := filepath.Rel(root, pos.Filename)
+	if err != nil || strings.HasPrefix(r, "..") {
+		return "", 0
+	}
+	return r, pos.Line
+}
+
+func emit(m map[string]any) {
+	b, _ := json.Marshal(m)
+	out.Write(b)
+	out.WriteByte('\n')
+}
+
+type imp struct{}
+
+func (imp) Import(path string) (*types.Package, error) {
+	if p, ok := loaded[path]; ok {
+		return p, nil
+	}
+	if path == module || strings.HasPrefix(path, module+"/") {
+		dir := filepath.Join(root, strings.TrimPrefix(strings.TrimPrefix(path, module), "/"))
+		p := check(dir, path, false)
+		return p, nil
+	}
+	if !strings.Contains(strings.SplitN(path, "/", 2)[0], ".") {
+		if p, err := std.Import(path); err == nil {
+			loaded[path] = p
+			return p, nil
+		}
+	}
+	// a library outside the module: an empty package, its uses are errors the checker tolerates
+	parts := strings.Split(path, "/")
+	p := types.NewPackage(path, strings.TrimPrefix(parts[len(parts)-1], "go-"))
+	p.MarkComplete()
+	loaded[path] = p
+	return p, nil
+}
+
+func files(dir string, tests bool) map[string][]*ast.File {
+	ents, _ := os.ReadDir(dir)
+	byPkg := map[string][]*ast.File{}
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") != tests {
+			continue
+		}
+		if ok, _ := ctx.MatchFile(dir, n); !ok {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.SkipObjectResolution)
+		if err != nil || f == nil {
+			continue
+		}
+		byPkg[f.Name.Name] = append(byPkg[f.Name.Name], f)
+	}
+	return byPkg
+}
+
+// check type-checks a directory's package (with its in-package tests when `all`) and
+// reports its definitions and calls; returns the package.
+func check(dir, path string, all bool) *types.Package {
+	if p, ok := loaded[path]; ok && !all {
+		return p
+	}
+	main := files(dir, false)
+	var fs []*ast.File
+	var name string
+	for n, f := range main {
+		if name == "" || len(f) > len(main[name]) {
+			name = n
+		}
+		_ = f
+	}
+	fs = append(fs, main[name]...)
+	tests := files(dir, true)
+	if all && name != "" {
+		fs = append(fs, tests[name]...)
+	}
+	conf := types.Config{Importer: imp{}, Error: func(error) {}}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
+	p, _ := conf.Check(path, fset, fs, info)
+	if !all {
+		loaded[path] = p
+		return p
+	}
+	report(fs, info)
+	if name != "" {
+		if ext, ok := tests[name+"_test"]; ok {
+			info2 := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
+			conf.Check(path+"_test", fset, ext, info2)
+			report(ext, info2)
+		}
+	}
+	return p
+}
+
+func key(o types.Object) string {
+	f, l := rel(o.Pos())
+	if f == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", f, l)
+}
+
+func report(fs []*ast.File, info *types.Info) {
+	for _, f := range fs {
+		file, _ := rel(f.Pos())
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.FuncDecl:
+				if o := info.Defs[x.Name]; o != nil && x.Name.Name != "_" && x.Name.Name != "init" {
+					emit(map[string]any{"kind": "def", "what": "callable", "path": file, "name": x.Name.Name, "key": key(o)})
+				}
+			case *ast.TypeSpec:
+				if o := info.Defs[x.Name]; o != nil {
+					emit(map[string]any{"kind": "def", "what": "type", "path": file, "name": x.Name.Name, "key": key(o)})
+				}
+			case *ast.CallExpr:
+				fun := x.Fun
+				for {
+					switch g := fun.(type) {
+					case *ast.IndexExpr:
+						fun = g.X
+						continue
+					case *ast.IndexListExpr:
+						fun = g.X
+						continue
+					case *ast.ParenExpr:
+						fun = g.X
+						continue
+					}
+					break
+				}
+				var id *ast.Ident
+				switch g := fun.(type) {
+				case *ast.Ident:
+					id = g
+				case *ast.SelectorExpr:
+					id = g.Sel
+				}
+				if id == nil {
+					return true
+				}
+				if fn, ok := info.Uses[id].(*types.Func); ok {
+					if fn = fn.Origin(); fn != nil {
+						if k := key(fn); k != "" {
+							_, line := rel(id.Pos())
+							emit(map[string]any{"kind": "call", "path": file, "line": line, "key": k})
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+func main() {
+	root, _ = filepath.Abs(os.Args[1])
+	f, err := os.Create(os.Args[2])
+	if err != nil {
+		panic(err)
+	}
+	out = bufio.NewWriter(f)
+	mod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+	for _, l := range strings.Split(string(mod), "\n") {
+		if strings.HasPrefix(l, "module ") {
+			module = strings.TrimSpace(strings.TrimPrefix(l, "module "))
+		}
+	}
+	var dirs []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			n := d.Name()
+			if p != root && (strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "vendor") {
+				return filepath.SkipDir
+			}
+			if p != root {
+				if _, e := os.Stat(filepath.Join(p, "go.mod")); e == nil {
+					return filepath.SkipDir // another module
+				}
+			}
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		r, _ := filepath.Rel(root, d)
+		path := module
+		if r != "." {
+			path = module + "/" + filepath.ToSlash(r)
+		}
+		check(d, path, true)
+	}
+	out.Flush()
+	f.Close()
+}
+'''
+
+
+def keyed(out: Path) -> tuple[dict[str, tuple[str, int, str, str]], dict[str, set], set[str]]:
+    """(key → (path, line, name, kind) of each definition, key → call sites, files attributed)
+    from a compiler front end's lines: the key of a definition is the file and line of its name."""
+    defs: dict[str, tuple[str, int, str, str]] = {}
+    calls: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    files: set[str] = set()
+    for line in out.read_text().splitlines():
+        r = json.loads(line)
+        files.add(r["path"])
+        if r["kind"] == "def" and r["key"] not in ("null", ""):
+            path, at = r["key"].rsplit(":", 1)
+            defs.setdefault(r["key"], (path, int(at), r["name"], r["what"]))
+        elif r["kind"] == "call":
+            calls[r["key"]].add((r["path"], r["line"]))
+    return defs, calls, files
+
+
+def go_reference(clone: Path, work: Path) -> tuple[dict[str, tuple[str, int, str, str]], dict[str, set], set[str]]:
+    """The module's definitions and calls attributed by go/types (standard library only:
+    no module proxy needed; a library outside the module is an empty package, its uses
+    tolerated), honouring build constraints; Debian's Go when ``go`` is missing."""
+    go = shutil.which("go") or next((str(p) for p in sorted(Path("/usr/lib").glob("go-1.*/bin/go"))), None)
+    if go is None:
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", "golang-go"], capture_output=True)
+        go = shutil.which("go") or next((str(p) for p in sorted(Path("/usr/lib").glob("go-1.*/bin/go"))), "go")
+    (work / "refgo.go").write_text(GO)
+    (work / "go.mod").write_text("module refgo\n\ngo 1.19\n")
+    env = dict(os.environ, GOFLAGS="-mod=mod", GOPROXY="off", GOCACHE=str(work / "cache"), GOTOOLCHAIN="local")
+    subprocess.run([go, "build", "-o", str(work / "refgo"), "."], cwd=work, check=True, capture_output=True, env=env)
+    out = work / "go.jsonl"
+    subprocess.run([str(work / "refgo"), str(clone), str(out)], check=True, capture_output=True, timeout=3600,
+                   env=dict(env, GOROOT=str(Path(go).resolve().parent.parent)))
+    return keyed(out)
+
 
 def javac_reference(clone: Path, work: Path) -> tuple[dict[str, tuple[str, int, str, str]], dict[str, set], set[str]]:
-    """(key → (path, line, name, kind) of each definition, key → call sites, files attributed)
-    from javac: the key of a method is the file and line of its name."""
+    """The same from javac: the key of a method is the file and line of its name."""
     if shutil.which("javac") is None:
         sudo = [] if os.geteuid() == 0 else ["sudo"]
         subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", "default-jdk-headless"], capture_output=True)
@@ -201,18 +472,7 @@ def javac_reference(clone: Path, work: Path) -> tuple[dict[str, tuple[str, int, 
     out = work / "java.jsonl"
     subprocess.run(["java", "-cp", str(work), "RefJava", str(clone), str(out), *roots], check=True, capture_output=True,
                    timeout=3600)
-    defs: dict[str, tuple[str, int, str, str]] = {}
-    calls: dict[str, set[tuple[str, int]]] = defaultdict(set)
-    files: set[str] = set()
-    for line in out.read_text().splitlines():
-        r = json.loads(line)
-        files.add(r["path"])
-        if r["kind"] == "def" and r["key"] != "null":
-            path, at = r["key"].rsplit(":", 1)
-            defs.setdefault(r["key"], (path, int(at), r["name"], r["what"]))
-        elif r["kind"] == "call":
-            calls[r["key"]].add((r["path"], r["line"]))
-    return defs, calls, files
+    return keyed(out)
 
 
 def index(clone: Path, lang: str, out: Path) -> list[dict]:
@@ -297,8 +557,8 @@ def evaluate(clone: Path, n: int, seed: int, rows_out: list[dict]) -> dict:
         subprocess.run([str(Path(sys.executable).with_name("oracl")), "build", str(clone), "-q"], check=True,
                        capture_output=True)
     with tempfile.TemporaryDirectory() as tmp:
-        if lang == "java":
-            defs, calls, indexed = javac_reference(clone, Path(tmp))
+        if lang in ("java", "go"):
+            defs, calls, indexed = (javac_reference if lang == "java" else go_reference)(clone, Path(tmp))
             docs: list[dict] = [{"path": p} for p in indexed]
         else:
             docs = index(clone, lang, Path(tmp) / "index.scip")

@@ -660,3 +660,36 @@ def test_tests_to_run_leave_out_fixtures_helpers_and_library_calls_and_say_when_
         lonely = callgraph.impact(snap, ["src/lonely.py"])
         assert lonely["notices"] == ["no test file reaches this change: none of the 1 file(s) reached is a test; "
                                      "nothing imports, calls or is named after what changed from a test"]
+
+
+GO_IDIOMS = {
+    "go.mod": "module example.com/g\n\ngo 1.21\n",
+    "group.go": ("package g\n\ntype RouterGroup struct{}\n\nfunc (group *RouterGroup) POST(p string) {}\n\n"
+                 "type Engine struct {\n\tRouterGroup\n\tWriter Writer\n}\n\n"
+                 "func New() *Engine { return &Engine{} }\n\n"
+                 "func Pair() (e *Engine, err error) { return New(), nil }\n\n"
+                 "func (engine *Engine) Routes() []*Engine { return nil }\n\n"
+                 "func (engine *Engine) Header() {}\n\n"
+                 "func (engine *Engine) Send() {\n\tengine.Writer.Header()\n\tengine.Header()\n}\n"),
+    "writer.go": "package g\n\ntype Writer interface {\n\tFlush()\n}\n",
+    "use_test.go": ("package g\n\nfunc TestUse() {\n\te, _ := Pair()\n\te.POST(\"/a\")\n"
+                    "\tfor _, r := range e.Routes() {\n\t\tr.Send()\n\t}\n\tall := e.Routes()\n"
+                    "\tfor _, x := range all {\n\t\tx.Header()\n\t}\n}\n"),
+}
+
+
+def test_go_multiple_results_ranges_embedded_fields_and_a_receivers_field(tmp_path: Path) -> None:
+    """``e, _ := Pair()`` takes Pair's first result; ``for _, r := range e.Routes()`` and
+    ``range all`` take the slice's element type; ``e.POST()`` is promoted from the embedded
+    RouterGroup; ``engine.Writer.Header()`` is the field's (an interface without Header),
+    never the caller's own ``Engine.Header`` (which ``engine.Header()`` is)."""
+    from oracl.builder.extractors.code import extract
+
+    assert extract("go", GO_IDIOMS["group.go"]).bases == (("Engine", "RouterGroup", "inherits", 7),)
+    g = _graph(write_tree(tmp_path / "g", GO_IDIOMS))
+    calls = sorted((e["source"].split("#")[1], e["target"].split("#")[1], e["resolution"], e["lines"]) for e in g.edges
+                   if e["relation"] == "calls" and e["source"].split("#")[1] in ("TestUse", "Engine.Send"))
+    assert calls == [("Engine.Send", "Engine.Header", "typed", [22]),  # engine.Header(), not engine.Writer.Header() (21)
+                     ("TestUse", "Engine.Header", "typed", [11]), ("TestUse", "Engine.Routes", "typed", [6, 9]),
+                     ("TestUse", "Engine.Send", "typed", [7]), ("TestUse", "Pair", "same_package", [4]),
+                     ("TestUse", "RouterGroup.POST", "typed", [5])]

@@ -123,6 +123,9 @@ QUERIES: dict[str, str] = {
   (composite_literal type: [(type_identifier) @vtype (qualified_type name: (type_identifier) @vtype)])
   (unary_expression operand: (composite_literal type: [(type_identifier) @vtype
     (qualified_type name: (type_identifier) @vtype)]))]))
+(range_clause left: (expression_list (_) (identifier) @var .) right: (call_expression function: [
+  (identifier) @vcall (selector_expression field: (field_identifier) @vcall)]))
+(range_clause left: (expression_list (_) (identifier) @var .) right: (identifier) @vsame)
 """,
     "javascript": _JS_DEFS,
     "typescript": _TS_DEFS,
@@ -397,6 +400,7 @@ def extract(language: str, text: str) -> CodeFacts:
     calls: list[Mention] = []
     typed: list[Typed] = []
     assigned: list[tuple[Any, Any]] = []  # (variable, function name) of `x = f()`
+    same: list[tuple[Any, str]] = []  # (variable, the variable whose elements it takes)
     namespaces: list[str] = []
     for _, caps in QueryCursor(query).matches(tree.root_node):
         if "name" in caps:
@@ -419,6 +423,8 @@ def extract(language: str, text: str) -> CodeFacts:
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
         elif "var" in caps and "vcall" in caps:  # `x = f()`: what f returns, resolved later
             assigned.append((caps["var"][0], caps["vcall"][0]))
+        elif "var" in caps and "vsame" in caps:  # Go's `for _, x := range xs`: x is what xs holds
+            same.append((caps["var"][0], _text(caps["vsame"][0])))
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
@@ -431,6 +437,8 @@ def extract(language: str, text: str) -> CodeFacts:
     error = "syntax errors in the tree" if tree.root_node.has_error else ""
     renames = tuple(dict.fromkeys(r for spec, _, _, node in imports for r in _js_renames(node, spec.strip()))) \
         if language in ("javascript", "typescript", "tsx") else ()
+    if same:
+        typed, assigned = _ranged(same, typed, assigned)
     typed.extend(_assigned_calls(assigned, calls))
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
                      tuple(dict.fromkeys(namespaces)), markers, bases,
@@ -548,6 +556,30 @@ def _heritage(node: Any) -> list[tuple[str, str]]:
     return out
 
 
+def _go_embedded(node: Any) -> list[tuple[str, str]]:
+    """A Go struct's embedded fields and an interface's embedded interfaces: their methods
+    are promoted, as a base's are inherited (``type Engine struct { RouterGroup }``:
+    ``engine.POST()`` is RouterGroup's). A library's (``http.ResponseWriter``) as written."""
+    body = node.child_by_field_name("type")
+    if body is None:
+        return []
+    if body.type == "struct_type":
+        lists = [c for c in body.children if c.type == "field_declaration_list"]
+        fields = [f.child_by_field_name("type") for f in (lists[0].children if lists else ())
+                  if f.type == "field_declaration" and f.child_by_field_name("name") is None]
+    elif body.type == "interface_type":
+        fields = [e.named_children[0] for e in body.children if e.type == "type_elem" and e.named_child_count == 1]
+    else:
+        return []
+    out = []
+    for t in fields:
+        while t is not None and t.type in ("pointer_type", "generic_type"):
+            t = t.named_children[0] if t.type == "pointer_type" else t.child_by_field_name("type")
+        if t is not None and t.type in ("type_identifier", "qualified_type"):
+            out.append((_text(t), "inherits"))
+    return out
+
+
 def _qualify(defs: list, source: bytes, language: str
              ) -> tuple[tuple[Symbol, ...], tuple[SymbolDetail, ...], int, tuple[Base, ...]]:
     """Symbols with their qualified names: the names of the containers around them (and a
@@ -580,7 +612,7 @@ def _qualify(defs: list, source: bytes, language: str
             owner = ".".join([*scope, short])
             trait = node.child_by_field_name("trait") if kind == "impl" else None
             found = [(n, "implements") for n in _type_names(trait)] if trait is not None else (
-                [] if kind in QUALIFY_ONLY else _heritage(node))
+                [] if kind in QUALIFY_ONLY else _go_embedded(node) if language == "go" else _heritage(node))
             bases.extend((owner, n, rel, first) for n, rel in found if n != short)
         if kind in QUALIFY_ONLY:
             continue
@@ -808,6 +840,27 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
     typed.extend(_assigned_calls(assigned, out))
     return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
             tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))
+
+
+def _ranged(same: list[tuple[Any, str]], typed: list[Typed],
+            assigned: list[tuple[Any, Any]]) -> tuple[list[Typed], list[tuple[Any, Any]]]:
+    """Go's ``for _, x := range xs``: x takes the type xs was last given above it (the
+    element type, as a slice's return type is read), declared or assigned from a call."""
+    typed, assigned = list(typed), list(assigned)
+    for node, source in same:
+        line = _line(node)
+        last: tuple[int, Typed | None, Any] = (0, None, None)
+        for t in typed:
+            if t[0] == source and last[0] <= t[2] <= line:
+                last = (t[2], t, None)
+        for v, fn in assigned:
+            if _text(v) == source and last[0] <= _line(v) <= line:
+                last = (_line(v), None, fn)
+        if last[1] is not None and len(typed) < MAX_CALLS:
+            typed.append((_text(node), last[1][1], line))
+        elif last[2] is not None:
+            assigned.append((node, last[2]))
+    return typed, assigned
 
 
 def _assigned_calls(assigned: list[tuple[Any, Any]], calls: list[Mention]) -> list[Typed]:

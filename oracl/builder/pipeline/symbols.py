@@ -143,7 +143,10 @@ class _Files:
 _RET_ARROW = re.compile(r"\)\s*->\s*['\"]?\*?&?(?:mut\s+)?([A-Za-z_][\w.]*)")  # Python, Rust, Swift
 _RET_COLON = re.compile(r"\)\s*:\s*([A-Za-z_$][\w.$]*)\s*(?:<[^()]*>)?\s*(?:=>|=|\{|$)")  # TS, Kotlin, PHP, Scala
 _RET_BEFORE = re.compile(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+([\w$]+)\s*[<(]")  # Java, C#, C, C++: `T name(`
-_RET_GO = re.compile(r"\)\s*\*?([A-Za-z_][\w.]*)\s*$")                           # Go: `func (b *B) F() *T`
+# Go: `func (b *B) F() *T`, `F() (*T, error)`, `F() (c *T, r *E)`, `F() []*T` (what ranging over it yields)
+_RET_GO = re.compile(r"\)\s*(?:\(\s*(?:[A-Za-z_]\w*\s+)?(?:\[\])?\*?([A-Za-z_][\w.]*)\s*(?:,[^()]*)?\)"
+                     r"|(?:\[\])?\*?([A-Za-z_][\w.]*))\s*$")
+_GO_RECEIVER = re.compile(r"func\s*\(\s*([A-Za-z_]\w*)\s")
 _NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
                         "None", "str", "float", "double", "char", "byte", "short", "Object", "object", "never",
                         "Promise", "Optional", "List", "Map", "Set", "T", "K", "V", "E", "R"})
@@ -188,7 +191,7 @@ def return_type(language: str, name: str, signature: str) -> str:
         return ""
     if m is None:
         return ""
-    ret = m.group(1).rsplit(".", 1)[-1].strip("'\"")
+    ret = (m.group(1) or m.group(m.lastindex or 1)).rsplit(".", 1)[-1].strip("'\"")
     return "" if ret in _NOT_TYPES or ret in ("public", "private", "protected", "static", "final", "new") else ret
 
 
@@ -416,6 +419,7 @@ class _Resolver:
         self.external: frozenset[str] = frozenset()  # names bound to a library's modules
         self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
         self._return_memo: dict[str, dict[str, str]] = {}     # path → qualified name → return type as written
+        self._receiver_names: dict[str, dict[str, str]] = {}  # path → Go method → its receiver's name
         self._variable_memo: dict[tuple[str, str], str | None] = {}  # (file, imported name) → its declared type
         self._imports: dict[str, _Imports] = {}
         self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
@@ -628,7 +632,7 @@ class _Resolver:
                 found = self._member(tid, name)  # a static call, a constructor: `Cls.make()`
                 if found is not None:
                     return [(found[0], how if how != "ambiguous" else "unique", 1)]
-            if cls is not None and f.language == "go":
+            if cls is not None and f.language == "go" and recv == self._go_receiver(f, caller):
                 found = self._member(cls, name)  # a Go method called on its receiver
                 if found is not None:
                     return [(found[0], "same_scope" if found[1] == 0 else "inherited", 1)]
@@ -638,6 +642,15 @@ class _Resolver:
             if recv[:1].isupper() and recv[1:2].islower():
                 return []  # `String::new()`, `Math.max()`: a type this repository does not define
         return self._members_named(fam, name)
+
+    def _go_receiver(self, f: FileFacts, caller: str) -> str:
+        """The receiver's name of the Go method ``caller`` (``c`` of ``func (c *Context) F()``),
+        not a field of it (``c.Writer.Header()`` is the field's, not Context's)."""
+        table = self._receiver_names.get(f.path)
+        if table is None:
+            table = self._receiver_names[f.path] = {
+                d[0]: m.group(1) for d in f.symbol_details if (m := _GO_RECEIVER.match(d[1])) is not None}
+        return table.get(caller.partition("#")[2], "")
 
     def _returns(self, sid: str) -> str:
         """What the signature of callable ``sid`` says it returns, as written: read from its
