@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from oracl.builder.pipeline.tags import content_type_of, is_placeholder, path_tags
 from oracl.core.config import Config
+
+from .conftest import write_tree
 
 CFG = Config(domain_map={"docs": "docs", "tests": "tests", "scripts": "ops", "mypkg": "core",
                          ".github": "ci"},
@@ -61,3 +65,74 @@ def test_content_type(name: str, expected: str) -> None:
 ])
 def test_placeholder(name: str, expected: bool) -> None:
     assert is_placeholder(name) is expected
+
+
+MONOREPO = {
+    "package.json": '{"private": true, "workspaces": {"packages": ["apps/*"]}}',
+    "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\n  - \"!packages/scratch\"\n  - ../outside/*\n",
+    "packages/zod/package.json": "{}",
+    "packages/zod/src/v4/core/schemas.ts": "export {}\n",
+    "packages/zod/src/index.ts": "export {}\n",
+    "packages/scratch/package.json": "{}",
+    "packages/notes/README.md": "no package.json: not a package\n",
+    "apps/web/package.json": "{}",
+    "apps/web/pages/a.tsx": "x\n",
+    "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\nexclude = ["crates/old"]\n',
+    "crates/web/Cargo.toml": "[package]\n",
+    "crates/web/src/lib.rs": "fn f() {}\n",
+    "crates/old/Cargo.toml": "[package]\n",
+    "go.work": "go 1.22\n\nuse (\n\t./svc/api\n\t// ./svc/dead\n)\nuse ./tools/gen\n",
+    "svc/api/go.mod": "module a\n",
+    "tools/gen/go.mod": "module g\n",
+    "pom.xml": ('<project xmlns="http://maven.apache.org/POM/4.0.0"><modules><module>java/core</module>'
+                "</modules></project>"),
+    "java/core/pom.xml": "<project><modules><module>inner</module></modules></project>",
+    "java/core/inner/pom.xml": "<project/>",
+    "settings.gradle": "include ':kt:app', 'kt:lib'\n",
+    "kt/app/build.gradle": "",
+    "kt/lib/build.gradle": "",
+    "pyproject.toml": '[tool.uv.workspace]\nmembers = ["py/*"]\n',
+    "py/one/pyproject.toml": "",
+    "src/alpha/__init__.py": "",
+    "src/beta/__init__.py": "",
+    "README.md": "top\n",
+}
+
+
+def test_workspace_packages_from_every_package_manager(tmp_path: Path) -> None:
+    """Each manifest's packages, less its exclusions (`!`, Cargo's ``exclude``, a go.work
+    comment), only folders holding the package's own manifest, nothing outside the root
+    (``../outside/*``) or through a symbolic link; two folders named ``web`` are named by
+    their paths."""
+    from oracl.core.config import load_config
+    from oracl.core.packages import workspace_packages
+
+    root = write_tree(tmp_path / "mono", MONOREPO)
+    (tmp_path / "outside" / "evil").mkdir(parents=True)
+    (tmp_path / "outside" / "evil" / "package.json").write_text("{}")
+    (root / "packages" / "linked").symlink_to(tmp_path / "outside" / "evil")
+    got = workspace_packages(root)
+    assert got == {"apps/web": "apps-web", "crates/web": "crates-web", "java/core": "core",
+                   "java/core/inner": "inner", "kt/app": "app", "kt/lib": "lib", "packages/zod": "zod",
+                   "py/one": "one", "src/alpha": "alpha", "src/beta": "beta", "svc/api": "api",
+                   "tools/gen": "gen"}
+    assert load_config(root).packages == got
+    assert load_config(root, packages={}).packages == {}  # what only reads a setting asks for
+    (root / ".oracl.toml").write_text('packages = { "packages/zod" = "schemas" }\n')
+    assert load_config(root).packages == {"packages/zod": "schemas"}  # set: nothing is read
+
+
+def test_a_workspace_package_is_a_domain_and_its_first_folder_a_component() -> None:
+    cfg = Config(packages={"packages/zod": "zod", "packages/zod/plugins/x": "x", "apps/web": "apps-web"})
+    rows = [(p, path_tags(p, cfg)["domain"], path_tags(p, cfg).get("component"))
+            for p in ("packages/zod/src/v4/core/schemas.ts", "packages/zod/src/index.ts", "packages/zod/package.json",
+                      "packages/zod/plugins/x/a.ts", "apps/web/pages/a.tsx", "packages/other/a.ts", "README.md",
+                      "src/app.py")]
+    assert rows == [("packages/zod/src/v4/core/schemas.ts", "zod", "v4"),  # under its src
+                    ("packages/zod/src/index.ts", "zod", "src"),
+                    ("packages/zod/package.json", "zod", None),
+                    ("packages/zod/plugins/x/a.ts", "x", None),  # the innermost package
+                    ("apps/web/pages/a.tsx", "apps-web", "pages"),
+                    ("packages/other/a.ts", "packages", "other"),  # not a package: the first segment
+                    ("README.md", "root", None),
+                    ("src/app.py", "core", None)]

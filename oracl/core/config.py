@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from oracl.core.errors import ConfigError
+from oracl.core.packages import workspace_packages
 
 # the suffixes a free-text path mention may end with (`see docs/guide.rst`, `cmd/root.go`)
 MENTION_SUFFIXES = (".py", ".md", ".txt", ".json", ".jsonl", ".yaml", ".yml", ".ini", ".cfg",
@@ -48,6 +49,9 @@ class Config:
     suffixes: tuple[str, ...] = ()              # () = every text file; a list = only those suffixes
     index_generated: bool = False               # parse and index vendored, generated, minified and lock files
     domain_map: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DOMAIN_MAP))
+    # workspace package folder → domain; read from the root's package managers' manifests
+    # (oracl.core.packages) unless set; {} = domains from the first path segment only
+    packages: dict[str, str] = field(default_factory=dict)
     exclude_dirs: tuple[str, ...] = ()          # extra directory names or root-relative globs
     derived_outputs: tuple[str, ...] = DEFAULT_DERIVED_OUTPUTS
     classification_globs: dict[str, str] = field(default_factory=dict)  # glob -> confidential|sensitive|public|internal
@@ -127,7 +131,7 @@ def search_log_enabled(root: Path, cfg: Config | None = None) -> bool:
         if len(_SEARCH_LOG) > 64:
             _SEARCH_LOG.clear()
         try:
-            _SEARCH_LOG[key] = load_config(root).search_log
+            _SEARCH_LOG[key] = load_config(root, packages={}).search_log  # no manifest is read for it
         except ConfigError:
             _SEARCH_LOG[key] = False
     return _SEARCH_LOG[key]
@@ -191,6 +195,11 @@ def _coerce(name: str, value: Any) -> Any:
             merged = dict(default)
             merged.update(value)
             return merged
+        if name == "packages":
+            bad = [k for k in value if k.startswith("/") or ".." in k.split("/") or "\\" in k]
+            if bad:
+                raise ConfigError(f"{where} keys must be folders inside the root, not {bad[0][:40]!r}")
+            return {k.strip("/"): v for k, v in value.items()}
         return dict(value)
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -270,6 +279,8 @@ def load_config(root: Path, **overrides: Any) -> Config:
     if project_pkg and "domain_map" not in overrides:
         table.setdefault("domain_map", {})
         table["domain_map"] = {project_pkg: "core", **table["domain_map"]}
+    if "packages" not in table and "packages" not in overrides:
+        table["packages"] = workspace_packages(root)
     unknown = sorted(set(table) - _TOML_KEYS)
     if unknown:
         raise ConfigError(f"unknown [tool.oracl] key(s): {', '.join(unknown)}")

@@ -797,7 +797,7 @@ def health(
         from oracl.core.config import load_config
 
         try:
-            threshold = load_config(root).health_threshold
+            threshold = load_config(root, packages={}).health_threshold
         except OraclError as exc:
             _fail(exc)
     assert threshold is not None

@@ -97,7 +97,7 @@ def create_server(root: Path) -> Any:
 
     check_root(Path(root))
     root = Path(root).resolve()
-    share = load_config(root).share_sensitive
+    share = load_config(root, packages={}).share_sensitive
     mem = Memory(root, withhold_sensitive=not share, reread=definitions_now)
     server = FastMCP("oracl", log_level="WARNING", instructions=(
         "ORACL is a semantic memory of the repository at " + str(root) + ". Start with "

@@ -197,7 +197,7 @@ def serve(root: Path, port: int, announce: Callable[[str], None]) -> None:
     ``announce`` gets the address once the socket listens."""
     import uvicorn
 
-    share = load_config(root).share_sensitive
+    share = load_config(root, packages={}).share_sensitive
     memory = Memory.open(root, withhold_sensitive=not share, reread=definitions_now)
     pages.build(memory, wait=0.0)  # the first tree walk starts now, not on a page
     sock = bind(port)

@@ -48,7 +48,7 @@ def _changed(snap: Snapshot, built: dict[str, list[Any]]) -> tuple[list[str], li
     from oracl.core.config import load_config
     from oracl.core.walk import walk
 
-    found = walk(snap.root, load_config(snap.root), stat=True)
+    found = walk(snap.root, load_config(snap.root, packages={}), stat=True)
     stats = found.stats
     added: list[str] = []
     modified: list[str] = []

@@ -26,12 +26,34 @@ def slug(segment: str) -> str:
     return _SLUG.sub("-", segment.lower()).strip("-") or "_"
 
 
-def domain_of(path: str, domain_map: dict[str, str]) -> str:
+def package_of(parts: list[str], packages: dict[str, str]) -> int:
+    """How many leading segments of a path name the innermost workspace package holding
+    it (``Config.packages``), 0 when none does."""
+    for i in range(len(parts) - 1, 0, -1):
+        if "/".join(parts[:i]) in packages:
+            return i
+    return 0
+
+
+def domain_of(path: str, domain_map: dict[str, str], packages: dict[str, str] | None = None) -> str:
+    """The workspace package's domain when one holds the path (``packages/zod/src/a.ts`` →
+    ``zod``), else the first segment's (through ``domain_map``), ``root`` at the top."""
     parts = path.split("/")
     if len(parts) == 1:
         return "root"
-    first = parts[0]
+    at = package_of(parts, packages) if packages else 0
+    first = packages["/".join(parts[:at])] if packages and at else parts[0]
     return domain_map.get(first) or domain_map.get(first.lower()) or slug(first)
+
+
+def component_of(parts: list[str], packages: dict[str, str]) -> str | None:
+    """The folder under the domain's: the second segment, or inside a workspace package
+    the first folder under it (under its ``src``/``lib`` when it has one)."""
+    at = package_of(parts, packages) if packages else 1
+    rest = parts[at or 1:]
+    if at and len(rest) >= 3 and rest[0] in ("src", "lib"):
+        rest = rest[1:]
+    return rest[0] if len(rest) >= 2 else None
 
 
 def content_type_of(name: str) -> str:
@@ -77,13 +99,14 @@ def path_tags(path: str, cfg: Config) -> dict[str, object]:
         lifecycle = "active"
     suffix = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
     tags: dict[str, object] = {
-        "domain": domain_of(path, cfg.domain_map),
+        "domain": domain_of(path, cfg.domain_map, cfg.packages),
         "lifecycle": lifecycle,
         "classification": classification_of(path, cfg),
         "content_type": content_type_of(name),
         "placeholder": is_placeholder(name),
         "format": suffix,
     }
-    if len(parts) >= 3:
-        tags["component"] = parts[1]
+    component = component_of(parts, cfg.packages)
+    if component is not None:
+        tags["component"] = component
     return tags
