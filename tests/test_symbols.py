@@ -693,3 +693,85 @@ def test_go_multiple_results_ranges_embedded_fields_and_a_receivers_field(tmp_pa
                      ("TestUse", "Engine.Header", "typed", [11]), ("TestUse", "Engine.Routes", "typed", [6, 9]),
                      ("TestUse", "Engine.Send", "typed", [7]), ("TestUse", "Pair", "same_package", [4]),
                      ("TestUse", "RouterGroup.POST", "typed", [5])]
+
+
+POLY_TESTS = {
+    "Cargo.toml": ('[package]\nname = "app"\n\n[dependencies]\nprinter = { path = "crates/printer" }\n\n'
+                   '[workspace]\nmembers = ["crates/*"]\n'),
+    "src/main.rs": "fn main() {}\n",
+    "tests/regression.rs": "#[test]\nfn runs_the_binary() {}\n",
+    "tests/data/sherlock.txt": "a data file a test reads\n",
+    "crates/printer/Cargo.toml": '[package]\nname = "printer"\n',
+    "crates/printer/src/lib.rs": "pub fn summary() -> u8 {\n    1\n}\n",
+    "crates/printer/tests/print.rs": "#[test]\nfn prints() {}\n",
+    "crates/lonely/Cargo.toml": '[package]\nname = "lonely"\n',
+    "crates/lonely/tests/alone.rs": "#[test]\nfn alone() {}\n",
+    "java/pom.xml": "<project/>\n",
+    "java/src/main/java/a/Shapes.java": "package a;\n\nclass Circle {\n    void run() {}\n}\n",
+    "java/src/test/java/a/CircleTest.java": "package a;\n\nclass CircleTest {\n}\n",
+    "java/src/test/java/a/BarTest.java": "package a;\n\nclass BarTest {\n}\n",
+    "web/package.json": "{}\n",
+    "web/src/format.ts": "export function slugify(x: string) {\n  return x;\n}\n",
+    "web/test/slugify.test.ts": "import { it } from 'vitest';\nit('slugs', () => {});\n",
+    "web/test/other.test.ts": "import { it } from 'vitest';\nit('other', () => {});\n",
+}
+
+
+def test_tests_to_run_by_package_crate_and_history_when_no_edge_reaches_them(tmp_path: Path) -> None:
+    """Tests no call or import reaches: a Rust crate's integration tests and those of the
+    crates depending on it (ripgrep's ``tests/`` run the binary), never a data file under
+    ``tests/``; Surefire's ``CircleTest`` in the module of the file defining Circle;
+    vitest's ``slugify.test.ts`` in the package of the file defining ``slugify`` (neither is
+    named after its file: the build links those itself); and a test that changed together
+    with the file (co-change), each with its reason and evidence."""
+    root = write_tree(tmp_path / "p", POLY_TESTS)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    for i in range(2):  # format.ts and other.test.ts change together twice
+        with (root / "web/src/format.ts").open("a") as fh:
+            fh.write(f"// {i}\n")
+        with (root / "web/test/other.test.ts").open("a") as fh:
+            fh.write(f"// {i}\n")
+        git(root, "commit", "-qam", f"together {i}")
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    with Snapshot.open(root) as snap:
+        rust = callgraph.impact(snap, ["crates/printer/src/lib.rs"])
+        assert [(t["path"], round(t["score"], 4), t["reasons"][-1]) for t in rust["tests"]] == [
+            ("crates/printer/tests/print.rs", 0.35, "integration test of crates/printer/Cargo.toml"),
+            ("tests/regression.rs", 0.245, "integration test of Cargo.toml")]  # 0.35 × 0.7, one manifest away
+        java = callgraph.impact(snap, ["java/src/main/java/a/Shapes.java"])
+        assert [(t["path"], t["score"], t["reasons"]) for t in java["tests"]] == [
+            ("java/src/test/java/a/CircleTest.java", 0.6, ["named after circle (same package)"])]
+        web = callgraph.impact(snap, ["web/src/format.ts"])
+        k = snap.named("cochange_partners_one", {"path": "web/src/format.ts"})[0]["k"]
+        assert [(t["path"], t["reasons"][-1]) for t in web["tests"]] == [
+            ("web/test/slugify.test.ts", "named after slugify (same package)"),
+            ("web/test/other.test.ts", "changes with web/src/format.ts")]
+        assert web["tests"][1]["score"] == pytest.approx(float(k) * 0.5)
+
+
+RUST_MACROS = {
+    "Cargo.toml": '[package]\nname = "m"\n',
+    "src/lib.rs": ("pub struct Router;\n\nimpl Router {\n    pub fn new() -> Router {\n        Router\n    }\n"
+                   "    pub fn route(&self, p: &str) -> usize {\n        p.len()\n    }\n}\n\n"
+                   "pub struct PathRouter;\n\nimpl PathRouter {\n    pub fn route(&self) {}\n}\n\n"
+                   "fn helper(x: u8) -> u8 {\n    x\n}\n\n"
+                   "pub fn check() {\n    assert_eq!(helper(2), 2, \"{}\", Router::new().route(\"/\"));\n"
+                   "    println!(\"{:?}\", (helper, (3)));\n}\n"),
+}
+
+
+def test_calls_inside_rust_macro_invocations(tmp_path: Path) -> None:
+    """``assert_eq!(helper(2), …, Router::new().route("/"))``: the calls in a macro's tokens
+    are calls, a call on ``Router::new()`` goes on through what it returns (axum's
+    ``Router::route`` was resolved to ``PathRouter::route``); a name followed by a comma,
+    then a parenthesis, is not a call."""
+    assert extract("rust", RUST_MACROS["src/lib.rs"]).calls == (
+        ("p.len", 8), ("?~Router.new().route", 23), ("Router.new", 23), ("assert_eq", 23), ("helper", 23),
+        ("println", 24))
+    g = _graph(write_tree(tmp_path / "m", RUST_MACROS))
+    calls = sorted((e["target"].split("#")[1], e["resolution"]) for e in g.edges
+                   if e["relation"] == "calls" and e["source"].endswith("#check"))
+    # Router::new() returns Router: its route, not PathRouter's
+    assert calls == [("Router.new", "same_scope"), ("Router.route", "typed"), ("helper", "same_scope")]

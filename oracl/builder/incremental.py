@@ -34,7 +34,7 @@ from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
 
-FORMAT = 6                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges
+FORMAT = 6                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt

@@ -31,9 +31,17 @@ def is_test_path(path: str) -> bool:
 
 _TEST_SUPPORT_DIRS = frozenset({"fixtures", "fixture", "__fixtures__", "testdata", "test_data", "test-data",
                                 "helpers", "helper", "support", "mocks", "__mocks__", "stubs", "snapshots",
-                                "__snapshots__", "apps", "test_apps", "ui", "pass", "fail"})
+                                "__snapshots__", "apps", "test_apps", "ui", "pass", "fail", "data"})
 _TEST_SUPPORT_NAMES = frozenset({"conftest.py", "__init__.py", "setup.py", "mod.rs", "helpers.py", "utils.py",
                                  "fixtures.py", "testing.py"})
+
+
+# what a test to run is written in: a data file under tests/ (ripgrep's `tests/data/sherlock.Z`,
+# a `.gitignore` case) is what a test reads, not a test
+TEST_CODE_SUFFIXES = frozenset("""
+py pyi js mjs cjs jsx ts tsx mts cts go rs java kt kts scala groovy rb php cs fs vb swift m mm c cc cpp cxx
+ex exs erl clj cljs dart lua pl t pm r jl hs ml zig nim cr sh bash bats zsh ps1 feature robot
+""".split())
 
 
 def is_test_to_run(path: str) -> bool:
@@ -48,6 +56,9 @@ def is_test_to_run(path: str) -> bool:
     if not is_test_path(path):
         return False
     parts = path.split("/")
+    name = parts[-1]
+    if "." not in name[1:] or name.rsplit(".", 1)[1].lower() not in TEST_CODE_SUFFIXES:
+        return False
     if _TEST_NAME.match(parts[-1]) is not None:
         return parts[-1] not in _TEST_SUPPORT_NAMES
     inside = next((i for i, part in enumerate(parts[:-1]) if part in _TEST_DIRS), len(parts))

@@ -37,6 +37,13 @@ IMPACT_DECAY = 0.7          # a symbol one more call away counts this much less
 FILE_STEP = 0.5             # a file importing a changed file: half the changed file's score
 FUZZY_CANDIDATES = 200
 NAME_MATCH = 0.9            # a test file named after a changed definition
+PACKAGE_NAME_MATCH = 0.6    # a test in the changed file's package named after it, reached by no edge
+CRATE_TESTS = 0.35          # a Rust crate's integration tests (they run its binary: no call reaches them)
+CRATE_STEP = 0.7            # … of a crate depending on the changed one, per manifest step
+COCHANGE_STEP = 0.5         # a test that has changed together with the changed file: κ × this
+MANIFESTS = frozenset({"Cargo.toml", "package.json", "pom.xml", "build.gradle", "build.gradle.kts", "go.mod",
+                       "pyproject.toml", "setup.py"})
+MAX_CRATE_STEPS = 3
 _TEST_AFFIX = re.compile(r"^(?:test_|tests_)|(?:_test|_tests|_spec|\.test|\.spec|test|tests|spec)$")
 _KIND_ORDER = {"class": 0, "interface": 0, "struct": 0, "trait": 0, "function": 1, "async_function": 1,
                "method": 2, "module": 4}
@@ -49,7 +56,8 @@ ONE_BY_ONE = 24  # up to this many keys, one indexed probe each (≈ 0.2–1 ms)
 # the Symbol table is several times the Artifact table: its IN scan took ≈ 100 ms at 50k files
 ONE_BY_ONE_OF = {"symbol_rows": 200}
 _PLURAL = {"symbol_names": "keys", "symbols_in_files": "paths", "files_dependents": "paths",
-           "artifact_domains": "paths", "artifact_rows": "paths", "cochange_partners": "paths"}
+           "artifact_domains": "paths", "artifact_rows": "paths", "cochange_partners": "paths",
+           "manifest_dependents": "paths"}
 
 
 def named_each(snap: Snapshot, name: str, values: list[str], **params: Any) -> list[dict[str, Any]]:
@@ -364,6 +372,62 @@ def _test_subjects(path: str) -> set[str]:
     return {core, *re.split(r"[._-]+", core)} - {""}
 
 
+def _package_tests(snap: Snapshot, sources: list[str], names: set[str]) -> list[tuple[str, float, str]]:
+    """Tests a change asks for that no call or import edge reaches, as (path, evidence,
+    reason): in each changed file's package (the nearest folder holding a manifest, else the
+    root), the tests named after the file or a changed type or function (Surefire's
+    ``FooTest`` for ``Foo``, jest's ``foo.test.ts``); a Rust crate's integration tests
+    (``tests/``) and those of the crates whose ``Cargo.toml`` depends on it (ripgrep's
+    ``tests/regression.rs`` runs the ``rg`` binary, built from every crate); and the
+    tests that have changed together with the file (co-change, weak)."""
+    paths = [r["path"] for r in snap.cached("artifact_paths")]
+    manifests = {p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] in MANIFESTS}
+    cargo = {p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] == "Cargo.toml"}
+    tests = [p for p in paths if is_test_to_run(p)]
+    out: list[tuple[str, float, str]] = []
+
+    def package(path: str, among: set[str]) -> str | None:
+        d = path.rpartition("/")[0]
+        while True:
+            if d in among:
+                return d
+            if not d:
+                return None
+            d = d.rpartition("/")[0]
+
+    def under(d: str) -> list[str]:
+        return tests if not d else [t for t in tests if t.startswith(d + "/")]
+
+    for src in sources:
+        home = package(src, manifests) or ""
+        stem = src.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        own = (names | {stem}) if len(stem) >= 3 else names
+        for t in under(home):
+            hit = sorted(own & _test_subjects(t))
+            if hit:
+                out.append((t, PACKAGE_NAME_MATCH, f"named after {hit[0]} (same package)"))
+        crate = package(src, cargo) if src.endswith(".rs") else None
+        if crate is None:
+            continue
+        manifest = f"{crate}/Cargo.toml".lstrip("/")
+        seen, frontier, step = {manifest: 0}, [manifest], 0
+        while frontier and step < MAX_CRATE_STEPS:  # the crates depending on it, through their manifests
+            step += 1
+            nxt = [r["source"] for r in named_each(snap, "manifest_dependents", frontier)
+                   if r["source"].endswith("Cargo.toml") and r["source"] not in seen]
+            for m in nxt:
+                seen[m] = step
+            frontier = sorted(set(nxt))
+        for m, hops in seen.items():
+            d = m.rpartition("/")[0]
+            for t in under(f"{d}/tests".lstrip("/")):
+                out.append((t, CRATE_TESTS * CRATE_STEP ** hops, f"integration test of {m}"))
+    for r in named_each(snap, "cochange_partners", sources):
+        if is_test_to_run(r["target"]):
+            out.append((r["target"], float(r["k"]) * COCHANGE_STEP, f"changes with {r['source']}"))
+    return out
+
+
 def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None = None, depth: int = 3,
            k: int = 20, min_confidence: float = 0.3,
            changed_lines: dict[str, list[tuple[int, int]]] | None = None,
@@ -510,6 +574,13 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
         hit = sorted(named & _test_subjects(path))
         if hit:
             touch(path, NAME_MATCH, max(1, hit_files[path]["distance"]), f"named after {hit[0]}")
+    sources = [p for p in changed_files if not is_test_path(p)]
+    if sources:
+        kinds = {n for s in seed_rows if s["kind"] not in ("module", "method")
+                 for n in (s["name"].lower(), s["qualified"].lower()) if len(n) >= 3}
+        for path, score, reason in _package_tests(snap, sources, kinds | (named - {s["name"].lower()
+                                                                                for s in seed_rows})):
+            touch(path, score, max(1, hit_files[path]["distance"] if path in hit_files else 1), reason)
     ranked = sorted(hit_files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
     tests = [f for f in ranked if is_test_to_run(f["path"])]  # a changed test runs too; a fixture or helper does not
     code = [f for f in ranked if f not in tests]

@@ -152,6 +152,7 @@ QUERIES: dict[str, str] = {
   (generic_function function: [(identifier) @call (scoped_identifier name: (identifier) @call)
     (field_expression field: (field_identifier) @call)])])
 (macro_invocation macro: (identifier) @call)
+(token_tree (identifier) @mcall . (token_tree))
 """,
     "java": """
 (package_declaration [(identifier) (scoped_identifier)] @ns)
@@ -425,6 +426,10 @@ def extract(language: str, text: str) -> CodeFacts:
             assigned.append((caps["var"][0], caps["vcall"][0]))
         elif "var" in caps and "vsame" in caps:  # Go's `for _, x := range xs`: x is what xs holds
             same.append((caps["var"][0], _text(caps["vsame"][0])))
+        elif "mcall" in caps:  # a call inside a macro's tokens: `assert_eq!(r.route("/"), …)`
+            callee = _token_call(caps["mcall"][0])
+            if callee and len(calls) < MAX_CALLS:
+                calls.append((callee, _line(caps["mcall"][0])))
         elif "call" in caps:
             if len(calls) < MAX_CALLS:
                 n = caps["call"][0]
@@ -504,6 +509,8 @@ def _chain(node: Any, depth: int = 0) -> str:
         obj = fn.child_by_field_name("object") or fn.child_by_field_name("value") or fn.child_by_field_name("operand")
         name_node = fn.child_by_field_name("property") or fn.child_by_field_name("field") or fn.child_by_field_name("attribute")
     elif fn is not None and obj is None:
+        if fn.type == "scoped_identifier" and re.fullmatch(r"\w+::\w+", _text(fn)):
+            return f"{_text(fn).replace('::', '.')}()"  # Rust's `Router::new()`: what the associated fn returns
         return f"{_text(fn)}()" if re.fullmatch(r"[\w$]+", _text(fn)) else ""
     if name_node is None:
         return ""
@@ -840,6 +847,33 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
     typed.extend(_assigned_calls(assigned, out))
     return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
             tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))
+
+
+def _token_call(node: Any) -> str:
+    """A call written in a Rust macro invocation's tokens, kept as a call outside one is:
+    ``f(…)`` → f, ``r.route(…)`` → r.route, ``Router::new(…)`` → Router.new, a call on a
+    call's result → ?.name; "" when the name is not followed by ``(`` at once."""
+    nxt = node.next_sibling
+    if nxt is None or nxt.type != "token_tree" or not nxt.text.startswith(b"("):
+        return ""
+    name = _text(node)
+    prev = node.prev_sibling
+    if prev is None or prev.type not in (".", "::"):
+        return name
+    before = prev.prev_sibling
+    if before is not None and before.type in ("identifier", "self", "super", "crate"):
+        return f"{_text(before)}.{name}"
+    step = before.prev_sibling if before is not None and before.type == "token_tree" and prev.type == "." else None
+    if step is not None and step.type == "identifier" and before.text.startswith(b"("):
+        # a call on a call's result, one step: `Router::new().route(…)`, `r.a().b(…)`, `make().go(…)`
+        dot = step.prev_sibling
+        head = dot.prev_sibling if dot is not None and dot.type in (".", "::") else None
+        if head is None:
+            return f"?~{_text(step)}().{name}" if dot is None or dot.type not in (".", "::") else f"?.{name}"
+        if head.type in ("identifier", "self"):
+            return (f"?~{_text(head)}.{_text(step)}().{name}" if dot.type == "::"  # type: ignore[union-attr]
+                    else f"?~{_text(head)}~{_text(step)}.{name}")
+    return f"?.{name}"
 
 
 def _ranged(same: list[tuple[Any, str]], typed: list[Typed],
