@@ -144,8 +144,7 @@ EXPECTED = {
     ("rs/src/lib.rs#Cat", "rs/src/lib.rs#Speak", "implements", "same_scope"),
     ("rs/src/lib.rs#Cat.speak", "rs/src/lib.rs#Cat.purr", "calls", "same_scope"),
     ("rs/src/lib.rs#run", "rs/src/lib.rs#Cat.new", "calls", "same_scope"),
-    ("rs/src/lib.rs#run", "rs/src/lib.rs#Cat.speak", "calls", "ambiguous"),  # `Cat::new().speak()`
-    ("rs/src/lib.rs#run", "rs/src/lib.rs#Speak.speak", "calls", "ambiguous"),
+    ("rs/src/lib.rs#run", "rs/src/lib.rs#Cat.speak", "calls", "typed"),  # `Cat::new()` returns Cat
     ("ts/src/draw.ts#Big", "ts/src/shape.ts#Square", "inherits", "imported"),
     ("ts/src/draw.ts#draw", "ts/src/shape.ts#Square", "references", "imported"),
     ("ts/src/draw.ts#draw", "ts/src/shape.ts#Square.area", "calls", "typed"),  # s: Square
@@ -251,15 +250,15 @@ def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
                         "exported": True}
     assert {(e["source"], e["target"], e["relation"], e["resolution"]) for e in edges
             if e["relation"] != "contains"} == EXPECTED
-    assert doc["schema"]["counts"]["symbols"]["edges_by_relation"]["calls"] == 40
+    assert doc["schema"]["counts"]["symbols"]["edges_by_relation"]["calls"] == 39
     with Snapshot.open(built) as snap:
         assert snap.store.rows("MATCH (s:Symbol) RETURN count(s) AS n")[0]["n"] == 112
-        assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 40
+        assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 39
         assert snap.store.rows("MATCH (a:Artifact)-[:Defines]->(s:Symbol) WHERE s.id = 'py/shop/cart.py#Cart' "
                                "RETURN a.path AS p")[0]["p"] == "py/shop/cart.py"
     proc = run_cli("verify", str(built))
     assert proc.returncode == 0, proc.stderr
-    assert "112 symbols and 40 call edges match the export" in " ".join(proc.stdout.split())
+    assert "112 symbols and 39 call edges match the export" in " ".join(proc.stdout.split())
 
 
 def test_symbols_exact_qualified_and_fuzzy(built: Path) -> None:
@@ -287,10 +286,10 @@ def test_callers_and_callees_with_depth_and_confidence(built: Path) -> None:
         # test_add calls Cart.add on `c = make_cart()`, whose signature says `-> Cart`: typed, κ 0.85
         assert [[r["id"] for r in lvl] for lvl in two["levels"]] == [
             ["py/shop/cart.py#Cart.add"], ["py/shop/cart.py#make_cart", "py/tests/test_cart.py#test_add"]]
-        ambiguous = callgraph.callers(snap, "Speak.speak")
-        assert ambiguous["callers"] == []  # κ 0.25 (one of two candidates)
-        assert [r["id"] for r in callgraph.callers(snap, "Speak.speak", min_confidence=0.0)["callers"]] == [
-            "rs/src/lib.rs#run"]
+        # `Cat::new().speak()`: Cat's (new returns Cat), not the trait's declaration
+        assert [(r["id"], r["resolution"]) for r in callgraph.callers(snap, "Cat.speak")["callers"]] == [
+            ("rs/src/lib.rs#run", "typed")]
+        assert callgraph.callers(snap, "Speak.speak", min_confidence=0.0)["callers"] == []
         out = callgraph.callees(snap, "make_cart")
         assert [(r["id"], r["resolution"]) for r in out["callees"]] == [
             ("py/shop/cart.py#Cart", "same_scope"), ("py/shop/cart.py#Cart.add", "typed")]
@@ -370,7 +369,7 @@ def test_repair_restores_the_symbol_tables(built: Path) -> None:
     proc = run_cli("repair", str(built))
     assert proc.returncode == 0, proc.stderr
     with Snapshot.open(built) as snap:
-        assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 40
+        assert snap.store.rows("MATCH ()-[c:Calls]->() RETURN count(c) AS n")[0]["n"] == 39
         assert callgraph.callers(snap, "py/shop/base.py#Base.total")["callers"][0]["id"] == "py/shop/base.py#Base.describe"
 
 
