@@ -774,3 +774,43 @@ def test_calls_inside_rust_macro_invocations(tmp_path: Path) -> None:
                    if e["relation"] == "calls" and e["source"].endswith("#check"))
     # Router::new() returns Router: its route, not PathRouter's
     assert calls == [("Router.new", "same_scope"), ("Router.route", "typed"), ("helper", "same_scope")]
+
+
+TS_BARRELS = {
+    "package.json": '{"name": "lib", "exports": {".": "./src/index.ts", "./v4": "./src/v4/index.ts"}}\n',
+    "src/index.ts": 'export * from "./v4/index.js";\n',
+    "src/v4/index.ts": 'export * from "./classic/index.js";\nexport { helper as assist } from "./util.js";\n',
+    "src/v4/classic/index.ts": 'export * from "./schemas.js";\n',
+    "src/v4/util.ts": "export function helper(): number {\n  return 1;\n}\n",
+    "src/v4/classic/schemas.ts": (
+        "export interface ZodString {\n  min(n: number): ZodString;\n}\n\n"
+        "export const ZodString = $constructor(\"ZodString\", (inst: any) => {\n"
+        "  inst._zod.parse = (p: unknown) => p;\n});\n\n"
+        "export const ZodNumber = $constructor(\"ZodNumber\", (inst: any) => {\n"
+        "  inst._zod.parse = (p: unknown) => p;\n});\n\n"
+        "export function string<\n  TypeParameterWithAVeryLongNameSoTheSignatureRunsPastTwoHundredCharacters extends string = string,\n"
+        "  AnotherLongTypeParameterName extends number = number,\n  AThirdOneForGoodMeasure extends boolean = boolean,\n"
+        ">(params?: string): ZodString {\n"
+        "  return new ZodString(params);\n}\n"),
+    "test/string.test.ts": ('import * as z from "lib/v4";\nimport { assist } from "../src/v4/index.js";\n\n'
+                            'export function check() {\n  z.string().min(5);\n  assist();\n}\n'),
+}
+
+
+def test_typescript_barrels_factories_and_long_signatures(tmp_path: Path) -> None:
+    """``import * as z from "lib/v4"`` through three ``export *`` barrels reaches ``string``;
+    ``export {helper as assist} from`` is helper; a signature longer than the kept 200
+    characters keeps its return type, so ``z.string().min()`` goes on to ZodString's min
+    (the interface, merged with the const of the same name); ``const ZodString =
+    $constructor(…, (inst) => {…})`` is a class and each ``inst._zod.parse = …`` in such a
+    factory its own method."""
+    facts = extract("typescript", TS_BARRELS["src/v4/classic/schemas.ts"])
+    assert [(s[0], s[1]) for s in facts.symbols] == [
+        ("ZodString", "interface"), ("min", "method"), ("ZodString", "class"), ("parse", "method"),
+        ("ZodNumber", "class"), ("parse", "method"), ("string", "function")]
+    assert [d[0] for d in facts.details][3:6] == ["ZodString.inst._zod.parse", "ZodNumber", "ZodNumber.inst._zod.parse"]
+    assert facts.details[-1][1].endswith(" …): ZodString") and len(facts.details[-1][1]) == 200
+    g = _graph(write_tree(tmp_path / "t", TS_BARRELS))
+    calls = sorted((e["target"].split("#")[1], e["resolution"]) for e in g.edges
+                   if e["relation"] == "calls" and e["source"] == "test/string.test.ts#check")
+    assert calls == [("ZodString.min", "typed"), ("helper", "imported"), ("string", "imported")]

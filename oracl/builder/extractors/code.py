@@ -57,6 +57,10 @@ _JS_DEFS = """
 (assignment_expression left: (member_expression object: (_) @receiver property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)]) @def.function
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.function
+(program ([(lexical_declaration (variable_declarator name: (identifier) @name value: (call_expression
+  arguments: (arguments [(arrow_function) (function_expression)]))) @def.factory)
+  (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name
+  value: (call_expression arguments: (arguments [(arrow_function) (function_expression)]))) @def.factory))]))
 (import_statement source: (string (string_fragment) @import))
 (export_statement source: (string (string_fragment) @import))
 (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @import))
@@ -386,7 +390,15 @@ def _signature(node: Any, source: bytes) -> str:
         if ch == "\n" and depth <= 0:
             cut = i
             break
-    return " ".join(text[:cut].split()).rstrip(" {=:")[:SIGNATURE_CHARS]
+    sig = " ".join(text[:cut].split()).rstrip(" {=:")
+    if len(sig) <= SIGNATURE_CHARS:
+        return sig
+    # long generics or parameters: keep what follows the last parenthesis (the declared
+    # return type, which a call chain goes on through: zod's `discriminatedUnion<…>(…): ZodDiscriminatedUnion<…>`)
+    tail = sig[sig.rfind(")"):] if ")" in sig else ""
+    if not tail or len(tail) > SIGNATURE_CHARS // 2:
+        return sig[:SIGNATURE_CHARS]
+    return sig[:SIGNATURE_CHARS - len(tail) - 2] + " …" + tail
 
 
 def extract(language: str, text: str) -> CodeFacts:
@@ -410,6 +422,8 @@ def extract(language: str, text: str) -> CodeFacts:
                 continue
             node, name_node = caps["def." + kind][0], caps["name"][0]
             name = _text(name_node)
+            if kind == "factory":  # `export const $ZodString = $constructor("…", (inst) => {…})`: a class
+                kind = "class" if name.lstrip("$_")[:1].isupper() else "function"  # made by a call, or a function
             receiver = _text(caps["receiver"][0]) if "receiver" in caps else ""
             if receiver in _NOT_RECEIVERS or not _CHAIN.match(receiver):
                 receiver = ""  # `module.exports.f = function`, `this.f = …`: a plain function
@@ -701,9 +715,25 @@ def _js_clause(node: Any) -> list[Any]:
     return [part for n in stmt.named_children if n.type == "import_clause" for part in n.named_children]
 
 
+def _js_reexport(node: Any) -> Any:
+    """The ``export … from "…"`` statement around an import's source string, or None."""
+    stmt = node.parent.parent if node.parent is not None else None
+    return stmt if stmt is not None and stmt.type == "export_statement" else None
+
+
 def _js_names(node: Any) -> tuple[str, ...]:
     """The names an ES import brings in (``import d, {a, b as c} from …`` → d, a, b; a
-    default import is looked up by its local name, which is most often the export's)."""
+    default import is looked up by its local name, which is most often the export's), and
+    a re-export's: ``export {a, b as c} from …`` → a, b; ``export * from …`` → ``*`` (every
+    name of that module is a name of this one: a barrel)."""
+    stmt = _js_reexport(node)
+    if stmt is not None:
+        clause = next((n for n in stmt.named_children if n.type == "export_clause"), None)
+        if clause is not None:
+            return tuple(_text(n) for s in clause.named_children if s.type == "export_specifier"
+                         and (n := s.child_by_field_name("name")) is not None)
+        star = any(c.type == "*" for c in stmt.children)
+        return ("*",) if star else ()
     out: list[str] = []
     for part in _js_clause(node):
         if part.type == "identifier":
@@ -719,6 +749,12 @@ def _js_renames(node: Any, module: str) -> list[tuple[str, str]]:
     ``import * as ns from "./m"`` → (ns, "*./m"): the module itself, under a name of the
     file's choosing."""
     out: list[tuple[str, str]] = []
+    stmt = _js_reexport(node)
+    for clause in (n for n in (stmt.named_children if stmt is not None else ()) if n.type == "export_clause"):
+        for s in clause.named_children:  # `export {a as b} from "./m"`: b is a there
+            name, alias = s.child_by_field_name("name"), s.child_by_field_name("alias")
+            if s.type == "export_specifier" and name is not None and alias is not None:
+                out.append((_text(alias), _text(name)))
     for part in _js_clause(node):
         if part.type == "named_imports":
             for s in part.named_children:

@@ -146,6 +146,7 @@ _RET_BEFORE = re.compile(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+([\w$]+)\s*[<(]"
 # Go: `func (b *B) F() *T`, `F() (*T, error)`, `F() (c *T, r *E)`, `F() []*T` (what ranging over it yields)
 _RET_GO = re.compile(r"\)\s*(?:\(\s*(?:[A-Za-z_]\w*\s+)?(?:\[\])?\*?([A-Za-z_][\w.]*)\s*(?:,[^()]*)?\)"
                      r"|(?:\[\])?\*?([A-Za-z_][\w.]*))\s*$")
+MAX_REEXPORTS = 4  # re-exports followed from a name's import to its definition (zod: index → classic → external → schemas)
 _GO_RECEIVER = re.compile(r"func\s*\(\s*([A-Za-z_]\w*)\s")
 _NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
                         "None", "str", "float", "double", "char", "byte", "short", "Object", "object", "never",
@@ -468,15 +469,24 @@ class _Resolver:
         out: list[str] = []
         for p in dict.fromkeys(paths):
             found = [i for i in self.t.top.get(p, {}).get(name, ()) if kinds is None or self.t.kind[i] in kinds]
-            if not found and follow and depth < 2:
+            if len(found) > 1 and kinds is TYPE_KINDS:
+                found = found[:1]  # TypeScript's `interface X` + `const X = make(…)`: one merged type (_member)
+            if not found and follow and depth < MAX_REEXPORTS:
                 names, _, renamed, _ = self.imports_of(p)  # a re-export may rename: `from .m import a as b`
                 found = self._top(names.get(name, []), renamed.get(name, name), kinds, depth + 1)
+                if not found and "*" in names:  # `export * from "./m"`: a barrel, every name of m
+                    found = self._top(names["*"], name, kinds, depth + 1)
             out.extend(i for i in found if i not in out)
         return out
 
     def _member(self, type_id: str, name: str) -> tuple[str, int] | None:
         """A member of a type or of one of its bases (with the depth it was found at)."""
-        frontier, seen = [type_id], {type_id}
+        # a type declared twice under one name in one file (TypeScript's declaration merging:
+        # `interface ZodString` + `const ZodString = $constructor(…)`) is one type
+        short = type_id.partition("#")[2]
+        frontier = [type_id, *(i for i in self.t.top.get(self.t.path.get(type_id, ""), {}).get(short, ())
+                               if i != type_id and self.t.kind[i] in TYPE_KINDS)]
+        seen = set(frontier)
         for depth in range(MAX_BASE_DEPTH + 1):
             nxt = []
             for tid in frontier:
