@@ -814,3 +814,35 @@ def test_typescript_barrels_factories_and_long_signatures(tmp_path: Path) -> Non
     calls = sorted((e["target"].split("#")[1], e["resolution"]) for e in g.edges
                    if e["relation"] == "calls" and e["source"] == "test/string.test.ts#check")
     assert calls == [("ZodString.min", "typed"), ("helper", "imported"), ("string", "imported")]
+
+
+TS_TYPED = {
+    "src/doc.ts": "export class Doc {\n  write(s: string) {}\n}\n",
+    "src/core.ts": ("export interface $constructor<T> {\n  init(inst: T): void;\n}\n"
+                    "export function $constructor(name: string, f: any): any {\n  return f;\n}\n"),
+    "src/index.ts": 'export * from "./core.js";\nexport * from "./schemas.js";\n',
+    "src/schemas.ts": ('import * as core from "./core.js";\nexport interface $ZodCUID {\n  x: number;\n}\n'
+                       'export const $ZodCUID: core.$constructor<$ZodCUID> = core.$constructor("$ZodCUID", (inst: any) => {\n'
+                       "  inst.x = 1;\n});\n"),
+    "src/classic.ts": ('import * as core from "./index.js";\nimport { Doc } from "./doc.js";\n\n'
+                       'export const ZodCUID: core.$constructor<any> = core.$constructor("ZodCUID", (inst: any) => {\n'
+                       "  core.$ZodCUID.init(inst);\n  ZodCUID.init(inst);\n  const doc = new Doc();\n  doc.write(\"x\");\n});\n"),
+}
+
+
+def test_typescript_declared_consts_and_a_variable_named_like_a_module(tmp_path: Path) -> None:
+    """``const ZodCUID: core.$constructor<…> = …`` is typed by its declaration (not by the
+    call assigned to it); ``core.$ZodCUID.init()`` is the declared type's ``init``, where the
+    one module declaring ``$ZodCUID`` says; ``import {Doc} from "./doc.js"`` binds Doc, so a
+    local ``doc`` is the variable (``doc.write()``: Doc's), not the module; ``interface
+    $constructor`` and ``function $constructor`` are two symbols."""
+    assert extract("typescript", TS_TYPED["src/classic.ts"]).typed == (("ZodCUID", "$constructor", 4), ("doc", "Doc", 7))
+    g = _graph(write_tree(tmp_path / "t", TS_TYPED))
+    calls = sorted((e["target"].split("#")[1], e["resolution"], e["lines"]) for e in g.edges
+                   if e["relation"] == "calls" and e["source"] == "src/classic.ts#ZodCUID")
+    # the interface and the function named $constructor are two symbols: a type, and a value
+    assert calls == [("$constructor.init", "typed", [5, 6]), ("$constructor@function", "imported", [4]),
+                     ("Doc", "imported", [7]), ("Doc.write", "typed", [8])]
+    assert {n["id"]: n["qualified"] for n in g.nodes if n["path"] == "src/core.ts" and n["kind"] != "module"} == {
+        "src/core.ts#$constructor": "$constructor", "src/core.ts#$constructor.init": "$constructor.init",
+        "src/core.ts#$constructor@function": "$constructor"}

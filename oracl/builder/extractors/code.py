@@ -93,6 +93,9 @@ _TS_DEFS = _JS_DEFS + """
   (generic_type name: (type_identifier) @vtype)]))
 (public_field_definition name: (property_identifier) @var type: (type_annotation [(type_identifier) @vtype
   (generic_type name: (type_identifier) @vtype)]))
+(variable_declarator name: (identifier) @var type: (type_annotation [(type_identifier) @vtype
+  (nested_type_identifier name: (type_identifier) @vtype)
+  (generic_type name: [(type_identifier) @vtype (nested_type_identifier name: (type_identifier) @vtype)])]))
 """
 
 QUERIES: dict[str, str] = {
@@ -434,7 +437,8 @@ def extract(language: str, text: str) -> CodeFacts:
                 imports.append((_text(n), _line(n), n.end_point[0] + 1, n))
         elif "var" in caps and "vtype" in caps:
             vtype = _text(caps["vtype"][0])
-            if len(typed) < MAX_CALLS and (vtype[:1].isupper() or language == "go"):  # Go types may be unexported
+            # Go types may be unexported; zod's `$constructor` is a type
+            if len(typed) < MAX_CALLS and (vtype[:1].isupper() or vtype[:1] == "$" or language == "go"):
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
         elif "var" in caps and "vcall" in caps:  # `x = f()`: what f returns, resolved later
             assigned.append((caps["var"][0], caps["vcall"][0]))
@@ -458,7 +462,8 @@ def extract(language: str, text: str) -> CodeFacts:
         if language in ("javascript", "typescript", "tsx") else ()
     if same:
         typed, assigned = _ranged(same, typed, assigned)
-    typed.extend(_assigned_calls(assigned, calls))
+    declared = {(v, ln) for v, _, ln in typed}  # `const x: T = f()`: T, as declared
+    typed.extend(t for t in _assigned_calls(assigned, calls) if (t[0], t[2]) not in declared)
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
                      tuple(dict.fromkeys(namespaces)), markers, bases,
                      tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))), documented, error, renames)

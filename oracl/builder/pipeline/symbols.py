@@ -70,6 +70,7 @@ SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
 CALLABLE = frozenset({"function", "method", "async_function", "class", "struct", "record", "object", "macro"})
 FREE_CALLABLE = CALLABLE - {"method"}
 FUNCTION_KINDS = frozenset({"function", "method", "async_function"})
+TYPE_ONLY = frozenset({"interface", "type"})  # TypeScript declarations that name a type and no value
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "record", "object", "protocol", "type"})
 SCOPES = frozenset({"function", "method", "async_function", *TYPE_KINDS})
 IMPLICIT_THIS = frozenset({"java", "kotlin", "scala", "csharp", "cpp", "ruby", "swift"})  # `f()` may be `this.f()`
@@ -141,7 +142,7 @@ class _Files:
 
 
 _RET_ARROW = re.compile(r"\)\s*->\s*['\"]?\*?&?(?:mut\s+)?([A-Za-z_][\w.]*)")  # Python, Rust, Swift
-_RET_COLON = re.compile(r"\)\s*:\s*([A-Za-z_$][\w.$]*)\s*(?:<[^()]*>)?\s*(?:=>|=|\{|$)")  # TS, Kotlin, PHP, Scala
+_RET_COLON = re.compile(r"\)\s*:\s*([A-Za-z_$][\w.$]*)\s*(?:<[^()]*>)?\s*;?\s*(?:=>|=|\{|$)")  # TS, Kotlin, PHP, Scala
 _RET_BEFORE = re.compile(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+([\w$]+)\s*[<(]")  # Java, C#, C, C++: `T name(`
 # Go: `func (b *B) F() *T`, `F() (*T, error)`, `F() (c *T, r *E)`, `F() []*T` (what ranging over it yields)
 _RET_GO = re.compile(r"\)\s*(?:\(\s*(?:[A-Za-z_]\w*\s+)?(?:\[\])?\*?([A-Za-z_][\w.]*)\s*(?:,[^()]*)?\)"
@@ -250,17 +251,22 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
         # one symbol per qualified name and file: overloads, a property's setter, a redefinition.
         # Python keeps the last definition (the one the name is bound to at run time), the
         # others the first; the other definitions' lines still belong to it.
-        rep: dict[str, int] = {}
-        for i, d in enumerate(details):
-            if f.language == "python" or d[0] not in rep:
-                rep[d[0]] = i
+        # TypeScript's declaration merging: `interface X` and `function X`/`const X = …` are two
+        # symbols (a type and a value), the value's id marked with its kind (`…#X@function`)
+        merging = f.language in ("typescript", "tsx")
+        rep: dict[tuple[str, bool], int] = {}
+        for i, (sym, d) in enumerate(zip(f.symbols, details, strict=True)):
+            key = (d[0], merging and sym[1] not in TYPE_ONLY)
+            if f.language == "python" or key not in rep:
+                rep[key] = i
         others: list[tuple[int, int, str]] = []
         for i, ((name, kind, start, end), (qualified, signature, doc)) in enumerate(zip(f.symbols, details, strict=True)):
-            if rep[qualified] != i:
+            value = merging and kind not in TYPE_ONLY
+            if rep[(qualified, value)] != i:
                 others.append((start, end, qualified))
                 continue
             short = qualified.rsplit(".", 1)[-1] or name
-            sid = f"{f.path}#{qualified}"
+            sid = f"{f.path}#{qualified}@{kind}" if value and (qualified, False) in rep else f"{f.path}#{qualified}"
             t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
             if f.language in ("c", "cpp") and signature.endswith(";"):
                 t.prototypes.add(sid)
@@ -420,6 +426,7 @@ class _Resolver:
         self.external: frozenset[str] = frozenset()  # names bound to a library's modules
         self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
         self._return_memo: dict[str, dict[str, str]] = {}     # path → qualified name → return type as written
+        self._elsewhere_memo: dict[tuple[str, str], str | None] = {}  # (family, name) → a typed module variable's type
         self._receiver_names: dict[str, dict[str, str]] = {}  # path → Go method → its receiver's name
         self._variable_memo: dict[tuple[str, str], str | None] = {}  # (file, imported name) → its declared type
         self._imports: dict[str, _Imports] = {}
@@ -483,7 +490,7 @@ class _Resolver:
         """A member of a type or of one of its bases (with the depth it was found at)."""
         # a type declared twice under one name in one file (TypeScript's declaration merging:
         # `interface ZodString` + `const ZodString = $constructor(…)`) is one type
-        short = type_id.partition("#")[2]
+        short = type_id.partition("#")[2].split("@", 1)[0]
         frontier = [type_id, *(i for i in self.t.top.get(self.t.path.get(type_id, ""), {}).get(short, ())
                                if i != type_id and self.t.kind[i] in TYPE_KINDS)]
         seen = set(frontier)
@@ -638,6 +645,11 @@ class _Resolver:
                     if found is not None:
                         return [(found[0], "typed", 1)]
                 return []  # declared with a library's type (`runner = CliRunner()`), or one without the member
+            if not declared and recv not in self.names:  # `core.$ZodCUID.init()`: a typed variable of another module
+                tid = self._variable_elsewhere(fam, recv)
+                found = self._member(tid, name) if tid is not None else None
+                if found is not None:
+                    return [(found[0], "typed", 1)]
             for tid, how, _ in self.type_name(f, recv) if recv[:1].isupper() else []:
                 found = self._member(tid, name)  # a static call, a constructor: `Cls.make()`
                 if found is not None:
@@ -672,7 +684,7 @@ class _Resolver:
             table = self._return_memo[path] = {} if f is None or len(f.symbol_details) != len(f.symbols) else {
                 d[0]: return_type(f.language, d[0].rsplit(".", 1)[-1], d[1])
                 for s_, d in zip(f.symbols, f.symbol_details, strict=True) if s_[1] in CALLABLE}
-        return table.get(sid.partition("#")[2], "")
+        return table.get(sid.partition("#")[2].split("@", 1)[0], "")
 
     def _returned(self, sid: str) -> str | None:
         """The type a callable returns, resolved where it is declared (``this``/``Self``: its own)."""
@@ -703,6 +715,25 @@ class _Resolver:
         if key not in self._variable_memo:  # every call on it asks again
             self._variable_memo[key] = self._imported_variable_type(name)
         return self._variable_memo[key]
+
+    def _variable_elsewhere(self, fam: str, name: str) -> str | None:
+        """The declared type of the one module-level variable named ``name`` in this
+        language family, where a definition of that name marks the file (TypeScript's
+        ``export const $ZodCUID: core.$constructor<$ZodCUID> = …``, reached as
+        ``core.$ZodCUID``): None when there is none or more than one."""
+        key = (fam, name)
+        if key not in self._elsewhere_memo:
+            files = {self.t.path[i] for i in self.t.by_short.get(key, ())}
+            found = set()
+            for path in sorted(files)[:MAX_CANDIDATES]:
+                facts = self.idx.facts.get(path)
+                declared = {ty for var, ty in module_typed(facts) if var == name} if facts is not None else set()
+                if len(declared) == 1:
+                    tid = self._type_in(path, declared.pop())
+                    if tid is not None:
+                        found.add(tid)
+            self._elsewhere_memo[key] = found.pop() if len(found) == 1 and len(files) <= MAX_CANDIDATES else None
+        return self._elsewhere_memo[key]
 
     def _imported_variable_type(self, name: str) -> str | None:
         found = set()
@@ -856,6 +887,8 @@ def _imports(f: FileFacts, idx: IndexView) -> _Imports:
         for name in imported:
             names[name].extend(targets)
         last = re.split(r"[/.:\\]+", mod.rstrip("/").removesuffix(".js").removesuffix(".ts"))[-1] if mod else ""
+        if imported and f.language in ("javascript", "typescript", "tsx"):
+            last = ""  # `import {Doc} from "./doc.js"` binds Doc, not `doc` (a local `doc` is a variable)
         if last and last != "*":
             aliases[last].extend(targets)
             if f.language in ("java", "kotlin", "scala", "csharp", "php", "rust"):
