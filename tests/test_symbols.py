@@ -846,3 +846,22 @@ def test_typescript_declared_consts_and_a_variable_named_like_a_module(tmp_path:
     assert {n["id"]: n["qualified"] for n in g.nodes if n["path"] == "src/core.ts" and n["kind"] != "module"} == {
         "src/core.ts#$constructor": "$constructor", "src/core.ts#$constructor.init": "$constructor.init",
         "src/core.ts#$constructor@function": "$constructor"}
+
+
+PY_LOOPS = {
+    "tag.py": ("class JSONTag:\n    def check(self, value):\n        return True\n\n\n"
+               "class Session:\n    def send(self):\n        return 1\n\n\n"
+               "class Serializer:\n    def __init__(self):\n        self.order: list[JSONTag] = []\n\n"
+               "    def tag(self, value, session: Optional[Session] = None):\n        for tag in self.order:\n"
+               "            tag.check(value)\n        session.send()\n"),
+}
+
+
+def test_python_loops_over_typed_containers_and_optional_parameters(tmp_path: Path) -> None:
+    """``self.order: list[JSONTag]`` then ``for tag in self.order: tag.check(…)`` (flask's
+    TaggedJSONSerializer): the loop variable is the element type; ``session:
+    Optional[Session]`` is a Session."""
+    g = _graph(write_tree(tmp_path / "p", PY_LOOPS))
+    calls = sorted((e["target"].split("#")[1], e["resolution"], e["lines"]) for e in g.edges
+                   if e["relation"] == "calls" and e["source"] == "tag.py#Serializer.tag")
+    assert calls == [("JSONTag.check", "typed", [17]), ("Session.send", "typed", [18])]

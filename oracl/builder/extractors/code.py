@@ -833,14 +833,25 @@ def _test_markers(language: str, text: str, symbols: tuple[Symbol, ...], calls: 
 
 
 _PY_TYPE = "[(identifier) @vtype (attribute attribute: (identifier) @vtype)]"
+_PY_GENERIC = ("(generic_type (identifier) @vouter (type_parameter . (type [(identifier) @vtype "
+               "(attribute attribute: (identifier) @vtype)])))")
 _PY_CALLS = f"""
 (call function: [(identifier) @call (attribute attribute: (identifier) @call)])
 (assignment left: [(identifier) @var (attribute attribute: (identifier) @var)] right: (call function: {_PY_TYPE}))
 (assignment left: (identifier) @var type: (type {_PY_TYPE}))
-(typed_parameter (identifier) @var type: (type [{_PY_TYPE[1:-1]} (generic_type (identifier) @vtype)]))
-(typed_default_parameter name: (identifier) @var type: (type [{_PY_TYPE[1:-1]} (generic_type (identifier) @vtype)]))
+(typed_parameter (identifier) @var type: (type {_PY_TYPE}))
+(typed_default_parameter name: (identifier) @var type: (type {_PY_TYPE}))
+(typed_parameter (identifier) @var type: (type {_PY_GENERIC}))
+(typed_default_parameter name: (identifier) @var type: (type {_PY_GENERIC}))
+(assignment left: (attribute attribute: (identifier) @var) type: (type {_PY_TYPE}))
+(assignment left: [(identifier) @var (attribute attribute: (identifier) @var)] type: (type {_PY_GENERIC}))
 (as_pattern (call function: {_PY_TYPE}) alias: (as_pattern_target (identifier) @var))
+(for_statement left: (identifier) @var right: [(identifier) @vsame (attribute attribute: (identifier) @vsame)])
 """
+# `Optional[Session]`, `list[Tag]`: the element (what a loop over it yields); `Box[int]`: Box
+_PY_CONTAINERS = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
+                            "set", "Set", "frozenset", "FrozenSet", "tuple", "Tuple", "Optional", "deque", "Deque",
+                            "Generator", "AbstractSet", "MutableSet", "Type", "type"})
 
 
 @lru_cache(maxsize=None)
@@ -874,17 +885,27 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
     out: list[Mention] = []
     typed: list[Typed] = []
     assigned: list[tuple[Any, Any]] = []  # (variable, function name) of `x = f()`
+    same: list[tuple[Any, str]] = []  # (loop variable, the variable it ranges over)
     for _, caps in QueryCursor(query).matches(tree.root_node):
         if "call" in caps:
             if len(out) < MAX_CALLS:
                 n = caps["call"][0]
                 out.append((_callee(n), _line(n)))
+        elif "var" in caps and "vsame" in caps:  # `for tag in self.order`: tag is what order holds
+            same.append((caps["var"][0], _text(caps["vsame"][0])))
+        elif "var" in caps and "vouter" in caps and len(typed) < MAX_CALLS:
+            outer = _text(caps["vouter"][0])
+            vtype = _text(caps["vtype"][0]) if outer in _PY_CONTAINERS else outer
+            if vtype[:1].isupper():
+                typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
         elif "var" in caps and "vtype" in caps and len(typed) < MAX_CALLS:
             vtype = _text(caps["vtype"][0])
             if vtype[:1].isupper():
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
             else:
                 assigned.append((caps["var"][0], caps["vtype"][0]))
+    if same:
+        typed, assigned = _ranged(same, typed, assigned)
     typed.extend(_assigned_calls(assigned, out))
     return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
             tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))

@@ -63,7 +63,7 @@ from oracl.core.records import FileFacts
 CONFIDENCE = {"same_scope": 0.95, "imported": 0.9, "typed": 0.85, "inherited": 0.85, "same_package": 0.85, "receiver": 0.8,
               "unique": 0.7, "unique_member": 0.5, "ambiguous": 0.5}
 MAX_CANDIDATES = 5          # a name defined more often than this is not linked at all
-MAX_LINES = 20              # call-site lines kept per (caller, callee)
+MAX_LINES = 64              # call-site lines kept per (caller, callee): a test module calling parse() 100 times
 MAX_BASE_DEPTH = 4          # base classes searched for an inherited member
 GUESSES = frozenset({"receiver", "unique_member", "ambiguous"})
 SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
