@@ -132,3 +132,22 @@ def test_freshness_against_newest_artifact() -> None:
     fs = {"a.md": facts("a.md"), "b.md": facts("b.md", mtime_ns=T - 90 * 86_400 * 10**9)}
     g = weigh([make_record(f, cfg) for f in fs.values()], fs, [], cfg)
     assert node(g, "id-b.md")["priority_detail"]["components"]["freshness"] == pytest.approx(math.exp(-1))
+
+
+def test_an_empty_file_gains_nothing_from_its_association() -> None:
+    """flask's empty ``py.typed``: its one edge, the hub membership (0.8), makes its association
+    the largest of the graph; it keeps α·min(δ, 0) = 0, so its priority is its base, while a
+    file of the same association with content gains α·δ."""
+    cfg = Config()
+    fs = {"core/a.py": facts("core/a.py"), "core/b.py": facts("core/b.py"), "core/c.py": facts("core/c.py"),
+          "core/py.typed": FileFacts(path="core/py.typed", artifact_id="id-core/py.typed", checksum="0" * 64,
+                                     size_bytes=0, mtime_ns=T, ctime_ns=T, parse_status="ok")}
+    g = weigh([make_record(f, cfg) for f in fs.values()], fs, [Edge("core/a.py", "core/b.py", "mentions", 0.6, "L1-1")],
+              cfg)
+    # mentions 0.5·0.6 = 0.3: A and B (0.3 + 0.8) / 2 = 0.55; C, py.typed and the hub 0.8
+    mu = (0.55 * 2 + 0.8 * 3) / 5
+    sigma = math.sqrt((2 * (0.55 - mu) ** 2 + 3 * (0.8 - mu) ** 2) / 5)
+    typed, c = node(g, "id-core/py.typed"), node(g, "id-core/c.py")
+    assert typed["priority_detail"]["delta"] == pytest.approx((0.8 - mu) / sigma, abs=1e-8) and (0.8 - mu) / sigma > 0
+    assert typed["priority"] == typed["priority_detail"]["base"]
+    assert c["priority"] == pytest.approx(c["priority_detail"]["base"] + 0.35 * (0.8 - mu) / sigma, abs=1e-8)

@@ -179,7 +179,11 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             "usage": inputs.usage,
             "link_count": len(referred[r.path]),
             "backrefs": inputs.backrefs,
-            "priority": r9(prio.final_priority(p0, cfg.alpha, delta[r.path], file_role)),
+            # an empty file (flask's py.typed) has no content to be important for: its only edge,
+            # the hub membership, would make its association the maximum (0.8) and lift it above
+            # the code; it keeps what it loses, never what it would gain
+            "priority": r9(prio.final_priority(p0, cfg.alpha, delta[r.path] if f.size_bytes else min(delta[r.path], 0.0),
+                                               file_role)),
             "link_density": r9(degree_all[r.path] / (n_nodes - 1)) if n_nodes > 1 else 0.0,
             "priority_detail": {
                 "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
