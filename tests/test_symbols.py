@@ -757,23 +757,29 @@ RUST_MACROS = {
                    "pub struct PathRouter;\n\nimpl PathRouter {\n    pub fn route(&self) {}\n}\n\n"
                    "fn helper(x: u8) -> u8 {\n    x\n}\n\n"
                    "pub fn check() {\n    assert_eq!(helper(2), 2, \"{}\", Router::new().route(\"/\"));\n"
-                   "    println!(\"{:?}\", (helper, (3)));\n}\n"),
+                   "    println!(\"{:?}\", (helper, (3)));\n}\n\n"
+                   "pub fn wire(r: Router) {\n    tap!(r, this => { check!(this.path_router.route()); });\n}\n"),
 }
 
 
 def test_calls_inside_rust_macro_invocations(tmp_path: Path) -> None:
     """``assert_eq!(helper(2), …, Router::new().route("/"))``: the calls in a macro's tokens
     are calls, a call on ``Router::new()`` goes on through what it returns (axum's
-    ``Router::route`` was resolved to ``PathRouter::route``); a name followed by a comma,
-    then a parenthesis, is not a call."""
+    ``Router::route`` was resolved to ``PathRouter::route``, and its own
+    ``this.path_router.route()`` was missed); a name followed by a comma, then a
+    parenthesis, is not a call."""
     assert extract("rust", RUST_MACROS["src/lib.rs"]).calls == (
         ("p.len", 8), ("?~Router.new().route", 23), ("Router.new", 23), ("assert_eq", 23), ("helper", 23),
-        ("println", 24))
+        ("println", 24), ("path_router.route", 28), ("tap", 28))
     g = _graph(write_tree(tmp_path / "m", RUST_MACROS))
     calls = sorted((e["target"].split("#")[1], e["resolution"]) for e in g.edges
                    if e["relation"] == "calls" and e["source"].endswith("#check"))
     # Router::new() returns Router: its route, not PathRouter's
     assert calls == [("Router.new", "same_scope"), ("Router.route", "typed"), ("helper", "same_scope")]
+    # axum's `panic_on_err!(this.path_router.route(…))` two macros deep: the receiver names PathRouter
+    wired = [(e["target"].split("#")[1], e["resolution"], e["confidence"]) for e in g.edges
+             if e["relation"] == "calls" and e["source"].endswith("#wire")]
+    assert wired == [("PathRouter.route", "receiver", 0.8)]
 
 
 TS_BARRELS = {
