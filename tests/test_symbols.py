@@ -871,3 +871,14 @@ def test_python_loops_over_typed_containers_and_optional_parameters(tmp_path: Pa
     calls = sorted((e["target"].split("#")[1], e["resolution"], e["lines"]) for e in g.edges
                    if e["relation"] == "calls" and e["source"] == "tag.py#Serializer.tag")
     assert calls == [("JSONTag.check", "typed", [17]), ("Session.send", "typed", [18])]
+
+
+def test_a_dunder_receiver_names_no_type(tmp_path: Path) -> None:
+    """``self.__dict__.get(key)`` is the instance dict's, not ``LookupDict.get`` found
+    because a type's name ends with "dict" (requests); ``self.lookup_dict.get()`` is."""
+    src = ("class LookupDict(dict):\n    def get(self, key, default=None):\n        return self.__dict__.get(key, default)\n\n\n"
+           "class Holder:\n    def read(self, key):\n        return self.lookup_dict.get(key)\n")
+    g = _graph(write_tree(tmp_path / "d", {"structures.py": src}))
+    calls = sorted((e["source"].split("#")[1], e["target"].split("#")[1], e["resolution"]) for e in g.edges
+                   if e["relation"] == "calls")
+    assert calls == [("Holder.read", "LookupDict.get", "receiver")]

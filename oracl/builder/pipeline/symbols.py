@@ -788,7 +788,9 @@ class _Resolver:
     def _by_receiver(self, fam: str, recv: str, name: str) -> list[Hit]:
         """``session.send()``: the one type named like the receiver that has the member
         (itself or through a base), or the one object it was assigned on (``res.send = …``)."""
-        low = recv.lower().lstrip("_$").replace("_", "")  # `path_router` names a PathRouter
+        if recv.startswith("__") and recv.endswith("__"):
+            return []  # `self.__dict__.get()`: a dunder names no type of the repository
+        low = recv.lower().strip("_$").replace("_", "")  # `path_router` names a PathRouter
         if len(low) < 3:
             return []
         key = (fam, low, name)
