@@ -384,6 +384,10 @@ def _package_tests(snap: Snapshot, sources: list[str], names: set[str]) -> list[
     manifests = {p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] in MANIFESTS}
     cargo = {p.rpartition("/")[0] for p in paths if p.rpartition("/")[2] == "Cargo.toml"}
     tests = [p for p in paths if is_test_to_run(p)]
+    by_subject: dict[str, list[str]] = defaultdict(list)  # a word a test is named after → those tests
+    for t in tests:
+        for word in _test_subjects(t):
+            by_subject[word].append(t)
     out: list[tuple[str, float, str]] = []
 
     def package(path: str, among: set[str]) -> str | None:
@@ -402,10 +406,12 @@ def _package_tests(snap: Snapshot, sources: list[str], names: set[str]) -> list[
         home = package(src, manifests) or ""
         stem = src.rsplit("/", 1)[-1].split(".", 1)[0].lower()
         own = (names | {stem}) if len(stem) >= 3 else names
-        for t in under(home):
-            hit = sorted(own & _test_subjects(t))
-            if hit:
-                out.append((t, PACKAGE_NAME_MATCH, f"named after {hit[0]} (same package)"))
+        first: dict[str, str] = {}  # test → the first name (in order) it is named after
+        for name in sorted(own):
+            for t in by_subject.get(name, ()):
+                if (not home or t.startswith(home + "/")) and t not in first:
+                    first[t] = name
+        out.extend((t, PACKAGE_NAME_MATCH, f"named after {name} (same package)") for t, name in sorted(first.items()))
         crate = package(src, cargo) if src.endswith(".rs") else None
         if crate is None:
             continue
