@@ -57,6 +57,18 @@ def test_negation_in_a_long_query_is_prose() -> None:
     assert weights["debug"] == ("type", 2.0)  # plain words of prose weigh less than identifiers
 
 
+def test_directives_in_a_long_query_are_prose() -> None:
+    """A pasted report (sphinx's `:type:` fields, a traceback's `File:`) filters nothing and
+    takes no fast path: a report holding ``type:`` followed by a quoted name raised "matches no file"."""
+    report = ("The docstring says\n    :param x: the value\n    type:`` int ``\nand then\nfile:conf.py path:/tmp/x "
+              "domain:nowhere -path:legacy")
+    q = parse(report)
+    assert q.long and q.fast is None and q.filters.empty and q.exclusions == ()
+    assert dict(q.passes)["directives"] == "none (long query: prose)"
+    words = {t.text for t in q.terms}
+    assert {"nowhere", "legacy"} <= words and any("conf.py" in w for w in words)
+
+
 def test_plain_words_are_hints_not_filters() -> None:
     q = parse("archived reports", domains=("core",))
     assert q.filters.empty and not q.wildcard and {"archived", "reports"} <= set(texts(q))

@@ -215,7 +215,9 @@ class SearchQueryBuilder:
         exclusions: list[str] = []
         since: datetime | None = None
         found = []
-        for m in _DIRECTIVE.finditer(text):
+        # a long query is prose (a pasted report): `type: str`, `File: app.py`, `path: /tmp/x`
+        # in it are words, never a filter or the fast path
+        for m in () if long else _DIRECTIVE.finditer(text):
             neg, name, value = m.group(1), m.group(2).lower(), _unquote(m.group(3))
             found.append(f"{'-' if neg else ''}{name}:{value}")
             if neg:
@@ -232,14 +234,14 @@ class SearchQueryBuilder:
                 lifecycles.append(value.lower())
             elif name == "since":
                 since = _parse_date(value)
-        rest = _DIRECTIVE.sub(" ", text)
+        rest = text if long else _DIRECTIVE.sub(" ", text)
         prefix = _COMMIT_PREFIX.match(rest)
         if prefix:
             head = (prefix.group(1) or prefix.group(2) or "").strip()
             scope = (prefix.group(3) or "").strip()
             kept = [w for w in (head, scope) if w and w.lower() not in COMMIT_TYPES]
             rest = " ".join(kept) + " " + rest[prefix.end():]
-        passes.append(("directives", ", ".join(found) or "none"))
+        passes.append(("directives", ", ".join(found) or ("none (long query: prose)" if long else "none")))
 
         # 3 (before tokenising, on the text). negation: short queries only
         if not long:
