@@ -253,6 +253,10 @@ def test_frames_parse_every_language_and_resolve_by_suffix() -> None:
     assert frames.resolve(frames.java_path(gson), by_name) == "gson/src/main/java/com/google/gson/Gson.java"
     assert frames.resolve("other/thing.py", by_name) is None
     assert frames.resolve("/x/core.py", {"core.py": ["a/core.py", "b/core.py"]}) is None  # ambiguous: none
+    # a web address is no frame, however long its path (xarray's issue template links a notebook)
+    linked = ("[Binder](https://mybinder.org/v2/gh/pydata/xarray/main?urlpath=lab/tree/doc/examples/blank_template.ipynb)"
+              " see http://example.org/src/app/core.py:12 and src/app/core.py")
+    assert [(f.path, f.line) for f in frames.parse_frames(linked)] == [("src/app/core.py", 0)]
 
 
 # ---- 3. finer evidence: chunk BM25 --------------------------------------------------------

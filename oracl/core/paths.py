@@ -72,16 +72,23 @@ ROLE_DIRS = {
                           "__snapshots__", "snapshots"}),
     "vendored": frozenset({"vendor", "vendored", "_vendor", "third_party", "third-party", "thirdparty",
                            "node_modules", "external", "extern", "bower_components"}),
+    "generated": frozenset({"_build", "__generated__"}),  # a documentation build's output
 }
+# a library copied in under its release's name (sphinx's `jquery-3.5.1.js`, `underscore-1.13.1.js`)
+# or minified: another project's code, whatever folder holds it
+_VENDORED_NAME = re.compile(r"^[a-z][\w.]*?-v?\d+(?:\.\d+)+(?:\.slim)?(?:\.min)?\.(?:js|css)$|\.min\.(?:js|css)$")
 
 
 def role(path: str) -> str:
-    """``product``, or the first of ``vendored``/``fixture``/``example`` a directory of the
-    path names (``examples/tutorial/flaskr/auth.py`` → example)."""
+    """``product``, or the first of ``vendored``/``generated``/``fixture``/``example`` a
+    directory of the path names (``examples/tutorial/flaskr/auth.py`` → example); a library
+    copied in under its release's name or minified (``static/jquery-3.5.1.js``) is vendored."""
     parts = [p.lower() for p in path.split("/")[:-1]]
-    for name in ("vendored", "fixture", "example"):
+    for name in ("vendored", "generated", "fixture", "example"):
         if any(p in ROLE_DIRS[name] for p in parts):
             return name
+    if _VENDORED_NAME.search(path.rsplit("/", 1)[-1].lower()):
+        return "vendored"
     return "product"
 
 

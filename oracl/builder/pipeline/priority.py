@@ -34,7 +34,7 @@ def security_hint(path: str) -> bool:
 # What a file is to the product (design §4, "role"): the product's own code and files, or a
 # copy made to show, test or ship it. Examples, tutorials, fixtures and vendored copies keep
 # half of what they earn and all of what they lose: m_role · (P0 + α·max(δ, 0)) + α·min(δ, 0).
-M_ROLE = {"product": 1.0, "example": 0.5, "fixture": 0.5, "vendored": 0.5}
+M_ROLE = {"product": 1.0, "example": 0.5, "fixture": 0.5, "vendored": 0.5, "generated": 0.5}
 def final_priority(p0: float, alpha: float, delta: float, file_role: str = "product") -> float:
     """Eq. 5 with the role multiplier: m_role · (P0 + α·max(δ, 0)) + α·min(δ, 0)."""
     m = M_ROLE.get(file_role, 1.0)

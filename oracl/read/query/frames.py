@@ -29,6 +29,7 @@ _PY = re.compile(r'File "([^"\n]{1,400})", line (\d{1,7})(?:, in ([\w<>.$]{1,200
 _JS = re.compile(r"\bat (?:(?:async )?([\w$.<>\[\] ]{1,200}?) \()?((?:[A-Za-z]:)?[^\s():]{1,400}):(\d{1,7}):\d{1,7}\)?")
 _JAVA = re.compile(r"\bat ([\w$.<>]{1,300})\(([\w$-]{1,200}\.(?:java|kt|scala|groovy)):(\d{1,7})\)")
 _PATH = re.compile(r"(?<![\w/.:@-])((?:[\w.-]{1,100}/){1,30}[\w-][\w.-]{0,99}\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/:-])")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`)\]]+", re.I)
 _BARE = re.compile(r"(?<![\w/.:-])(/?(?:[\w.-]{1,100}/){0,30}[\w.-]{1,100}\.[A-Za-z]{1,6}):(\d{1,7})\b")
 
 
@@ -42,7 +43,9 @@ class Frame:
 def parse_frames(text: str) -> list[Frame]:
     """Every frame of ``text``, in the order written, at most ``MAX_FRAMES``."""
     found: list[tuple[int, Frame]] = []
-    taken: list[tuple[int, int]] = []
+    # a web address is no frame, however deep its path (an issue template's
+    # `https://mybinder.org/…?urlpath=lab/tree/doc/examples/blank_template.ipynb`)
+    taken: list[tuple[int, int]] = [(m.start(), m.end()) for m in _URL.finditer(text)]
 
     def add(m: re.Match[str], path: str, line: str, function: str) -> None:
         if any(a <= m.start() < b for a, b in taken):
@@ -59,8 +62,7 @@ def parse_frames(text: str) -> list[Frame]:
     for m in _BARE.finditer(text):
         add(m, m.group(1), m.group(2), "")
     for m in _PATH.finditer(text):
-        if "://" not in text[max(0, m.start() - 12):m.start() + 3]:  # not a URL's path
-            add(m, m.group(1), "0", "")
+        add(m, m.group(1), "0", "")
     found.sort(key=lambda x: x[0])
     return [f for _, f in found[:MAX_FRAMES]]
 

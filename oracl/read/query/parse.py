@@ -86,6 +86,8 @@ TYPE_ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 _DIRECTIVE = re.compile(r"(?<![\w-])(-?)(file|filename|path|prefix|domain|hub|type|ext|lifecycle|since):"
                         r"(\"[^\"]*\"|'[^']*'|\S+)", re.I)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`)\]]+", re.I)
+_NUMBER = re.compile(r"v?\d[\d.,_]*[a-z]?\d*", re.I)
 _TOKEN = re.compile(r"[\w][\w./:-]*[\w]|[\w]", re.UNICODE)
 _NEG_PHRASE = re.compile(r"\b(?:but not|except(?: for)?|excluding|without)\s+([\w./-]+)", re.I)
 _NEG_OP = re.compile(r"(?:(?<=\s)|^)(?:-|NOT\s+)([A-Za-z_][\w./]*)")
@@ -273,7 +275,10 @@ class SearchQueryBuilder:
                 since = self.now - timedelta(days=14)
                 rest = re.sub(r"(?i)\brecent(ly)?\b", " ", rest)
 
-        # 2. tokenise
+        # 2. tokenise (a long query's web addresses are links to elsewhere: an image, a docs
+        # page, a CI run; their host names, hashes and numbers would only add noise)
+        if long:
+            rest = _URL.sub(" ", rest)
         raw_tokens = [t.strip(".:-/") for t in _TOKEN.findall(rest)]
         raw_tokens = [t for t in raw_tokens if t]
         passes.append(("tokens", " ".join(raw_tokens[:60]) + (" …" if len(raw_tokens) > 60 else "")))
@@ -316,12 +321,15 @@ class SearchQueryBuilder:
                 add(Term(low, stem(low), "stop", WEIGHT["stop"], "query"))
                 continue
             entity = _is_entity_like(tok)
+            if long and _NUMBER.fullmatch(tok):  # a report's versions and counts ("10.15.5", "3680")
+                add(Term(low, stem(low), "stop", WEIGHT["stop"], "query"))
+                continue
             cls = "entity" if (entity or not long) else "type"
             add(Term(low, stem(low), cls, WEIGHT[cls], "query"))
             parts = identifier_parts(tok)
             if len(parts) > 1:
                 for p in parts:
-                    if p not in STOP_WORDS and p not in SUFFIX_PARTS and len(p) > 1:
+                    if p not in STOP_WORDS and p not in SUFFIX_PARTS and len(p) > 1 and not p.isdigit():
                         add(Term(p, stem(p), cls, WEIGHT[cls] * 0.6, "part", low))
         stems = {t.stem for t in terms.values()}
         for t in list(terms.values()):

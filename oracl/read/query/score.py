@@ -67,9 +67,16 @@ HINT = 1.3
 ROLE_PRIOR = 0.5
 ROLE_WORDS = {"example": frozenset({"example", "examples", "sample", "samples", "demo", "demos", "tutorial",
                                     "tutorials", "cookbook"}),
+              "generated": frozenset({"generated", "_build"}),
               "fixture": frozenset({"fixture", "fixtures", "testdata", "snapshot", "snapshots"}),
               "vendored": frozenset({"vendor", "vendored", "third_party", "thirdparty", "external"})}
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "conftest"})
+# A long query is a report about behaviour (a bug report, a commit message): the code is what
+# it is about. Its words name tests and docs in passing ("the docs say", "pytest fails"), so in
+# a long query they do not lift the tests and prose priors; and a file that is neither code nor
+# prose (configuration, CI and packaging metadata, an issue template, translation catalogues,
+# images, notebooks, templates) ranks below the code unless the report names it (an anchor).
+METADATA_PRIOR = 0.4
 PERSONAS: dict[str, dict[str, float]] = {
     "default": {},
     "developer": {**dict.fromkeys(LANGUAGE_OF_SUFFIX, 1.2), "toml": 1.05, "cfg": 1.05, "ini": 1.05, "md": 0.9,
@@ -251,11 +258,12 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     for s in out:
         s.chunk = s.chunk / top_chunk if top_chunk > 0 else 0.0
         s.history = history.get(s.row["path"], 0.0) / top_history if top_history > 0 else 0.0
+    said = () if pq.long else pq.terms  # a long query's words do not ask for tests or docs
     wants_tests = any(t.stem in TEST_WORDS or t.text in TEST_WORDS or t.text.startswith("test_")
-                      for t in pq.terms) or "tests" in pq.filters.domains
+                      for t in said) or "tests" in pq.filters.domains
     wants_old = bool(pq.filters.lifecycles) or any(t.text in LIFECYCLE_WORDS or t.stem in LIFECYCLE_WORDS
                                                    for t in pq.terms)
-    wants_docs = any(t.stem in DOC_WORDS or t.text in DOC_WORDS for t in pq.terms) or bool(pq.filters.formats) \
+    wants_docs = any(t.stem in DOC_WORDS or t.text in DOC_WORDS for t in said) or bool(pq.filters.formats) \
         or any(d in ("docs", "doc") for d in pq.filters.domains) or persona == "writer"
     hints = pq.hints
     hint_fields = (("domain", hints.domains), ("content_type", hints.content_types), ("format", hints.formats),
@@ -265,13 +273,15 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     for s in out:
         file_role = role(s.row["path"])
         if file_role != "product" and file_role not in asked:
-            s.persona *= ROLE_PRIOR
+            s.persona *= ROLE_PRIOR * (METADATA_PRIOR if pq.long and file_role in ("vendored", "generated") else 1.0)
         if any(values and (s.row.get(key) or "") in values for key, values in hint_fields):
             s.persona *= HINT
         if not wants_tests and is_test_path(s.row["path"]):
             s.persona *= TEST_PRIOR
         if not wants_docs and is_prose(s.row):
             s.persona *= PROSE_PRIOR
+        elif pq.long and not wants_docs and (s.row["format"] or "") not in LANGUAGE_OF_SUFFIX:
+            s.persona *= METADATA_PRIOR
         if not wants_old:
             s.persona *= LIFECYCLE_PRIOR.get(s.row["lifecycle"] or "", 1.0)
         s.score = ((s.lexical / top_lexical if top_lexical > 0 else 0.0) + B_BODY * s.bm25
