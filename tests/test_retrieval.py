@@ -413,3 +413,46 @@ def test_a_build_of_an_older_export_schema_asks_for_a_build(tmp_path: Path) -> N
     assert out.returncode == 4 and out.stderr.strip().splitlines() == [
         f"Error: the latest build of {root} was made by an older ORACL (export schema wtls-1.1, this one reads "
         f"wtls-1.2): run `oracl build {root}`"]
+
+
+# ---- issue 31: a pasted bug report ----------------------------------------------------------
+
+REPORT_TREE = {
+    "src/linkcheck.py": ('"""Check the links of a built site."""\n\n\ndef check_anchor(response, anchor):\n'
+                         '    """Whether the anchor is in the page."""\n    return anchor in response\n'),
+    "src/other.py": '"""Other things."""\n\n\ndef unrelated():\n    return 1\n',
+    ".github/ISSUE_TEMPLATE/bug_report.yml": ("name: Bug report\ndescription: linkcheck anchor broken report\n"
+                                              "body: describe the bug, how to reproduce, expected behavior, "
+                                              "linkcheck anchor anchor anchor\n"),
+    "setup.cfg": "[linkcheck]\nanchor = check anchor linkcheck\n",
+    "static/jquery-3.5.1.js": "function check_anchor(a) { return linkcheck(a, 'anchor anchor anchor'); }\n",
+    "docs/_build/html/linkcheck.html": "<p>linkcheck anchor anchor check_anchor</p>\n",
+}
+REPORT = ("linkcheck reports a broken anchor\n\n**Describe the bug**\nThe linkcheck builder says the anchor is "
+          "not found although `check_anchor` should find it.\n\n**To Reproduce**\n```\n$ make linkcheck\n"
+          "$ open docs/_build/html/linkcheck.html\n```\nSee https://example.org/docs/_build/html/setup.cfg and "
+          "https://user-images.githubusercontent.com/20618587/83668496-566d3680.png\n\n**Environment**\n"
+          "- OS: macOS 10.15.5\n- Python 3.8.2\n- the docs and the tests say nothing\n")
+
+
+def test_a_pasted_report_ranks_the_code_above_metadata_copies_and_its_own_links(tmp_path: Path) -> None:
+    """A long query (a bug report) asks about the code: the issue template and setup.cfg
+    (neither code nor prose) rank below it, the vendored ``jquery-3.5.1.js`` that also
+    defines ``check_anchor`` is not anchored, the reporter's ``docs/_build/…`` path and the
+    web addresses are not frames, and its version numbers are not entities."""
+    root = write_tree(tmp_path / "r", REPORT_TREE)
+    build(root, **SMALL)
+    assert role("static/jquery-3.5.1.js") == "vendored" and role("docs/_build/html/linkcheck.html") == "generated"
+    res = search(root, REPORT, limit=10)
+    got = paths(res)
+    assert got[0] == "src/linkcheck.py"
+    below = ("setup.cfg", ".github/ISSUE_TEMPLATE/bug_report.yml", "static/jquery-3.5.1.js",
+             "docs/_build/html/linkcheck.html")
+    assert all(got.index(p) > 0 for p in below if p in got)
+    assert not any("frame" in r["matched_fields"] for r in res.results)  # no frame from a link or the reporter's path
+    score = {r["path"]: r["score"] for r in res.results}
+    # jquery defines check_anchor too, but gains no anchor: its score is its own matches × 0.5 × 0.4
+    assert score["static/jquery-3.5.1.js"] < 0.1 * score["src/linkcheck.py"]
+    weights = {t.text: t.weight_class for t in res.query.terms}
+    assert weights["10.15.5"] == "stop" and weights["3.8.2"] == "stop" and "20618587" not in weights
+    assert not any("githubusercontent" in t for t in weights)

@@ -21,7 +21,7 @@ import orjson
 from oracl.core import telemetry
 from oracl.core.config import search_log_enabled
 from oracl.core.errors import OraclError, QueryError, UnsafePathError, in_range
-from oracl.core.paths import is_test_path
+from oracl.core.paths import is_test_path, role
 from oracl.core.secrets import MARKED, redact_tree, redact_typed
 from oracl.core.vault import Vault
 from oracl.read.callgraph import named_each
@@ -246,7 +246,10 @@ def defined_in(snap: Snapshot, names: dict[str, float]) -> dict[str, list[dict[s
             by_name.setdefault(ids[row["id"]], []).append(row)
     out: dict[str, list[dict[str, Any]]] = {}
     for key, defs in sorted(by_name.items()):
-        main = [d for d in defs if not is_test_path(d["path"])] or defs
+        # another project's copy (a vendored `jquery-3.5.1.js`, a `_build/` page) is never what a
+        # question names; tests and examples only when nothing else defines the name
+        defs = [d for d in defs if role(d["path"]) not in ("vendored", "generated")]
+        main = [d for d in defs if not is_test_path(d["path"]) and role(d["path"]) == "product"] or defs
         files = {d["path"] for d in main}
         if len(files) > MAX_SYMBOL_FILES:
             continue
@@ -359,7 +362,9 @@ def frame_files(snap: Snapshot, text: str) -> dict[str, list[Frame]]:
     out: dict[str, list[Frame]] = {}
     for f in frames:
         path = resolve(java_path(f), names) or resolve(f.path, names)
-        if path is not None:
+        # a path mentioned without a line that lands on a built or copied file is the reporter's
+        # own (`open docs/_build/index.html` is not the repository's test root's `_build/index.html`)
+        if path is not None and (f.line or role(path) not in ("vendored", "generated")):
             out.setdefault(path, []).append(f)
     return out
 
