@@ -933,7 +933,7 @@ def _token_call(node: Any) -> str:
         if head is None:
             return f"?~{_text(step)}().{name}" if dot is None or dot.type not in (".", "::") else f"?.{name}"
         if head.type in ("identifier", "self"):
-            return (f"?~{_text(head)}.{_text(step)}().{name}" if dot.type == "::"  # type: ignore[union-attr]
+            return (f"?~{_text(head)}.{_text(step)}().{name}" if dot.type == "::"
                     else f"?~{_text(head)}~{_text(step)}.{name}")
     return f"?.{name}"
 

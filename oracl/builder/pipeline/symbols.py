@@ -255,10 +255,10 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
         # symbols (a type and a value), the value's id marked with its kind (`…#X@function`)
         merging = f.language in ("typescript", "tsx")
         rep: dict[tuple[str, bool], int] = {}
-        for i, (sym, d) in enumerate(zip(f.symbols, details, strict=True)):
-            key = (d[0], merging and sym[1] not in TYPE_ONLY)
-            if f.language == "python" or key not in rep:
-                rep[key] = i
+        for i, (declared, d) in enumerate(zip(f.symbols, details, strict=True)):
+            rkey = (d[0], merging and declared[1] not in TYPE_ONLY)
+            if f.language == "python" or rkey not in rep:
+                rep[rkey] = i
         others: list[tuple[int, int, str]] = []
         for i, ((name, kind, start, end), (qualified, signature, doc)) in enumerate(zip(f.symbols, details, strict=True)):
             value = merging and kind not in TYPE_ONLY
