@@ -29,7 +29,7 @@ _PY = re.compile(r'File "([^"\n]{1,400})", line (\d{1,7})(?:, in ([\w<>.$]{1,200
 _JS = re.compile(r"\bat (?:(?:async )?([\w$.<>\[\] ]{1,200}?) \()?((?:[A-Za-z]:)?[^\s():]{1,400}):(\d{1,7}):\d{1,7}\)?")
 _JAVA = re.compile(r"\bat ([\w$.<>]{1,300})\(([\w$-]{1,200}\.(?:java|kt|scala|groovy)):(\d{1,7})\)")
 _PATH = re.compile(r"(?<![\w/.:@-])((?:[\w.-]{1,100}/){1,30}[\w-][\w.-]{0,99}\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/:-])")
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`)\]]+", re.I)
+URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`)\]]+", re.I)  # a web address (the parser drops them too)
 _BARE = re.compile(r"(?<![\w/.:-])(/?(?:[\w.-]{1,100}/){0,30}[\w.-]{1,100}\.[A-Za-z]{1,6}):(\d{1,7})\b")
 
 
@@ -45,7 +45,7 @@ def parse_frames(text: str) -> list[Frame]:
     found: list[tuple[int, Frame]] = []
     # a web address is no frame, however deep its path (an issue template's
     # `https://mybinder.org/…?urlpath=lab/tree/doc/examples/blank_template.ipynb`)
-    taken: list[tuple[int, int]] = [(m.start(), m.end()) for m in _URL.finditer(text)]
+    taken: list[tuple[int, int]] = [(m.start(), m.end()) for m in URL.finditer(text)]
 
     def add(m: re.Match[str], path: str, line: str, function: str) -> None:
         if any(a <= m.start() < b for a, b in taken):

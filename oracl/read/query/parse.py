@@ -32,6 +32,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from oracl.core.errors import QueryError
 from oracl.core.tokens import identifier_parts, singular, stem
+from oracl.read.query.frames import URL
 
 LONG_QUERY_WORDS = 24
 MAX_QUERY_CHARS = 20_000
@@ -86,7 +87,6 @@ TYPE_ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 _DIRECTIVE = re.compile(r"(?<![\w-])(-?)(file|filename|path|prefix|domain|hub|type|ext|lifecycle|since):"
                         r"(\"[^\"]*\"|'[^']*'|\S+)", re.I)
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s<>\"'`)\]]+", re.I)
 _NUMBER = re.compile(r"v?\d[\d.,_]*[a-z]?\d*", re.I)
 _TOKEN = re.compile(r"[\w][\w./:-]*[\w]|[\w]", re.UNICODE)
 _NEG_PHRASE = re.compile(r"\b(?:but not|except(?: for)?|excluding|without)\s+([\w./-]+)", re.I)
@@ -278,7 +278,7 @@ class SearchQueryBuilder:
         # 2. tokenise (a long query's web addresses are links to elsewhere: an image, a docs
         # page, a CI run; their host names, hashes and numbers would only add noise)
         if long:
-            rest = _URL.sub(" ", rest)
+            rest = URL.sub(" ", rest)
         raw_tokens = [t.strip(".:-/") for t in _TOKEN.findall(rest)]
         raw_tokens = [t for t in raw_tokens if t]
         passes.append(("tokens", " ".join(raw_tokens[:60]) + (" …" if len(raw_tokens) > 60 else "")))
