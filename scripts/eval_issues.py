@@ -69,6 +69,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="per-row results as JSON lines")
     ap.add_argument("--rebuild", action="store_true", help="build every tree again (after a code change)")
     a = ap.parse_args()
+    from oracl.core.errors import OraclError
     from oracl.read.query.run import search
     from oracl.read.snapshot import Snapshot
 
@@ -97,20 +98,25 @@ def main() -> None:
         if not gold:
             print(f"{row['instance_id']}: no gold file at the base commit, left out", file=sys.stderr)
             continue
+        error = ""
         with Snapshot.open(tree) as snap:
             t0 = time.perf_counter()
-            result = search(snap, row["problem_statement"], limit=DEPTH, log=False)
+            try:
+                ranked = [r["path"] for r in search(snap, row["problem_statement"], limit=DEPTH, log=False).results]
+            except OraclError as exc:  # counted as a miss, and said
+                ranked, error = [], str(exc)
+                print(f"{row['instance_id']}: {error}", file=sys.stderr)
             latency.append((time.perf_counter() - t0) * 1000)
-        ranked = [r["path"] for r in result.results]
         baseline = bm25_rank(tree, row["problem_statement"])
         out.append({"instance_id": row["instance_id"], "repo": row["repo"], "gold": gold,
                     "oracl_top10": ranked[:10], "bm25_top10": baseline[:10],
                     "oracl": metrics(ranked, gold), "bm25": metrics(baseline, gold),
-                    "chars": len(row["problem_statement"]), "ms": round(latency[-1], 1)})
+                    "chars": len(row["problem_statement"]), "ms": round(latency[-1], 1), "error": error})
+        if a.out:  # as it goes: a long run that stops keeps its rows
+            with a.out.open("ab" if len(out) > 1 else "wb") as fh:
+                fh.write(orjson.dumps(out[-1]) + b"\n")
         if i % 10 == 0:
             print(f"  {i}/{len(rows)} rows, {time.perf_counter() - t_start:.0f} s", file=sys.stderr, flush=True)
-    if a.out:
-        a.out.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in out))
     if not out:
         raise SystemExit("no rows")
     print(f"rows={len(out)} builds={build_seconds:.0f}s median query {statistics.median(latency):.0f} ms "
