@@ -460,10 +460,7 @@ def extract(language: str, text: str) -> CodeFacts:
     error = "syntax errors in the tree" if tree.root_node.has_error else ""
     renames = tuple(dict.fromkeys(r for spec, _, _, node in imports for r in _js_renames(node, spec.strip()))) \
         if language in ("javascript", "typescript", "tsx") else ()
-    if same:
-        typed, assigned = _ranged(same, typed, assigned)
-    declared = {(v, ln) for v, _, ln in typed}  # `const x: T = f()`: T, as declared
-    typed.extend(t for t in _assigned_calls(assigned, calls) if (t[0], t[2]) not in declared)
+    typed = _variable_types(typed, assigned, same, calls)
     return CodeFacts(symbols, details, refs, tuple(sorted(set(calls), key=lambda c: (c[1], c[0]))),
                      tuple(dict.fromkeys(namespaces)), markers, bases,
                      tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))), documented, error, renames)
@@ -904,9 +901,7 @@ def python_calls(text: str) -> tuple[tuple[Mention, ...], tuple[Typed, ...]]:
                 typed.append((_text(caps["var"][0]), vtype, _line(caps["var"][0])))
             else:
                 assigned.append((caps["var"][0], caps["vtype"][0]))
-    if same:
-        typed, assigned = _ranged(same, typed, assigned)
-    typed.extend(_assigned_calls(assigned, out))
+    typed = _variable_types(typed, assigned, same, out)
     return (tuple(sorted(set(out), key=lambda c: (c[1], c[0]))),
             tuple(sorted(set(typed), key=lambda v: (v[2], v[0]))))
 
@@ -938,10 +933,22 @@ def _token_call(node: Any) -> str:
     return f"?.{name}"
 
 
+def _variable_types(typed: list[Typed], assigned: list[tuple[Any, Any]], same: list[tuple[Any, str]],
+                    calls: list[Mention]) -> list[Typed]:
+    """Every language's last step: loop variables take their iterable's type (``_ranged``),
+    then ``x = f()`` joins as ``f()`` unless ``x`` is declared on that line (``const x: T =
+    f()``: T, as declared)."""
+    if same:
+        typed, assigned = _ranged(same, typed, assigned)
+    declared = {(v, ln) for v, _, ln in typed}
+    return [*typed, *(t for t in _assigned_calls(assigned, calls) if (t[0], t[2]) not in declared)]
+
+
 def _ranged(same: list[tuple[Any, str]], typed: list[Typed],
             assigned: list[tuple[Any, Any]]) -> tuple[list[Typed], list[tuple[Any, Any]]]:
-    """Go's ``for _, x := range xs``: x takes the type xs was last given above it (the
-    element type, as a slice's return type is read), declared or assigned from a call."""
+    """A loop variable (Go's ``for _, x := range xs``, Python's ``for x in self.xs``) takes
+    the type its iterable was last given above it (the element type, as a slice's return
+    type or a ``list[T]`` annotation is read), declared or assigned from a call."""
     typed, assigned = list(typed), list(assigned)
     for node, source in same:
         line = _line(node)
