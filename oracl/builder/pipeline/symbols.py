@@ -50,6 +50,7 @@ import bisect
 import hashlib
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,6 +153,12 @@ _GO_RECEIVER = re.compile(r"func\s*\(\s*([A-Za-z_]\w*)\s")
 _NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
                         "None", "str", "float", "double", "char", "byte", "short", "Object", "object", "never",
                         "Promise", "Optional", "List", "Map", "Set", "T", "K", "V", "E", "R"})
+
+
+def qualified_of(sid: str) -> str:
+    """The qualified name a symbol id holds: ``path#X`` and ``path#X@function`` (a value
+    sharing its name with a TypeScript type) are both X."""
+    return sid.rpartition("#")[2].split("@", 1)[0]
 
 
 def module_typed(f: FileFacts) -> list[tuple[str, str]]:
@@ -490,7 +497,7 @@ class _Resolver:
         """A member of a type or of one of its bases (with the depth it was found at)."""
         # a type declared twice under one name in one file (TypeScript's declaration merging:
         # `interface ZodString` + `const ZodString = $constructor(…)`) is one type
-        short = type_id.partition("#")[2].split("@", 1)[0]
+        short = qualified_of(type_id)
         frontier = [type_id, *(i for i in self.t.top.get(self.t.path.get(type_id, ""), {}).get(short, ())
                                if i != type_id and self.t.kind[i] in TYPE_KINDS)]
         seen = set(frontier)
@@ -684,7 +691,7 @@ class _Resolver:
             table = self._return_memo[path] = {} if f is None or len(f.symbol_details) != len(f.symbols) else {
                 d[0]: return_type(f.language, d[0].rsplit(".", 1)[-1], d[1])
                 for s_, d in zip(f.symbols, f.symbol_details, strict=True) if s_[1] in CALLABLE}
-        return table.get(sid.partition("#")[2].split("@", 1)[0], "")
+        return table.get(qualified_of(sid), "")
 
     def _returned(self, sid: str) -> str | None:
         """The type a callable returns, resolved where it is declared (``this``/``Self``: its own)."""
@@ -724,24 +731,19 @@ class _Resolver:
         key = (fam, name)
         if key not in self._elsewhere_memo:
             files = {self.t.path[i] for i in self.t.by_short.get(key, ())}
-            found = set()
-            for path in sorted(files)[:MAX_CANDIDATES]:
-                facts = self.idx.facts.get(path)
-                declared = {ty for var, ty in module_typed(facts) if var == name} if facts is not None else set()
-                if len(declared) == 1:
-                    tid = self._type_in(path, declared.pop())
-                    if tid is not None:
-                        found.add(tid)
-            self._elsewhere_memo[key] = found.pop() if len(found) == 1 and len(files) <= MAX_CANDIDATES else None
+            self._elsewhere_memo[key] = self._declared_in(sorted(files), name) if len(files) <= MAX_CANDIDATES else None
         return self._elsewhere_memo[key]
 
     def _imported_variable_type(self, name: str) -> str | None:
+        return self._declared_in(self.names.get(name, ()), self.renamed.get(name, name))
+
+    def _declared_in(self, paths: Iterable[str], name: str) -> str | None:
+        """The one type the files ``paths`` declare their module-level variable ``name``
+        with (each resolved where it is declared), None when they say none or several."""
         found = set()
-        for path in self.names.get(name, ()):
+        for path in paths:
             facts = self.idx.facts.get(path)
-            if facts is None:
-                continue
-            declared = {ty for var, ty in module_typed(facts) if var == self.renamed.get(name, name)}
+            declared = {ty for var, ty in module_typed(facts) if var == name} if facts is not None else set()
             if len(declared) == 1:
                 tid = self._type_in(path, declared.pop())
                 if tid is not None:
@@ -828,7 +830,7 @@ class _Resolver:
         for i in self.t.by_short.get((fam, name), ()):
             owner = self.t.owner.get(i)
             # the type it belongs to, or the object it was assigned on (`res.send = function`)
-            qualified = (owner or i).rsplit("#", 1)[-1].split("@", 1)[0]
+            qualified = qualified_of(owner or i)
             if owner is None and "." not in qualified:
                 continue
             type_name = (qualified if owner else qualified.rsplit(".", 1)[0]).rsplit(".", 1)[-1].lower()
