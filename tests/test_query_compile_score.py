@@ -129,6 +129,20 @@ def test_definitions_and_glued_file_names() -> None:
     assert sparse[0][2] == pytest.approx(5.0 * idf_sparse * 4.0 * 0.5)  # a glued name counts half
 
 
+
+def test_a_dotted_name_matches_the_definition_of_its_last_part() -> None:
+    """`client.resolve_redirects`: no field holds the dotted token, yet the file defining
+    `resolve_redirects` matches it as a definition; a row whose tokens name no term gains
+    nothing (each row is compared only with the terms its tokens or file name can match)."""
+    pq = parse("why does client.resolve_redirects loop")
+    rows = [row("pkg/sessions.py", "sessions.py", [["resolve_redirects", "function", 3, 40]], bm25=1.0),
+            row("pkg/unrelated.py", "unrelated.py", [["parse", "function", 1, 2]], bm25=1.0)]
+    by_path = {s.row["path"]: s for s in score_rows(pq, rows)}
+    defs = [(t, c) for t, f, c in by_path["pkg/sessions.py"].matches if f == "definition"]
+    idf = math.log(1 + 2 / 1) / math.log(3)  # neither candidate's tokens hold the dotted term itself
+    assert defs == [("client.resolve_redirects", pytest.approx(5.0 * idf * 6.0))]
+    assert by_path["pkg/unrelated.py"].matches == []
+
 def test_the_field_cache_is_touched_only_under_its_lock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Threads (MCP, the web view) share the cache: every read, reorder, insert and evict
     happens with the lock held, and the cache keeps its bound (LRU, the oldest goes)."""

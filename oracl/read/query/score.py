@@ -194,21 +194,43 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     roots = {t.parent or t.text for t in terms if t.origin == "query" and t.weight_class != "stop"}
     all_toks = [fieldstems(row) for row in rows]
     n = len(rows)
+    # token → the terms it matches (by stem or surface form): a row is compared with the
+    # terms its tokens name, not with every term (a pasted report has ~100 terms, and
+    # thousands of candidates)
+    by_key: dict[str, list[int]] = {}
+    for i, t in enumerate(terms):
+        by_key.setdefault(t.stem, []).append(i)
+        if t.text != t.stem:
+            by_key.setdefault(t.text, []).append(i)
+    # a dotted term matches a definition by its last part; a long stem also starts a glued file name
+    dotted = [i for i, t in enumerate(terms) if t.origin == "query" and "." in t.text]
+    prefixable = {t.stem for t in terms if t.weight_class != "stop" and len(t.stem) >= 4}
+    hit_terms: list[set[int]] = []
+    n_t = [0] * len(terms)
+    for toks in all_toks:
+        hit = {i for key in (toks[ALL] if len(toks[ALL]) < len(by_key) else by_key.keys() & toks[ALL])
+               for i in by_key.get(key, ())}
+        for i in hit:
+            n_t[i] += 1
+        hit.update(i for i in dotted if terms[i].text.rsplit(".", 1)[-1] in toks["definition"])
+        if prefixable:
+            hit.update(i for tok in toks["filename"] for j in range(4, len(tok))
+                       if tok[:j] in prefixable for i in by_key.get(tok[:j], ()))
+        hit_terms.append(hit)
     idf: dict[str, float] = {}
-    for t in terms:
-        n_t = sum(1 for toks in all_toks if t.stem in toks[ALL] or t.text in toks[ALL])
-        idf[t.text] = math.log(1 + n / (1 + n_t)) / math.log(1 + n) if n > 1 else 1.0
+    for i, t in enumerate(terms):
+        idf[t.text] = math.log(1 + n / (1 + n_t[i])) / math.log(1 + n) if n > 1 else 1.0
     idents = identifier_terms(pq) if texts is not None else []
     idf_ident = {}
     for ident in idents:
         n_t = sum(1 for r in rows if ident in (texts or {}).get(r["path"], ""))
         idf_ident[ident] = math.log(1 + n / (1 + n_t)) / math.log(1 + n) if n > 1 else 1.0
     out: list[Scored] = []
-    for row, toks in zip(rows, all_toks, strict=True):
+    for row, toks, hit in zip(rows, all_toks, hit_terms, strict=True):
         matches: list[tuple[str, str, float]] = []
         matched_roots: set[str] = set()
         total = 0.0
-        for t in terms:
+        for t in (terms[i] for i in sorted(hit)):
             hit = False
             for f, boost in BOOSTS.items():
                 if f == "definition":
