@@ -456,3 +456,62 @@ def test_a_pasted_report_ranks_the_code_above_metadata_copies_and_its_own_links(
     weights = {t.text: t.weight_class for t in res.query.terms}
     assert weights["10.15.5"] == "stop" and weights["3.8.2"] == "stop" and "20618587" not in weights
     assert not any("githubusercontent" in t for t in weights)
+
+
+MESSAGE_TREE = {
+    # the code that writes the message: nothing else in it matches the report's words
+    "src/units/core.py": ('"""Units."""\n\n\ndef parse_unit(s):\n    """A unit from its name."""\n'
+                          '    if s is None:\n        raise ValueError("None is not a valid Unit")\n    return s\n'),
+    # a longer message that starts the same way, and a comment: neither wrote it
+    "src/units/quantity.py": ('"""Quantities: a value with a unit; quantity value unit quantity value."""\n\n\n'
+                              'def quantity(value, unit):\n    """A quantity of a value in a unit, a valid unit."""\n'
+                              '    if unit is None:\n        raise TypeError("None is not a valid Unit for a quantity")\n'
+                              '    # None is not a valid Unit\n    return value, unit\n'),
+    # the message in a test and in a translation catalogue: the product's code comes first
+    "tests/test_core.py": ('from units.core import parse_unit\n\n\ndef test_none():\n'
+                           '    assert str(err("None is not a valid Unit"))\n'),
+    "locale/de.po": 'msgid "None is not a valid Unit"\nmsgstr "None ist keine gültige Einheit"\n',
+}
+MESSAGE_REPORT = ("Quantity of a value with no unit fails\n\nCreating a quantity value without a unit:\n```\n"
+                  ">>> quantity(1, None)\nTraceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\n"
+                  "ValueError: None is not a valid Unit\n```\nI expected a quantity value.\n")
+
+
+def test_a_quoted_error_message_points_at_the_code_that_writes_it(tmp_path: Path) -> None:
+    """Issue 31: the words of a pasted ``ValueError: …`` are a string literal of the code
+    that raised it. The file whose literal ends where the message ends is first (above
+    the file every other word of the report matches), with the lines around the raise;
+    the longer message, the comment, the test and the catalogue are not anchored."""
+    from oracl.read.query import messages
+
+    assert doctest.testmod(messages).failed == 0
+    assert messages.message_fragments(MESSAGE_REPORT) == ["None is not a valid Unit"]
+    root = write_tree(tmp_path / "m", MESSAGE_TREE)
+    build(root, **SMALL)
+    res = search(root, MESSAGE_REPORT, limit=10)
+    top = res.results[0]
+    assert top["path"] == "src/units/core.py" and "message" in top["matched_fields"]
+    assert top["spans"] == [{"start": 4, "end": 8, "label": "message"}]  # the function holding the raise
+    anchored = [r["path"] for r in res.results if "message" in r["matched_fields"]]
+    assert anchored == ["src/units/core.py"]
+    # without the message the other file wins: the anchor is what put core.py first
+    plain = search(root, MESSAGE_REPORT.replace("ValueError: None is not a valid Unit\n", ""), limit=10)
+    assert paths(plain)[0] == "src/units/quantity.py"
+
+
+def test_message_fragments_cut_the_values_out_and_skip_the_interpreters_words() -> None:
+    from oracl.read.query.messages import literal_lines, message_fragments
+
+    text = ("/tmp/x/index.rst:3: WARNING: toctree contains reference to nonexisting document 'genindex'\n"
+            "E   astropy.io.fits.verify.VerifyWarning: Card is too long, comment will be truncated.\n"
+            "AttributeError: 'Foo' object has no attribute 'bar'\n"
+            "IndexError: tuple index out of range\n"
+            "WARNING: more than one target found for cross-reference 'A': mod.A, mod.submod.A\n"
+            "KeyError: 'x'\nsee https://example.org/ValueError: a b c d e f\n")
+    assert message_fragments(text) == ["toctree contains reference to nonexisting document",
+                                       "Card is too long, comment will be truncated",
+                                       "more than one target found for cross-reference"]
+    code = "log(__('toctree contains reference to nonexisting document %r'), doc)\n"
+    assert literal_lines("toctree contains reference to nonexisting document", code) == [(1, False)]
+    assert literal_lines("comment will be truncated", 'warn("Card is too long, comment will be truncated.")') == [
+        (1, True)]

@@ -21,13 +21,14 @@ import orjson
 from oracl.core import telemetry
 from oracl.core.config import search_log_enabled
 from oracl.core.errors import OraclError, QueryError, UnsafePathError, in_range
-from oracl.core.paths import is_test_path, role
+from oracl.core.paths import LANGUAGE_OF_SUFFIX, is_test_path, role
 from oracl.core.secrets import MARKED, redact_tree, redact_typed
 from oracl.core.vault import Vault
 from oracl.read.callgraph import named_each
 from oracl.read.query.chunks import Chunk, merge_spans, score_chunks
 from oracl.read.query.compile import CANDIDATES_MIN, CompiledQuery, compile_fast, compile_query
 from oracl.read.query.frames import Frame, java_path, parse_frames, resolve
+from oracl.read.query.messages import literal_lines, message_fragments
 from oracl.read.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
 from oracl.read.query.score import (
     COCHANGE_SOURCES,
@@ -399,6 +400,76 @@ def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Fr
     return ranked
 
 
+MESSAGE_ANCHOR = 1.0   # the files writing the messages a report quotes share this × the best score
+MESSAGE_PROBE = 60     # files the full-text index offers per message, read to find the literal
+MESSAGE_FILES = 3      # a message more files write names none of them
+
+
+def message_files(snap: Snapshot, text: str) -> dict[str, list[tuple[str, int]]]:
+    """path → (fragment, line) of the program messages the query quotes that the file
+    writes in a string literal (oracl/read/query/messages.py): code only, the product's
+    before tests and examples, never a vendored or built copy; a fragment found in more than
+    ``MESSAGE_FILES`` files names none."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    cache = snap.memo.once(_TEXTS, TextCache)
+    for fragment in message_fragments(text):
+        rows = snap.named("message_probe", {"q": fragment, "k": MESSAGE_PROBE})
+        found: dict[str, list[int]] = {}
+        for r in rows:
+            path = r["path"]
+            suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+            if suffix not in LANGUAGE_OF_SUFFIX or role(path) in ("vendored", "generated"):
+                continue
+            body = cache.get(path)
+            if body is None:
+                try:
+                    body = snap.workspace.read_text(path, TEXT_MAX_BYTES)
+                except (OSError, UnsafePathError):
+                    continue
+                cache.put(path, body)
+            hits = literal_lines(fragment, body)
+            if hits:
+                found[path] = hits
+        main = {p: v for p, v in found.items() if not is_test_path(p) and role(p) == "product"} or found
+        # a literal ending where the quoted message ends wrote it; one going on wrote a longer message
+        exact = {p: [h for h in v if h[1]] for p, v in main.items() if any(h[1] for h in v)}
+        chosen = exact or main
+        if 0 < len(chosen) <= MESSAGE_FILES:
+            for path, hits in chosen.items():
+                out.setdefault(path, []).extend((fragment, n) for n, _ in hits[:3])
+    return out
+
+
+def message_anchor(snap: Snapshot, ranked: list[Scored], messages: dict[str, list[tuple[str, int]]],
+                   may_add: bool) -> list[Scored]:
+    """The files that write a quoted message move up: they share ``MESSAGE_ANCHOR`` ×
+    the best score (joining as candidates when no filter is in force), and the lines to
+    quote become the symbol around the message."""
+    if not messages:
+        return ranked
+    by_path = with_candidates(snap, ranked, messages, may_add)
+    top = max((s.score for s in ranked), default=0.0) or 1.0
+    gain = MESSAGE_ANCHOR * top / len(messages)
+    for path, hits in messages.items():
+        s = by_path.get(path)
+        if s is None:
+            continue
+        s.score += gain
+        s.matches.append((hits[0][0][:60], "message", gain))
+        symbols = orjson.loads(s.row["symbols"] or "[]")
+        spans = []
+        for _, line in hits[:3]:
+            around = [x for x in symbols if int(x[2]) <= line <= int(x[3])]
+            if around:
+                x = min(around, key=lambda x: int(x[3]) - int(x[2]))
+                spans.append((int(x[2]), int(x[3])))
+            else:
+                spans.append((max(1, line - 10), line + 10))
+        s.spans = [Chunk(a, b, "message", gain) for a, b in merge_spans(spans)]
+    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    return ranked
+
+
 def _explain(s: Scored) -> dict[str, Any]:
     return {"path": s.row["path"], "lexical": round(s.lexical, 6), "amplification": s.amplification,
             "tag_bonus": s.tag_bonus, "bm25_normalised": round(s.bm25, 6), "persona": s.persona,
@@ -487,6 +558,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
         frames = frame_files(snap, text)
         ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
+        ranked = message_anchor(snap, ranked, message_files(snap, text), may_add=pq.filters.empty)
     pattern = exclusion_pattern(pq.exclusions)
     if pattern:  # the path-level post-filter, on every path (the fast path included)
         rx = re.compile(pattern)

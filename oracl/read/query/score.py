@@ -34,7 +34,8 @@ BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headi
                             "text": 2.5,        # a quoted identifier found verbatim in the file
                             "definition": 6.0,  # a quoted identifier this file defines (a symbol's full name)
                             "co_change": 0.0,   # not a field: a share from a file it changes with
-                            "frame": 0.0}       # not a field: a stack trace's frame names the file
+                            "frame": 0.0,       # not a field: a stack trace's frame names the file
+                            "message": 0.0}     # not a field: the file writes a message the query quotes
 WEIGHT_ENTITY = 5.0
 PREFIX_FACTOR = 0.5  # a term that only starts a glued file name counts half
 B_BODY = 1.0
@@ -138,6 +139,15 @@ def is_prose(row: dict[str, Any]) -> bool:
         return True
     name = (row["name"] or "").lower()
     return not row["format"] and name.startswith(PROSE_NAMES)
+
+
+DOC_DIRS = frozenset({"doc", "docs", "documentation"})
+
+
+def in_docs(path: str) -> bool:
+    """A file of the documentation's folder (``doc/conf.py``, an example a guide includes,
+    a Sphinx extension building the pages): part of the docs, whatever its format."""
+    return any(p.lower() in DOC_DIRS for p in path.split("/")[:-1])
 
 
 def _is_identifier(name: str) -> bool:
@@ -300,7 +310,7 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
             s.persona *= HINT
         if not wants_tests and is_test_path(s.row["path"]):
             s.persona *= TEST_PRIOR
-        if not wants_docs and is_prose(s.row):
+        if not wants_docs and (is_prose(s.row) or in_docs(s.row["path"])):
             s.persona *= PROSE_PRIOR
         elif pq.long and not wants_docs and (s.row["format"] or "") not in LANGUAGE_OF_SUFFIX:
             s.persona *= METADATA_PRIOR
