@@ -143,6 +143,17 @@ def test_a_dotted_name_matches_the_definition_of_its_last_part() -> None:
     assert defs == [("client.resolve_redirects", pytest.approx(5.0 * idf * 6.0))]
     assert by_path["pkg/unrelated.py"].matches == []
 
+
+def test_code_in_a_docs_folder_ranks_with_the_docs() -> None:
+    """`doc/conf.py`, a guide's example script: the prose prior (0.4) unless the query
+    asks for documentation; the product file with the same matches keeps 1.0."""
+    rows = [row("doc/conf.py", "conf.py", [["setup", "function", 1, 3]], bm25=1.0),
+            row("src/app/conf.py", "conf.py", [["setup", "function", 1, 3]], bm25=1.0)]
+    persona = {s.row["path"]: s.persona for s in score_rows(parse("setup conf"), rows)}
+    assert persona == {"doc/conf.py": 0.4, "src/app/conf.py": 1.0}
+    asked = {s.row["path"]: s.persona for s in score_rows(parse("setup conf in the docs"), rows)}
+    assert asked == {"doc/conf.py": 1.0, "src/app/conf.py": 1.0}
+
 def test_the_field_cache_is_touched_only_under_its_lock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Threads (MCP, the web view) share the cache: every read, reorder, insert and evict
     happens with the lock held, and the cache keeps its bound (LRU, the oldest goes)."""
