@@ -3,15 +3,22 @@ development set, the file a fix changed as gold.
 
     python scripts/eval_issues.py SET.jsonl --clone OWNER/NAME=GITDIR … [--cache DIR]
                                   [--repos OWNER/NAME,…] [--rows N] [--out rows.jsonl] [--rebuild]
+                                  [--history] [--ablate]
 
 SET is ``swebench_verified_dev.jsonl`` (``{"instance_id", "repo", "base_commit",
 "problem_statement", "gold_files", "patch"}``). Each ``--clone`` names a git directory of a
 repository (``fetch github:OWNER/NAME`` gives one; never committed). For each row the tree at
 ``base_commit`` is exported under ``--cache`` (``git archive``: no history, so no signal
-from after the base commit) and built with ``oracl build`` once (cached); the problem
-statement, as its reporter wrote it, is the query, run with default settings through
+from after the base commit) and built with ``oracl build`` once (cached); with
+``--history`` the tree also gets the clone's git history ending at the base commit (a shared
+clone: what a user's own checkout has, so co-change and commit subjects count; give it its
+own ``--cache``). The problem statement, as its reporter wrote it, is the query, run with default settings through
 ``oracl.read.query.run.search``; the same tree's files are ranked by plain BM25 (``bm25s``,
 English stop words, every text file, as in ``eval_commit_bench.py``).
+
+``--ablate`` reruns the queries on the cached builds with each rule of the query plane
+switched off in turn (``ABLATIONS``) and prints pooled Acc@1/5/10, MRR and each
+repository's Acc@5 change.
 
 Acc@k needs every gold file in the top k; MRR is 1 / the rank of the first gold file (0
 beyond 100). Printed per repository and pooled, ORACL beside BM25, with the in-process
@@ -30,7 +37,7 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_commit_bench import DEPTH, bm25_rank, ensure_build, export_tree  # noqa: E402
+from eval_commit_bench import DEPTH, attach_history, bm25_rank, ensure_build, export_tree  # noqa: E402
 
 KS = (1, 5, 10)
 
@@ -59,6 +66,76 @@ def table(rows: list[dict]) -> list[str]:
     return out
 
 
+# (label, module, attribute, value): each rule of the query plane switched off (or set) in turn
+ABLATIONS: tuple[tuple[str, str, str, object], ...] = (
+    ("symbol anchors off (names the report gives → their definitions)", "run", "ANCHOR", 0.0),
+    ("a long text's mere identifiers do not anchor (0.25 → 0)", "run", "LONG_QUERY_ANCHOR", 0.0),
+    ("frame anchors off (traceback frames, paths named)", "run", "FRAME_ANCHOR", 0.0),
+    ("message anchors off (a quoted message → the code writing it)", "run", "MESSAGE_ANCHOR", 0.0),
+    ("tests → subject vote off", "score", "PROPAGATION", 0.0),
+    ("co-change vote off", "score", "COCHANGE", 0.0),
+    ("best-chunk BM25 off", "score", "B_CHUNK", 0.0),
+    ("commit-subject BM25 off", "score", "B_HISTORY", 0.0),
+    ("metadata prior off (config, CI, packaging, templates in a long query: 0.4 → 1)", "score", "METADATA_PRIOR", 1.0),
+    ("prose prior off (0.4 → 1)", "score", "PROSE_PRIOR", 1.0),
+    ("docs-folder code not docs", "score", "DOC_DIRS", frozenset()),
+    ("tests prior off (0.4 → 1)", "score", "TEST_PRIOR", 1.0),
+    ("role prior off (examples, fixtures, vendored, built: 0.5 → 1)", "score", "ROLE_PRIOR", 1.0),
+)
+
+
+def ablate(rows: list[dict], cache: Path, variants: tuple[tuple[str, str, str, object], ...]) -> list[str]:
+    """Markdown lines: pooled Acc@1/5/10 and MRR with every rule as it is, then with each
+    variant, and each repository's Acc@5 change; every query of a row runs on one open
+    snapshot of its cached build."""
+    from oracl.core.errors import OraclError
+    from oracl.read.query import run, score
+    from oracl.read.snapshot import Snapshot
+
+    modules = {"run": run, "score": score}
+    results: list[list[dict]] = [[] for _ in range(len(variants) + 1)]
+    for row in rows:
+        tree = cache / row["repo"].replace("/", "+") / row["base_commit"][:12]
+        gold = [g for g in row["gold_files"] if (tree / g).is_file()]
+        if not gold or not (tree / ".oracl").is_dir():
+            continue
+        with Snapshot.open(tree) as snap:
+            for i, variant in enumerate([None, *variants]):
+                saved = None
+                if variant is not None:
+                    module = modules[variant[1]]
+                    saved = getattr(module, variant[2])
+                    setattr(module, variant[2], variant[3])
+                try:
+                    ranked = [r["path"] for r in run.search(snap, row["problem_statement"], limit=DEPTH,
+                                                            log=False).results]
+                except OraclError:
+                    ranked = []
+                finally:
+                    if variant is not None:
+                        setattr(modules[variant[1]], variant[2], saved)
+                results[i].append({"repo": row["repo"], "oracl": metrics(ranked, gold)})
+    repos = sorted({r["repo"] for r in results[0]})
+
+    def pooled(rs: list[dict], repo: str = "") -> dict[str, float]:
+        rs = [r for r in rs if not repo or r["repo"] == repo]
+        return {m: sum(r["oracl"][m] for r in rs) / len(rs) for m in rs[0]["oracl"]}
+
+    base = pooled(results[0])
+    short = [r.split("/")[1] for r in repos]
+    out = [f"| rule | Acc@1 | Acc@5 | Acc@10 | MRR | Acc@5 Δ | {' | '.join(short)} |",
+           "|---|---|---|---|---|---|" + "---|" * len(repos),
+           f"| everything on ({len(results[0])} rows) | {100 * base['acc@1']:.1f} | {100 * base['acc@5']:.1f} | "
+           f"{100 * base['acc@10']:.1f} | {base['mrr']:.3f} | | "
+           + " | ".join(f"{100 * pooled(results[0], r)['acc@5']:.1f}" for r in repos) + " |"]
+    for variant, rs in zip(variants, results[1:], strict=True):
+        p = pooled(rs)
+        deltas = " | ".join(f"{100 * (pooled(rs, r)['acc@5'] - pooled(results[0], r)['acc@5']):+.1f}" for r in repos)
+        out.append(f"| {variant[0]} | {100 * p['acc@1']:.1f} | {100 * p['acc@5']:.1f} | {100 * p['acc@10']:.1f} | "
+                   f"{p['mrr']:.3f} | {100 * (p['acc@5'] - base['acc@5']):+.1f} | {deltas} |")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("set", type=Path)
@@ -68,6 +145,9 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=0, help="only the first N rows of each repository")
     ap.add_argument("--out", type=Path, help="per-row results as JSON lines")
     ap.add_argument("--rebuild", action="store_true", help="build every tree again (after a code change)")
+    ap.add_argument("--history", action="store_true", help="give each tree the git history ending at its base commit")
+    ap.add_argument("--ablate", action="store_true",
+                    help="on the cached builds: switch each rule off in turn and print the table")
     a = ap.parse_args()
     from oracl.core.errors import OraclError
     from oracl.read.query.run import search
@@ -84,6 +164,9 @@ def main() -> None:
         line for line in a.set.read_bytes().splitlines() if line.strip()) + b"]")} - set(clones))
     if missing:
         print(f"no --clone for {', '.join(missing)}: their rows are left out", file=sys.stderr)
+    if a.ablate:
+        print("\n".join(ablate(rows, a.cache, ABLATIONS)))
+        return
     out: list[dict] = []
     latency: list[float] = []
     build_seconds = 0.0
@@ -92,6 +175,8 @@ def main() -> None:
     for i, row in enumerate(rows, 1):
         tree = a.cache / row["repo"].replace("/", "+") / row["base_commit"][:12]
         export_tree(Path(clones[row["repo"]]), row["base_commit"], tree)
+        if a.history:
+            attach_history(Path(clones[row["repo"]]), row["base_commit"], tree)
         build_seconds += ensure_build(tree, a.rebuild and tree not in rebuilt)
         rebuilt.add(tree)
         gold = [g for g in row["gold_files"] if (tree / g).is_file()]

@@ -57,6 +57,20 @@ def test_negation_in_a_long_query_is_prose() -> None:
     assert weights["debug"] == ("type", 2.0)  # plain words of prose weigh less than identifiers
 
 
+def test_a_long_querys_title_weighs_as_its_identifiers() -> None:
+    """Issue 31: the first line of a report or a commit message is its title; its words
+    are entity-class (5.0), the body's plain words type-class (2.0). A one-line query, a
+    lead-in ending with a colon, template markup or a line of over 20 words is no title."""
+    q = parse("Linkcheck fails on anchors\nThe builder reports every anchor of the page as broken.\n")
+    weights = {t.text: (t.weight_class, t.weight) for t in q.terms}
+    assert weights["linkcheck"] == ("entity", 5.0) and weights["anchors"] == ("entity", 5.0)
+    assert weights["builder"] == ("type", 2.0) and weights["page"] == ("type", 2.0)
+    for text in ("Traceback (most recent call last):\n  anchors", "### Describe the bug\nanchors",
+                 " ".join(["anchors"] + ["word"] * 20) + "\nbody", " ".join(["anchors"] * 30)):
+        q = parse(text)
+        assert q.long and {t.text: t.weight_class for t in q.terms}["anchors"] == "type", text
+
+
 def test_directives_in_a_long_query_are_prose() -> None:
     """A pasted report (sphinx's `:type:` fields, a traceback's `File:`) filters nothing and
     takes no fast path: a report holding ``type:`` followed by a quoted name raised "matches no file"."""

@@ -35,6 +35,8 @@ from oracl.core.tokens import identifier_parts, singular, stem
 from oracl.read.query.frames import URL
 
 LONG_QUERY_WORDS = 24
+TITLE_ENTITY = True  # a long query's title words weigh as its identifiers (entity class)
+TITLE_MAX_WORDS = 20
 MAX_QUERY_CHARS = 20_000
 MAX_TERMS = 48
 WEIGHT = {"entity": 5.0, "type": 2.0, "stop": 0.1}
@@ -116,6 +118,27 @@ def _is_entity_like(token: str) -> bool:
     """A path, a dotted name or an identifier with structure is strong evidence."""
     return ("/" in token or "." in token.strip(".") or "_" in token.strip("_")
             or bool(re.search(r"[a-z][A-Z]", token)))
+
+
+def _title_words(text: str) -> set[str]:
+    """The words of a long query's title: its first line, when that is a title (at most
+    ``TITLE_MAX_WORDS`` words, no lead-in ending with a colon, no markup) and not the whole
+    query. A report's or a commit's title says
+    in a few words what it is about ("vector add 0 error", "linkcheck fails on anchors");
+    the body around it is mostly context, pasted code and output.
+
+    >>> sorted(_title_words("Linkcheck: broken anchors\\nThe builder says ..."))
+    ['anchors', 'broken', 'linkcheck']
+    """
+    first, _, rest = text.strip().partition("\n")
+    first = first.strip()
+    if not rest.strip() or first.endswith(":") or first.startswith(_NOT_A_TITLE):
+        return set()  # one line; a lead-in ("Traceback (most recent call last):"); a template's markup
+    words = [t.strip(".:-/").lower() for t in _TOKEN.findall(first)]
+    return set(words) if len(words) <= TITLE_MAX_WORDS else set()
+
+
+_NOT_A_TITLE = ("#", "<", "`", "*", ">", "|", "-", "=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +338,7 @@ class SearchQueryBuilder:
             if old is None or old.weight < t.weight:
                 terms[t.text] = t
 
+        title = _title_words(text) if long and TITLE_ENTITY else set()
         for tok in kept:
             low = tok.lower()
             if low in STOP_WORDS or low in PROSE_WORDS:
@@ -324,7 +348,7 @@ class SearchQueryBuilder:
             if long and _NUMBER.fullmatch(tok):  # a report's versions and counts ("10.15.5", "3680")
                 add(Term(low, stem(low), "stop", WEIGHT["stop"], "query"))
                 continue
-            cls = "entity" if (entity or not long) else "type"
+            cls = "entity" if (entity or not long or low in title) else "type"
             add(Term(low, stem(low), cls, WEIGHT[cls], "query"))
             parts = identifier_parts(tok)
             if len(parts) > 1:
