@@ -71,6 +71,20 @@ def test_a_long_querys_title_weighs_as_its_identifiers() -> None:
         assert q.long and {t.text: t.weight_class for t in q.terms}["anchors"] == "type", text
 
 
+def test_an_environment_dump_in_a_report_is_left_out() -> None:
+    """Issue 31: `xr.show_versions()`, a pip list, a template's Environment list are the
+    reporter's machine: their package names (zarr, netCDF4) are no terms. A configuration
+    snippet of names and values that are not versions stays."""
+    report = ("Merge loses attributes\nThe merge drops them.\n<details>\nINSTALLED VERSIONS\ncommit: None\n"
+              "python: 3.9.13 | packaged by conda-forge\nOS: Linux\nmachine: x86_64\nzarr: 2.13.3\n"
+              "netCDF4: 1.6.1\nh5py: None\n</details>\n- Sphinx version: 5.1.1\n- Python version: 3.10\n"
+              "- OS: macOS\n[MAIN]\nignore-paths: src/gen\njobs: auto\nrecursive: yes\n")
+    words = {t.text for t in parse(report).terms}
+    assert not {"zarr", "netcdf4", "h5py", "machine", "sphinx", "macos"} & words
+    assert {"merge", "attributes", "ignore-paths", "recursive", "jobs"} <= words
+    assert "zarr" in {t.text for t in parse("Merge loses attributes\nzarr: 2.13.3 breaks it").terms}
+
+
 def test_directives_in_a_long_query_are_prose() -> None:
     """A pasted report (sphinx's `:type:` fields, a traceback's `File:`) filters nothing and
     takes no fast path: a report holding ``type:`` followed by a quoted name raised "matches no file"."""

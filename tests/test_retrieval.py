@@ -515,3 +515,34 @@ def test_message_fragments_cut_the_values_out_and_skip_the_interpreters_words() 
     assert literal_lines("toctree contains reference to nonexisting document", code) == [(1, False)]
     assert literal_lines("comment will be truncated", 'warn("Card is too long, comment will be truncated.")') == [
         (1, True)]
+
+
+API_TREE = {
+    "pkg/__init__.py": "from pkg.core.computation import where\n",
+    "pkg/core/computation.py": ('"""Functions over arrays."""\n\n\ndef where(cond, x, y, keep_attrs=None):\n'
+                                '    """Choose from x or y."""\n    return x if cond else y\n'),
+    "pkg/core/common.py": ('"""Shared behaviour: attributes, where, coordinate attributes kept."""\n\n\n'
+                           'class DataWithCoords:\n    def where(self, cond, other=None):\n'
+                           '        """Keep coordinate attributes where cond holds; attributes."""\n        return self\n'),
+    "other/where.py": "def where(a):\n    return a\n",
+}
+API_REPORT = ("keep_attrs overwrites coordinate attributes\n\nCoordinate attributes are lost:\n```python\n"
+              "import pkg as p\nds = p.open()\np.where(True, ds.air, ds.air, keep_attrs=True).time.attrs\n```\n")
+
+
+def test_a_name_the_reports_code_reaches_through_an_import_anchors_its_top_level_definition(tmp_path: Path) -> None:
+    """Issue 31: ``import pkg as p`` … ``p.where(…)`` names the top-level ``where`` of
+    the package ``pkg`` (not the method ``DataWithCoords.where``, nor a ``where`` outside
+    the package); it anchors with ``API_ANCHOR`` × the best score."""
+    assert run.api_names(API_REPORT) == {"open": "pkg", "where": "pkg"}
+    root = write_tree(tmp_path / "a", API_TREE)
+    build(root, **SMALL)
+    res = search(root, API_REPORT, limit=10, explain=True)
+    assert paths(res)[0] == "pkg/core/computation.py"
+    first = res.explain[0]
+    assert [(m["term"], m["field"]) for m in first["matches"] if m["field"] == "definition"][-1] == ("where",
+                                                                                                     "definition")
+    assert res.results[0]["defines"] == [{"name": "where", "qualified": "where", "start": 4, "end": 6,
+                                          "weight": run.API_ANCHOR}]
+    anchored = [r["path"] for r in res.results if "defines" in r]
+    assert anchored == ["pkg/core/computation.py"]

@@ -140,6 +140,40 @@ def _title_words(text: str) -> set[str]:
 
 _NOT_A_TITLE = ("#", "<", "`", "*", ">", "|", "-", "=")
 
+# `numpy: 1.23.4`, `netCDF4: None`, `- Python version: 3.8.2`, `pandas==1.4.3`, `sphinx 5.1.1`, `OS: Linux`
+_ENV_LINE = re.compile(r"^\s*(?:[-*]\s*)?[A-Za-z][\w .()/+-]{0,40}?\s*(:|==)\s*(\S.{0,59}?)\s*$")
+_PACKAGE_LINE = re.compile(r"^\s*(?:[-*]\s*)?[A-Za-z][\w.+-]{0,40}\s+(v?\d+(?:\.\d+)+\S*)\s*$")  # `Numpy 1.22.3`
+_VERSION = re.compile(r"^(?:None|v?\d+(?:\.\d+)*(?:[-+.]\w+)*(?:\s.*)?)$", re.I)
+ENV_RUN = 3  # consecutive `name: value` lines, a third of them versions: an environment dump
+
+
+def without_environment(text: str) -> str:
+    """``text`` less its environment dumps: runs of at least ``ENV_RUN`` lines of
+    ``name: value`` (or ``name==version``, ``name version``) of which at least a third give
+    a version or None — ``xr.show_versions()``, ``pip freeze``, an issue template's
+    "Environment" list. Their names (``zarr``, ``netCDF4``, ``h5py``) are packages on the
+    reporter's machine and would match the modules that wrap them.
+
+    >>> without_environment("Bug in merge\\nxarray: 2022.10.0\\npandas: 1.4.3\\nzarr: None\\nOS: Linux\\nthe end")
+    'Bug in merge\\nthe end'
+    """
+    lines = text.split("\n")
+    kinds = []  # 2: a name and its version, 1: a name and a short value, 0: anything else
+    for line in lines:
+        m = _ENV_LINE.match(line)
+        version = m is not None and _VERSION.match(m.group(2)) is not None
+        kinds.append(2 if version or _PACKAGE_LINE.match(line) else 1 if m is not None and m.group(1) == ":" else 0)
+    keep = [True] * len(lines)
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and kinds[j]:
+            j += 1
+        if j - i >= ENV_RUN and 3 * sum(k == 2 for k in kinds[i:j]) >= j - i:
+            keep[i:j] = [False] * (j - i)
+        i = max(j, i + 1)
+    return "\n".join(line for line, k in zip(lines, keep, strict=True) if k)
+
 
 @dataclass(frozen=True, slots=True)
 class Term:
@@ -301,7 +335,7 @@ class SearchQueryBuilder:
         # 2. tokenise (a long query's web addresses are links to elsewhere: an image, a docs
         # page, a CI run; their host names, hashes and numbers would only add noise)
         if long:
-            rest = URL.sub(" ", rest)
+            rest = without_environment(URL.sub(" ", rest))
         raw_tokens = [t.strip(".:-/") for t in _TOKEN.findall(rest)]
         raw_tokens = [t for t in raw_tokens if t]
         passes.append(("tokens", " ".join(raw_tokens[:60]) + (" …" if len(raw_tokens) > 60 else "")))

@@ -226,12 +226,49 @@ def symbol_names(text: str, long: bool = False) -> dict[str, float]:
     return out
 
 
-def defined_in(snap: Snapshot, names: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
+_IMPORT = re.compile(r"^[ \t>.]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)",
+                     re.M)
+_FROM_IMPORT = re.compile(r"^[ \t>.]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w \t,]+)", re.M)
+API_ANCHOR = 0.5  # a name the report's own code reaches through a module it imports
+
+
+def api_names(text: str) -> dict[str, str]:
+    """The names a report's code reaches through the modules it imports, each with the
+    module's top-level package: ``import xarray as xr`` … ``xr.where(…)`` → ``where`` in
+    ``xarray``; ``xr.testing.assert_equal`` → ``assert_equal``; ``from sympy.physics.vector
+    import ReferenceFrame`` → ``ReferenceFrame`` in ``sympy``.
+
+    >>> api_names("import xarray as xr\\nfrom sympy.physics.vector import ReferenceFrame, Vector\\nxr.where(c)")
+    {'ReferenceFrame': 'sympy', 'Vector': 'sympy', 'where': 'xarray'}
+    """
+    modules: dict[str, str] = {}
+    for m in _IMPORT.finditer(text):
+        for part in m.group(1).split(","):
+            name, _, alias = part.strip().partition(" as ")
+            name = name.strip()
+            modules[alias.strip() or name.split(".")[0]] = name.split(".")[0]
+    out: dict[str, str] = {}
+    for m in _FROM_IMPORT.finditer(text):
+        top = m.group(1).split(".")[0]
+        for part in m.group(2).split(","):
+            name = part.strip().split(" as ")[0].strip()
+            if name and top and name != "*" and len(out) < MAX_SYMBOL_NAMES:
+                out[name] = top
+    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)", text):
+        if m.group(1) in modules and len(out) < MAX_SYMBOL_NAMES:
+            out.setdefault(m.group(2).lstrip(".").split(".")[-1], modules[m.group(1)])
+    return dict(sorted(out.items()))
+
+
+def defined_in(snap: Snapshot, names: dict[str, float],
+               api: dict[str, str] | None = None) -> dict[str, list[dict[str, Any]]]:
     """path → the named symbols it defines, for the names defined in at most
     ``MAX_SYMBOL_FILES`` files (tests and examples set aside when the name is also defined
     elsewhere). A build without a symbol graph answers nothing."""
-    if not names:
+    api = api or {}
+    if not names and not api:
         return {}
+    names = {**names, **dict.fromkeys(api, API_ANCHOR)}
     keys = {n.lower().replace("::", "."): n for n in names}
     try:
         from oracl.read.callgraph import named_each
@@ -250,6 +287,9 @@ def defined_in(snap: Snapshot, names: dict[str, float]) -> dict[str, list[dict[s
         # another project's copy (a vendored `jquery-3.5.1.js`, a `_build/` page) is never what a
         # question names; tests and examples only when nothing else defines the name
         defs = [d for d in defs if role(d["path"]) not in ("vendored", "generated")]
+        top = api.get(keys[key])
+        if top is not None:  # reached through a module: defined at the top level of that package's files
+            defs = [d for d in defs if d["qualified"] == d["name"] and f"/{top}/" in f"/{d['path']}"]
         main = [d for d in defs if not is_test_path(d["path"]) and role(d["path"]) == "product"] or defs
         files = {d["path"] for d in main}
         if len(files) > MAX_SYMBOL_FILES:
@@ -554,7 +594,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
     defines: dict[str, list[dict[str, Any]]] = {}
     frames: dict[str, list[Frame]] = {}
     if not pq.wildcard and provenance != "mirror":
-        defines = defined_in(snap, symbol_names(text, pq.long))
+        defines = defined_in(snap, symbol_names(text, pq.long), api_names(text))
         ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
         frames = frame_files(snap, text)
         ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
