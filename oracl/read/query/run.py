@@ -123,6 +123,7 @@ class TextCache:
 _TEXTS: MemoKey[TextCache] = MemoKey("texts")
 _HISTORY_INDEX: MemoKey[bool] = MemoKey("history_index")
 _PATHS_BY_NAME: MemoKey[dict[str, list[str]]] = MemoKey("paths_by_name")
+_FOLDERS: MemoKey[frozenset[str]] = MemoKey("folders")
 
 
 def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
@@ -232,14 +233,25 @@ _FROM_IMPORT = re.compile(r"^[ \t>.]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w
 API_ANCHOR = 0.5  # a name the report's own code reaches through a module it imports
 
 
-def api_names(text: str) -> dict[str, str]:
+def _folders(snap: Snapshot) -> frozenset[str]:
+    """Every folder name of the build's paths (once per snapshot)."""
+    return snap.memo.once(_FOLDERS, lambda: frozenset(
+        part for row in snap.cached("artifact_paths") for part in row["path"].split("/")[:-1]))
+
+
+def api_names(text: str, folders: frozenset[str] | None = None) -> dict[str, str]:
     """The names a report's code reaches through the modules it imports, each with the
     module's top-level package: ``import xarray as xr`` … ``xr.where(…)`` → ``where`` in
     ``xarray``; ``xr.testing.assert_equal`` → ``assert_equal``; ``from sympy.physics.vector
     import ReferenceFrame`` → ``ReferenceFrame`` in ``sympy``.
 
+    Given the build's ``folders``, only packages of the build count: ``unittest.TestCase``
+    in a pytest report is the standard library's.
+
     >>> api_names("import xarray as xr\\nfrom sympy.physics.vector import ReferenceFrame, Vector\\nxr.where(c)")
     {'ReferenceFrame': 'sympy', 'Vector': 'sympy', 'where': 'xarray'}
+    >>> api_names("import unittest, xarray as xr\\nunittest.TestCase\\nxr.where(c)", frozenset({"xarray"}))
+    {'where': 'xarray'}
     """
     modules: dict[str, str] = {}
     for m in _IMPORT.finditer(text):
@@ -257,7 +269,7 @@ def api_names(text: str) -> dict[str, str]:
     for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)", text):
         if m.group(1) in modules and len(out) < MAX_SYMBOL_NAMES:
             out.setdefault(m.group(2).lstrip(".").split(".")[-1], modules[m.group(1)])
-    return dict(sorted(out.items()))
+    return dict(sorted((k, v) for k, v in out.items() if folders is None or v in folders))
 
 
 def defined_in(snap: Snapshot, names: dict[str, float],
@@ -594,7 +606,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
     defines: dict[str, list[dict[str, Any]]] = {}
     frames: dict[str, list[Frame]] = {}
     if not pq.wildcard and provenance != "mirror":
-        defines = defined_in(snap, symbol_names(text, pq.long), api_names(text))
+        defines = defined_in(snap, symbol_names(text, pq.long), api_names(text, _folders(snap)))
         ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
         frames = frame_files(snap, text)
         ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
