@@ -3,7 +3,7 @@ development set, the file a fix changed as gold.
 
     python scripts/eval_issues.py SET.jsonl --clone OWNER/NAME=GITDIR … [--cache DIR]
                                   [--repos OWNER/NAME,…] [--rows N] [--out rows.jsonl] [--rebuild]
-                                  [--history] [--ablate]
+                                  [--history] [--ablate [--vary MODULE.NAME=V1,V2,…]]
 
 SET is ``swebench_verified_dev.jsonl`` (``{"instance_id", "repo", "base_commit",
 "problem_statement", "gold_files", "patch"}``). Each ``--clone`` names a git directory of a
@@ -17,8 +17,8 @@ own ``--cache``). The problem statement, as its reporter wrote it, is the query,
 English stop words, every text file, as in ``eval_commit_bench.py``).
 
 ``--ablate`` reruns the queries on the cached builds with each rule of the query plane
-switched off in turn (``ABLATIONS``) and prints pooled Acc@1/5/10, MRR and each
-repository's Acc@5 change.
+switched off in turn (``ABLATIONS``), or with the values ``--vary`` gives, and prints
+pooled Acc@1/5/10, MRR and each repository's Acc@5 change.
 
 Acc@k needs every gold file in the top k; MRR is 1 / the rank of the first gold file (0
 beyond 100). Printed per repository and pooled, ORACL beside BM25, with the in-process
@@ -148,6 +148,8 @@ def main() -> None:
     ap.add_argument("--history", action="store_true", help="give each tree the git history ending at its base commit")
     ap.add_argument("--ablate", action="store_true",
                     help="on the cached builds: switch each rule off in turn and print the table")
+    ap.add_argument("--vary", action="append", default=[], metavar="MODULE.NAME=V1,V2,…",
+                    help="with --ablate: these values instead (module run or score), e.g. score.TEST_PRIOR=0.25,0.6")
     a = ap.parse_args()
     from oracl.core.errors import OraclError
     from oracl.read.query.run import search
@@ -165,7 +167,9 @@ def main() -> None:
     if missing:
         print(f"no --clone for {', '.join(missing)}: their rows are left out", file=sys.stderr)
     if a.ablate:
-        print("\n".join(ablate(rows, a.cache, ABLATIONS)))
+        variants = tuple((f"{spec.split('=')[0]} = {v}", *spec.split("=")[0].split("."), float(v))
+                         for spec in a.vary for v in spec.split("=", 1)[1].split(","))
+        print("\n".join(ablate(rows, a.cache, variants or ABLATIONS)))
         return
     out: list[dict] = []
     latency: list[float] = []
