@@ -240,8 +240,9 @@ def query(
 
     Filters (domain: type: ext: lifecycle: since:), negation (-term, "but not X"), fast
     lookups (file: filename: path: prefix:) and free text – two words, a commit message
-    or a pasted stack trace – ranked by field matches, BM25 over the content, the best
-    chunk of each file, its history, the graph and priority."""
+    or a pasted bug report (its title, stack traces, quoted error messages and code count
+    most) – ranked by field matches, BM25 over the content, the best chunk of each file,
+    its history, the graph and priority."""
     root = _root(None, root, words=None if text == ["-"] else (text, "search text"))
     words = " ".join(text)
     if words.strip() == "-":

@@ -369,7 +369,7 @@ def search_page(data: dict[str, Any]) -> str:
     q = data["q"]
     if not q:
         return layout("Search", data, '<h1>Search</h1><p class="muted">Type what you are looking for: two words, '
-                      'a commit message or a pasted stack trace.</p>')
+                      'a commit message or a pasted bug report.</p>')
     rows = []
     for r in data["results"]:
         stale = "" if r.get("stale", "fresh") == "fresh" else f' <span class="stale">{_e(r["stale"])}</span>'
