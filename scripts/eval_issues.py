@@ -68,6 +68,9 @@ def table(rows: list[dict]) -> list[str]:
 
 # (label, module, attribute, value): each rule of the query plane switched off (or set) in turn
 ABLATIONS: tuple[tuple[str, str, str, object], ...] = (
+    ("title words weigh as plain words (entity → type class)", "parse", "TITLE_ENTITY", False),
+    ("environment dumps kept", "parse", "ENV_RUN", 10**9),
+    ("names reached through an imported package do not anchor (0.5 → 0)", "run", "API_ANCHOR", 0.0),
     ("symbol anchors off (names the report gives → their definitions)", "run", "ANCHOR", 0.0),
     ("a long text's mere identifiers do not anchor (0.25 → 0)", "run", "LONG_QUERY_ANCHOR", 0.0),
     ("frame anchors off (traceback frames, paths named)", "run", "FRAME_ANCHOR", 0.0),
@@ -89,10 +92,10 @@ def ablate(rows: list[dict], cache: Path, variants: tuple[tuple[str, str, str, o
     variant, and each repository's Acc@5 change; every query of a row runs on one open
     snapshot of its cached build."""
     from oracl.core.errors import OraclError
-    from oracl.read.query import run, score
+    from oracl.read.query import parse, run, score
     from oracl.read.snapshot import Snapshot
 
-    modules = {"run": run, "score": score}
+    modules = {"parse": parse, "run": run, "score": score}
     results: list[list[dict]] = [[] for _ in range(len(variants) + 1)]
     for row in rows:
         tree = cache / row["repo"].replace("/", "+") / row["base_commit"][:12]
@@ -149,7 +152,7 @@ def main() -> None:
     ap.add_argument("--ablate", action="store_true",
                     help="on the cached builds: switch each rule off in turn and print the table")
     ap.add_argument("--vary", action="append", default=[], metavar="MODULE.NAME=V1,V2,…",
-                    help="with --ablate: these values instead (module run or score), e.g. score.TEST_PRIOR=0.25,0.6")
+                    help="with --ablate: these values instead (module parse, run or score), e.g. score.TEST_PRIOR=0.25,0.6")
     a = ap.parse_args()
     from oracl.core.errors import OraclError
     from oracl.read.query.run import search
