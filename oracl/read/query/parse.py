@@ -123,9 +123,9 @@ def _is_entity_like(token: str) -> bool:
 def _title_words(text: str) -> set[str]:
     """The words of a long query's title: its first line, when that is a title (at most
     ``TITLE_MAX_WORDS`` words, no lead-in ending with a colon, no markup) and not the whole
-    query. A report's or a commit's title says
-    in a few words what it is about ("vector add 0 error", "linkcheck fails on anchors");
-    the body around it is mostly context, pasted code and output.
+    query. A report's or a commit's title says in a few words what it is about ("vector
+    add 0 error", "linkcheck fails on anchors"); the body around it is mostly context,
+    pasted code and output.
 
     >>> sorted(_title_words("Linkcheck: broken anchors\\nThe builder says ..."))
     ['anchors', 'broken', 'linkcheck']

@@ -132,20 +132,27 @@ def _texts(snap: Snapshot, rows: list[dict[str, Any]]) -> dict[str, str]:
     inside the root only; secrets redacted). A snapshot keeps the texts it read, up to
     ``TEXT_CACHE_BYTES``, least recently used first out: an agent's questions come back to
     the same files."""
-    cache = snap.memo.once(_TEXTS, TextCache)
     out: dict[str, str] = {}
     best = sorted(rows, key=lambda r: (-(r["bm25"] or 0.0), r["path"]))[:TEXT_CANDIDATES]
     for r in best:
-        path = r["path"]
-        text = cache.get(path)
-        if text is None:
-            try:
-                text = snap.workspace.read_text(path, TEXT_MAX_BYTES)
-            except (OSError, UnsafePathError):
-                continue
-            cache.put(path, text)
-        out[path] = text
+        text = _text(snap, r["path"])
+        if text is not None:
+            out[r["path"]] = text
     return out
+
+
+def _text(snap: Snapshot, path: str) -> str | None:
+    """One file's text through the snapshot's cache (the first 512 KiB, secrets redacted;
+    None for a file that cannot be read as a regular file inside the root)."""
+    cache = snap.memo.once(_TEXTS, TextCache)
+    text = cache.get(path)
+    if text is None:
+        try:
+            text = snap.workspace.read_text(path, TEXT_MAX_BYTES)
+        except (OSError, UnsafePathError):
+            return None
+        cache.put(path, text)
+    return text
 
 
 def chunk_scores(pq: ParsedQuery, rows: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, list[Chunk]]:
@@ -422,6 +429,16 @@ def frame_files(snap: Snapshot, text: str) -> dict[str, list[Frame]]:
     return out
 
 
+def around(row: dict[str, Any], line: int, gain: float) -> Chunk:
+    """The lines to quote for one line of a file: the smallest symbol holding it, else
+    ten lines either side."""
+    holding = [x for x in orjson.loads(row["symbols"] or "[]") if int(x[2]) <= line <= int(x[3])]
+    if holding:
+        x = min(holding, key=lambda x: int(x[3]) - int(x[2]))
+        return Chunk(int(x[2]), int(x[3]), f"symbol {x[0]}", gain)
+    return Chunk(max(1, line - 10), line + 10, "lines", gain)
+
+
 def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Frame]], may_add: bool) -> list[Scored]:
     """The files a stack trace names move up: they share ``FRAME_ANCHOR`` × the best
     score (joining as candidates when no filter is in force), and the lines to quote from
@@ -437,15 +454,7 @@ def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Fr
             continue
         s.score += gain
         s.matches.append((f"{path.rsplit('/', 1)[-1]}:{fs[0].line}" if fs[0].line else path, "frame", gain))
-        symbols = orjson.loads(s.row["symbols"] or "[]")
-        spans = []
-        for f in [f for f in fs if f.line > 0][:3]:
-            around = [x for x in symbols if int(x[2]) <= f.line <= int(x[3])]
-            if around:
-                x = min(around, key=lambda x: int(x[3]) - int(x[2]))
-                spans.append(Chunk(int(x[2]), int(x[3]), f"symbol {x[0]}", gain))
-            else:
-                spans.append(Chunk(max(1, f.line - 10), f.line + 10, "lines", gain))
+        spans = [around(s.row, f.line, gain) for f in [f for f in fs if f.line > 0][:3]]
         if spans:  # the lines around the frames; a path named without a line keeps its chunks
             s.spans = [Chunk(a, b, spans[0].label, gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
@@ -463,23 +472,16 @@ def message_files(snap: Snapshot, text: str) -> dict[str, list[tuple[str, int]]]
     before tests and examples, never a vendored or built copy; a fragment found in more than
     ``MESSAGE_FILES`` files names none."""
     out: dict[str, list[tuple[str, int]]] = {}
-    cache = snap.memo.once(_TEXTS, TextCache)
     for fragment in message_fragments(text):
         rows = snap.named("message_probe", {"q": fragment, "k": MESSAGE_PROBE})
-        found: dict[str, list[int]] = {}
+        found: dict[str, list[tuple[int, bool]]] = {}
         for r in rows:
             path = r["path"]
             suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
             if suffix not in LANGUAGE_OF_SUFFIX or role(path) in ("vendored", "generated"):
                 continue
-            body = cache.get(path)
-            if body is None:
-                try:
-                    body = snap.workspace.read_text(path, TEXT_MAX_BYTES)
-                except (OSError, UnsafePathError):
-                    continue
-                cache.put(path, body)
-            hits = literal_lines(fragment, body)
+            body = _text(snap, path)
+            hits = literal_lines(fragment, body) if body is not None else []
             if hits:
                 found[path] = hits
         main = {p: v for p, v in found.items() if not is_test_path(p) and role(p) == "product"} or found
@@ -508,16 +510,8 @@ def message_anchor(snap: Snapshot, ranked: list[Scored], messages: dict[str, lis
             continue
         s.score += gain
         s.matches.append((hits[0][0][:60], "message", gain))
-        symbols = orjson.loads(s.row["symbols"] or "[]")
-        spans = []
-        for _, line in hits[:3]:
-            around = [x for x in symbols if int(x[2]) <= line <= int(x[3])]
-            if around:
-                x = min(around, key=lambda x: int(x[3]) - int(x[2]))
-                spans.append((int(x[2]), int(x[3])))
-            else:
-                spans.append((max(1, line - 10), line + 10))
-        s.spans = [Chunk(a, b, "message", gain) for a, b in merge_spans(spans)]
+        spans = [around(s.row, line, gain) for _, line in hits[:3]]
+        s.spans = [Chunk(a, b, "message", gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked
 

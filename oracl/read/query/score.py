@@ -215,32 +215,32 @@ def score_rows(pq: ParsedQuery, rows: list[dict[str, Any]], persona: str = "defa
     # a dotted term matches a definition by its last part; a long stem also starts a glued file name
     dotted = [i for i, t in enumerate(terms) if t.origin == "query" and "." in t.text]
     prefixable = {t.stem for t in terms if t.weight_class != "stop" and len(t.stem) >= 4}
-    hit_terms: list[set[int]] = []
-    n_t = [0] * len(terms)
+    may_match: list[set[int]] = []  # per row: the indices of the terms it may match
+    df = [0] * len(terms)            # per term: the rows whose tokens hold it
     for toks in all_toks:
-        hit = {i for key in (toks[ALL] if len(toks[ALL]) < len(by_key) else by_key.keys() & toks[ALL])
-               for i in by_key.get(key, ())}
-        for i in hit:
-            n_t[i] += 1
-        hit.update(i for i in dotted if terms[i].text.rsplit(".", 1)[-1] in toks["definition"])
+        found = {i for key in (toks[ALL] if len(toks[ALL]) < len(by_key) else by_key.keys() & toks[ALL])
+                 for i in by_key.get(key, ())}
+        for i in found:
+            df[i] += 1
+        found.update(i for i in dotted if terms[i].text.rsplit(".", 1)[-1] in toks["definition"])
         if prefixable:
-            hit.update(i for tok in toks["filename"] for j in range(4, len(tok))
-                       if tok[:j] in prefixable for i in by_key.get(tok[:j], ()))
-        hit_terms.append(hit)
+            found.update(i for tok in toks["filename"] for j in range(4, len(tok))
+                         if tok[:j] in prefixable for i in by_key.get(tok[:j], ()))
+        may_match.append(found)
     idf: dict[str, float] = {}
     for i, t in enumerate(terms):
-        idf[t.text] = math.log(1 + n / (1 + n_t[i])) / math.log(1 + n) if n > 1 else 1.0
+        idf[t.text] = math.log(1 + n / (1 + df[i])) / math.log(1 + n) if n > 1 else 1.0
     idents = identifier_terms(pq) if texts is not None else []
     idf_ident = {}
     for ident in idents:
         n_t = sum(1 for r in rows if ident in (texts or {}).get(r["path"], ""))
         idf_ident[ident] = math.log(1 + n / (1 + n_t)) / math.log(1 + n) if n > 1 else 1.0
     out: list[Scored] = []
-    for row, toks, hit in zip(rows, all_toks, hit_terms, strict=True):
+    for row, toks, candidates in zip(rows, all_toks, may_match, strict=True):
         matches: list[tuple[str, str, float]] = []
         matched_roots: set[str] = set()
         total = 0.0
-        for t in (terms[i] for i in sorted(hit)):
+        for t in (terms[i] for i in sorted(candidates)):
             hit = False
             for f, boost in BOOSTS.items():
                 if f == "definition":
