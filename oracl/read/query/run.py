@@ -439,26 +439,37 @@ def around(row: dict[str, Any], line: int, gain: float) -> Chunk:
     return Chunk(max(1, line - 10), line + 10, "lines", gain)
 
 
-def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Frame]], may_add: bool) -> list[Scored]:
-    """The files a stack trace names move up: they share ``FRAME_ANCHOR`` × the best
-    score (joining as candidates when no filter is in force), and the lines to quote from
-    each become the symbol around its frame's line."""
-    if not frames:
+def share(snap: Snapshot, ranked: list[Scored], evidence: dict[str, tuple[str, list[int]]], weight: float,
+          field: str, may_add: bool, span_label: str = "") -> list[Scored]:
+    """The files ``evidence`` names (path → the match's label and the lines it points at)
+    move up: they share ``weight`` × the best score (joining as candidates when no filter is
+    in force), and the lines to quote become the symbol around each line (at most three;
+    a file named without a line keeps its chunks)."""
+    if not evidence:
         return ranked
-    by_path = with_candidates(snap, ranked, frames, may_add)
+    by_path = with_candidates(snap, ranked, evidence, may_add)
     top = max((s.score for s in ranked), default=0.0) or 1.0
-    gain = FRAME_ANCHOR * top / len(frames)
-    for path, fs in frames.items():
+    gain = weight * top / len(evidence)
+    for path, (label, lines) in evidence.items():
         s = by_path.get(path)
         if s is None:
             continue
         s.score += gain
-        s.matches.append((f"{path.rsplit('/', 1)[-1]}:{fs[0].line}" if fs[0].line else path, "frame", gain))
-        spans = [around(s.row, f.line, gain) for f in [f for f in fs if f.line > 0][:3]]
-        if spans:  # the lines around the frames; a path named without a line keeps its chunks
-            s.spans = [Chunk(a, b, spans[0].label, gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
+        s.matches.append((label, field, gain))
+        spans = [around(s.row, line, gain) for line in lines[:3]]
+        if spans:
+            s.spans = [Chunk(a, b, span_label or spans[0].label, gain)
+                       for a, b in merge_spans((c.start, c.end) for c in spans)]
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked
+
+
+def frame_anchor(snap: Snapshot, ranked: list[Scored], frames: dict[str, list[Frame]], may_add: bool) -> list[Scored]:
+    """The files a stack trace names share ``FRAME_ANCHOR`` × the best score, quoting the
+    symbol around each frame's line."""
+    evidence = {path: (f"{path.rsplit('/', 1)[-1]}:{fs[0].line}" if fs[0].line else path,
+                       [f.line for f in fs if f.line > 0]) for path, fs in frames.items()}
+    return share(snap, ranked, evidence, FRAME_ANCHOR, "frame", may_add)
 
 
 MESSAGE_ANCHOR = 1.0   # the files writing the messages a report quotes share this × the best score
@@ -496,24 +507,10 @@ def message_files(snap: Snapshot, text: str) -> dict[str, list[tuple[str, int]]]
 
 def message_anchor(snap: Snapshot, ranked: list[Scored], messages: dict[str, list[tuple[str, int]]],
                    may_add: bool) -> list[Scored]:
-    """The files that write a quoted message move up: they share ``MESSAGE_ANCHOR`` ×
-    the best score (joining as candidates when no filter is in force), and the lines to
-    quote become the symbol around the message."""
-    if not messages:
-        return ranked
-    by_path = with_candidates(snap, ranked, messages, may_add)
-    top = max((s.score for s in ranked), default=0.0) or 1.0
-    gain = MESSAGE_ANCHOR * top / len(messages)
-    for path, hits in messages.items():
-        s = by_path.get(path)
-        if s is None:
-            continue
-        s.score += gain
-        s.matches.append((hits[0][0][:60], "message", gain))
-        spans = [around(s.row, line, gain) for _, line in hits[:3]]
-        s.spans = [Chunk(a, b, "message", gain) for a, b in merge_spans((c.start, c.end) for c in spans)]
-    ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
-    return ranked
+    """The files that write a quoted message share ``MESSAGE_ANCHOR`` × the best score,
+    quoting the symbol around each message."""
+    evidence = {path: (hits[0][0][:60], [line for _, line in hits]) for path, hits in messages.items()}
+    return share(snap, ranked, evidence, MESSAGE_ANCHOR, "message", may_add, span_label="message")
 
 
 def _explain(s: Scored) -> dict[str, Any]:
