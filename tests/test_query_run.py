@@ -121,15 +121,19 @@ def test_telemetry_is_written_and_never_fails_a_search(tmp_path: Path) -> None:
     assert r.results
 
 
-def test_usage_from_telemetry_feeds_the_next_build(tmp_path: Path) -> None:
+def test_searches_and_learned_data_leave_priority_alone(tmp_path: Path) -> None:
+    """Being returned is not evidence (design §9): searches leave ``usage`` at 0, and so
+    does accepted learned data (query-local: a global prior would move unrelated answers)."""
     root = write_tree(tmp_path / "r", SAMPLE)
     build(root, **SMALL)
     for _ in range(3):
         search(root, "file:pkg/util.py")
+    (root / ".oracl" / "learned_terms.json").write_text(
+        '[{"term": "helper", "path": "pkg/util.py", "confidence": 0.5, "sessions": 3}]')
     build(root, **SMALL)
     doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
     util = next(n for n in doc["nodes"] if n.get("path") == "pkg/util.py")
-    assert util["usage"] == 3 and util["priority_detail"]["components"]["usage"] == 0.03
+    assert util["usage"] == 0 and util["priority_detail"]["components"]["usage"] == 0.0
 
 
 @pytest.mark.parametrize(("args", "code", "line"), [

@@ -42,7 +42,8 @@ from oracl.builder.incremental import (
 )
 from oracl.builder.pipeline.annotate import (
     HELD_BACK,
-    load_learned_edges,
+    Learned,
+    load_learned,
     load_learned_tags,
     make_record,
 )
@@ -61,7 +62,7 @@ from oracl.builder.segments import Segments, reusable
 from oracl.bundle import provenance
 from oracl.bundle.writer import BundleWriter
 from oracl.core.children import git
-from oracl.core.config import Config, load_config, search_log_enabled, validate
+from oracl.core.config import Config, load_config, validate
 from oracl.core.errors import (
     ConfigError,
     DiskFullError,
@@ -81,6 +82,7 @@ from oracl.core.vault import (
     DB_FILE,
     FACTS_FILE,
     HEADER_FILE,
+    LEARNED_FILE,
     MANIFEST,
     STAT_FILE,
     SYMBOLS_FILE,
@@ -143,6 +145,7 @@ class Read:
     facts_header: dict[str, Any]
     index: IndexView
     overlay: list[Edge]
+    learned: Learned
     made_under: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
 
 
@@ -282,6 +285,8 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
     progress("read", len(files), len(files))
     made = (cfg, learned)
     carry = plan.carry
+    withheld = {f.path for f in facts if f.key_material or f.parse_status == "secret_file"}
+    learned_data = load_learned(plan.vault.dir, set(files), withheld, learned)
 
     def record_of(f: FileFacts) -> ArtifactRecord:
         kept = carry.record(f, made) if carry is not None else None  # a watch's: the same facts object
@@ -295,7 +300,7 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
                       "chain": previous.chain + 1 if previous is not None else 0,
                       "base_db_bytes": previous.base_db_bytes if previous is not None else 0},
-        index=IndexView.build({f.path: f for f in facts}), overlay=load_learned_edges(plan.vault.dir))
+        index=IndexView.build({f.path: f for f in facts}), overlay=learned_data.edges, learned=learned_data)
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Task[float]:
@@ -416,27 +421,6 @@ def make_symbols(r: Read, previous: Segments | None, why: str) -> Symbols:
 
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
 
-def _usage_from_telemetry(vault: Vault, cfg: Config) -> Counter[str]:
-    """Times each path was returned by a search (usage), from the search history; none
-    when the search log is off (``search_log = false`` or ``ORACL_SEARCH_LOG=0``)."""
-    usage: Counter[str] = Counter()
-    if not search_log_enabled(vault.root, cfg):
-        return usage
-    history = vault.dir / "logs" / "search_history.jsonl"
-    try:
-        with open(history, "rb") as fh:
-            for line in fh:
-                try:
-                    row = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(row, dict):
-                    usage.update(p for p in row.get("returned_paths", []) if isinstance(p, str))
-    except OSError:
-        pass
-    return usage
-
-
 def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str]:
     from oracl.core.paths import glob_match
 
@@ -474,8 +458,10 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
 
         return wait
 
+    # usage (design §4) has no feed: being returned is not evidence, and what was used reaches
+    # the graph only as reviewed, query-local learned data (§9), never as a global prior
     return weigh(r.records, {f.path: f for f in r.facts}, merged.edges, plan.cfg,
-                 _usage_from_telemetry(plan.vault, plan.cfg), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job,
+                 Counter(), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job,
                  history=history.messages)
 
 
@@ -494,10 +480,10 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
                 graph: WeightedGraph, languages: Counter[str], symbols: Symbols,
-                history: History | None = None) -> dict[str, Any]:
+                history: History | None = None, learned: Learned | None = None) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
-    return {
+    header: dict[str, Any] = {
         "version": SCHEMA_VERSION,
         "generated_at": plan.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "build_id": plan.build_id,
@@ -532,10 +518,14 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
         "history": {"commits": history.commits, "head": history.head, "note": history.note,
                     "files_with_messages": len(history.messages)} if history is not None else None,
     }
+    if learned is not None and learned.header:  # the learned files this build merged: the signature covers them
+        header["learned"] = learned.header
+    return header
 
 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
-                 stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts]) -> Task[bytes]:
+                 stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
+                 learned_doc: dict[str, Any] | None = None) -> Task[bytes]:
     """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
     written into the staging bundle as a task: it serialises and hashes the rows while this
     process builds the bundle's Arrow tables and loads them (the rows are only read on both
@@ -564,6 +554,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         if sig:
             writer.add(name + ".sig", sig.encode() + b"\n")
         writer.add(HEADER_FILE, canonical_bytes(header))
+        if learned_doc is not None:
+            writer.add(LEARNED_FILE, canonical_bytes(learned_doc))
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
@@ -704,9 +696,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         carried = (r.facts_header, {f.path: f for f in r.facts},
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
+        learned = r.learned
         del r, e, merged
-        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history)
-        export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts)
+        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned)
+        export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
+                       learned.bundle_doc())
         del stat_files, all_facts
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
         seconds["fts_background"] = round(loaded.content_seconds, 3)

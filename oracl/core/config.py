@@ -82,7 +82,7 @@ class Config:
     snapshots: int = 5                          # timestamped signed exports kept under snapshots/
     health_threshold: float = 0.2               # `oracl health` flags count moves beyond this
     share_sensitive: bool = False               # MCP answers may name and quote files holding key material
-    search_log: bool = True                     # log searches to .oracl/logs (their results feed `usage`)
+    search_log: bool = True                     # log searches and follow-ups to .oracl/logs (oracl learn mines them)
 
     def build_buffer_pool(self, fts_text_bytes: int) -> int:
         """Kùzu's buffer pool for a build. Creating the FTS index keeps its postings in the
@@ -112,8 +112,9 @@ SEARCH_LOG_ENV = "ORACL_SEARCH_LOG"
 
 
 def search_log_enabled(root: Path, cfg: Config | None = None) -> bool:
-    """Whether searches of ``root`` are logged to ``.oracl/logs/search_history.jsonl`` (and
-    a build counts the log's results as ``usage``): ``ORACL_SEARCH_LOG=0`` (or ``off``,
+    """Whether searches of ``root`` are logged to ``.oracl/logs/search_history.jsonl`` and
+    the files used after them to ``logs/usage.jsonl`` (what ``oracl learn`` mines):
+    ``ORACL_SEARCH_LOG=0`` (or ``off``,
     ``false``, ``no``) turns it off, ``=1`` on; otherwise ``search_log`` of the
     configuration (``cfg``, or the root's; on by default). An unreadable configuration
     counts as off."""

@@ -6,6 +6,8 @@ a traceback.
 
     OraclError (1)
     ├── ConfigError (2)          bad [tool.oracl] / .oracl.toml / option value
+    │   └── LearnedDataError (24) a proposals or learned file is not readable JSON or holds
+    │                            a value out of range (nothing is overwritten)
     ├── RootError (3)            the root does not exist or is not a directory
     ├── NoBuildError (4)         no build in the vault yet
     ├── StoreError (5)           the Kùzu engine refused or failed (translated in store.py)
@@ -48,6 +50,10 @@ class OraclError(Exception):
 
 class ConfigError(OraclError):
     exit_code = 2
+
+
+class LearnedDataError(ConfigError):
+    exit_code = 24
 
 
 class RootError(OraclError):

@@ -1,14 +1,22 @@
-"""Telemetry of design §9: ``logs/search_history.jsonl`` and ``logs/agent_metrics.jsonl``.
+"""Telemetry of design §9: ``logs/search_history.jsonl``, ``logs/usage.jsonl`` and
+``logs/agent_metrics.jsonl``.
 
 Best effort by design: a read-only vault, a full disk or a missing folder never fails or
 slows a search. Each line is one ``os.write`` on an ``O_APPEND`` descriptor, so concurrent
-processes never interleave lines.
+processes never interleave lines. A log is bounded: past ``max_log_bytes()`` it is
+renamed to ``NAME.1`` (``.1`` to ``.2`` … up to ``KEEP`` generations, the oldest dropped)
+under an exclusive lock, so two processes never rotate one file twice. ``lines`` reads
+every generation, oldest first, one bounded line at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import uuid
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +25,32 @@ import orjson
 from oracl.core.secrets import redact_tree
 
 SESSION_ENV = "ORACL_SESSION"
+LOG_BYTES_ENV = "ORACL_LOG_MAX_BYTES"
 USD_PER_CPU_SECOND = 0.00005  # estimated cost: CPU seconds × this rate (configurable by env)
+MAX_LOG_BYTES = 32 << 20  # one generation of a log; KEEP of them are kept besides the live one
+KEEP = 3
+MAX_LINE = 1 << 20  # a longer line is skipped whole when read back (nothing we write is near it)
 _SESSION = os.environ.get(SESSION_ENV) or uuid.uuid4().hex[:16]
+_BOUND: ContextVar[str | None] = ContextVar("oracl_session", default=None)
 
 
 def session_id() -> str:
-    return os.environ.get(SESSION_ENV) or _SESSION
+    """The session a log line belongs to: the one bound by ``session()`` (a Memory's, the
+    CLI's terminal), else ``ORACL_SESSION``, else this process's."""
+    return _BOUND.get() or os.environ.get(SESSION_ENV) or _SESSION
+
+
+@contextlib.contextmanager
+def session(sid: str | None) -> Iterator[None]:
+    """Log under ``sid`` inside the block (nothing changes when it is None)."""
+    if not sid:
+        yield
+        return
+    token = _BOUND.set(sid)
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
 
 
 def estimated_cost(cpu_seconds: float) -> float:
@@ -33,6 +61,34 @@ def estimated_cost(cpu_seconds: float) -> float:
     return round(cpu_seconds * rate, 9)
 
 
+def max_log_bytes() -> int:
+    """The size past which a log is rotated (``ORACL_LOG_MAX_BYTES``, at least 1 KiB)."""
+    try:
+        return max(1024, int(os.environ.get(LOG_BYTES_ENV, MAX_LOG_BYTES)))
+    except ValueError:
+        return MAX_LOG_BYTES
+
+
+def _rotate(path: Path, limit: int) -> None:
+    """Shift ``path`` to ``path.1`` (and older ones up) under the folder's lock, when it is
+    still over ``limit`` once the lock is held (another process may have rotated it)."""
+    fd = os.open(path.parent / ".rotate.lock", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(path).st_size <= limit:
+                return
+        except FileNotFoundError:
+            return
+        for n in range(KEEP - 1, 0, -1):
+            older = path.with_name(f"{path.name}.{n}")
+            if older.exists():
+                os.replace(older, path.with_name(f"{path.name}.{n + 1}"))
+        os.replace(path, path.with_name(f"{path.name}.1"))
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
     """Append one JSON line to ``logs/<name>``, secrets redacted; False (never an
     exception) on failure."""
@@ -41,7 +97,14 @@ def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
         logs = vault_dir / "logs"
         if not logs.is_dir():
             logs.mkdir(parents=True, exist_ok=True)
-        fd = os.open(logs / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+        path = logs / name
+        limit = max_log_bytes()
+        try:
+            if os.stat(path).st_size > limit:
+                _rotate(path, limit)
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
         try:
             os.write(fd, orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n")
         finally:
@@ -49,3 +112,45 @@ def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
         return True
     except Exception:  # noqa: BLE001 – telemetry must never fail a search
         return False
+
+
+class LineCount:
+    """What ``lines`` read: rows, and lines skipped as unreadable (bad JSON, not an object,
+    cut off, or longer than ``MAX_LINE``)."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.bad = 0
+
+
+def lines(vault_dir: Path, name: str, count: LineCount | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of ``logs/<name>``, every kept generation, oldest first. Streamed: one line
+    of at most ``MAX_LINE`` bytes in memory at a time, whatever the log's size."""
+    count = count if count is not None else LineCount()
+    logs = vault_dir / "logs"
+    for n in range(KEEP, -1, -1):
+        path = logs / (f"{name}.{n}" if n else name)
+        try:
+            fh = open(path, "rb")  # noqa: SIM115 – closed below; a generation may vanish meanwhile
+        except OSError:
+            continue
+        with fh:
+            while True:
+                line = fh.readline(MAX_LINE + 1)
+                if not line:
+                    break
+                if len(line) > MAX_LINE or not line.endswith(b"\n"):
+                    count.bad += 1
+                    while line and not line.endswith(b"\n"):  # the rest of an over-long line
+                        line = fh.readline(MAX_LINE + 1)
+                    continue
+                try:
+                    row = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    count.bad += 1
+                    continue
+                if not isinstance(row, dict):
+                    count.bad += 1
+                    continue
+                count.rows += 1
+                yield row

@@ -24,6 +24,7 @@ EXPORT = "weighted_graph_index.json"
 DB_FILE = "graph.kuzu"
 HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit (what readers use)
 STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `oracl status` compares)
+LEARNED_FILE = "learned.json"   # the learned terms and associations the build merged (what the query plane reads)
 SYMBOLS_FILE = "symbols.seg"    # the symbol graph's export rows, per file (what a selective build reuses)
 FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
 MANIFEST = "manifest.json"      # the SHA-256 of every other file of the bundle

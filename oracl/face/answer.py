@@ -48,6 +48,25 @@ def _settings() -> dict[str, str]:
     return {k: v for k, v in sorted(os.environ.items()) if k.startswith("ORACL_") and k != "ORACL_WARM"}
 
 
+def terminal_session() -> str:
+    """The CLI's session (design §9): the terminal it runs in (the first of stdin, stdout and
+    stderr that is one), else its parent process (a shell, an agent's runner), with the
+    user: commands typed in one terminal share a session, and a learner splits a session
+    where it pauses for longer than its window. ``ORACL_SESSION`` overrides it."""
+    given = os.environ.get("ORACL_SESSION", "")
+    if given:
+        return given
+    where = ""
+    for fd in (0, 1, 2):
+        try:
+            where = os.ttyname(fd)
+            break
+        except OSError:
+            continue
+    key = f"{os.getuid()}:{where or 'ppid=' + str(os.getppid())}"
+    return "t" + hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:15]
+
+
 def socket_dir() -> str | None:
     """The per-user folder of the sockets, made if missing; None when it is not safely ours."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
@@ -147,7 +166,7 @@ def ask(args: list[str]) -> int | None:
         except (OSError, ValueError):
             pass
     request = json.dumps({"v": VERSION, "argv": args, "cwd": os.getcwd(), "env": env, "tty": tty,
-                          "settings": _settings()}).encode("utf-8", "surrogateescape")
+                          "settings": _settings(), "session": terminal_session()}).encode("utf-8", "surrogateescape")
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(CONNECT_SECONDS)
@@ -217,12 +236,14 @@ def _answer(root: str, request: dict[str, object]) -> tuple[int, list[tuple[int,
     from oracl.face import cli
 
     argv = request.get("argv")
+    session = request.get("session")
     env = request.get("env")
     tty = request.get("tty")
     cwd = request.get("cwd")
     if (request.get("v") != VERSION or not isinstance(argv, list) or not all(isinstance(a, str) for a in argv)
             or not argv or argv[0] not in COMMANDS or not isinstance(env, dict) or not isinstance(cwd, str)
-            or not isinstance(tty, list) or len(tty) != 2 or request.get("settings") != _settings()):
+            or not isinstance(tty, list) or len(tty) != 2 or request.get("settings") != _settings()
+            or not isinstance(session, str)):
         return -1, []
     saved_env = {k: os.environ.get(k) for k in TERMINAL}
     saved = (sys.stdout, sys.stderr, sys.stdin)
@@ -248,7 +269,7 @@ def _answer(root: str, request: dict[str, object]) -> tuple[int, list[tuple[int,
                 os.environ.pop(k, None)
         sys.stdout, sys.stderr, sys.stdin = out, err, io.StringIO()
         try:
-            code = cli.run(list(argv))
+            code = cli.run(list(argv), session=session)
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         except BaseException:  # noqa: BLE001 – the traceback the CLI alone would print

@@ -536,6 +536,79 @@ def fragment(
             ([locator.split("#")[0]], "a file"))
 
 
+learn_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None,
+                        context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]})
+app.add_typer(learn_app, name="learn")
+
+
+@learn_app.callback(invoke_without_command=True)
+def learn(
+    ctx: typer.Context,
+    root: RootOpt = None,
+    auto: Annotated[float | None, typer.Option("--auto", metavar="κ", help="Accept the pending proposals at or above this confidence unattended (off by default: read the risk in README).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Mine what was used after searches into proposals (review them before they count).
+
+    Reads .oracl/logs/usage.jsonl (the files followed up after a search: show, fragment,
+    trace, related, callers, callees, impact, a page opened from the web view's search)
+    and proposes learned associations (files used together), learned query terms (a
+    word people typed before using a file whose text lacks it) and domain corrections,
+    each with its confidence κ, support, PMI and example queries. Proposals wait in
+    .oracl/learn/proposals.json: only `oracl learn accept` writes them to the learned
+    files the next build merges.
+
+    Subcommands: review (list), accept, reject."""
+    if ctx.invoked_subcommand is not None:
+        return
+    _answer(root, as_json, "learn_view", lambda mem: mem.learn(auto))
+
+
+@learn_app.command("review")
+def learn_review(
+    root: RootOpt = None,
+    status: Annotated[str | None, typer.Option(metavar="STATUS", help="pending, accepted or rejected.")] = None,
+    kind: Annotated[str | None, typer.Option(metavar="KIND", help="association, term or tag.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The proposals, pending first, each with its id, evidence and an example query."""
+    _answer(root, as_json, "proposals_view", lambda mem: mem.proposals(status, kind))
+
+
+def _decide(decision: str, ids: list[str] | None, every: bool, min_confidence: float | None,
+            root: Path | None, as_json: bool) -> None:
+    if not ids and not every and min_confidence is None:
+        _fail(ConfigError(f"name the proposals to mark {decision}: IDs, --all or --min-confidence κ"))
+    _answer(root, as_json, "decided_view", lambda mem: mem.decide(list(ids or []), decision, every, min_confidence))
+
+
+@learn_app.command("accept")
+def learn_accept(
+    ids: Annotated[list[str] | None, typer.Argument(metavar="ID...", help="Proposal ids (oracl learn review).")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Every pending proposal.")] = False,
+    min_confidence: Annotated[float | None, typer.Option("--min-confidence", metavar="κ", help="The pending proposals at or above this confidence.")] = None,
+    root: RootOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Accept proposals: they are written to the learned files the next build merges
+    (a proposal naming a file the build no longer holds, or one holding key material, is
+    refused with the gate's name)."""
+    _decide("accepted", ids, every, min_confidence, root, as_json)
+
+
+@learn_app.command("reject")
+def learn_reject(
+    ids: Annotated[list[str] | None, typer.Argument(metavar="ID...", help="Proposal ids (oracl learn review).")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Every pending proposal.")] = False,
+    min_confidence: Annotated[float | None, typer.Option("--min-confidence", metavar="κ", help="The pending proposals at or above this confidence.")] = None,
+    root: RootOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Reject proposals (an accepted one leaves the learned files; a later mining keeps
+    the decision)."""
+    _decide("rejected", ids, every, min_confidence, root, as_json)
+
+
 @app.command()
 def cypher(
     statement: Annotated[str | None, typer.Argument(metavar="STATEMENT", help="One statement to run; omit for the interactive console.")] = None,
@@ -908,9 +981,19 @@ def negations_as_text(cmd: Any, args: list[str]) -> list[str]:
     return kept + (["--", *text] if text else [])
 
 
-def run(args: list[str]) -> int:
+def run(args: list[str], session: str | None = None) -> int:
     """``oracl ARGS``: the exit code. A usage error (an unknown option, a missing argument)
-    is one line too: ``Error: <what> (oracl CMD -h for help)``, exit code 2."""
+    is one line too: ``Error: <what> (oracl CMD -h for help)``, exit code 2. Searches and
+    follow-ups are logged under ``session`` (an answer helper passes its client's), else
+    this terminal's (``oracl.face.answer.terminal_session``)."""
+    from oracl.core import telemetry
+    from oracl.face.answer import terminal_session
+
+    with telemetry.session(session or terminal_session()):
+        return _run(args)
+
+
+def _run(args: list[str]) -> int:
     from typer._click.exceptions import ClickException, NoArgsIsHelpError
 
     group = command()

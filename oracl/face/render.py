@@ -672,7 +672,52 @@ def show_view(r: dict[str, Any]) -> None:
     table("Priority breakdown (design Eq. 2 and 6)",
           (Col("bucket"), Col("weight w_b", "num"), Col("signal c_b", "num"), Col("contribution", "num")),
           prows, section="priority")
+    learned = r.get("learned") or []
+    if learned:
+        table("Learned from use (accepted in review)", (Col("kind"), Col("word or file", "path"), Col("κ", "num", 2),
+                                                         Col("evidence", "text", 1)),
+              [[x["kind"], x.get("term") or x.get("path", ""), f"{x['confidence']:.2f}",
+                f"learned from {x['sessions']} sessions"] for x in learned], section="learned")
     _stale_line(r)
+
+
+def _subject(p: dict[str, Any]) -> str:
+    if p["kind"] == "association":
+        return f"{p['source']} ↔ {p['target']}"
+    if p["kind"] == "term":
+        return f"{p['term']!r} → {p['path']}"
+    return f"{p['path']}: {p['tag']}={p['value']}"
+
+
+def learn_view(r: dict[str, Any]) -> None:
+    kinds = ", ".join(f"{k} {sum(v.values())} ({v['pending']} pending, {v['accepted']} accepted)"
+                      for k, v in r["by_kind"].items())
+    skipped = ", ".join(f"{v:,} {k}" for k, v in r["skipped"].items())
+    out().print(f"{r['usage_rows']:,} follow-ups in {r['sessions']:,} sessions → {r['proposals']:,} proposals "
+                f"({r['new']:,} pending from this mining): {kinds}", markup=False, highlight=False, soft_wrap=True)
+    if skipped:
+        out().print(f"skipped: {skipped}", markup=False, highlight=False, soft_wrap=True)
+    if r["auto_accepted"]:
+        out().print(f"accepted unattended (--auto): {len(r['auto_accepted'])}", markup=False, highlight=False)
+    out().print(f"review: oracl learn review; decide: oracl learn accept ID… | reject ID…  ({r['file']})",
+                markup=False, highlight=False, soft_wrap=True)
+
+
+def proposals_view(r: dict[str, Any]) -> None:
+    rows = [[p["id"], p["status"], p["kind"], _subject(p), f"{p['confidence']:.4f}", str(p.get("support", 0)),
+             "" if p.get("pmi") is None else f"{p['pmi']:.3f}", (p.get("examples") or [""])[0]]
+            for p in r["proposals"]]
+    table(f"{len(rows)} proposals (mined {r.get('mined_at') or 'never'}, {r.get('sessions', 0):,} sessions)",
+          (Col("id"), Col("status"), Col("kind"), Col("what", "path"), Col("κ", "num"), Col("support", "num"),
+           Col("PMI", "num"), Col("example query", "text", 1)), rows, section="proposal")
+
+
+def decided_view(r: dict[str, Any]) -> None:
+    out().print(f"{r['decision']}: {len(r['decided'])}; accepted in all: {r['accepted_total']} "
+                f"(written to {', '.join(r['files'])}; the next build merges them)",
+                markup=False, highlight=False, soft_wrap=True)
+    for x in r["refused"]:
+        err().print(f"refused {x['id']}: gate {x['gate']} ({x['path']})", markup=False, highlight=False)
 
 
 def fragment_view(r: dict[str, Any]) -> None:

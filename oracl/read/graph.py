@@ -364,6 +364,17 @@ def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any
             "total": total, "notices": list(snap.notices)}
 
 
+def learned_about(snap: Snapshot, path: str) -> list[dict[str, Any]]:
+    """What the build merged from use about ``path`` (design §9, "Learning"): the words
+    people typed before using it, the files used with it, each with κ and its sessions."""
+    learned = snap.learned()
+    rows = [{"kind": "term", "term": stem, "confidence": k, "sessions": n}
+            for stem, hits in learned.terms.items() for p, k, n in hits if p == path]
+    rows += [{"kind": "association", "path": other, "confidence": k, "sessions": n}
+             for other, k, n in learned.partners.get(path, [])]
+    return sorted(rows, key=lambda r: (-r["confidence"], r["kind"], r.get("term") or r.get("path")))
+
+
 def show(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
     """Every stored field, the tags, the incident edges by relation, and the priority
     breakdown (bucket, weight, signal, contribution, multipliers, cap, association, δ,
@@ -404,6 +415,7 @@ def show(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
     art["tags"] = tags
     return {"build_id": snap.build_id, "artifact": art, "hub": hub_rows[0]["hub"] if hub_rows else None,
             "edges": {r: dict(v) for r, v in sorted(by_relation.items())}, "priority": breakdown,
+            "learned": learned_about(snap, art["path"]),
             "notices": list(snap.notices), "staleness": summary(staleness(snap, [(art["path"], art["checksum"])]))}
 
 

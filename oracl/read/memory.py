@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from oracl.core import telemetry
 from oracl.core.errors import NoBuildError, OraclError, QueryError, WithheldError, in_range
 from oracl.core.locate import candidates
 from oracl.core.secrets import redact_typed
 from oracl.core.vault import Repair, Vault
 from oracl.read import graph
+from oracl.read.learn import usage
 from oracl.read.snapshot import MemoKey, Snapshot
 from oracl.read.status import FRESHNESS, FRESHNESS_TTL, FreshnessCheck
 
@@ -100,8 +102,10 @@ class Memory:
     A Memory is a context manager; ``close`` releases the bundle."""
 
     def __init__(self, root: Path | str, snapshot: Snapshot | None = None, *, repair: Repair | None = None,
-                 withhold_sensitive: bool = False, cwd: Path | None = None, reread: Reread | None = None) -> None:
+                 withhold_sensitive: bool = False, cwd: Path | None = None, reread: Reread | None = None,
+                 session: str | None = None) -> None:
         self.root = Path(root)
+        self.session = session  # the logs' session (design §9); None: the process's or the CLI's terminal
         self.reread = reread  # a changed file's definitions now (impact --diff on an older build)
         self.cwd = cwd  # paths are also read relative to this folder (the CLI's current one)
         self.repair = repair
@@ -111,7 +115,7 @@ class Memory:
 
     @classmethod
     def open(cls, root: str | Path, *, repair: Repair | None = None, withhold_sensitive: bool = False,
-             cwd: Path | None = None, reread: Reread | None = None) -> Memory:
+             cwd: Path | None = None, reread: Reread | None = None, session: str | None = None) -> Memory:
         """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
         is none it can open). ``withhold_sensitive``: answers never name or quote a file
         that holds key material (the MCP server's default). ``cwd``: a file may also be
@@ -119,9 +123,11 @@ class Memory:
         the definitions of a file as it is now (``oracl.builder.pipeline.discover.
         definitions_now``), so that ``impact(diff=…)`` on a build older than the working
         tree still names the definition holding each changed line; without it such a file
-        counts whole, and the answer says how each file was placed."""
+        counts whole, and the answer says how each file was placed. ``session``: the id its
+        searches and follow-ups are logged under (default: the process's, or the one the
+        caller binds with ``oracl.core.telemetry.session``)."""
         return cls(root, Snapshot.open(Path(root), repair=repair), repair=repair,
-                   withhold_sensitive=withhold_sensitive, cwd=cwd, reread=reread)
+                   withhold_sensitive=withhold_sensitive, cwd=cwd, reread=reread, session=session)
 
     def close(self) -> None:
         with self._lock:
@@ -159,8 +165,8 @@ class Memory:
             self._current = new
             return new, []
 
-    def _call(self, fn: Any, *args: Any, freshness: bool = False, **kwargs: Any) -> dict[str, Any]:
-        with self._lock:
+    def _call(self, fn: Any, *args: Any, freshness: bool = False, used: str = "", **kwargs: Any) -> dict[str, Any]:
+        with self._lock, telemetry.session(self.session):
             snap, notices = self.snapshot()
             check = FreshnessCheck(snap) if freshness else None
             if self.withhold and args and isinstance(args[0], str) and fn is not _search_json:
@@ -172,7 +178,19 @@ class Memory:
                 out["notices"] = notices + list(out.get("notices", []))
             if check is not None:
                 out["freshness"] = check.result()
+            if used:  # a follow-up on a search's result: what was used (oracl/read/learn/usage.py)
+                paths = [p for p in usage.used_paths(used, out) if p != WITHHELD]
+                usage.record(snap.vault.dir, self.root, used, paths, snap.build_id)
             return out
+
+    def used(self, action: str, paths: list[str]) -> int:
+        """Log that ``paths`` were used after this session's latest search (``action``: one
+        of ``oracl.read.learn.usage.ACTIONS``, e.g. ``"web"`` for a page opened from a
+        search page); the number of lines written. The answers of ``show``, ``fragment``,
+        ``trace``, ``related``, ``callers``, ``callees`` and ``impact`` log themselves."""
+        with self._lock, telemetry.session(self.session):
+            snap, _ = self.snapshot()
+            return usage.record(snap.vault.dir, self.root, action, paths, snap.build_id)
 
     # -- primitives -----------------------------------------------------------------------
     def search(self, q: str, k: int = 10, persona: str = "default", explain: bool = False,
@@ -188,11 +206,12 @@ class Memory:
               limit: int = graph.TRACE_LIMIT, cochange: bool = False) -> dict[str, Any]:
         """The dependency tree of ``path`` (at most ``limit`` branches; co-change edges only
         with ``cochange``)."""
-        return self._call(graph.trace, path, direction, depth, relation, cwd=self.cwd, limit=limit, cochange=cochange)
+        return self._call(graph.trace, path, direction, depth, relation, cwd=self.cwd, limit=limit, cochange=cochange,
+                          used="trace")
 
     def related(self, path: str, k: int = 10, cochange: bool = False) -> dict[str, Any]:
         """The ``k`` files around ``path`` by association rank (co-change ones only with ``cochange``)."""
-        return self._call(graph.related, path, k, cwd=self.cwd, cochange=cochange)
+        return self._call(graph.related, path, k, cwd=self.cwd, cochange=cochange, used="related")
 
     def neighbourhood(self, path: str, depth: int = 1, k: int = graph.GRAPH_NEIGHBOURS) -> dict[str, Any]:
         """``path`` and its strongest neighbours to ``depth`` 1 or 2 as nodes and edges (the
@@ -224,10 +243,10 @@ class Memory:
         return self._call(graph.hub, domain, k)
 
     def show(self, path: str) -> dict[str, Any]:
-        return self._call(graph.show, path, freshness=True, cwd=self.cwd)
+        return self._call(graph.show, path, freshness=True, cwd=self.cwd, used="show")
 
     def fragment(self, locator: str, lines: str | None = None, context: int = 0) -> dict[str, Any]:
-        return self._call(graph.fragment, locator, lines, context, cwd=self.cwd)
+        return self._call(graph.fragment, locator, lines, context, cwd=self.cwd, used="fragment")
 
     def symbols(self, name: str, kind: str | None = None, language: str | None = None, k: int = 20) -> dict[str, Any]:
         """Where ``name`` is defined (exact short or qualified name first, fuzzy after)."""
@@ -239,13 +258,13 @@ class Memory:
         """Who calls ``name``, to ``depth`` levels, with each call's confidence and lines."""
         from oracl.read import callgraph
 
-        return self._call(callgraph.callers, name, depth=depth, min_confidence=min_confidence, k=k)
+        return self._call(callgraph.callers, name, depth=depth, min_confidence=min_confidence, k=k, used="callers")
 
     def callees(self, name: str, depth: int = 1, min_confidence: float = 0.7, k: int = 100) -> dict[str, Any]:
         """What ``name`` calls among the repository's own definitions."""
         from oracl.read import callgraph
 
-        return self._call(callgraph.callees, name, depth=depth, min_confidence=min_confidence, k=k)
+        return self._call(callgraph.callees, name, depth=depth, min_confidence=min_confidence, k=k, used="callees")
 
     def impact(self, targets: list[str] | str | None = None, diff: str | None = None, depth: int = 3,
                k: int = 20, min_confidence: float = 0.3) -> dict[str, Any]:
@@ -256,7 +275,7 @@ class Memory:
 
         items = [targets] if isinstance(targets, str) else list(targets or [])
         return self._call(callgraph.impact, items, diff=diff, depth=depth, k=k, min_confidence=min_confidence,
-                          freshness=True, cwd=self.cwd, reread=self.reread)
+                          freshness=True, cwd=self.cwd, reread=self.reread, used="impact")
 
     def stats(self) -> dict[str, Any]:
         from oracl.read.stats import stats
@@ -288,6 +307,39 @@ class Memory:
             return {"mode": "node", **self.search(text, k)}
         return {"mode": "concept", **self.search(text, k)}
 
+    # -- learning (design §9): proposals mined from use, decided in review ----------------
+    def learn(self, auto: float | None = None, now: Any = None) -> dict[str, Any]:
+        """Mine the follow-up log into proposals in the vault (never into the graph);
+        ``auto``: accept the pending ones at or above that confidence unattended (off by
+        default: a person reviews)."""
+        from oracl.read.learn import review
+
+        if auto is not None:
+            in_range("--auto", auto, 0.0, 1.0)
+        with self._lock:
+            snap, _ = self.snapshot()
+            return review.learn(self.root, snap, now, auto)
+
+    def proposals(self, status: str | None = None, kind: str | None = None) -> dict[str, Any]:
+        """The learning proposals, best first (``status``: pending, accepted, rejected;
+        ``kind``: association, term, tag)."""
+        from oracl.read.learn import review
+
+        with self._lock:
+            snap, _ = self.snapshot()
+            return review.review(snap.vault.dir, status, kind)
+
+    def decide(self, ids: list[str], decision: str, every: bool = False,
+               min_confidence: float | None = None) -> dict[str, Any]:
+        """Accept or reject proposals (by id, ``every`` pending one, or those at or above
+        ``min_confidence``); the accepted ones are written to the learned files the next
+        build merges."""
+        from oracl.read.learn import review
+
+        with self._lock:
+            snap, _ = self.snapshot()
+            return review.decide(self.root, snap, ids, decision, every=every, min_confidence=min_confidence)
+
     # -- the context pack -------------------------------------------------------------------
     def context(self, q: str, budget_tokens: int = 4000, k: int = 12) -> ContextPack:
         """An ordered context pack for an agent: for each of the best files, the symbol or
@@ -297,7 +349,7 @@ class Memory:
         from one build."""
         in_range("budget_tokens", budget_tokens, 50, MAX_BUDGET_TOKENS)
         in_range("k", k, 1, MAX_CONTEXT_FILES)
-        with self._lock:
+        with self._lock, telemetry.session(self.session):
             snap, _ = self.snapshot()
             check = FreshnessCheck(snap)
             return _context(snap, q, budget_tokens, k, check,

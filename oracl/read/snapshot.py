@@ -38,6 +38,7 @@ from oracl.core.vault import (
     DB_FILE,
     EXPORT,
     HEADER_FILE,
+    LEARNED_FILE,
     READERS_LOCK,
     STAT_FILE,
     Repair,
@@ -49,6 +50,31 @@ from oracl.core.workspace import Workspace
 
 T = TypeVar("T")
 _MISSING: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """stem → [(path, κ, sessions)] of the learned terms, and path → [(other, κ, sessions)]
+    of the learned associations."""
+
+    terms: dict[str, list[tuple[str, float, int]]]
+    partners: dict[str, list[tuple[str, float, int]]]
+
+    @classmethod
+    def read(cls, path: Path) -> Learned:
+        terms: dict[str, list[tuple[str, float, int]]] = {}
+        partners: dict[str, list[tuple[str, float, int]]] = {}
+        try:
+            doc = orjson.loads(path.read_bytes())
+            for t in doc.get("terms", []):
+                terms.setdefault(str(t["term"]), []).append((str(t["path"]), float(t["confidence"]),
+                                                             int(t.get("sessions", 0))))
+            for e in doc.get("associations", []):
+                partners.setdefault(str(e["source"]), []).append((str(e["target"]), float(e["confidence"]),
+                                                                  int(e.get("sessions", 0))))
+        except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+            return cls({}, {})
+        return cls(terms, partners)
 
 
 class MemoKey(Generic[T]):
@@ -107,6 +133,7 @@ class Memo:
 
 _PARAMS: MemoKey[ReadParams] = MemoKey("params")
 _BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("built_files")
+_LEARNED: MemoKey[Learned] = MemoKey("learned")
 _NAMED: dict[str, MemoKey[list[dict[str, Any]]]] = {}
 _NAMED_LOCK = threading.Lock()
 
@@ -232,6 +259,11 @@ class Snapshot:
     @property
     def params(self) -> ReadParams:
         return self.memo.once(_PARAMS, lambda: ReadParams.from_header(self.header))
+
+    def learned(self) -> Learned:
+        """The learned terms and associations this build merged (the bundle's
+        ``learned.json``; empty when it has none or it is unreadable)."""
+        return self.memo.once(_LEARNED, lambda: Learned.read(self.bundle / LEARNED_FILE))
 
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the named read query ``cypher/<name>.cypher`` on this build."""

@@ -1,24 +1,30 @@
 """Phase 1c: artifact records with their tags (path tags, ``ast_*`` tags, parse status,
-then the learned-tag overlay), and the learned edges of the overlay producer.
+then the learned-tag overlay), and the learned data of the vault (design §9, "Learning"):
+the edges of the overlay producer, the learned query terms, and what the export's header
+records of them.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from oracl.builder.extractors.providers import OVERLAY
 from oracl.builder.pipeline.tags import path_tags
 from oracl.core.config import Config
-from oracl.core.errors import ConfigError
+from oracl.core.errors import LearnedDataError
 from oracl.core.paths import iso
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
 from oracl.core.secrets import redact_text
 
 HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})  # recorded, not parsed or indexed
-STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source"})
+STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source", "sessions", "proposal"})
+LEARNED_FILES = {"edges": "learned_edges.json", "terms": "learned_terms.json", "tags": "learned_tags.json"}
 
 
 def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None = None) -> ArtifactRecord:
@@ -59,7 +65,7 @@ def _load_json(path: Path) -> object:
     except FileNotFoundError:
         return None
     except (OSError, orjson.JSONDecodeError) as exc:
-        raise ConfigError(f"{path.name} is not readable JSON: {exc}") from None
+        raise LearnedDataError(f"{path.name} is not readable JSON: {exc}") from None
 
 
 def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
@@ -68,7 +74,7 @@ def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
     if data is None:
         return {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise ConfigError("learned_tags.json must map each path to an object of tags")
+        raise LearnedDataError("learned_tags.json must map each path to an object of tags")
     return data
 
 
@@ -80,7 +86,7 @@ def load_learned_edges(vault: Path) -> list[Edge]:
     if isinstance(data, dict):
         data = data.get("edges", [])
     if not isinstance(data, list):
-        raise ConfigError("learned_edges.json must be a list of edges")
+        raise LearnedDataError("learned_edges.json must be a list of edges")
     out = []
     for row in data:
         try:
@@ -90,5 +96,80 @@ def load_learned_edges(vault: Path) -> list[Edge]:
             out.append(Edge(str(row["source"]), str(row["target"]), "learned_association", conf,
                             "", "", OVERLAY, "learned"))
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise ConfigError("each learned edge needs source, target and a confidence in (0, 1]") from None
+            raise LearnedDataError("each learned edge needs source, target and a confidence in (0, 1]") from None
+    return out
+
+
+def load_learned_terms(vault: Path) -> list[dict[str, Any]]:
+    """``learned_terms.json``: a list of ``{"term", "path", "confidence", "sessions"}`` (a
+    word users type → a file whose text lacks it)."""
+    data = _load_json(vault / "learned_terms.json")
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise LearnedDataError("learned_terms.json must be a list of terms")
+    out = []
+    for row in data:
+        try:
+            conf = round(float(row["confidence"]), 9)
+            sessions = int(row.get("sessions", 0))
+            if not 0 < conf <= 1 or sessions < 0 or not str(row["term"]).strip() or not str(row["path"]):
+                raise ValueError
+            out.append({"term": str(row["term"]).strip().lower(), "path": str(row["path"]), "confidence": conf,
+                        "sessions": sessions})
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise LearnedDataError("each learned term needs a term, a path and a confidence in (0, 1]") from None
+    return out
+
+
+@dataclass(slots=True)
+class Learned:
+    """The vault's learned data as a build takes it: the overlay edges between files it
+    holds (neither holding key material), the learned terms and tags on such files, and
+    the header's record of each file (its SHA-256, rows taken, rows dropped)."""
+
+    edges: list[Edge] = field(default_factory=list)
+    terms: list[dict[str, Any]] = field(default_factory=list)
+    sessions: dict[tuple[str, str], int] = field(default_factory=dict)  # (source, target) → sessions
+    header: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def bundle_doc(self) -> dict[str, Any] | None:
+        """What the query plane reads (``learned.json`` in the bundle), None without data."""
+        if not self.terms and not self.edges:
+            return None
+        return {"terms": self.terms,
+                "associations": [{"source": e.source, "target": e.target, "confidence": e.confidence,
+                                  "sessions": self.sessions.get((e.source, e.target), 0)} for e in self.edges]}
+
+
+def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping[str, object]) -> Learned:
+    """Every learned file checked (LearnedDataError names the first bad one), rows naming a
+    file the build does not hold or one holding key material dropped and counted."""
+    out = Learned()
+    usable = known - withheld
+    for kind, name in LEARNED_FILES.items():
+        try:
+            raw = (vault / name).read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise LearnedDataError(f"{name} is not readable: {exc.strerror}") from None
+        if kind == "edges":
+            edges = load_learned_edges(vault)
+            raw_rows: Any = _load_json(vault / name)
+            rows: list[Any] = raw_rows.get("edges", []) if isinstance(raw_rows, dict) else list(raw_rows or [])
+            for e, row in zip(edges, rows, strict=False):
+                if e.source in usable and e.target in usable:
+                    out.edges.append(e)
+                    out.sessions[(e.source, e.target)] = int(row.get("sessions", 0) or 0)
+            taken, total = len(out.edges), len(edges)
+        elif kind == "terms":
+            terms = load_learned_terms(vault)
+            out.terms = sorted((t for t in terms if t["path"] in usable), key=lambda t: (t["term"], t["path"]))
+            taken, total = len(out.terms), len(terms)
+        else:
+            taken = sum(1 for p in tags if p in usable)
+            total = len(tags)
+        out.header[kind] = {"file": name, "sha256": hashlib.sha256(raw).hexdigest(), "rows": taken,
+                            "dropped": total - taken}
     return out

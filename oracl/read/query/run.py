@@ -32,6 +32,7 @@ from oracl.read.query.messages import literal_lines, message_fragments
 from oracl.read.query.parse import Filters, ParsedQuery, SearchQueryBuilder, exclusion_pattern
 from oracl.read.query.score import (
     COCHANGE_SOURCES,
+    LEARNED_PARTNER,
     PERSONAS,
     Scored,
     identifier_terms,
@@ -513,6 +514,48 @@ def message_anchor(snap: Snapshot, ranked: list[Scored], messages: dict[str, lis
     return share(snap, ranked, evidence, MESSAGE_ANCHOR, "message", may_add, span_label="message")
 
 
+LEARNED_TERM = 0.5  # a file people used after typing a word its text lacks gains this × the best score × κ
+
+
+def learned_votes(snap: Snapshot, pq: ParsedQuery, ranked: list[Scored]) -> list[Scored]:
+    """What the memory learned from use (design §9, "Learning"), accepted in review and
+    merged by the build: a word of the query users typed before using a file whose text
+    lacks it gives that file ``LEARNED_TERM`` × the best score × κ (its best such word);
+    then the files people used together with the best candidates gain as co-change
+    partners do (``LEARNED_PARTNER`` × the candidate's score × κ). Files join as
+    candidates only when no filter is in force."""
+    learned = snap.learned()
+    if not learned.terms and not learned.partners:
+        return ranked
+    may_add = pq.filters.empty
+    stems = {t.stem for t in pq.terms if t.weight_class != "stop" and t.origin == "query"}
+    best: dict[str, tuple[float, str, int]] = {}
+    for stem in sorted(stems & learned.terms.keys()):
+        for path, kappa, sessions in learned.terms[stem]:
+            if kappa > best.get(path, (0.0, "", 0))[0]:
+                best[path] = (kappa, stem, sessions)
+    if best:
+        by_path = with_candidates(snap, ranked, best, may_add)
+        top = max((s.score for s in ranked), default=0.0) or 1.0
+        for path, (kappa, stem, sessions) in sorted(best.items()):
+            s = by_path.get(path)
+            if s is None:
+                continue
+            gain = LEARNED_TERM * top * kappa
+            s.score += gain
+            s.matches.append((f"{stem} (learned from {sessions} sessions)", "learned", gain))
+        ranked = sorted(by_path.values(), key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
+    sources = [s.row["path"] for s in ranked[:COCHANGE_SOURCES] if s.score > 0]
+    edges = [{"source": src, "target": other, "k": kappa} for src in sources
+             for other, kappa, _ in learned.partners.get(src, [])]
+    if edges:
+        have = {s.row["path"] for s in ranked}
+        missing = sorted({e["target"] for e in edges} - have)
+        extra = named_each(snap, "artifact_rows", missing) if missing and may_add else []
+        ranked = propagate_cochange(ranked, edges, extra, LEARNED_PARTNER, ("learned association", "learned"))
+    return ranked
+
+
 def _explain(s: Scored) -> dict[str, Any]:
     return {"path": s.row["path"], "lexical": round(s.lexical, 6), "amplification": s.amplification,
             "tag_bonus": s.tag_bonus, "bm25_normalised": round(s.bm25, 6), "persona": s.persona,
@@ -594,6 +637,8 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             missing = sorted({e["target"] for e in edges} - have)
             extra = named_each(snap, "artifact_rows", missing) if missing and pq.filters.empty else []
             ranked = propagate_cochange(ranked, edges, extra)
+        if not pq.wildcard:
+            ranked = learned_votes(snap, pq, ranked)
     defines: dict[str, list[dict[str, Any]]] = {}
     frames: dict[str, list[Frame]] = {}
     if not pq.wildcard and provenance != "mirror":

@@ -35,7 +35,8 @@ BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headi
                             "definition": 6.0,  # a quoted identifier this file defines (a symbol's full name)
                             "co_change": 0.0,   # not a field: a share from a file it changes with
                             "frame": 0.0,       # not a field: a stack trace's frame names the file
-                            "message": 0.0}     # not a field: the file writes a message the query quotes
+                            "message": 0.0,     # not a field: the file writes a message the query quotes
+                            "learned": 0.0}     # not a field: learned from use, accepted in review (design §9)
 WEIGHT_ENTITY = 5.0
 PREFIX_FACTOR = 0.5  # a term that only starts a glued file name counts half
 B_BODY = 1.0
@@ -337,6 +338,7 @@ def join(ranked: list[Scored], rows: list[dict[str, Any]]) -> dict[str, Scored]:
 PROPAGATION = 0.5  # share of a test's score handed to the code it tests
 COCHANGE = 0.3     # share of a file's score handed to the files it changes with (× κ)
 COCHANGE_SOURCES = 10  # the best candidates whose co-change partners gain
+LEARNED_PARTNER = 0.3  # the same share for the files people used together (learned associations, × κ)
 
 
 def propagate_tests(ranked: list[Scored], edges: list[dict[str, Any]], extra_rows: list[dict[str, Any]]) -> list[Scored]:
@@ -363,21 +365,23 @@ def propagate_tests(ranked: list[Scored], edges: list[dict[str, Any]], extra_row
     return ranked
 
 
-def propagate_cochange(ranked: list[Scored], edges: list[dict[str, Any]], extra_rows: list[dict[str, Any]]) -> list[Scored]:
-    """History's vote: each of the best candidates hands ``COCHANGE`` × its score × κ to
-    the files it changed together with (design §5c); partners outside the candidates
-    join with that share alone. A file gains from its best partner only, so a file that
-    changes with everything does not collect from all of them."""
+def propagate_cochange(ranked: list[Scored], edges: list[dict[str, Any]], extra_rows: list[dict[str, Any]],
+                       share: float = COCHANGE, label: tuple[str, str] = ("history", "co_change")) -> list[Scored]:
+    """History's vote: each of the best candidates hands ``share`` (``COCHANGE``) × its
+    score × κ to the files it changed together with (design §5c); partners outside the
+    candidates join with that share alone. A file gains from its best partner only, so a
+    file that changes with everything does not collect from all of them. The learned
+    associations vote the same way (``LEARNED_PARTNER``, labelled ``learned``)."""
     by_path = join(ranked, extra_rows)
     gains: dict[str, float] = {}
     for e in edges:
         src, dst = by_path.get(e["source"]), by_path.get(e["target"])
         if src is None or dst is None:
             continue
-        gains[e["target"]] = max(gains.get(e["target"], 0.0), COCHANGE * src.score * float(e["k"]))
+        gains[e["target"]] = max(gains.get(e["target"], 0.0), share * src.score * float(e["k"]))
     for path, gain in gains.items():
         s = by_path[path]
         s.score += gain
-        s.matches.append(("history", "co_change", round(gain, 6)))
+        s.matches.append((label[0], label[1], round(gain, 6)))
     ranked.sort(key=lambda s: (-s.score, -(s.row["priority"] or 0.0), s.row["path"]))
     return ranked
