@@ -292,18 +292,20 @@ def test_the_search_log_can_be_turned_off(tmp_path: Path) -> None:
     log = root / ".oracl" / "logs" / "search_history.jsonl"
     assert run_cli("query", "sign", "-r", str(root)).returncode == 0
     assert len(log.read_text().splitlines()) == 1
-    # 50 searches that returned pkg/auth.py: usage = min(1, 50/100) = 0.5 at the next build
+    # 50 searches that returned pkg/auth.py: being returned is not evidence (design §9), usage stays 0
     log.write_text("".join('{"returned_paths": ["pkg/auth.py"]}\n' for _ in range(50)))
     build(root, buffer_pool_bytes=64 << 20, workers=1)
-    assert _usage_signal(root) == 0.5
+    assert _usage_signal(root) == 0.0
     off = {**os.environ, "ORACL_SEARCH_LOG": "0"}
     assert run_cli("query", "sign", "-r", str(root), env=off).returncode == 0
     assert len(log.read_text().splitlines()) == 50  # nothing written
     (root / ".oracl.toml").write_text("search_log = false\n")
     assert run_cli("query", "sign", "-r", str(root)).returncode == 0
     assert len(log.read_text().splitlines()) == 50
-    build(root, buffer_pool_bytes=64 << 20, workers=1)
-    assert _usage_signal(root) == 0.0  # and the log no longer feeds priority
+    usage = root / ".oracl" / "logs" / "usage.jsonl"
+    follow_ups = len(usage.read_text().splitlines())  # the show of _usage_signal, while the log was on
+    assert run_cli("show", "pkg/auth.py", "-r", str(root)).returncode == 0
+    assert len(usage.read_text().splitlines()) == follow_ups  # nor a follow-up
     on = {**os.environ, "ORACL_SEARCH_LOG": "1"}  # the variable wins over the file
     assert run_cli("query", "sign", "-r", str(root), env=on).returncode == 0
     assert len(log.read_text().splitlines()) == 51
@@ -363,9 +365,10 @@ def test_version() -> None:
 
 def test_help_fits_80_columns_without_placeholders_on_flags() -> None:
     names = [ln.split()[0] for ln in run_cli("--help").stdout.split("Commands:")[1].splitlines() if ln.strip()]
-    assert len(names) == 23  # export is the last one added
+    assert len(names) == 24  # learn is the last one added
+    names += ["learn review", "learn accept", "learn reject"]
     for name in [None, *names]:
-        text = run_cli(*([name] if name else []), "--help", env={**os.environ, "COLUMNS": "200"}).stdout
+        text = run_cli(*(name.split() if name else []), "--help", env={**os.environ, "COLUMNS": "200"}).stdout
         assert all(len(ln) <= 80 for ln in text.splitlines()), name
         assert not re.search(r"<\w+(\[\w+\])?>", text), name  # no <bool>, <int>, <list[str]>
         flags = re.findall(r"^\s+(?:-\w, )?(--[\w-]+)(.*)$", text, re.M)

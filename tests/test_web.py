@@ -427,7 +427,7 @@ def test_browser_draws_the_hub_map_a_file_and_a_search(server: str, client: AppC
     assert "Content Security Policy" not in console and "Uncaught" not in console, console
 
     dom, console = browse(server + "search?q=sign+data", tmp_path)
-    assert re.search(r'<tr><td>1</td><td><a class="path" href="/file/pkg/auth.py">pkg/auth.py</a>', dom)
+    assert re.search(r'<tr><td>1</td><td><a class="path" href="/file/pkg/auth.py\?from=search">pkg/auth.py</a>', dom)
     assert '<span class="why">A(m)=' in dom
 
     for url, name in ((server, "hubs"), (server + "file/pkg/auth.py", "file"),
@@ -458,3 +458,20 @@ def test_a_tile_too_small_for_its_name_leaves_it_to_the_tooltip() -> None:
     assert ">core</text>" in page and ">averyveryverylongname</text>" not in page
     assert "<title>hub:domain:averyveryverylongname: 1 members" in page
     assert ">averyveryverylongname</a></td>" in page  # the table still names it
+
+
+def test_a_result_opened_from_the_search_page_is_a_logged_follow_up(built: Path, client: AppClient) -> None:
+    from oracl.core import telemetry
+
+    page = client.get("/search?q=sign").text
+    assert 'href="/file/pkg/auth.py?from=search"' in page
+    assert client.get("/file/pkg/auth.py?from=search").status_code == 200
+    rows = list(telemetry.lines(built / ".oracl", "usage.jsonl"))
+    assert rows[-1]["action"] == "web" and rows[-1]["path"] == "pkg/auth.py"
+    assert rows[-1]["query"] == "sign" and rows[-1]["rank"] == 1
+    client.get("/file/pkg/util.py")  # opened directly, not from a search: not a follow-up
+    assert list(telemetry.lines(built / ".oracl", "usage.jsonl"))[-1]["path"] == "pkg/auth.py"
+    learn = api(client, "/api/learn")
+    assert learn["page"] == "learn" and learn["proposals"] == []
+    assert 'id="no-proposals"' in client.get("/learn").text
+    assert api(client, "/api/learn?status=maybe", 400)["error"] == "--status must be one of pending, accepted, rejected"

@@ -76,11 +76,20 @@ def _file(snap: Snapshot, path: str, cwd: Any = None) -> dict[str, Any]:
             "symbol_rows": [s for s in symbols if s["kind"] != "module"]}
 
 
-def file(mem: Memory, path: str) -> dict[str, Any]:
+def file(mem: Memory, path: str, followed: bool = False) -> dict[str, Any]:
     """A file's page: every stored field and tag, the twelve-bucket priority breakdown,
     its edges by relation with weights, ranks and fragments, its symbols (with lines), its
-    text (the first 2,000 lines) and, for each line a fragment covers, the relations."""
-    return _page(mem, "file", mem.read(_file, path, cwd=mem.cwd))
+    text (the first 2,000 lines) and, for each line a fragment covers, the relations.
+    ``followed``: opened from a search page's result (logged as a follow-up, design §9)."""
+    out = _page(mem, "file", mem.read(_file, path, cwd=mem.cwd))
+    if followed:
+        mem.used("web", [out["artifact"]["path"]])
+    return out
+
+
+def learn(mem: Memory, status: str | None = None) -> dict[str, Any]:
+    """The learning proposals, pending first (``oracl learn review``)."""
+    return _page(mem, "learn", mem.proposals(status or None))
 
 
 def neighbourhood(mem: Memory, path: str, depth: int = 1, k: int = graph.GRAPH_NEIGHBOURS,

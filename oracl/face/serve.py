@@ -58,6 +58,7 @@ API = {
     "/api/search?q=TEXT&k=10&persona=default": "oracl query TEXT --explain: results with their reasons",
     "/api/symbol/{name}": "a symbol's definitions, callers and callees",
     "/api/impact/{path}?depth=2": "what a change to the file reaches: symbols, files, tests, hubs",
+    "/api/learn?status=pending": "the learning proposals (oracl learn review), pending first",
 }
 
 
@@ -137,7 +138,8 @@ def create_app(memory: Memory, hosts: set[str]) -> Starlette:
         ("/hubs", lambda r: pages.hubs(memory), webpage.hubs_page),
         ("/hubs/{domain}", lambda r: pages.hub(memory, r.path_params["domain"], _int(r, "k", pages.HUB_MEMBERS)),
          webpage.hub_page),
-        ("/file/{path:path}", lambda r: pages.file(memory, r.path_params["path"]), webpage.file_page),
+        ("/file/{path:path}", lambda r: pages.file(memory, r.path_params["path"],
+                                                   r.query_params.get("from") == "search"), webpage.file_page),
         ("/graph/{path:path}", lambda r: pages.neighbourhood(memory, r.path_params["path"], _int(r, "depth", 1)),
          webpage.graph_page),
         ("/search", lambda r: pages.search(memory, r.query_params.get("q", ""), _int(r, "k", pages.SEARCH_RESULTS),
@@ -145,6 +147,7 @@ def create_app(memory: Memory, hosts: set[str]) -> Starlette:
         ("/symbol/{name:path}", lambda r: pages.symbol(memory, r.path_params["name"]), webpage.symbol_page),
         ("/impact/{path:path}", lambda r: pages.impact(memory, r.path_params["path"], _int(r, "depth", 2)),
          webpage.impact_page),
+        ("/learn", lambda r: pages.learn(memory, r.query_params.get("status")), webpage.learn_page),
     ]
     routes = [Route("/", page(views[0][1], views[0][2]), methods=["GET", "HEAD"]),
               Route("/hub/{domain}", page(views[1][1], views[1][2]), methods=["GET", "HEAD"])]

@@ -174,7 +174,7 @@ def layout(title: str, data: dict[str, Any], body: str, *, q: str = "") -> str:
 </head><body>
 <header class="bar"><a class="brand" href="/">ORACL</a>
 <span class="root" title="{_e(b['root'])}">{_e(b['root'].rstrip('/').rsplit('/', 1)[-1])}</span>
-<a href="/">Hub map</a>
+<a href="/">Hub map</a> <a href="/learn">Learned</a>
 <form class="search" action="/search" method="get" role="search">
 <input type="search" name="q" value="{_e(q)}" placeholder="search the memory" aria-label="search text">
 <button type="submit">Search</button></form></header>
@@ -373,9 +373,11 @@ def search_page(data: dict[str, Any]) -> str:
     rows = []
     for r in data["results"]:
         stale = "" if r.get("stale", "fresh") == "fresh" else f' <span class="stale">{_e(r["stale"])}</span>'
-        spans = " ".join(f'<a href="{_e(file_url(r["path"]))}#L{sp["start"]}">L{sp["start"]}-{sp["end"]}</a> '
+        # a result's links say they were followed from a search: the file page logs the follow-up
+        followed = file_url(r["path"]) + "?from=search"
+        spans = " ".join(f'<a href="{_e(followed)}#L{sp["start"]}">L{sp["start"]}-{sp["end"]}</a> '
                          f'{_e(sp.get("label", ""))}' for sp in r.get("spans") or [])
-        rows.append([str(r["rank"]), _file_link(r["path"]) + stale, _num(r["score"]), _e(r["domain"]),
+        rows.append([str(r["rank"]), f'<a class="path" href="{_e(followed)}">{_e(r["path"])}</a>' + stale, _num(r["score"]), _e(r["domain"]),
                      _e(r["content_type"]), _num(r["priority"]), spans, _e(", ".join(r["matched_fields"])),
                      f'<span class="why">{_e(r.get("why", ""))}</span>'])
     explain = data.get("explain") or {}
@@ -391,6 +393,26 @@ def search_page(data: dict[str, Any]) -> str:
             + f'<details><summary>How the query was read (parse passes and Cypher)</summary>'
               f'<table class="kv">{passes}</table>{cypher}</details>' + _notes(data))
     return layout(f"search {q}", data, body, q=q)
+
+
+def learn_page(data: dict[str, Any]) -> str:
+    """The learning proposals (``oracl learn review``): deciding them stays on the command
+    line (this server only reads)."""
+    rows = []
+    for p in data["proposals"]:
+        what = (f"{_file_link(p['source'])} ↔ {_file_link(p['target'])}" if p["kind"] == "association"
+                else f"<code>{_e(p['term'])}</code> → {_file_link(p['path'])}" if p["kind"] == "term"
+                else f"{_file_link(p['path'])}: {_e(p['tag'])} = {_e(p['value'])}")
+        rows.append([f"<code>{_e(p['id'])}</code>", _e(p["status"]), _e(p["kind"]), what, _num(p["confidence"]),
+                     str(p.get("support", 0)), "" if p.get("pmi") is None else _num(p["pmi"]),
+                     _e((p.get("examples") or [""])[0])])
+    body = (f'<h1>Learned from use <small>{len(rows)} proposals · {data.get("sessions", 0)} sessions · mined '
+            f'{_e(str(data.get("mined_at") or "never"))}</small></h1>'
+            '<p class="muted">Proposals wait here until someone decides them: <code>oracl learn accept ID</code> or '
+            '<code>oracl learn reject ID</code>; only accepted ones enter the next build.</p>'
+            + (_table("proposals", ["id", "status", "kind", "what", "κ", "support", "PMI", "example query"], rows)
+               if rows else '<p class="muted" id="no-proposals">no proposals: run <code>oracl learn</code></p>'))
+    return layout("learned from use", data, body)
 
 
 def _symbol_link(r: dict[str, Any]) -> str:
