@@ -12,8 +12,8 @@ of CLONE, cached under --cache), built once. Then, on that tree:
    MRR **without** learned data;
 2. every session is replayed through ``oracl.Memory`` as a user would leave it: one Memory
    per session (its own session id), the commit message searched (10 results), then each
-   file the commit changed and the tree holds followed up with ``fragment``; the vault's
-   logs start empty;
+   file the commit changed and the tree holds followed up with ``fragment``; the vault
+   starts with no logs, proposals or learned files (and was built without them);
 3. ``Memory.learn()`` mines the log, ``Memory.decide(…, "accepted")`` accepts every
    pending proposal (or those at or above ``--min-confidence``), and the tree is built
    again (a selective build: no file changed, the learned files did);
@@ -74,11 +74,6 @@ def replay(tree: Path, sessions: list[dict], known: set[str], min_confidence: fl
     from oracl.core.errors import OraclError
     from oracl.read.memory import Memory
 
-    vault = tree / ".oracl"
-    for name in ("logs", "learn"):
-        shutil.rmtree(vault / name, ignore_errors=True)
-    for name in ("learned_edges.json", "learned_terms.json", "learned_tags.json"):
-        (vault / name).unlink(missing_ok=True)
     follow_ups = 0
     for i, row in enumerate(sessions):
         with Memory.open(tree, session=f"replay-{i:04d}") as mem:
@@ -97,6 +92,15 @@ def replay(tree: Path, sessions: list[dict], known: set[str], min_confidence: fl
             "refused": len(decided["refused"])}
 
 
+def forget(tree: Path) -> None:
+    """The vault as a fresh one: no logs, proposals or learned files (an earlier run's)."""
+    vault = tree / ".oracl"
+    for name in ("logs", "learn"):
+        shutil.rmtree(vault / name, ignore_errors=True)
+    for name in ("learned_edges.json", "learned_terms.json", "learned_tags.json"):
+        (vault / name).unlink(missing_ok=True)
+
+
 def known_files(tree: Path) -> set[str]:
     from oracl.read.snapshot import Snapshot
 
@@ -112,10 +116,17 @@ def main() -> None:
     ap.add_argument("--min-confidence", type=float, default=None)
     ap.add_argument("--history", action="store_true", help="give the tree the clone's history to its commit")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--no-gap-rule", action="store_true",
+                    help="ablation: learn a word for a file even when the file's text holds it")
     ap.add_argument("--vary", action="append", default=[], metavar="run.NAME=V1,V2,…",
                     help="also ask the questions with a query-plane constant set to each value (after learning)")
     a = ap.parse_args()
     from oracl.read.query import run
+
+    if a.no_gap_rule:
+        from oracl.read.learn import review
+
+        review.SnapshotView.has_term = lambda self, path, stem: False  # type: ignore[method-assign]
 
     variants = [(spec.split("=", 1)[0].removeprefix("run."), float(v)) for spec in a.vary
                 for v in spec.split("=", 1)[1].split(",")]
@@ -136,6 +147,7 @@ def main() -> None:
         if a.history:
             attach_history(Path(clone), at, tree)
         t0 = time.perf_counter()
+        forget(tree)
         ensure_build(tree, rebuild=True)
         known = known_files(tree)
         without = ask(tree, questions, known)

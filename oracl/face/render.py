@@ -694,7 +694,7 @@ def learn_view(r: dict[str, Any]) -> None:
                       for k, v in r["by_kind"].items())
     skipped = ", ".join(f"{v:,} {k}" for k, v in r["skipped"].items())
     out().print(f"{r['usage_rows']:,} follow-ups in {r['sessions']:,} sessions → {r['proposals']:,} proposals "
-                f"({r['new']:,} pending from this mining): {kinds}", markup=False, highlight=False, soft_wrap=True)
+                f"({r['new']:,} new): {kinds}", markup=False, highlight=False, soft_wrap=True)
     if skipped:
         out().print(f"skipped: {skipped}", markup=False, highlight=False, soft_wrap=True)
     if r["auto_accepted"]:

@@ -173,15 +173,17 @@ def learn(root: Path, snap: Snapshot, now: datetime | None = None, auto: float |
     if not mined.skipped["unreadable line"]:
         del mined.skipped["unreadable line"]
     with _locked(vault_dir):
-        doc = merge(load(vault_dir), mined, now)
+        old = load(vault_dir)
+        known = {p["id"] for p in old["proposals"]}
+        doc = merge(old, mined, now)
         _save(vault_dir, doc)
     accepted: list[str] = []
     if auto is not None:
         accepted = decide(root, snap, [], "accepted", min_confidence=auto, by="auto", now=now)["decided"]
     doc = load(vault_dir)
     return {"sessions": mined.sessions, "usage_rows": mined.rows, "skipped": dict(sorted(mined.skipped.items())),
-            "proposals": len(doc["proposals"]), "by_kind": _by_kind(doc), "new": sum(
-                1 for p in mined.proposals if p["status"] == "pending"), "auto_accepted": accepted,
+            "proposals": len(doc["proposals"]), "by_kind": _by_kind(doc),
+            "new": sum(1 for p in mined.proposals if p["id"] not in known), "auto_accepted": accepted,
             "file": str(vault_dir / PROPOSALS)}
 
 
