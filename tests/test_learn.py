@@ -351,6 +351,9 @@ def test_the_loop_end_to_end(repo: Path) -> None:
     for kind, name in (("edges", "learned_edges.json"), ("terms", "learned_terms.json")):
         assert header["learned"][kind]["sha256"] == hashlib.sha256((vault / name).read_bytes()).hexdigest()
     assert (header["learned"]["edges"]["rows"], header["learned"]["terms"]["rows"]) == (2, 1)
+    decisions_log = (vault / "learn" / "decisions.jsonl").read_bytes()
+    assert header["learned"]["decisions"] == {"file": "learn/decisions.jsonl", "rows": 2,
+                                              "sha256": hashlib.sha256(decisions_log).hexdigest()}
     export = orjson.loads((vault / "weighted_graph_index.json").read_bytes())
     assert export["schema"]["learned"] == header["learned"]  # inside the signed export
     assert run_cli("verify", "-r", str(repo)).returncode == 0

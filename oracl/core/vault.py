@@ -24,6 +24,7 @@ EXPORT = "weighted_graph_index.json"
 DB_FILE = "graph.kuzu"
 HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit (what readers use)
 STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `oracl status` compares)
+LEARN_DECISIONS = "learn/decisions.jsonl"  # oracl learn accept / reject, one line per decision
 LEARNED_FILE = "learned.json"   # the learned terms and associations the build merged (what the query plane reads)
 SYMBOLS_FILE = "symbols.seg"    # the symbol graph's export rows, per file (what a selective build reuses)
 FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
@@ -85,6 +86,17 @@ class Vault:
         if not isinstance(data, dict) or "build_id" not in data:
             raise VaultError(f"{self.latest} does not name a build; run `oracl build` again")
         return data
+
+
+def json_or_none(path: Path, error: type[Exception]) -> Any:
+    """The JSON of a vault file a person may edit (the learned files, the proposals): None
+    when it does not exist, ``error`` naming the file when it is not readable JSON."""
+    try:
+        return orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise error(f"{path.name} is not readable JSON ({exc}); it was left as it is") from None
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -575,6 +575,12 @@ def learn_review(
     _answer(root, as_json, "proposals_view", lambda mem: mem.proposals(status, kind))
 
 
+ProposalIds = Annotated[list[str] | None, typer.Argument(metavar="ID...", help="Proposal ids (oracl learn review).")]
+EveryPending = Annotated[bool, typer.Option("--all", help="Every pending proposal.")]
+MinConfidence = Annotated[float | None, typer.Option("--min-confidence", metavar="κ",
+                                                    help="The pending proposals at or above this confidence.")]
+
+
 def _decide(decision: str, ids: list[str] | None, every: bool, min_confidence: float | None,
             root: Path | None, as_json: bool) -> None:
     if not ids and not every and min_confidence is None:
@@ -582,31 +588,20 @@ def _decide(decision: str, ids: list[str] | None, every: bool, min_confidence: f
     _answer(root, as_json, "decided_view", lambda mem: mem.decide(list(ids or []), decision, every, min_confidence))
 
 
-@learn_app.command("accept")
-def learn_accept(
-    ids: Annotated[list[str] | None, typer.Argument(metavar="ID...", help="Proposal ids (oracl learn review).")] = None,
-    every: Annotated[bool, typer.Option("--all", help="Every pending proposal.")] = False,
-    min_confidence: Annotated[float | None, typer.Option("--min-confidence", metavar="κ", help="The pending proposals at or above this confidence.")] = None,
-    root: RootOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Accept proposals: they are written to the learned files the next build merges
+def _decision_command(decision: str, doc: str) -> Any:
+    def command(ids: ProposalIds = None, every: EveryPending = False, min_confidence: MinConfidence = None,
+                root: RootOpt = None, as_json: JsonOpt = False) -> None:
+        _decide(decision, ids, every, min_confidence, root, as_json)
+
+    command.__doc__ = doc
+    return command
+
+
+learn_app.command("accept")(_decision_command("accepted", """Accept proposals: they are written to the learned files the next build merges
     (a proposal naming a file the build no longer holds, or one holding key material, is
-    refused with the gate's name)."""
-    _decide("accepted", ids, every, min_confidence, root, as_json)
-
-
-@learn_app.command("reject")
-def learn_reject(
-    ids: Annotated[list[str] | None, typer.Argument(metavar="ID...", help="Proposal ids (oracl learn review).")] = None,
-    every: Annotated[bool, typer.Option("--all", help="Every pending proposal.")] = False,
-    min_confidence: Annotated[float | None, typer.Option("--min-confidence", metavar="κ", help="The pending proposals at or above this confidence.")] = None,
-    root: RootOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Reject proposals (an accepted one leaves the learned files; a later mining keeps
-    the decision)."""
-    _decide("rejected", ids, every, min_confidence, root, as_json)
+    refused with the gate's name)."""))
+learn_app.command("reject")(_decision_command("rejected", """Reject proposals (an accepted one leaves the learned files; a later mining keeps
+    the decision)."""))
 
 
 @app.command()

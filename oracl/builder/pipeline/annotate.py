@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from oracl.builder.extractors.providers import OVERLAY
 from oracl.builder.pipeline.tags import path_tags
 from oracl.core.config import Config
@@ -21,6 +19,8 @@ from oracl.core.errors import LearnedDataError
 from oracl.core.paths import iso
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
 from oracl.core.secrets import redact_text
+from oracl.core.vault import LEARN_DECISIONS as DECISIONS
+from oracl.core.vault import json_or_none
 
 HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})  # recorded, not parsed or indexed
 STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source", "sessions", "proposal"})
@@ -60,12 +60,7 @@ def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
 
 
 def _load_json(path: Path) -> object:
-    try:
-        return orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except (OSError, orjson.JSONDecodeError) as exc:
-        raise LearnedDataError(f"{path.name} is not readable JSON: {exc}") from None
+    return json_or_none(path, LearnedDataError)
 
 
 def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
@@ -172,4 +167,11 @@ def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping
             total = len(tags)
         out.header[kind] = {"file": name, "sha256": hashlib.sha256(raw).hexdigest(), "rows": taken,
                             "dropped": total - taken}
+    if out.header:  # who decided what the learned files hold: the review's log, as it stands
+        try:
+            log = (vault / DECISIONS).read_bytes()
+            out.header["decisions"] = {"file": DECISIONS, "sha256": hashlib.sha256(log).hexdigest(),
+                                       "rows": log.count(b"\n")}
+        except OSError:
+            pass
     return out

@@ -32,7 +32,8 @@ import orjson
 
 from oracl.core import telemetry
 from oracl.core.errors import LearnedDataError, QueryError
-from oracl.core.vault import atomic_write
+from oracl.core.vault import LEARN_DECISIONS as DECISIONS
+from oracl.core.vault import atomic_write, json_or_none
 from oracl.read.learn.mine import Mined, mine
 from oracl.read.learn.usage import USAGE_LOG
 from oracl.read.snapshot import Snapshot
@@ -40,20 +41,13 @@ from oracl.read.snapshot import Snapshot
 KINDS = ("association", "term", "tag")
 STATUSES = ("pending", "accepted", "rejected")
 PROPOSALS = "learn/proposals.json"
-DECISIONS = "learn/decisions.jsonl"
 EDGES, TERMS, TAGS = "learned_edges.json", "learned_terms.json", "learned_tags.json"
 _ID = re.compile(r"^[0-9a-f]{12}$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _json(path: Path) -> Any:
-    """The file's JSON, None when it does not exist; LearnedDataError when unreadable."""
-    try:
-        return orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except (OSError, orjson.JSONDecodeError) as exc:
-        raise LearnedDataError(f"{path.name} is not readable JSON ({exc}); it was left as it is") from None
+    return json_or_none(path, LearnedDataError)
 
 
 def check_proposal(p: object, where: str) -> dict[str, Any]:
