@@ -182,3 +182,21 @@ def test_watch_answers_warm_while_it_runs(tmp_path: Path, run_dir: Path) -> None
         watcher.send_signal(signal.SIGINT)
         watcher.communicate(timeout=60)
     assert not os.path.exists(path)
+
+
+def test_a_warm_answer_logs_under_its_clients_session(warm) -> None:  # type: ignore[no-untyped-def]
+    """The helper answers many terminals: each search and follow-up is logged under the
+    session of the client that asked (its terminal, here its parent: this process)."""
+    from oracl.core import telemetry
+
+    root, _ = warm
+    assert _used_the_helper(["query", "signing", "helpers", "-r", str(root)])
+    assert _used_the_helper(["show", "pkg/auth.py", "-r", str(root)])
+    searched = list(telemetry.lines(root / ".oracl", "search_history.jsonl"))[-1]
+    used = list(telemetry.lines(root / ".oracl", "usage.jsonl"))[-1]
+    assert searched["session_id"] == used["session_id"] and used["session_id"].startswith("t")
+    assert used["path"] == "pkg/auth.py" and used["query"] == "signing helpers" and used["rank"] is not None
+    assert not _used_the_helper(["show", "pkg/use.py", "-r", str(root)], ORACL_SESSION="other")
+    # another setting: answered alone, under the session it names (which joins no search)
+    other = list(telemetry.lines(root / ".oracl", "usage.jsonl"))[-1]
+    assert (other["session_id"], other["query"]) == ("other", None)
