@@ -25,6 +25,8 @@ a traceback.
     │                            inside the root (a symlink out, a FIFO, a socket): refused
     ├── ChildError (17)          a build's child process died or failed with a bug
     ├── PortError (21)           `oracl serve` cannot listen on the port asked for
+    ├── IngestError (25)         a report or event `oracl ingest` cannot take (format, schema
+    │                            version, a malformed document): nothing of it is stored
     ├── DiskFullError (23)       the vault's device is full: the build stopped, the previous
     │                            build is untouched
     └── VerifyError (10)         `oracl verify` failed closed
@@ -103,6 +105,10 @@ class UnsafePathError(OraclError):
 
 class ChildError(OraclError):
     exit_code = 17
+
+
+class IngestError(OraclError):
+    exit_code = 25
 
 
 class PortError(OraclError):

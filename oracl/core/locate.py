@@ -120,3 +120,40 @@ def directory_in_text(word: str, root: Path, cwd: Path) -> str | None:
     if inside and inside != "." and not (path / VAULT).is_dir():
         return None
     return w
+
+
+MAX_AMBIGUOUS = 3  # more files than this ending the same way: a written path names none of them
+
+
+def resolve(path: str, by_name: dict[str, list[str]]) -> str | None:
+    """The build path ``path`` names: the one sharing the longest suffix of whole path
+    components with it (at least the file name); None when none shares it or more than
+    ``MAX_AMBIGUOUS`` tie.
+
+    >>> resolve("/ci/site-packages/flask/app.py", {"app.py": ["src/flask/app.py", "examples/app.py"]})
+    'src/flask/app.py'
+    """
+    parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
+    if not parts:
+        return None
+    candidates = by_name.get(parts[-1], [])
+    best: list[str] = []
+    best_len = 0
+    for cand in candidates:
+        cparts = cand.split("/")
+        n = 0
+        while n < min(len(parts), len(cparts)) and parts[-1 - n] == cparts[-1 - n]:
+            n += 1
+        if n > best_len:
+            best, best_len = [cand], n
+        elif n == best_len and n:
+            best.append(cand)
+    if not best:
+        return None
+    if len(best) == 1:
+        return best[0]
+    # several files end the same way: when the written path is longer than the suffix
+    # they share, none is the one it names; else the shortest path (the least nested)
+    if len(best) > MAX_AMBIGUOUS:
+        return None
+    return sorted(best, key=lambda p: (p.count("/"), p))[0] if best_len == len(parts) else None

@@ -204,3 +204,39 @@ class EdgeRow(TypedDict):
     metadata: EdgeMetadata
     relation_weight: float         # w = ρ·κ
     association_rank: float
+
+
+# ---- sensor events (design §5d, phase 6): the frozen GraduatedEvent schema, version "1.0" ----
+
+EVENT_VERSION = "1.0"
+SENSOR_SOURCES = ("sentry", "edge_graph", "oracode", "operator")
+EVENT_TYPES = ("heartbeat", "drift", "anomaly", "operator")
+DECISIONS = ("go", "no-go", "pass", "fail")
+MOTIVATOR_HINTS = ("Threat", "Awareness", "Reward")
+MAX_EVENT_TEXT = 500       # summary, a reason code, an artifact's key or value
+MAX_EVENT_ITEMS = 32       # reason codes, artifacts
+
+
+@dataclass(frozen=True, slots=True)
+class GraduatedEvent:
+    """One sensor event: names only (a test, a rule, a file, a line range), never raw
+    identifiers (``source_id_hash`` is SHA-256[:16] of one) or a message's text."""
+
+    schema_version: str
+    timestamp_utc: str             # ISO 8601, Z
+    sensor_source: str             # sentry | edge_graph | oracode | operator
+    event_type: str                # heartbeat | drift | anomaly | operator
+    decision: str                  # go | no-go | pass | fail
+    summary: str                   # names only
+    reason_codes: tuple[str, ...]
+    motivator_hint: str | None     # Threat | Awareness | Reward
+    cortex_routing_hint: str | None
+    source_id_hash: str | None     # SHA-256[:16]
+    artifacts: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema_version": self.schema_version, "timestamp_utc": self.timestamp_utc,
+                "sensor_source": self.sensor_source, "event_type": self.event_type, "decision": self.decision,
+                "summary": self.summary, "reason_codes": list(self.reason_codes),
+                "motivator_hint": self.motivator_hint, "cortex_routing_hint": self.cortex_routing_hint,
+                "source_id_hash": self.source_id_hash, "artifacts": dict(sorted(self.artifacts.items()))}

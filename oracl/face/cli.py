@@ -536,6 +536,46 @@ def fragment(
             ([locator.split("#")[0]], "a file"))
 
 
+@app.command()
+def ingest(
+    inputs: Annotated[list[str] | None, typer.Argument(metavar="FILE...", help="Reports (or JSON lines of events); - reads stdin. With --note: the files the note is about.")] = None,
+    note: Annotated[str | None, typer.Option("--note", metavar="TEXT", help="An operator's note on the files named.")] = None,
+    root: RootOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Take what CI already knows into the memory: test results, findings, coverage.
+
+    The format is detected from the content: JSON lines of GraduatedEvents (schema
+    1.0), JUnit XML (pytest --junitxml, Surefire, gotestsum, jest-junit), SARIF 2.1.0
+    (ruff, semgrep, CodeQL), coverage.py JSON (with --cov-context=test: which test
+    runs which lines), LCOV, Cobertura. Paths are mapped to the latest build's files
+    (absolute ones from another machine by their longest suffix); others are counted
+    and skipped. Events keep names only (never a message's text), secrets redacted,
+    in .oracl/events/events.jsonl; the same report twice adds nothing."""
+    from oracl.builder.sensors.ingest import ingest as run_ingest
+    from oracl.face.render import ingest_view
+
+    root = _root(None, root)
+    names = list(inputs or [])
+    if note is None and not names:
+        _fail(ConfigError("name the reports to ingest (FILE… or - for stdin), or --note TEXT PATH…"))
+    reports: list[tuple[str, bytes]] = []
+    if note is None:
+        for name in names:
+            try:
+                reports.append((name, sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()))
+            except OSError as exc:
+                _fail(ConfigError(f"cannot read {name}: {exc.strerror}"))
+    try:
+        result = run_ingest(root, reports, (note, names) if note is not None else None)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result)
+    else:
+        ingest_view(result)
+
+
 learn_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None,
                         context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]})
 app.add_typer(learn_app, name="learn")

@@ -689,6 +689,14 @@ def _subject(p: dict[str, Any]) -> str:
     return f"{p['path']}: {p['tag']}={p['value']}"
 
 
+def ingest_view(r: dict[str, Any]) -> None:
+    for x in r["reports"]:
+        skipped = ", ".join(f"{v:,} {k}" for k, v in x["skipped"].items())
+        out().print(f"{x['source']}: {x['format']}, {x['events']:,} events" + (f" (skipped: {skipped})" if skipped else ""),
+                    markup=False, highlight=False, soft_wrap=True)
+    out().print(f"{r['events']:,} events stored in {r['file']}", markup=False, highlight=False, soft_wrap=True)
+
+
 def learn_view(r: dict[str, Any]) -> None:
     kinds = ", ".join(f"{k} {sum(v.values())} ({v['pending']} pending, {v['accepted']} accepted)"
                       for k, v in r["by_kind"].items())

@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from oracl.core.locate import MAX_AMBIGUOUS, resolve  # noqa: F401 – the frames' path mapping, shared with the sensors
+
 MAX_FRAMES = 40
-MAX_AMBIGUOUS = 3
 
 _PY = re.compile(r'File "([^"\n]{1,400})", line (\d{1,7})(?:, in ([\w<>.$]{1,200}))?')
 _JS = re.compile(r"\bat (?:(?:async )?([\w$.<>\[\] ]{1,200}?) \()?((?:[A-Za-z]:)?[^\s():]{1,400}):(\d{1,7}):\d{1,7}\)?")
@@ -65,40 +66,6 @@ def parse_frames(text: str) -> list[Frame]:
         add(m, m.group(1), "0", "")
     found.sort(key=lambda x: x[0])
     return [f for _, f in found[:MAX_FRAMES]]
-
-
-def resolve(path: str, by_name: dict[str, list[str]]) -> str | None:
-    """The build path ``path`` names: the one sharing the longest suffix of whole path
-    components with it (at least the file name); None when none shares it or more than
-    ``MAX_AMBIGUOUS`` tie.
-
-    >>> resolve("/ci/site-packages/flask/app.py", {"app.py": ["src/flask/app.py", "examples/app.py"]})
-    'src/flask/app.py'
-    """
-    parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
-    if not parts:
-        return None
-    candidates = by_name.get(parts[-1], [])
-    best: list[str] = []
-    best_len = 0
-    for cand in candidates:
-        cparts = cand.split("/")
-        n = 0
-        while n < min(len(parts), len(cparts)) and parts[-1 - n] == cparts[-1 - n]:
-            n += 1
-        if n > best_len:
-            best, best_len = [cand], n
-        elif n == best_len and n:
-            best.append(cand)
-    if not best:
-        return None
-    if len(best) == 1:
-        return best[0]
-    # several files end the same way: when the written path is longer than the suffix
-    # they share, none is the one it names; else the shortest path (the least nested)
-    if len(best) > MAX_AMBIGUOUS:
-        return None
-    return sorted(best, key=lambda p: (p.count("/"), p))[0] if best_len == len(parts) else None
 
 
 def java_path(frame: Frame) -> str:

@@ -1,0 +1,88 @@
+"""Coverage reports → which test runs which lines of which file.
+
+* coverage.py JSON (``coverage json --show-contexts``, from ``--cov-context=test``): per
+  file, ``contexts`` maps each line to the tests that ran it (``tests/test_app.py::test_x|run``);
+  one observation per (file, test) with the test's lines. Without contexts, one per file
+  with the executed lines and no test.
+* LCOV (``SF:``/``DA:`` records) and Cobertura XML: the lines run, with no test (these
+  formats do not say which test ran a line; ``TN:`` names a test run when present).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import orjson
+from defusedxml import ElementTree
+from defusedxml.common import DefusedXmlException
+
+from oracl.builder.sensors.observe import Observation, ranges
+from oracl.core.errors import IngestError
+
+
+def parse_json(data: bytes) -> list[Observation]:
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise IngestError(f"coverage JSON is not JSON: {exc}") from None
+    files = doc.get("files") if isinstance(doc, dict) else None
+    if not isinstance(files, dict):
+        raise IngestError("coverage JSON has no files")
+    out = []
+    for path, info in sorted(files.items()):
+        if not isinstance(info, dict):
+            continue
+        contexts = info.get("contexts")
+        if isinstance(contexts, dict) and contexts:
+            by_test: dict[str, list[int]] = defaultdict(list)
+            for line, tests in contexts.items():
+                for test in tests or []:
+                    name = str(test).split("|", 1)[0]
+                    if name and str(line).isdigit():
+                        by_test[name].append(int(line))
+            for test, lines in sorted(by_test.items()):
+                out.append(Observation("coverage", path, test, "", ranges(lines)))
+        else:
+            lines = [n for n in info.get("executed_lines") or [] if isinstance(n, int)]
+            if lines:
+                out.append(Observation("coverage", path, "", "", ranges(lines)))
+    return out
+
+
+def parse_lcov(data: bytes) -> list[Observation]:
+    out = []
+    path, test = "", ""
+    lines: list[int] = []
+    for raw in data.decode("utf-8", "replace").splitlines():
+        if raw.startswith("TN:"):
+            test = raw[3:].strip()
+        elif raw.startswith("SF:"):
+            path, lines = raw[3:].strip(), []
+        elif raw.startswith("DA:") and path:
+            parts = raw[3:].split(",")
+            if len(parts) >= 2 and parts[0].isdigit() and parts[1].strip().isdigit() and int(parts[1]) > 0:
+                lines.append(int(parts[0]))
+        elif raw.strip() == "end_of_record" and path:
+            if lines:
+                out.append(Observation("coverage", path, test, "", ranges(lines)))
+            path, lines = "", []
+    return out
+
+
+def parse_cobertura(data: bytes) -> list[Observation]:
+    try:
+        root = ElementTree.fromstring(data, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise IngestError(f"Cobertura report refused: {type(exc).__name__} (an XML entity or DTD trick)") from None
+    except ElementTree.ParseError as exc:
+        raise IngestError(f"Cobertura report is not well-formed XML: {exc}") from None
+    sources = [s.text.strip() for s in root.iter("source") if s.text and s.text.strip()]
+    out = []
+    for cls in root.iter("class"):
+        name = cls.get("filename") or ""
+        lines = [int(x.get("number", "0")) for x in cls.iter("line")
+                 if (x.get("number") or "").isdigit() and (x.get("hits") or "0").isdigit() and int(x.get("hits") or 0) > 0]
+        if name and lines:
+            path = name if not sources or name.startswith("/") else sources[0].rstrip("/") + "/" + name
+            out.append(Observation("coverage", path, "", "", ranges(lines)))
+    return out

@@ -1,0 +1,303 @@
+"""``oracl ingest``: reports (or events) → validated GraduatedEvents in the vault.
+
+    events/events.jsonl    one event per line, appended (the build's phase 6 reads it)
+    events/reports.json    the SHA-256 of every report taken: the same report twice adds nothing
+
+The format is detected from the content (``detect``). Every path a report names is mapped
+to a file of the latest build: as written (relative to the root), inside the root when
+absolute, else by the longest suffix of whole path components (a report made on another
+machine, as stack traces are); a path that maps to none, or to more than three, is
+counted and skipped, never followed. Events carry names only: a failure's or a finding's
+message is never kept, and every name is redacted (a secret in a test's name is its
+marker). An event from the future (more than ``SKEW`` seconds ahead) or of an unknown
+schema version is refused and counted.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.builder.sensors import coverage, junit, sarif
+from oracl.builder.sensors.observe import Observation, ranges_text
+from oracl.core.errors import IngestError, NoBuildError
+from oracl.core.locate import resolve
+from oracl.core.records import (
+    DECISIONS,
+    EVENT_TYPES,
+    EVENT_VERSION,
+    MAX_EVENT_ITEMS,
+    MAX_EVENT_TEXT,
+    MOTIVATOR_HINTS,
+    SENSOR_SOURCES,
+    GraduatedEvent,
+)
+from oracl.core.secrets import redact_text
+from oracl.core.vault import STAT_FILE, Vault, atomic_write
+
+EVENTS = "events/events.jsonl"
+REPORTS = "events/reports.json"
+SKEW = 300  # seconds an event may be ahead of this machine's clock
+_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+FORMATS = ("events", "junit", "sarif", "coverage-json", "lcov", "cobertura")
+
+
+def detect(data: bytes) -> str:
+    """The report's format from its first bytes: JSON lines of events, JUnit XML, SARIF,
+    coverage.py JSON, LCOV or Cobertura XML (IngestError when none)."""
+    head = data[:4096].lstrip()
+    if head.startswith(b"<"):
+        if b"<testsuite" in head or b"<testcase" in head:
+            return "junit"
+        if b"<coverage" in head:
+            return "cobertura"
+        raise IngestError("an XML report that is neither JUnit nor Cobertura")
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0]
+        if b'"schema_version"' in first:
+            return "events"
+        if b'"runs"' in head or b"sarif" in head.lower():
+            return "sarif"
+        if b'"files"' in head or b'"meta"' in head:
+            return "coverage-json"
+        raise IngestError("a JSON report that is neither events, SARIF nor coverage.py JSON")
+    if head.startswith((b"TN:", b"SF:")):
+        return "lcov"
+    raise IngestError("unknown report format (JSON lines of events, JUnit XML, SARIF, coverage.py JSON, LCOV, "
+                      "Cobertura)")
+
+
+def validate(obj: object, now: datetime) -> GraduatedEvent:
+    """A GraduatedEvent from JSON, every field checked against the frozen schema
+    (``schema/graduated_event.schema.json``); IngestError naming the first bad field."""
+    if not isinstance(obj, dict):
+        raise IngestError("an event must be a JSON object")
+    if obj.get("schema_version") != EVENT_VERSION:
+        raise IngestError(f"unknown schema_version {str(obj.get('schema_version'))[:20]!r} (this ORACL reads "
+                          f"{EVENT_VERSION})")
+    extra = set(obj) - {f.name for f in fields(GraduatedEvent)}
+    if extra:
+        raise IngestError(f"unknown field {sorted(extra)[0]!r}")
+
+    def text(key: str, allowed: tuple[str | None, ...] | None = None, optional: bool = False) -> Any:
+        value = obj.get(key)
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or len(value) > MAX_EVENT_TEXT:
+            raise IngestError(f"{key} must be text of at most {MAX_EVENT_TEXT} characters")
+        if allowed is not None and value not in allowed:
+            raise IngestError(f"{key} must be one of {', '.join(a for a in allowed if a)}")
+        return value
+
+    stamp = text("timestamp_utc")
+    if not _TIME.match(stamp):
+        raise IngestError("timestamp_utc must be ISO 8601 in UTC, like 2026-12-03T18:00:00Z")
+    at = datetime.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    if at > now + timedelta(seconds=SKEW):
+        raise IngestError(f"timestamp_utc {stamp} is in the future")
+    codes = obj.get("reason_codes")
+    if not isinstance(codes, list | tuple) or len(codes) > MAX_EVENT_ITEMS or not all(
+            isinstance(c, str) and 0 < len(c) <= MAX_EVENT_TEXT for c in codes):
+        raise IngestError(f"reason_codes must be a list of at most {MAX_EVENT_ITEMS} names")
+    arts = obj.get("artifacts")
+    if not isinstance(arts, dict) or len(arts) > MAX_EVENT_ITEMS or not all(
+            isinstance(k, str) and isinstance(v, str) and 0 < len(k) <= MAX_EVENT_TEXT and len(v) <= MAX_EVENT_TEXT
+            for k, v in arts.items()):
+        raise IngestError(f"artifacts must map at most {MAX_EVENT_ITEMS} names to text")
+    source_hash = text("source_id_hash", optional=True)
+    if source_hash is not None and not re.fullmatch(r"[0-9a-f]{16}", source_hash):
+        raise IngestError("source_id_hash must be 16 hexadecimal digits (SHA-256[:16]), never a raw identifier")
+    return GraduatedEvent(
+        EVENT_VERSION, stamp, text("sensor_source", SENSOR_SOURCES), text("event_type", EVENT_TYPES),
+        text("decision", DECISIONS), redact_text(text("summary")), tuple(redact_text(c) for c in codes),
+        text("motivator_hint", (*MOTIVATOR_HINTS, None), optional=True), text("cortex_routing_hint", optional=True),
+        source_hash, {redact_text(k): redact_text(v) for k, v in arts.items()})
+
+
+@dataclass(slots=True)
+class Files:
+    """The latest build's files, and the mapping of a written path onto one of them."""
+
+    root: Path
+    paths: set[str]
+    by_name: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, vault: Vault) -> Files:
+        try:
+            latest = vault.read_latest()
+            doc = orjson.loads((vault.bundle(str(latest["build_id"])) / STAT_FILE).read_bytes())
+        except NoBuildError:
+            raise
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+            raise NoBuildError(f"the latest build's file list is not readable ({exc}); build again") from None
+        paths = set(doc["files"])
+        by_name: dict[str, list[str]] = defaultdict(list)
+        for p in paths:
+            by_name[p.rsplit("/", 1)[-1]].append(p)
+        return cls(vault.root, paths, dict(by_name))
+
+    def map(self, written: str) -> str | None:
+        text = written.replace("\\", "/").strip()
+        if not text:
+            return None
+        if text.startswith("/"):
+            try:
+                rel = os.path.relpath(os.path.realpath(text), os.path.realpath(self.root))
+                if not rel.startswith(".."):
+                    text = rel
+            except ValueError:
+                pass
+        text = text.removeprefix("./")
+        if text in self.paths:
+            return text
+        if not os.path.splitext(text)[1]:  # a module path (a JUnit classname): try the usual suffixes
+            for suffix in (".py", ".java", ".kt", ".js", ".ts", ".go", ".rs", ".rb", ".php", ".cs"):
+                found = resolve(text + suffix, self.by_name)
+                if found:
+                    return found
+            return None
+        return resolve(text, self.by_name)
+
+
+def _test_path(name: str) -> str:
+    """The file part of a test id: ``tests/test_app.py::TestX::test_y`` → ``tests/test_app.py``."""
+    return name.split("::", 1)[0]
+
+
+def events_of(obs: list[Observation], files: Files, fmt: str, digest: str, at: str,
+              skipped: Counter[str]) -> list[GraduatedEvent]:
+    out = []
+    source = digest[:16]
+    for o in obs:
+        path = files.map(o.path)
+        if path is None:
+            skipped["file not in the build"] += 1
+            continue
+        name = redact_text(o.name)[:MAX_EVENT_TEXT]
+        arts = {"path": path, "report": fmt}
+        if o.lines:
+            arts["lines"] = ranges_text(o.lines)[:MAX_EVENT_TEXT]
+        arts.update({k: redact_text(v)[:MAX_EVENT_TEXT] for k, v in o.extra.items() if v})
+        if o.kind == "test":
+            arts["test"] = name
+            failed = o.outcome == "fail"
+            event = GraduatedEvent(EVENT_VERSION, at, "oracode", "anomaly" if failed else "heartbeat",
+                                   "fail" if failed else "pass", f"test {name} {o.outcome} in {path}"[:MAX_EVENT_TEXT],
+                                   ("test", f"test:{o.outcome}"), None, None, source, arts)
+        elif o.kind == "finding":
+            arts["rule"] = name
+            event = GraduatedEvent(EVENT_VERSION, at, "oracode", "anomaly", "no-go",
+                                   f"finding {name or 'unnamed'} ({o.outcome}) in {path}"[:MAX_EVENT_TEXT],
+                                   ("finding", f"level:{o.outcome}") + ((f"rule:{name}"[:MAX_EVENT_TEXT],) if name else ()),
+                                   None, None, source, arts)
+        else:  # coverage
+            if name:
+                arts["test"] = name
+                test_file = files.map(_test_path(o.name))
+                if test_file is not None:
+                    arts["test_path"] = test_file
+            event = GraduatedEvent(EVENT_VERSION, at, "oracode", "heartbeat", "go",
+                                   f"{name or 'the suite'} covers {path}"[:MAX_EVENT_TEXT], ("coverage",),
+                                   None, None, source, arts)
+        out.append(event)
+    return out
+
+
+def note_event(text: str, paths: list[str], files: Files, at: str, skipped: Counter[str]) -> list[GraduatedEvent]:
+    """An operator's note on files (``oracl ingest --note TEXT PATH…``), redacted."""
+    summary = " ".join(redact_text(text).split())[:MAX_EVENT_TEXT]
+    if not summary:
+        raise IngestError("the note is empty")
+    out = []
+    for written in paths:
+        path = files.map(written)
+        if path is None:
+            skipped["file not in the build"] += 1
+            continue
+        digest = hashlib.sha256(f"{at}\0{summary}\0{path}".encode()).hexdigest()[:16]
+        out.append(GraduatedEvent(EVENT_VERSION, at, "operator", "operator", "go", summary, ("note",), "Awareness",
+                                  None, digest, {"path": path, "report": "note"}))
+    return out
+
+
+def ingest(root: Path, reports: list[tuple[str, bytes]], note: tuple[str, list[str]] | None = None,
+           now: datetime | None = None) -> dict[str, Any]:
+    """Store the events of ``reports`` ((name, bytes) each) and of ``note`` in the vault;
+    a summary per report."""
+    now = now or datetime.now(UTC)
+    at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    vault = Vault(root)
+    files = Files.of(vault)
+    folder = vault.dir / "events"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            seen: dict[str, Any] = orjson.loads((vault.dir / REPORTS).read_bytes())
+        except FileNotFoundError:
+            seen = {}
+        except (OSError, orjson.JSONDecodeError) as exc:
+            raise IngestError(f"{REPORTS} is not readable JSON ({exc}); it was left as it is") from None
+        rows: list[dict[str, Any]] = []
+        summary = []
+        for name, data in reports:
+            digest = hashlib.sha256(data).hexdigest()
+            skipped: Counter[str] = Counter()
+            if digest in seen:
+                summary.append({"source": name, "format": seen[digest]["format"], "digest": digest[:16],
+                                "events": 0, "skipped": {"already ingested": 1}})
+                continue
+            fmt = detect(data)
+            if fmt == "events":
+                events = []
+                for line in data.splitlines():
+                    if not line.strip():
+                        continue
+                    try:
+                        events.append(validate(orjson.loads(line), now))
+                    except orjson.JSONDecodeError:
+                        skipped["unreadable line"] += 1
+                    except IngestError as exc:
+                        skipped[str(exc).split(" (")[0][:80]] += 1
+                kept = []
+                for e in events:
+                    path = e.artifacts.get("path")
+                    mapped = files.map(path) if path else None
+                    if path and mapped is None:
+                        skipped["file not in the build"] += 1
+                        continue
+                    kept.append(replace(e, artifacts={**e.artifacts, **({"path": mapped} if mapped else {})}))
+                events = kept
+            else:
+                parse = {"junit": junit.parse, "sarif": sarif.parse, "coverage-json": coverage.parse_json,
+                         "lcov": coverage.parse_lcov, "cobertura": coverage.parse_cobertura}[fmt]
+                events = events_of(parse(data), files, fmt, digest, at, skipped)
+            rows += [{**e.to_json(), "ingested_at": at} for e in events]
+            seen[digest] = {"format": fmt, "events": len(events), "source": Path(name).name[:200], "at": at}
+            summary.append({"source": name, "format": fmt, "digest": digest[:16], "events": len(events),
+                            "skipped": dict(sorted(skipped.items()))})
+        if note is not None:
+            skipped = Counter()
+            events = note_event(note[0], note[1], files, at, skipped)
+            rows += [{**e.to_json(), "ingested_at": at} for e in events]
+            summary.append({"source": "--note", "format": "note", "digest": "", "events": len(events),
+                            "skipped": dict(sorted(skipped.items()))})
+        if rows:
+            data = b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows)
+            with open(vault.dir / EVENTS, "ab") as fh:  # under the lock: no other ingest appends meanwhile
+                fh.write(data)
+        atomic_write(vault.dir / REPORTS, orjson.dumps(seen, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
+    finally:
+        os.close(fd)
+    return {"reports": summary, "events": len(rows), "file": str(vault.dir / EVENTS)}

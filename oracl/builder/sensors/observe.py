@@ -1,0 +1,34 @@
+"""What an adapter reports: an ``Observation`` per test result, finding, covered file or
+note, with the path as the report wrote it (``ingest`` maps it to the build's files)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = ("test", "finding", "coverage", "note")
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    kind: str                 # test | finding | coverage | note
+    path: str                 # as the report wrote it
+    name: str = ""            # the test (id), the rule, the covering test's context
+    outcome: str = ""         # pass | fail | skip (tests); error | warning | note (findings)
+    lines: tuple[tuple[int, int], ...] = ()   # line ranges (findings, coverage)
+    extra: dict[str, str] = field(default_factory=dict)  # names only: the tool, the class
+
+
+def ranges(lines: list[int]) -> tuple[tuple[int, int], ...]:
+    """Sorted line numbers as ranges: [1, 2, 3, 7] → ((1, 3), (7, 7))."""
+    out: list[tuple[int, int]] = []
+    for n in sorted(set(lines)):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return tuple(out)
+
+
+def ranges_text(spans: tuple[tuple[int, int], ...]) -> str:
+    """((1, 3), (7, 7)) → "1-3,7"."""
+    return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)

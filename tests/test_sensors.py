@@ -1,0 +1,230 @@
+"""Sensor events (issue 33, first part): the GraduatedEvent schema, the report adapters
+and ``oracl ingest`` storing names-only events in the vault."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.builder.orchestrator import build
+from oracl.builder.sensors import coverage, junit, sarif
+from oracl.builder.sensors.ingest import EVENTS, detect, ingest, validate
+from oracl.builder.sensors.observe import ranges, ranges_text
+from oracl.core import records
+from oracl.core.errors import IngestError
+
+from .conftest import run_cli, write_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
+KEY = "AKIA" + "ABCDEFGHIJKLMNOP"
+
+
+def event(**kw: object) -> dict:
+    base = {"schema_version": "1.0", "timestamp_utc": "2026-12-03T11:00:00Z", "sensor_source": "operator",
+            "event_type": "operator", "decision": "go", "summary": "deploy paused", "reason_codes": ["note"],
+            "motivator_hint": None, "cortex_routing_hint": None, "source_id_hash": None,
+            "artifacts": {"path": "pkg/app.py"}}
+    return {**base, **kw}
+
+
+def test_the_json_schema_is_the_dataclass() -> None:
+    schema = json.loads((ROOT / "schema" / "graduated_event.schema.json").read_text())
+    assert schema["required"] == [f.name for f in fields(records.GraduatedEvent)] == list(schema["properties"])
+    props = schema["properties"]
+    assert props["schema_version"]["const"] == records.EVENT_VERSION == "1.0"
+    assert tuple(props["sensor_source"]["enum"]) == records.SENSOR_SOURCES
+    assert tuple(props["event_type"]["enum"]) == records.EVENT_TYPES
+    assert tuple(props["decision"]["enum"]) == records.DECISIONS
+    assert tuple(props["motivator_hint"]["enum"]) == (*records.MOTIVATOR_HINTS, None)
+
+
+def test_a_valid_event_round_trips() -> None:
+    e = validate(event(source_id_hash="0123456789abcdef", reason_codes=["a", "b"]), NOW)
+    assert e.to_json() == event(source_id_hash="0123456789abcdef", reason_codes=["a", "b"])
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"schema_version": "2.0"}, "unknown schema_version '2.0' (this ORACL reads 1.0)"),
+    ({"timestamp_utc": "2026-12-04T12:00:00Z"}, "timestamp_utc 2026-12-04T12:00:00Z is in the future"),
+    ({"timestamp_utc": "yesterday"}, "timestamp_utc must be ISO 8601 in UTC, like 2026-12-03T18:00:00Z"),
+    ({"sensor_source": "ci"}, "sensor_source must be one of sentry, edge_graph, oracode, operator"),
+    ({"decision": "maybe"}, "decision must be one of go, no-go, pass, fail"),
+    ({"source_id_hash": "user@example.com"}, "source_id_hash must be 16 hexadecimal digits (SHA-256[:16]), never a raw identifier"),
+    ({"extra": 1}, "unknown field 'extra'"),
+    ({"summary": "x" * 501}, "summary must be text of at most 500 characters"),
+    ({"artifacts": {"path": 7}}, "artifacts must map at most 32 names to text"),
+])
+def test_a_bad_event_is_refused_naming_the_field(change: dict, message: str) -> None:
+    with pytest.raises(IngestError) as got:
+        validate(event(**change), NOW)
+    assert str(got.value) == message
+
+
+def test_secrets_in_an_event_are_redacted() -> None:
+    e = validate(event(summary=f"key {KEY} leaked", artifacts={"path": "a.py", "note": KEY}), NOW)
+    assert KEY not in orjson.dumps(e.to_json()).decode() and "«redacted:" in e.summary
+
+
+@pytest.mark.parametrize(("head", "fmt"), [
+    (b'{"schema_version": "1.0"}\n', "events"),
+    (b'<?xml version="1.0"?><testsuites><testsuite>', "junit"),
+    (b'{"version": "2.1.0", "$schema": "https://json.schemastore.org/sarif-2.1.0.json", "runs": []}', "sarif"),
+    (b'{"meta": {"version": "7.6"}, "files": {}}', "coverage-json"),
+    (b"TN:\nSF:pkg/app.py\n", "lcov"),
+    (b'<?xml version="1.0"?><coverage line-rate="1">', "cobertura"),
+])
+def test_the_format_is_detected_from_the_content(head: bytes, fmt: str) -> None:
+    assert detect(head) == fmt
+
+
+def test_ranges_by_hand() -> None:
+    assert ranges([7, 1, 2, 3, 3]) == ((1, 3), (7, 7)) and ranges_text(((1, 3), (7, 7))) == "1-3,7"
+
+
+JUNIT = f"""<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="3">
+<testcase classname="tests.test_app" name="test_ok" file="tests/test_app.py"/>
+<testcase classname="tests.test_app" name="test_bad"><failure message="{KEY} was printed">trace {KEY}</failure></testcase>
+<testcase classname="tests.test_app" name="test_later"><skipped/></testcase>
+</testsuite></testsuites>""".encode()
+
+
+def test_junit_cases() -> None:
+    got = [(o.path, o.name, o.outcome) for o in junit.parse(JUNIT)]
+    assert got == [("tests/test_app.py", "test_ok", "pass"), ("tests/test_app", "test_bad", "fail"),
+                   ("tests/test_app", "test_later", "skip")]
+
+
+BOMB = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
+<testsuites><testsuite><testcase classname="a" name="&lol2;"/></testsuite></testsuites>"""
+EXTERNAL = b"""<?xml version="1.0"?>
+<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>
+<coverage><packages><package><classes><class filename="a.py"><lines><line number="1" hits="&e;"/></lines></class></classes></package></packages></coverage>"""
+
+
+@pytest.mark.parametrize(("parse", "data"), [(junit.parse, BOMB), (coverage.parse_cobertura, EXTERNAL)])
+def test_xml_entity_tricks_are_refused(parse, data: bytes) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(IngestError, match="refused: DTDForbidden"):
+        parse(data)
+
+
+SARIF = orjson.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "ruff"}}, "results": [
+    {"ruleId": "S105", "level": "error", "message": {"text": f"hard-coded password {KEY}"},
+     "locations": [{"physicalLocation": {"artifactLocation": {"uri": "file:///home/ci/build/repo/pkg/app.py"},
+                                         "region": {"startLine": 3, "endLine": 4}}}]},
+    {"ruleId": "E501", "message": {"text": "long"},
+     "locations": [{"physicalLocation": {"artifactLocation": {"uri": "vendor/elsewhere.py"}, "region": {"startLine": 1}}}]},
+]}]})
+
+
+def test_sarif_findings() -> None:
+    got = [(o.path, o.name, o.outcome, o.lines, o.extra) for o in sarif.parse(SARIF)]
+    assert got == [("/home/ci/build/repo/pkg/app.py", "S105", "error", ((3, 4),), {"tool": "ruff"}),
+                   ("vendor/elsewhere.py", "E501", "warning", ((1, 1),), {"tool": "ruff"})]
+
+
+COVERAGE = orjson.dumps({"meta": {"version": "7.6.1", "show_contexts": True}, "files": {
+    "pkg/app.py": {"executed_lines": [1, 2, 3, 5], "contexts": {
+        "1": [""], "2": ["tests/test_app.py::test_ok|run"], "3": ["tests/test_app.py::test_ok|run",
+                                                                 "tests/test_app.py::test_bad|run"],
+        "5": ["tests/test_app.py::test_ok|run"]}},
+    "pkg/util.py": {"executed_lines": [1, 2]}}})
+
+
+def test_coverage_json_with_contexts() -> None:
+    got = [(o.path, o.name, o.lines) for o in coverage.parse_json(COVERAGE)]
+    assert got == [("pkg/app.py", "tests/test_app.py::test_bad", ((3, 3),)),
+                   ("pkg/app.py", "tests/test_app.py::test_ok", ((2, 3), (5, 5))),
+                   ("pkg/util.py", "", ((1, 2),))]
+
+
+def test_lcov_and_cobertura() -> None:
+    lcov = b"TN:unit\nSF:pkg/app.py\nDA:1,1\nDA:2,0\nDA:3,4\nend_of_record\nSF:pkg/util.py\nDA:1,0\nend_of_record\n"
+    assert [(o.path, o.name, o.lines) for o in coverage.parse_lcov(lcov)] == [("pkg/app.py", "unit", ((1, 1), (3, 3)))]
+    cob = (b'<?xml version="1.0"?><coverage><sources><source>/ci/repo</source></sources><packages><package>'
+           b'<classes><class filename="pkg/app.py"><lines><line number="1" hits="1"/><line number="2" hits="0"/>'
+           b'<line number="3" hits="2"/></lines></class></classes></package></packages></coverage>')
+    assert [(o.path, o.lines) for o in coverage.parse_cobertura(cob)] == [("/ci/repo/pkg/app.py", ((1, 1), (3, 3)))]
+
+
+# ---- oracl ingest on a real build ------------------------------------------------------------
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/app.py": "def run():\n    x = 1\n    return x\n\ndef other():\n    return 2\n",
+    "pkg/util.py": "def helper():\n    return 1\n",
+    "tests/test_app.py": "from pkg.app import run\n\ndef test_ok():\n    assert run() == 1\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "repo", FILES)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    return root
+
+
+def _events(root: Path) -> list[dict]:
+    path = root / ".oracl" / EVENTS
+    return [orjson.loads(x) for x in path.read_bytes().splitlines()] if path.exists() else []
+
+
+def test_ingest_maps_paths_keeps_names_only_and_is_idempotent(repo: Path) -> None:
+    out = ingest(repo, [("junit.xml", JUNIT), ("ruff.sarif", SARIF), ("coverage.json", COVERAGE)], now=NOW)
+    assert [(r["format"], r["events"], r["skipped"]) for r in out["reports"]] == [
+        ("junit", 3, {}), ("sarif", 1, {"file not in the build": 1}), ("coverage-json", 3, {})]
+    rows = _events(repo)
+    assert KEY not in orjson.dumps(rows).decode()  # a failure's message is never kept
+    tests = [(r["artifacts"]["path"], r["artifacts"]["test"], r["decision"], r["event_type"]) for r in rows[:3]]
+    assert tests == [("tests/test_app.py", "test_ok", "pass", "heartbeat"),
+                     ("tests/test_app.py", "test_bad", "fail", "anomaly"),
+                     ("tests/test_app.py", "test_later", "pass", "heartbeat")]
+    finding = rows[3]
+    # an absolute path from the CI machine, mapped by its longest suffix
+    assert finding["artifacts"] == {"path": "pkg/app.py", "lines": "3-4", "rule": "S105", "tool": "ruff",
+                                    "report": "sarif"}
+    assert (finding["decision"], finding["reason_codes"]) == ("no-go", ["finding", "level:error", "rule:S105"])
+    cov = rows[5]
+    assert cov["artifacts"] == {"path": "pkg/app.py", "lines": "2-3,5", "test": "tests/test_app.py::test_ok",
+                                "test_path": "tests/test_app.py", "report": "coverage-json"}
+    for r in rows:
+        validate({k: v for k, v in r.items() if k != "ingested_at"}, NOW)  # every stored event is a valid 1.0 event
+    again = ingest(repo, [("junit.xml", JUNIT)], now=NOW)
+    assert again["events"] == 0 and again["reports"][0]["skipped"] == {"already ingested": 1}
+    assert len(_events(repo)) == 7
+
+
+def test_ingest_of_events_refuses_future_and_unknown_versions(repo: Path) -> None:
+    lines = b"\n".join(orjson.dumps(e) for e in [
+        event(), event(schema_version="0.9"), event(timestamp_utc="2027-01-01T00:00:00Z"),
+        event(artifacts={"path": "/elsewhere/checkout/pkg/util.py"}), event(artifacts={"path": "gone.py"})])
+    out = ingest(repo, [("-", lines + b'\n{"schema_version": "1.0", "trunc')], now=NOW)
+    assert out["reports"][0]["skipped"] == {"file not in the build": 1, "timestamp_utc 2027-01-01T00:00:00Z is in the future": 1,
+                                            "unknown schema_version '0.9'": 1, "unreadable line": 1}
+    assert [r["artifacts"]["path"] for r in _events(repo)] == ["pkg/app.py", "pkg/util.py"]
+
+
+def test_ingest_from_the_command_line(repo: Path, tmp_path: Path) -> None:
+    report = tmp_path / "junit.xml"
+    report.write_bytes(JUNIT)
+    r = run_cli("ingest", str(report), "-r", str(repo))
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == f"{report}: junit, 3 events"
+    r = run_cli("ingest", "-", "-r", str(repo), input=BOMB.decode())
+    assert (r.returncode, r.stderr.strip()) == (25, "Error: JUnit report refused: DTDForbidden (an XML entity or DTD trick)")
+    cut = JUNIT[: len(JUNIT) // 2]
+    (tmp_path / "cut.xml").write_bytes(cut)
+    r = run_cli("ingest", str(tmp_path / "cut.xml"), "-r", str(repo))
+    assert r.returncode == 25 and r.stderr.startswith("Error: JUnit report is not well-formed XML")
+    assert len(_events(repo)) == 3  # nothing of a refused report is stored
+    r = run_cli("ingest", "--note", f"rotate {KEY} first", "pkg/app.py", "nope.py", "-r", str(repo))
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "--note: note, 1 events (skipped: 1 file not in the build)"
+    note = _events(repo)[-1]
+    assert note["sensor_source"] == "operator" and KEY not in note["summary"] and note["artifacts"]["path"] == "pkg/app.py"
+    assert run_cli("ingest", "-r", str(repo)).returncode == 2
