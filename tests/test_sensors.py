@@ -185,7 +185,7 @@ def test_ingest_maps_paths_keeps_names_only_and_is_idempotent(repo: Path) -> Non
     tests = [(r["artifacts"]["path"], r["artifacts"]["test"], r["decision"], r["event_type"]) for r in rows[:3]]
     assert tests == [("tests/test_app.py", "test_ok", "pass", "heartbeat"),
                      ("tests/test_app.py", "test_bad", "fail", "anomaly"),
-                     ("tests/test_app.py", "test_later", "pass", "heartbeat")]
+                     ("tests/test_app.py", "test_later", "go", "heartbeat")]
     finding = rows[3]
     # an absolute path from the CI machine, mapped by its longest suffix
     assert finding["artifacts"] == {"path": "pkg/app.py", "lines": "3-4", "rule": "S105", "tool": "ruff",
@@ -195,7 +195,7 @@ def test_ingest_maps_paths_keeps_names_only_and_is_idempotent(repo: Path) -> Non
     assert cov["artifacts"] == {"path": "pkg/app.py", "lines": "2-3,5", "test": "tests/test_app.py::test_ok",
                                 "test_path": "tests/test_app.py", "report": "coverage-json"}
     for r in rows:
-        validate({k: v for k, v in r.items() if k != "ingested_at"}, NOW)  # every stored event is a valid 1.0 event
+        validate({k: v for k, v in r.items() if k not in ("ingested_at", "file_checksum")}, NOW)  # a valid 1.0 event
     again = ingest(repo, [("junit.xml", JUNIT)], now=NOW)
     assert again["events"] == 0 and again["reports"][0]["skipped"] == {"already ingested": 1}
     assert len(_events(repo)) == 7
@@ -228,3 +228,73 @@ def test_ingest_from_the_command_line(repo: Path, tmp_path: Path) -> None:
     note = _events(repo)[-1]
     assert note["sensor_source"] == "operator" and KEY not in note["summary"] and note["artifacts"]["path"] == "pkg/app.py"
     assert run_cli("ingest", "-r", str(repo)).returncode == 2
+
+
+# ---- phase 6: events in the build, and what uses them ----------------------------------------
+
+def _export(root: Path) -> dict:
+    return orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+
+
+def test_phase_6_weights_by_hand() -> None:
+    from oracl.builder.pipeline.events import event_phase, weight
+
+    assert (weight(0), weight(30), weight(60), weight(-1)) == (1.0, 0.5, 0.25, 1.0)
+    rows = [{**event(timestamp_utc="2026-11-03T12:00:00Z", reason_codes=["coverage"],
+                     artifacts={"path": "a.py", "test_path": "t.py", "test": "t.py::x", "lines": "1-2"}),
+             "file_checksum": "old"},
+            {**event(artifacts={"path": "gone.py"})}, {"artifacts": 7}]
+    out = event_phase(rows, {"a.py": "new", "t.py": "x"}, NOW)
+    [node] = out.nodes
+    assert (node["kind"], node["weight"], node["stale"], node["path"]) == ("coverage", 0.5, True, "a.py")
+    assert sorted((e["source"], e["relation"], e["target"]) for e in out.edges) == [
+        (node["id"], "covers", "a.py"), ("t.py", "covered_by", "a.py")]
+    assert out.dropped == {"file not in the build": 1, "unreadable": 1}
+
+
+def test_events_enter_the_signed_export_and_survive_a_rebuild(repo: Path) -> None:
+    ingest(repo, [("junit.xml", JUNIT), ("coverage.json", COVERAGE)])
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    doc = _export(repo)
+    head = doc["schema"]["events"]
+    assert (head["count"], head["by_kind"], head["half_life_days"], head["stale"]) == (
+        6, {"coverage": 3, "test": 3}, 30.0, 0)
+    assert {e["relation"] for e in doc["events"]["edges"]} == {"observed_on", "covers", "covered_by"}
+    assert run_cli("verify", "-r", str(repo)).returncode == 0
+    # the covered file changes: its coverage events stay, marked stale, and say so in impact
+    (repo / "pkg" / "app.py").write_text(FILES["pkg/app.py"] + "\n# edited\n")
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    assert _export(repo)["schema"]["events"]["stale"] == 2  # the two (file, test) events of pkg/app.py
+    out = orjson.loads(run_cli("impact", "run", "-r", str(repo), "--json").stdout)
+    [test] = out["tests"]
+    assert test["path"] == "tests/test_app.py" and test["covering"] == ["tests/test_app.py::test_bad",
+                                                                        "tests/test_app.py::test_ok"]
+    assert test["reasons"][0] == ("covers 2 changed line(s) of pkg/app.py (2 test(s), coverage, "
+                                  "recorded before the file changed)")
+
+
+def test_impact_of_a_diff_names_the_covering_tests_first(tmp_path: Path) -> None:
+    from .conftest import git
+
+    files = {**FILES,
+             "tests/test_other.py": "import pkg.app\n\ndef test_other():\n    assert pkg.app.other() == 2\n"}
+    root = write_tree(tmp_path / "repo", files)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    cov = orjson.dumps({"files": {"pkg/app.py": {"contexts": {
+        "2": ["tests/test_app.py::test_ok|run"], "3": ["tests/test_app.py::test_ok|run"],
+        "6": ["tests/test_other.py::test_other|run"]}}}})
+    ingest(root, [("coverage.json", cov)])
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    (root / "pkg" / "app.py").write_text(FILES["pkg/app.py"].replace("x = 1", "x = 2"))
+    out = orjson.loads(run_cli("impact", "--diff", "-r", str(root), "--json").stdout)
+    assert [t["path"] for t in out["tests"]][:1] == ["tests/test_app.py"]
+    first = out["tests"][0]
+    assert first["covering"] == ["tests/test_app.py::test_ok"] and first["reasons"][0].startswith(
+        "covers 1 changed line(s) of pkg/app.py (1 test(s), coverage")
+    # the other test imports the module but its recorded coverage never runs the changed line
+    assert all("covering" not in t for t in out["tests"][1:])
+    shown = run_cli("show", "pkg/app.py", "-r", str(root)).stdout
+    assert "event\t\tcoverage\t\t\tcovered by tests/test_app.py::test_ok" in shown

@@ -48,6 +48,7 @@ from oracl.builder.pipeline.annotate import (
     make_record,
 )
 from oracl.builder.pipeline.discover import read_one
+from oracl.builder.pipeline.events import EVENT_HALF_LIFE_DAYS, Events, event_phase
 from oracl.builder.pipeline.history import History, read_history
 from oracl.builder.pipeline.merge import (
     EvidenceStore,
@@ -80,6 +81,8 @@ from oracl.core.export import (
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
 from oracl.core.vault import (
     DB_FILE,
+    EVENTS_BUNDLE_FILE,
+    EVENTS_FILE,
     FACTS_FILE,
     HEADER_FILE,
     LEARNED_FILE,
@@ -146,6 +149,7 @@ class Read:
     index: IndexView
     overlay: list[Edge]
     learned: Learned
+    events: Events
     made_under: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
 
 
@@ -300,7 +304,8 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
                       "chain": previous.chain + 1 if previous is not None else 0,
                       "base_db_bytes": previous.base_db_bytes if previous is not None else 0},
-        index=IndexView.build({f.path: f for f in facts}), overlay=learned_data.edges, learned=learned_data)
+        index=IndexView.build({f.path: f for f in facts}), overlay=learned_data.edges, learned=learned_data,
+        events=sensor_events(plan, facts))
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Task[float]:
@@ -432,6 +437,20 @@ def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str
     return out
 
 
+def sensor_events(plan: Plan, facts: list[FileFacts]) -> Events:
+    """Phase 6 (design §5d): the vault's ingested events against this build's files."""
+    from oracl.core import telemetry
+
+    path = plan.vault.dir / EVENTS_FILE
+    if not path.is_file():
+        return Events()
+    count = telemetry.LineCount()
+    out = event_phase(telemetry.rows(path, count), {f.path: f.checksum for f in facts}, plan.now)
+    if count.bad:
+        out.dropped["unreadable"] += count.bad
+    return out
+
+
 def read_history_phase(plan: Plan, r: Read) -> History:
     """The history of the build's files up to HEAD (design §5c); none outside git."""
     return read_history(plan.root, {f.path for f in r.facts})
@@ -480,7 +499,8 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
                 graph: WeightedGraph, languages: Counter[str], symbols: Symbols,
-                history: History | None = None, learned: Learned | None = None) -> dict[str, Any]:
+                history: History | None = None, learned: Learned | None = None,
+                events: Events | None = None) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
     header: dict[str, Any] = {
@@ -520,12 +540,14 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     }
     if learned is not None and learned.header:  # the learned files this build merged: the signature covers them
         header["learned"] = learned.header
+    if events is not None and (events.nodes or events.dropped):
+        header["events"] = events.header(EVENT_HALF_LIFE_DAYS)
     return header
 
 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
-                 learned_doc: dict[str, Any] | None = None) -> Task[bytes]:
+                 learned_doc: dict[str, Any] | None = None, events: dict[str, Any] | None = None) -> Task[bytes]:
     """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
     written into the staging bundle as a task: it serialises and hashes the rows while this
     process builds the bundle's Arrow tables and loads them (the rows are only read on both
@@ -543,7 +565,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
                 segs, packed = Segments.of_packed(packed, symbols.sites, facts), None
         section, placed = segs.placed() if segs is not None else (None, {})
-        data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section)
+        data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section, events=events)
         if segs is not None and section is not None:  # the section ends just before the export's last byte
             writer.add(SYMBOLS_FILE, segs.encode(placed, len(data) - 1 - len(section)))
         digest = sha256_hex(data)
@@ -556,6 +578,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         writer.add(HEADER_FILE, canonical_bytes(header))
         if learned_doc is not None:
             writer.add(LEARNED_FILE, canonical_bytes(learned_doc))
+        if events is not None:
+            writer.add(EVENTS_BUNDLE_FILE, canonical_bytes(events))
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
@@ -696,11 +720,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         carried = (r.facts_header, {f.path: f for f in r.facts},
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
-        learned = r.learned
+        learned, events = r.learned, r.events
         del r, e, merged
-        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned)
+        header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc())
+                       learned.bundle_doc(), events.section() if events.nodes else None)
         del stat_files, all_facts
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
         seconds["fts_background"] = round(loaded.content_seconds, 3)

@@ -129,28 +129,34 @@ def lines(vault_dir: Path, name: str, count: LineCount | None = None) -> Iterato
     count = count if count is not None else LineCount()
     logs = vault_dir / "logs"
     for n in range(KEEP, -1, -1):
-        path = logs / (f"{name}.{n}" if n else name)
-        try:
-            fh = open(path, "rb")  # noqa: SIM115 – closed below; a generation may vanish meanwhile
-        except OSError:
-            continue
-        with fh:
-            while True:
-                line = fh.readline(MAX_LINE + 1)
-                if not line:
-                    break
-                if len(line) > MAX_LINE or not line.endswith(b"\n"):
-                    count.bad += 1
-                    while line and not line.endswith(b"\n"):  # the rest of an over-long line
-                        line = fh.readline(MAX_LINE + 1)
-                    continue
-                try:
-                    row = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    count.bad += 1
-                    continue
-                if not isinstance(row, dict):
-                    count.bad += 1
-                    continue
-                count.rows += 1
-                yield row
+        yield from rows(logs / (f"{name}.{n}" if n else name), count)
+
+
+def rows(path: Path, count: LineCount | None = None) -> Iterator[dict[str, Any]]:
+    """The JSON-object lines of one file (none when it is missing), streamed and bounded
+    as ``lines`` says; what cannot be read is counted in ``count``."""
+    count = count if count is not None else LineCount()
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 – closed below; a generation may vanish meanwhile
+    except OSError:
+        return
+    with fh:
+        while True:
+            line = fh.readline(MAX_LINE + 1)
+            if not line:
+                break
+            if len(line) > MAX_LINE or not line.endswith(b"\n"):
+                count.bad += 1
+                while line and not line.endswith(b"\n"):  # the rest of an over-long line
+                    line = fh.readline(MAX_LINE + 1)
+                continue
+            try:
+                row = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                count.bad += 1
+                continue
+            if not isinstance(row, dict):
+                count.bad += 1
+                continue
+            count.rows += 1
+            yield row

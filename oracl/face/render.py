@@ -672,6 +672,14 @@ def show_view(r: dict[str, Any]) -> None:
     table("Priority breakdown (design Eq. 2 and 6)",
           (Col("bucket"), Col("weight w_b", "num"), Col("signal c_b", "num"), Col("contribution", "num")),
           prows, section="priority")
+    events = r.get("events") or {}
+    if events.get("recent") or events.get("covered_by"):
+        rows = [[e["timestamp_utc"], e["kind"], e["decision"], f"{e['weight']:.2f}" + (" stale" if e["stale"] else ""),
+                 e["summary"]] for e in events["recent"]]
+        rows += [["", "coverage", "", "", f"covered by {t}"] for t in events["covered_by"][:20]]
+        table(f"Events ({events['count']}, newest first)", (Col("when"), Col("kind"), Col("decision"),
+                                                             Col("weight", "num"), Col("summary", "text", 1)),
+              rows, section="event")
     learned = r.get("learned") or []
     if learned:
         table("Learned from use (accepted in review)", (Col("kind"), Col("word or file", "path"), Col("κ", "num", 2),
@@ -858,6 +866,15 @@ def impact_view(r: dict[str, Any]) -> None:
         cells = [[str(i), f["path"], f"{f['score']:.3f}", str(f["distance"]), "; ".join(f["reasons"][:2])]
                  for i, f in enumerate(rows, 1)]
         table(f"{title} ({len(rows)} of {total})", cols, cells, section=section)
+        if section == "test" and any("covering" in f for f in rows):  # the tests inside, from recorded coverage
+            if plain():
+                for f in rows:
+                    for test_id in f.get("covering", []):
+                        _line("covering", f["path"], test_id)
+            else:
+                n = sum(len(f.get("covering", [])) for f in rows)
+                out().print(f"{n} test(s) cover the change (coverage; oracl impact --json lists them by id)",
+                            markup=False, highlight=False)
     if r["symbols"]:
         cells = [[str(i), s["qualified"], _loc(s), f"{s['score']:.3f}", str(s["distance"]),
                   f"{s['relation']} {s['via'].split('#', 1)[-1]}"] for i, s in enumerate(r["symbols"], 1)]

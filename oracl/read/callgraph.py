@@ -37,6 +37,7 @@ IMPACT_DECAY = 0.7          # a symbol one more call away counts this much less
 FILE_STEP = 0.5             # a file importing a changed file: half the changed file's score
 FUZZY_CANDIDATES = 200
 NAME_MATCH = 0.9            # a test file named after a changed definition
+COVERAGE = 1.0              # a test whose recorded coverage runs a changed line (× the event's decay weight)
 PACKAGE_NAME_MATCH = 0.6    # a test in the changed file's package named after it, reached by no edge
 CRATE_TESTS = 0.35          # a Rust crate's integration tests (they run its binary: no call reaches them)
 CRATE_STEP = 0.7            # … of a crate depending on the changed one, per manifest step
@@ -434,6 +435,54 @@ def _package_tests(snap: Snapshot, sources: list[str], names: set[str]) -> list[
     return out
 
 
+def _overlaps(lines: str, spans: list[tuple[float, float]]) -> int:
+    """How many of the lines ``"2-3,5"`` fall in ``spans`` (every line when no span is
+    given: the whole file changed)."""
+    count = 0
+    for part in lines.split(","):
+        a, _, b = part.partition("-")
+        if not a.isdigit() or (b and not b.isdigit()):
+            continue
+        lo, hi = int(a), int(b or a)
+        if not spans:
+            count += hi - lo + 1
+            continue
+        for s0, s1 in spans:
+            count += max(0, min(hi, int(s1)) - max(lo, int(s0)) + 1)
+    return count
+
+
+def coverage_tests(snap: Snapshot, changed: dict[str, list[tuple[float, float]]]) -> dict[str, tuple[float, str, list[str]]]:
+    """test file → (score, reason, test ids) for the tests whose recorded coverage (phase 6,
+    ``oracl ingest`` of coverage.py JSON with test contexts) runs a changed line: score
+    ``COVERAGE`` × the best event's decay weight, the reason naming the changed file, how
+    many of its changed lines the file's tests run and how many tests do."""
+    events = snap.events()
+    found: dict[str, dict[str, Any]] = {}
+    for path, spans in changed.items():
+        for e in events.get(path, []):
+            arts = e.get("artifacts") or {}
+            test_file = arts.get("test_path")
+            if e.get("kind") != "coverage" or not test_file:
+                continue
+            hit = _overlaps(arts.get("lines", ""), spans)
+            if not hit:
+                continue
+            cur = found.setdefault(test_file, {"score": 0.0, "lines": 0, "ids": set(), "files": set(), "stale": False})
+            cur["score"] = max(cur["score"], COVERAGE * float(e.get("weight", 1.0)))
+            cur["lines"] = max(cur["lines"], hit)
+            cur["ids"].add(arts.get("test", test_file))
+            cur["files"].add(path)
+            cur["stale"] |= bool(e.get("stale"))
+    out = {}
+    for test_file, c in found.items():
+        where = sorted(c["files"])[0] + (f" and {len(c['files']) - 1} more" if len(c["files"]) > 1 else "")
+        stale = ", recorded before the file changed" if c["stale"] else ""
+        out[test_file] = (c["score"], f"covers {c['lines']} changed line(s) of {where} ({len(c['ids'])} test(s), "
+                                      f"coverage{stale})", sorted(c["ids"]))
+    return out
+
+
 def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None = None, depth: int = 3,
            k: int = 20, min_confidence: float = 0.3,
            changed_lines: dict[str, list[tuple[int, int]]] | None = None,
@@ -587,7 +636,17 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
         for path, score, reason in _package_tests(snap, sources, kinds | (named - {s["name"].lower()
                                                                                 for s in seed_rows})):
             touch(path, score, max(1, hit_files[path]["distance"] if path in hit_files else 1), reason)
-    ranked = sorted(hit_files.values(), key=lambda f: (-f["score"], f["distance"], f["path"]))
+    symbol_lines: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for row in seed_rows:  # a symbol named as the target: its own lines changed
+        if row.get("start") and row.get("end"):
+            symbol_lines[row["path"]].append((row["start"], row["end"]))
+    covering = coverage_tests(snap, {p: spans.get(p) or symbol_lines.get(p, []) for p in changed_files})
+    for path, (score, reason, ids) in covering.items():
+        touch(path, score, 1, reason)
+        f = hit_files[path]  # coverage is the evidence shown first: it says what runs the changed lines
+        f["reasons"] = [reason, *(x for x in f["reasons"] if x != reason)][:5]
+        f["covering"] = ids
+    ranked = sorted(hit_files.values(), key=lambda f: (-("covering" in f), -f["score"], f["distance"], f["path"]))
     tests = [f for f in ranked if is_test_to_run(f["path"])]  # a changed test runs too; a fixture or helper does not
     code = [f for f in ranked if f not in tests]
     if not tests and changed_files:

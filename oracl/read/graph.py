@@ -364,6 +364,19 @@ def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any
             "total": total, "notices": list(snap.notices)}
 
 
+SHOWN_EVENTS = 10
+
+
+def events_about(snap: Snapshot, path: str) -> dict[str, Any]:
+    """The file's recent events (phase 6: tests, findings, notes; newest first) and the tests
+    whose recorded coverage runs it."""
+    rows = snap.events().get(path, [])
+    covering = sorted({(r.get("artifacts") or {}).get("test", "") for r in rows if r.get("kind") == "coverage"} - {""})
+    recent = [{k: r.get(k) for k in ("kind", "decision", "summary", "timestamp_utc", "weight", "stale")}
+              for r in rows if r.get("kind") != "coverage"][:SHOWN_EVENTS]
+    return {"recent": recent, "count": len(rows), "covered_by": covering}
+
+
 def learned_about(snap: Snapshot, path: str) -> list[dict[str, Any]]:
     """What the build merged from use about ``path`` (design §9, "Learning"): the words
     people typed before using it, the files used with it, each with κ and its sessions."""
@@ -415,7 +428,7 @@ def show(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
     art["tags"] = tags
     return {"build_id": snap.build_id, "artifact": art, "hub": hub_rows[0]["hub"] if hub_rows else None,
             "edges": {r: dict(v) for r, v in sorted(by_relation.items())}, "priority": breakdown,
-            "learned": learned_about(snap, art["path"]),
+            "learned": learned_about(snap, art["path"]), "events": events_about(snap, art["path"]),
             "notices": list(snap.notices), "staleness": summary(staleness(snap, [(art["path"], art["checksum"])]))}
 
 

@@ -36,6 +36,7 @@ import orjson
 from oracl.core.errors import NoBuildError, VaultError
 from oracl.core.vault import (
     DB_FILE,
+    EVENTS_BUNDLE_FILE,
     EXPORT,
     HEADER_FILE,
     LEARNED_FILE,
@@ -134,6 +135,7 @@ class Memo:
 _PARAMS: MemoKey[ReadParams] = MemoKey("params")
 _BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("built_files")
 _LEARNED: MemoKey[Learned] = MemoKey("learned")
+_EVENTS: MemoKey[dict[str, list[dict[str, Any]]]] = MemoKey("events")
 _NAMED: dict[str, MemoKey[list[dict[str, Any]]]] = {}
 _NAMED_LOCK = threading.Lock()
 
@@ -259,6 +261,24 @@ class Snapshot:
     @property
     def params(self) -> ReadParams:
         return self.memo.once(_PARAMS, lambda: ReadParams.from_header(self.header))
+
+    def events(self) -> dict[str, list[dict[str, Any]]]:
+        """path → the event nodes of the build on that file (phase 6, the bundle's
+        ``events.json``), newest first; empty without events."""
+        return self.memo.once(_EVENTS, self._events)
+
+    def _events(self) -> dict[str, list[dict[str, Any]]]:
+        try:
+            doc = orjson.loads((self.bundle / EVENTS_BUNDLE_FILE).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}
+        out: dict[str, list[dict[str, Any]]] = {}
+        for n in doc.get("nodes", []) if isinstance(doc, dict) else []:
+            if isinstance(n, dict) and isinstance(n.get("path"), str):
+                out.setdefault(n["path"], []).append(n)
+        for rows in out.values():
+            rows.sort(key=lambda n: (n.get("timestamp_utc", ""), n.get("id", "")), reverse=True)
+        return out
 
     def learned(self) -> Learned:
         """The learned terms and associations this build merged (the bundle's

@@ -42,9 +42,9 @@ from oracl.core.records import (
     GraduatedEvent,
 )
 from oracl.core.secrets import redact_text
-from oracl.core.vault import STAT_FILE, Vault, atomic_write
+from oracl.core.vault import EVENTS_FILE, STAT_FILE, Vault, atomic_write
 
-EVENTS = "events/events.jsonl"
+EVENTS = EVENTS_FILE
 REPORTS = "events/reports.json"
 SKEW = 300  # seconds an event may be ahead of this machine's clock
 _TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
@@ -130,6 +130,7 @@ class Files:
     root: Path
     paths: set[str]
     by_name: dict[str, list[str]] = field(default_factory=dict)
+    checksums: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, vault: Vault) -> Files:
@@ -144,7 +145,8 @@ class Files:
         by_name: dict[str, list[str]] = defaultdict(list)
         for p in paths:
             by_name[p.rsplit("/", 1)[-1]].append(p)
-        return cls(vault.root, paths, dict(by_name))
+        checksums = {p: str(v[2]) for p, v in doc["files"].items() if isinstance(v, list) and len(v) > 2}
+        return cls(vault.root, paths, dict(by_name), checksums)
 
     def map(self, written: str) -> str | None:
         text = written.replace("\\", "/").strip()
@@ -169,6 +171,14 @@ class Files:
         return resolve(text, self.by_name)
 
 
+def stored(e: GraduatedEvent, at: str, files: Files) -> dict[str, Any]:
+    """The line stored for an event: the event, when it was taken, and the checksum its
+    file had in the build it was mapped against (the build's phase 6 says when the file
+    changed since)."""
+    path = e.artifacts.get("path", "")
+    return {**e.to_json(), "ingested_at": at, "file_checksum": files.checksums.get(path)}
+
+
 def _test_path(name: str) -> str:
     """The file part of a test id: ``tests/test_app.py::TestX::test_y`` → ``tests/test_app.py``."""
     return name.split("::", 1)[0]
@@ -191,8 +201,9 @@ def events_of(obs: list[Observation], files: Files, fmt: str, digest: str, at: s
         if o.kind == "test":
             arts["test"] = name
             failed = o.outcome == "fail"
+            decision = "fail" if failed else "go" if o.outcome == "skip" else "pass"  # a skipped test passed nothing
             event = GraduatedEvent(EVENT_VERSION, at, "oracode", "anomaly" if failed else "heartbeat",
-                                   "fail" if failed else "pass", f"test {name} {o.outcome} in {path}"[:MAX_EVENT_TEXT],
+                                   decision, f"test {name} {o.outcome} in {path}"[:MAX_EVENT_TEXT],
                                    ("test", f"test:{o.outcome}"), None, None, source, arts)
         elif o.kind == "finding":
             arts["rule"] = name
@@ -283,14 +294,14 @@ def ingest(root: Path, reports: list[tuple[str, bytes]], note: tuple[str, list[s
                 parse = {"junit": junit.parse, "sarif": sarif.parse, "coverage-json": coverage.parse_json,
                          "lcov": coverage.parse_lcov, "cobertura": coverage.parse_cobertura}[fmt]
                 events = events_of(parse(data), files, fmt, digest, at, skipped)
-            rows += [{**e.to_json(), "ingested_at": at} for e in events]
+            rows += [stored(e, at, files) for e in events]
             seen[digest] = {"format": fmt, "events": len(events), "source": Path(name).name[:200], "at": at}
             summary.append({"source": name, "format": fmt, "digest": digest[:16], "events": len(events),
                             "skipped": dict(sorted(skipped.items()))})
         if note is not None:
             skipped = Counter()
             events = note_event(note[0], note[1], files, at, skipped)
-            rows += [{**e.to_json(), "ingested_at": at} for e in events]
+            rows += [stored(e, at, files) for e in events]
             summary.append({"source": "--note", "format": "note", "digest": "", "events": len(events),
                             "skipped": dict(sorted(skipped.items()))})
         if rows:
