@@ -20,8 +20,8 @@ from oracl.face.mcp_server import bound  # noqa: E402
 
 from .conftest import ORACL, SAMPLE, write_tree  # noqa: E402
 
-TOOLS = ["oracl_agent_context", "oracl_callers", "oracl_fragment", "oracl_hub", "oracl_impact", "oracl_related",
-         "oracl_search", "oracl_show", "oracl_stats", "oracl_symbols", "oracl_trace"]
+TOOLS = ["oracl_agent_context", "oracl_callers", "oracl_events", "oracl_fragment", "oracl_hub", "oracl_impact",
+         "oracl_related", "oracl_search", "oracl_show", "oracl_stats", "oracl_symbols", "oracl_trace"]
 
 
 async def _session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[dict[str, Any]]]:

@@ -298,3 +298,26 @@ def test_impact_of_a_diff_names_the_covering_tests_first(tmp_path: Path) -> None
     assert all("covering" not in t for t in out["tests"][1:])
     shown = run_cli("show", "pkg/app.py", "-r", str(root)).stdout
     assert "event\t\tcoverage\t\t\tcovered by tests/test_app.py::test_ok" in shown
+
+
+def test_events_by_file_kind_and_decision_and_the_coverage_age(repo: Path) -> None:
+    from datetime import timedelta
+
+    from oracl.core.errors import QueryError
+    from oracl.read.memory import Memory
+    from oracl.read.status import coverage_age
+
+    ingest(repo, [("junit.xml", JUNIT), ("coverage.json", COVERAGE)], now=NOW)
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    with Memory.open(repo) as mem:
+        failed = mem.events(kind="test", decision="fail")
+        assert [e["artifacts"]["test"] for e in failed["events"]] == ["test_bad"] and failed["total"] == 1
+        app = mem.events("pkg/app.py")
+        assert app["total"] == 2 and {e["kind"] for e in app["events"]} == {"coverage"}
+        assert app["summary"]["count"] == 6
+        with pytest.raises(QueryError, match="kind must be one of test, finding, coverage, note"):
+            mem.events(kind="bogus")
+        snap, _ = mem.snapshot()
+        # the events were taken at NOW (their time is the ingestion's): three days later
+        assert coverage_age(snap, NOW + timedelta(days=3)) == "newest coverage 2026-12-03T12:00:00Z (3 days old)"
+        assert coverage_age(snap, NOW + timedelta(hours=5)) == "newest coverage 2026-12-03T12:00:00Z (today)"

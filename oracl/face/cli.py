@@ -786,9 +786,9 @@ def _stop(helper: Any) -> None:
 def mcp(root: RootArg = None, root_opt: RootOpt = None) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
 
-    Eleven read-only tools (agent context, search, trace, related, hub, fragment, show,
-    symbols, callers, impact, stats). Files holding key material are withheld unless
-    share_sensitive = true."""
+    Twelve read-only tools (agent context, search, trace, related, hub, fragment, show,
+    symbols, callers, impact, stats, events). Files holding key material are withheld
+    unless share_sensitive = true."""
     from oracl.face.mcp_server import serve
 
     root = _root(root, root_opt)

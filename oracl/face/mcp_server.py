@@ -88,7 +88,7 @@ def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
 
 
 def create_server(root: Path) -> Any:
-    """The FastMCP server with ORACL's eleven read-only tools."""
+    """The FastMCP server with ORACL's twelve read-only tools."""
     from mcp.server.fastmcp import FastMCP
 
     from oracl.core.config import load_config
@@ -156,6 +156,16 @@ def create_server(root: Path) -> Any:
         "L40-60"). Warns when the file changed since the build; a range outside the file is
         an error."""
         return _answer(lambda: mem.fragment(locator, lines), max_chars, mem)
+
+    @server.tool()
+    def oracl_events(path: str | None = None, kind: str | None = None, decision: str | None = None, k: int = 50,
+                     max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """What ran against the code, newest first (from CI reports ingested with `oracl
+        ingest`): test results, linter and scanner findings, coverage, operators' notes.
+        Filter by a file (path), a kind ("test", "finding", "coverage", "note") or a
+        decision ("fail", "pass", "no-go", "go"). Each event names its file, lines, test or
+        rule, its weight (it halves every 30 days) and whether the file changed since."""
+        return _answer(lambda: mem.events(path, kind, decision, k), max_chars, mem)
 
     @server.tool()
     def oracl_show(path: str, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:

@@ -785,6 +785,8 @@ def status_view(r: dict[str, Any]) -> None:
             for path in r[label]:
                 _line(label, path)
         _line("fresh" if r["fresh"] else "stale", r["verdict"])
+        if r.get("coverage"):
+            _line("coverage", r["coverage"])
         return
     out().print(f"build   {r['build_id']} at {r['generated_at']}")
     if r.get("source_commit") or r.get("head"):
@@ -794,6 +796,8 @@ def status_view(r: dict[str, Any]) -> None:
         if items:
             out().print(f"{label:9}{len(items)}: " + ", ".join(items[:8]) + (" …" if len(items) > 8 else ""),
                       markup=False, highlight=False)
+    if r.get("coverage"):
+        out().print(f"events  {r['coverage']}", markup=False, highlight=False)
     style = "green" if r["fresh"] else "yellow"
     out().print(f"[{style}]{_esc(r['verdict'])}[/]", highlight=False)
 

@@ -377,6 +377,30 @@ def events_about(snap: Snapshot, path: str) -> dict[str, Any]:
     return {"recent": recent, "count": len(rows), "covered_by": covering}
 
 
+EVENT_KINDS = ("test", "finding", "coverage", "note")
+
+
+def events(snap: Snapshot, path: str | None = None, kind: str | None = None, decision: str | None = None,
+           k: int = 50, cwd: Path | None = None) -> dict[str, Any]:
+    """The build's sensor events (phase 6), newest first: of one file, of a kind (test,
+    finding, coverage, note), of a decision (pass, fail, go, no-go)."""
+    in_range("k", k, 1, MAX_K)
+    if kind is not None and kind not in EVENT_KINDS:
+        raise QueryError(f"kind must be one of {', '.join(EVENT_KINDS)}")
+    by_path = snap.events()
+    if path is not None:
+        rel = _artifact(snap, path, cwd)["path"]
+        rows = list(by_path.get(rel, []))
+    else:
+        rows = sorted((r for rs in by_path.values() for r in rs),
+                      key=lambda r: (r.get("timestamp_utc", ""), r.get("id", "")), reverse=True)
+    rows = [r for r in rows if (kind is None or r.get("kind") == kind)
+            and (decision is None or r.get("decision") == decision)]
+    head = snap.header.get("events") or {}
+    return {"build_id": snap.build_id, "events": rows[:k], "total": len(rows), "summary": head,
+            "notices": list(snap.notices)}
+
+
 def learned_about(snap: Snapshot, path: str) -> list[dict[str, Any]]:
     """What the build merged from use about ``path`` (design §9, "Learning"): the words
     people typed before using it, the files used with it, each with κ and its sessions."""

@@ -248,6 +248,12 @@ class Memory:
     def fragment(self, locator: str, lines: str | None = None, context: int = 0) -> dict[str, Any]:
         return self._call(graph.fragment, locator, lines, context, cwd=self.cwd, used="fragment")
 
+    def events(self, path: str | None = None, kind: str | None = None, decision: str | None = None,
+               k: int = 50) -> dict[str, Any]:
+        """The sensor events of the build (``oracl ingest``, phase 6), newest first; of one
+        file, one kind (test, finding, coverage, note) or one decision (pass, fail, go, no-go)."""
+        return self._call(graph.events, path, kind, decision, k, cwd=self.cwd)
+
     def symbols(self, name: str, kind: str | None = None, language: str | None = None, k: int = 20) -> dict[str, Any]:
         """Where ``name`` is defined (exact short or qualified name first, fuzzy after)."""
         from oracl.read import callgraph

@@ -23,6 +23,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,25 @@ def tree_status(snap: Snapshot, built: tuple[dict[str, Any], dict[str, list[Any]
                    "run `oracl build`")
     return {"build_id": snap.build_id, "generated_at": info.get("generated_at"), "source_commit": built_from,
             "head": head, "added": added, "modified": modified, "deleted": deleted, "verdict": verdict,
-            "fresh": changed == 0}
+            "fresh": changed == 0, "coverage": coverage_age(snap)}
+
+
+def coverage_age(snap: Snapshot, now: datetime | None = None) -> str | None:
+    """How old the newest recorded coverage of the build is (phase 6, design §5d), in
+    words; None when it holds none."""
+    try:
+        newest = (snap.header.get("events") or {}).get("newest_coverage")
+    except OraclError:
+        return None
+    if not isinstance(newest, str):
+        return None
+    try:
+        at = datetime.strptime(newest[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    days = ((now or datetime.now(UTC)) - at).total_seconds() / 86400
+    age = "today" if days < 1 else f"{int(days)} day{'s' if int(days) != 1 else ''} old"
+    return f"newest coverage {newest} ({age})"
 
 
 class FreshnessCheck:
