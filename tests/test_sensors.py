@@ -292,6 +292,7 @@ def test_impact_of_a_diff_names_the_covering_tests_first(tmp_path: Path) -> None
     out = orjson.loads(run_cli("impact", "--diff", "-r", str(root), "--json").stdout)
     assert [t["path"] for t in out["tests"]][:1] == ["tests/test_app.py"]
     first = out["tests"][0]
+    assert out["covering_tests"] == ["tests/test_app.py::test_ok"]
     assert first["covering"] == ["tests/test_app.py::test_ok"] and first["reasons"][0].startswith(
         "covers 1 changed line(s) of pkg/app.py (1 test(s), coverage")
     # the other test imports the module but its recorded coverage never runs the changed line

@@ -670,4 +670,6 @@ def impact(snap: Snapshot, targets: list[str] | None = None, *, diff: str | None
             "files": code[:k], "file_count": len(code), "tests": tests[:k], "test_count": len(tests),
             "hubs": [{"hub": h, "files": n} for h, n in sorted(hubs.items(), key=lambda kv: (-kv[1], kv[0]))],
             "placed": placed, "guard_cut": cut, "notices": notices,
+            # the tests whose recorded coverage runs a changed line, by id: what to run first
+            "covering_tests": sorted({i for ids in covering.values() for i in ids[2]}),
             "staleness": summary(staleness(snap, sorted(checks.items())))}
