@@ -322,3 +322,33 @@ def test_events_by_file_kind_and_decision_and_the_coverage_age(repo: Path) -> No
         # the events were taken at NOW (their time is the ingestion's): three days later
         assert coverage_age(snap, NOW + timedelta(days=3)) == "newest coverage 2026-12-03T12:00:00Z (3 days old)"
         assert coverage_age(snap, NOW + timedelta(hours=5)) == "newest coverage 2026-12-03T12:00:00Z (today)"
+
+
+def test_query_event_filters_and_words(repo: Path) -> None:
+    from oracl.core.errors import QueryError
+    from oracl.read.query.run import search
+    from oracl.read.snapshot import Snapshot
+
+    app_only = orjson.loads(COVERAGE)
+    del app_only["files"]["pkg/util.py"]  # pkg/util.py: no recorded coverage
+    ingest(repo, [("junit.xml", JUNIT), ("ruff.sarif", SARIF), ("coverage.json", orjson.dumps(app_only))], now=NOW)
+    flaky = JUNIT.replace(b'name="test_ok" file="tests/test_app.py"/>',
+                          b'name="test_ok" file="tests/test_app.py"><failure message="x"/></testcase>')
+    ingest(repo, [("again.xml", flaky)], now=NOW)  # test_ok failed once and passed once: flaky
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    with Snapshot.open(repo) as snap:
+        def paths(q: str) -> list[str]:
+            return [r["path"] for r in search(snap, q, log=False).results]
+
+        assert paths("event:fail") == ["tests/test_app.py"]
+        assert paths("event:finding") == ["pkg/app.py"]
+        assert paths("event:finding run") == ["pkg/app.py"]  # with words: the matches that have one
+        assert paths("event:note") == []
+        with pytest.raises(QueryError, match="event: expects one of fail, pass, finding, note, not 'bad'"):
+            search(snap, "event:bad", log=False)
+        uncovered = search(snap, "uncovered helper run", log=False, explain=True)
+        why = {e["path"]: [m["term"] for m in e["matches"] if m["field"] == "event"]
+               for e in uncovered.to_json(True)["explain"]["results"]}
+        assert why["pkg/util.py"] == ["no recorded coverage"] and why["pkg/app.py"] == []  # its lines are covered
+        flaky_q = search(snap, "flaky test", log=False, explain=True).to_json(True)["explain"]["results"]
+        assert any(m["term"] == "flaky test" for e in flaky_q if e["path"] == "tests/test_app.py" for m in e["matches"])

@@ -1,7 +1,7 @@
 """SearchQueryBuilder: free text → ``ParsedQuery`` in six deterministic passes (design §8).
 
 1. directives  ``file: filename: path: prefix:`` (fast path) and filters ``domain: hub:
-   type: ext: lifecycle: since:``
+   type: ext: lifecycle: since: event:``
 2. tokenise    lower-case, split on non-word characters, add snake/camel parts, keep whole
    path-like tokens (``src/app.py``) and dotted names
 3. negation    ``-term``, ``NOT term``, "but not X", "except X", "excluding X", "without X"
@@ -87,7 +87,8 @@ TYPE_ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
     "drafts": ("lifecycle", ("staging",)),
 }
 
-_DIRECTIVE = re.compile(r"(?<![\w-])(-?)(file|filename|path|prefix|domain|hub|type|ext|lifecycle|since):"
+EVENT_FILTERS = ("fail", "pass", "finding", "note")  # event:VALUE (design §5d)
+_DIRECTIVE = re.compile(r"(?<![\w-])(-?)(file|filename|path|prefix|domain|hub|type|ext|lifecycle|since|event):"
                         r"(\"[^\"]*\"|'[^']*'|\S+)", re.I)
 _NUMBER = re.compile(r"v?\d[\d.,_]*[a-z]?\d*", re.I)
 _TOKEN = re.compile(r"[\w][\w./:-]*[\w]|[\w]", re.UNICODE)
@@ -192,10 +193,12 @@ class Filters:
     formats: tuple[str, ...] = ()
     lifecycles: tuple[str, ...] = ()
     since: datetime | None = None
+    events: tuple[str, ...] = ()   # event:fail|pass|finding|note (phase 6): files with such events
 
     @property
     def empty(self) -> bool:
-        return not (self.domains or self.content_types or self.formats or self.lifecycles or self.since)
+        return not (self.domains or self.content_types or self.formats or self.lifecycles or self.since
+                    or self.events)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +235,7 @@ class ParsedQuery:
                       for t in self.terms],
             "filters": {"domains": list(f.domains), "content_types": list(f.content_types),
                         "formats": list(f.formats), "lifecycles": list(f.lifecycles),
-                        "since": f.since.isoformat() if f.since else None},
+                        "since": f.since.isoformat() if f.since else None, "events": list(f.events)},
             "exclusions": list(self.exclusions),
             "hints": {"domains": list(self.hints.domains), "content_types": list(self.hints.content_types),
                       "formats": list(self.hints.formats), "lifecycles": list(self.hints.lifecycles)},
@@ -273,6 +276,7 @@ class SearchQueryBuilder:
         lifecycles: list[str] = []
         exclusions: list[str] = []
         since: datetime | None = None
+        events: list[str] = []
         found = []
         # a long query is prose (a pasted report): `type: str`, `File: app.py`, `path: /tmp/x`
         # in it are words, never a filter or the fast path
@@ -293,6 +297,10 @@ class SearchQueryBuilder:
                 lifecycles.append(value.lower())
             elif name == "since":
                 since = _parse_date(value)
+            elif name == "event":
+                if value.lower() not in EVENT_FILTERS:
+                    raise QueryError(f"event: expects one of {', '.join(EVENT_FILTERS)}, not {value[:40]!r}")
+                events.append(value.lower())
         rest = text if long else _DIRECTIVE.sub(" ", text)
         prefix = _COMMIT_PREFIX.match(rest)
         if prefix:
@@ -403,7 +411,8 @@ class SearchQueryBuilder:
         passes.append(("weights", " ".join(f"{t.text}:{t.weight:g}" for t in ordered[:40])))
 
         filters = Filters(tuple(dict.fromkeys(domains)), tuple(dict.fromkeys(ctypes)),
-                          tuple(dict.fromkeys(formats)), tuple(dict.fromkeys(lifecycles)), since)
+                          tuple(dict.fromkeys(formats)), tuple(dict.fromkeys(lifecycles)), since,
+                          tuple(dict.fromkeys(events)))
         content = [t for t in ordered if t.weight_class != "stop" and t.origin != "synonym"]
         wildcard = fast is None and not content
         if wildcard and filters.empty and not exclusions:

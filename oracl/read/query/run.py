@@ -12,7 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -514,6 +514,56 @@ def message_anchor(snap: Snapshot, ranked: list[Scored], messages: dict[str, lis
     return share(snap, ranked, evidence, MESSAGE_ANCHOR, "message", may_add, span_label="message")
 
 
+EVENT_WORD = 0.5   # "failing", "flaky", "uncovered": the files the build's events say so share this × the best score
+
+
+def _event_match(e: dict[str, Any], value: str) -> bool:
+    return e.get("decision") == value if value in ("fail", "pass") else e.get("kind") == value
+
+
+def event_filter(snap: Snapshot, pq: ParsedQuery, ranked: list[Scored]) -> list[Scored]:
+    """``event:fail|pass|finding|note`` (phase 6): only files with such an event; a query of
+    filters alone lists them by the summed weight of their events (the newest first)."""
+    by_path = snap.events()
+    weight = {p: sum(float(e.get("weight", 1.0)) for e in rows if any(_event_match(e, v) for v in pq.filters.events))
+              for p, rows in by_path.items()}
+    weight = {p: w for p, w in weight.items() if w > 0}
+    if not pq.wildcard:
+        return [s for s in ranked if s.row["path"] in weight]
+    rows = [r for r in named_each(snap, "artifact_rows", sorted(weight)) if admits(r, replace(pq.filters, events=()))]
+    out = [Scored(r, weight[r["path"]], 0.0, 0.0, 1.0, 1.0, 0.0, [("event", "event", weight[r["path"]])])
+           for r in rows]
+    out.sort(key=lambda s: (-s.score, s.row["path"]))
+    return out
+
+
+def event_words(snap: Snapshot, pq: ParsedQuery, ranked: list[Scored]) -> list[Scored]:
+    """The words "failing"/"failed"/"broken", "flaky" and "uncovered" read against the
+    build's events (phase 6): files with a failed test, tests that both passed and failed,
+    and code no recorded coverage runs (when there is coverage) share ``EVENT_WORD`` × the
+    best score (only among the candidates: the words also search as text)."""
+    words = {t.text for t in pq.terms if t.origin == "query"}
+    asks = {k for k, ws in (("fail", {"failing", "failed", "broken"}), ("flaky", {"flaky"}),
+                            ("uncovered", {"uncovered"})) if words & ws}
+    by_path = snap.events() if asks else {}
+    if not by_path:
+        return ranked
+    evidence: dict[str, tuple[str, list[int]]] = {}
+    covered = {p for p, rows in by_path.items() if any(e.get("kind") == "coverage" for e in rows)}
+    for s in ranked:
+        path = s.row["path"]
+        rows = by_path.get(path, [])
+        decisions = {e.get("decision") for e in rows if e.get("kind") == "test"}
+        if "fail" in asks and "fail" in decisions:
+            evidence[path] = ("failing test", [])
+        elif "flaky" in asks and {"fail", "pass"} <= decisions:
+            evidence[path] = ("flaky test", [])
+        elif "uncovered" in asks and covered and path not in covered and not is_test_path(path) \
+                and role(path) == "product" and path.rsplit(".", 1)[-1] in LANGUAGE_OF_SUFFIX:
+            evidence[path] = ("no recorded coverage", [])
+    return share(snap, ranked, evidence, EVENT_WORD, "event", False)
+
+
 LEARNED_TERM = 0.5  # a file people used after typing a word its text lacks gains this × the best score × κ
 
 
@@ -585,9 +635,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
     store = snap.store
     pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(text)
     if echo != text:
-        from dataclasses import replace as _replace
-
-        pq = _replace(pq, raw=echo)
+        pq = replace(pq, raw=echo)
     compiled: list[CompiledQuery] = []
     ranked: list[Scored] = []
     provenance = "fts"
@@ -602,8 +650,6 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             ranked = []
         if not ranked:
             notices.append(f"{pq.fast[0]}:{pq.fast[1]} named no file; searched for its words instead")
-            from dataclasses import replace
-
             pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(
                 text.replace(f"{pq.fast[0]}:", " ", 1))
             pq = replace(pq, fast=None)
@@ -647,6 +693,10 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         frames = frame_files(snap, text)
         ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
         ranked = message_anchor(snap, ranked, message_files(snap, text), may_add=pq.filters.empty)
+    if not pq.wildcard and provenance != "mirror":
+        ranked = event_words(snap, pq, ranked)
+    if pq.filters.events:
+        ranked = event_filter(snap, pq, ranked)
     pattern = exclusion_pattern(pq.exclusions)
     if pattern:  # the path-level post-filter, on every path (the fast path included)
         rx = re.compile(pattern)

@@ -36,7 +36,8 @@ BOOSTS: dict[str, float] = {"filename": 4.0, "path": 3.0, "symbols": 2.5, "headi
                             "co_change": 0.0,   # not a field: a share from a file it changes with
                             "frame": 0.0,       # not a field: a stack trace's frame names the file
                             "message": 0.0,     # not a field: the file writes a message the query quotes
-                            "learned": 0.0}     # not a field: learned from use, accepted in review (design §9)
+                            "learned": 0.0,     # not a field: learned from use, accepted in review (design §9)
+                            "event": 0.0}       # not a field: the build's sensor events say so (design §5d)
 WEIGHT_ENTITY = 5.0
 PREFIX_FACTOR = 0.5  # a term that only starts a glued file name counts half
 B_BODY = 1.0
