@@ -352,3 +352,24 @@ def test_query_event_filters_and_words(repo: Path) -> None:
         assert why["pkg/util.py"] == ["no recorded coverage"] and why["pkg/app.py"] == []  # its lines are covered
         flaky_q = search(snap, "flaky test", log=False, explain=True).to_json(True)["explain"]["results"]
         assert any(m["term"] == "flaky test" for e in flaky_q if e["path"] == "tests/test_app.py" for m in e["matches"])
+
+
+def test_events_on_the_file_page_and_withheld_files(repo: Path) -> None:
+    from oracl.face.serve import allowed_hosts, create_app
+    from oracl.read.memory import Memory
+
+    from .test_web import PORT, AppClient
+
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "id_rsa").write_text("-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n")
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    ingest(repo, [("junit.xml", JUNIT), ("coverage.json", COVERAGE)])
+    ingest(repo, [], note=("rotated", ["deploy/id_rsa", "pkg/app.py"]))
+    build(repo, buffer_pool_bytes=64 << 20, workers=1)
+    with Memory.open(repo, withhold_sensitive=True) as mem:
+        notes = mem.events(kind="note")["events"]
+        assert [e["path"] for e in notes] == ["pkg/app.py"]  # the key file's event is never served
+        page = AppClient(create_app(mem, allowed_hosts(PORT))).get("/file/pkg/app.py").text
+    assert '<section id="events">' in page and "<code>tests/test_app.py::test_ok</code>" in page
+    with Memory.open(repo) as mem:  # the CLI's Memory does not withhold: the event is there, names only
+        assert sorted(e["path"] for e in mem.events(kind="note")["events"]) == ["deploy/id_rsa", "pkg/app.py"]

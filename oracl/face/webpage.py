@@ -311,9 +311,23 @@ def file_page(data: dict[str, Any]) -> str:
 <section><h2>Neighbourhood</h2>{_graph_div(graph_api(path, 1), set(data['edges']) | {"belongs_to"}, walk=True)}</section>
 <section><h2>Symbols</h2>{symbols}</section>
 <section><h2>Edges by relation</h2>{"".join(edge_html) or '<p class="muted">no edges</p>'}</section>
+{_events_html(data.get("events") or {})}
 <section><h2>Text</h2>{warn}{text_notes}<pre class="text" id="text">{"".join(lines)}</pre></section>
 {_notes(data)}"""
     return layout(path, data, body)
+
+
+def _events_html(events: dict[str, Any]) -> str:
+    """A file's recent events and its covering tests (phase 6), when it has any."""
+    if not events.get("recent") and not events.get("covered_by"):
+        return ""
+    rows = [[_e(e["timestamp_utc"]), _e(e["kind"]), _e(e["decision"]),
+             _num(e["weight"]) + (' <span class="stale">stale</span>' if e["stale"] else ""), _e(e["summary"])]
+            for e in events["recent"]]
+    covered = "".join(f"<li><code>{_e(t)}</code></li>" for t in events["covered_by"][:50])
+    return (f'<section id="events"><h2>Events <small>{events["count"]} · newest first</small></h2>'
+            + (_table("events", ["when", "kind", "decision", "weight", "summary"], rows) if rows else "")
+            + (f'<h3>Covered by</h3><ul class="covering">{covered}</ul>' if covered else "") + "</section>")
 
 
 def graph_api(path: str, depth: int) -> str:
