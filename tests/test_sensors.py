@@ -373,3 +373,36 @@ def test_events_on_the_file_page_and_withheld_files(repo: Path) -> None:
     assert '<section id="events">' in page and "<code>tests/test_app.py::test_ok</code>" in page
     with Memory.open(repo) as mem:  # the CLI's Memory does not withhold: the event is there, names only
         assert sorted(e["path"] for e in mem.events(kind="note")["events"]) == ["deploy/id_rsa", "pkg/app.py"]
+
+
+_PEAK = """
+import resource, sys
+from pathlib import Path
+from oracl.builder.sensors.ingest import ingest
+out = ingest(Path(sys.argv[1]), [("report", Path(sys.argv[2]))])
+print(out["events"], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_a_large_coverage_report_is_streamed_in_bounded_memory(repo: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    files = {f"pkg/m{i}.py": {"executed_lines": list(range(1, 120)),
+                              "contexts": {str(n): [f"tests/test_x{i % 50}.py::test_{j}|run" for j in range(4)]
+                                           for n in range(1, 120)}} for i in range(1300)}
+    files["pkg/app.py"] = {"contexts": {"2": ["tests/test_app.py::test_ok|run"]}}
+    big = tmp_path / "big.json"
+    big.write_bytes(orjson.dumps({"meta": {}, "files": files}))
+    small = tmp_path / "small.json"
+    small.write_bytes(orjson.dumps({"meta": {}, "files": {"pkg/app.py": files["pkg/app.py"]}}))
+    assert big.stat().st_size > 20_000_000
+
+    def peak(report: Path) -> tuple[int, int]:
+        out = subprocess.run([sys.executable, "-c", _PEAK, str(repo), str(report)], capture_output=True, text=True,
+                             check=True).stdout.split()
+        return int(out[0]), int(out[1])
+
+    (n_small, small_mib), (n_big, big_mib) = peak(small), peak(big)
+    assert n_small == n_big == 1  # pkg/app.py's one event in each (the others name no file of the build)
+    assert big_mib - small_mib < 16, (small_mib, big_mib)  # a 20 MB report: read as a stream, never whole

@@ -559,13 +559,12 @@ def ingest(
     names = list(inputs or [])
     if note is None and not names:
         _fail(ConfigError("name the reports to ingest (FILE… or - for stdin), or --note TEXT PATH…"))
-    reports: list[tuple[str, bytes]] = []
+    reports: list[tuple[str, bytes | Path]] = []
     if note is None:
         for name in names:
-            try:
-                reports.append((name, sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()))
-            except OSError as exc:
-                _fail(ConfigError(f"cannot read {name}: {exc.strerror}"))
+            if name != "-" and not Path(name).is_file():
+                _fail(ConfigError(f"cannot read {name}: not a file"))
+            reports.append((name, sys.stdin.buffer.read() if name == "-" else Path(name)))
     try:
         result = run_ingest(root, reports, (note, names) if note is not None else None)
     except OraclError as exc:

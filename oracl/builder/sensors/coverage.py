@@ -10,9 +10,11 @@
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
+from typing import BinaryIO
 
-import orjson
+import ijson
 from defusedxml import ElementTree
 from defusedxml.common import DefusedXmlException
 
@@ -20,33 +22,36 @@ from oracl.builder.sensors.observe import Observation, ranges
 from oracl.core.errors import IngestError
 
 
-def parse_json(data: bytes) -> list[Observation]:
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise IngestError(f"coverage JSON is not JSON: {exc}") from None
-    files = doc.get("files") if isinstance(doc, dict) else None
-    if not isinstance(files, dict):
-        raise IngestError("coverage JSON has no files")
+def parse_json(data: bytes | BinaryIO) -> list[Observation]:
+    """coverage.py JSON, streamed file by file (``ijson``): a report of any size costs the
+    memory of its largest file's entry, not of the whole document."""
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
     out = []
-    for path, info in sorted(files.items()):
-        if not isinstance(info, dict):
-            continue
-        contexts = info.get("contexts")
-        if isinstance(contexts, dict) and contexts:
-            by_test: dict[str, list[int]] = defaultdict(list)
-            for line, tests in contexts.items():
-                for test in tests or []:
-                    name = str(test).split("|", 1)[0]
-                    if name and str(line).isdigit():
-                        by_test[name].append(int(line))
-            for test, lines in sorted(by_test.items()):
-                out.append(Observation("coverage", path, test, "", ranges(lines)))
-        else:
-            lines = [n for n in info.get("executed_lines") or [] if isinstance(n, int)]
-            if lines:
-                out.append(Observation("coverage", path, "", "", ranges(lines)))
-    return out
+    seen = False
+    try:
+        for path, info in ijson.kvitems(source, "files", use_float=True):
+            seen = True
+            if isinstance(path, str) and isinstance(info, dict):
+                out += _file_observations(path, info)
+    except ijson.JSONError as exc:
+        raise IngestError(f"coverage JSON is not readable JSON: {exc}") from None
+    if not seen:
+        raise IngestError("coverage JSON has no files")
+    return sorted(out, key=lambda o: (o.path, o.name))
+
+
+def _file_observations(path: str, info: dict) -> list[Observation]:
+    contexts = info.get("contexts")
+    if isinstance(contexts, dict) and contexts:
+        by_test: dict[str, list[int]] = defaultdict(list)
+        for line, tests in contexts.items():
+            for test in tests or []:
+                name = str(test).split("|", 1)[0]
+                if name and str(line).isdigit():
+                    by_test[name].append(int(line))
+        return [Observation("coverage", path, test, "", ranges(lines)) for test, lines in sorted(by_test.items())]
+    lines = [int(n) for n in info.get("executed_lines") or [] if isinstance(n, int)]
+    return [Observation("coverage", path, "", "", ranges(lines))] if lines else []
 
 
 def parse_lcov(data: bytes) -> list[Observation]:

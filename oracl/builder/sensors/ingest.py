@@ -171,6 +171,22 @@ class Files:
         return resolve(text, self.by_name)
 
 
+def _digest(source: bytes | Path) -> tuple[str, bytes]:
+    """(SHA-256, the first 4 KiB) of a report, a file read in 1 MiB chunks."""
+    if isinstance(source, bytes):
+        return hashlib.sha256(source).hexdigest(), source[:4096]
+    h = hashlib.sha256()
+    try:
+        with open(source, "rb") as fh:
+            head = fh.read(4096)
+            h.update(head)
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as exc:
+        raise IngestError(f"cannot read {source}: {exc.strerror}") from None
+    return h.hexdigest(), head
+
+
 def stored(e: GraduatedEvent, at: str, files: Files) -> dict[str, Any]:
     """The line stored for an event: the event, when it was taken, and the checksum its
     file had in the build it was mapped against (the build's phase 6 says when the file
@@ -224,6 +240,30 @@ def events_of(obs: list[Observation], files: Files, fmt: str, digest: str, at: s
     return out
 
 
+def event_lines(data: bytes, files: Files, now: datetime, skipped: Counter[str]) -> list[GraduatedEvent]:
+    """JSON lines of GraduatedEvents, each validated; its ``path`` artifact mapped to the
+    build's files (an event naming no file is kept as it is)."""
+    out = []
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            e = validate(orjson.loads(line), now)
+        except orjson.JSONDecodeError:
+            skipped["unreadable line"] += 1
+            continue
+        except IngestError as exc:
+            skipped[str(exc).split(" (")[0][:80]] += 1
+            continue
+        path = e.artifacts.get("path")
+        mapped = files.map(path) if path else None
+        if path and mapped is None:
+            skipped["file not in the build"] += 1
+            continue
+        out.append(replace(e, artifacts={**e.artifacts, "path": mapped}) if mapped else e)
+    return out
+
+
 def note_event(text: str, paths: list[str], files: Files, at: str, skipped: Counter[str]) -> list[GraduatedEvent]:
     """An operator's note on files (``oracl ingest --note TEXT PATH…``), redacted."""
     summary = " ".join(redact_text(text).split())[:MAX_EVENT_TEXT]
@@ -241,10 +281,11 @@ def note_event(text: str, paths: list[str], files: Files, at: str, skipped: Coun
     return out
 
 
-def ingest(root: Path, reports: list[tuple[str, bytes]], note: tuple[str, list[str]] | None = None,
+def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str, list[str]] | None = None,
            now: datetime | None = None) -> dict[str, Any]:
-    """Store the events of ``reports`` ((name, bytes) each) and of ``note`` in the vault;
-    a summary per report."""
+    """Store the events of ``reports`` ((name, bytes or a file) each) and of ``note`` in the
+    vault; a summary per report. A file is hashed in chunks and a coverage.py JSON file is
+    parsed as a stream."""
     now = now or datetime.now(UTC)
     at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     vault = Vault(root)
@@ -262,37 +303,23 @@ def ingest(root: Path, reports: list[tuple[str, bytes]], note: tuple[str, list[s
             raise IngestError(f"{REPORTS} is not readable JSON ({exc}); it was left as it is") from None
         rows: list[dict[str, Any]] = []
         summary = []
-        for name, data in reports:
-            digest = hashlib.sha256(data).hexdigest()
+        for name, source in reports:
+            digest, head = _digest(source)
             skipped: Counter[str] = Counter()
             if digest in seen:
                 summary.append({"source": name, "format": seen[digest]["format"], "digest": digest[:16],
                                 "events": 0, "skipped": {"already ingested": 1}})
                 continue
-            fmt = detect(data)
-            if fmt == "events":
-                events = []
-                for line in data.splitlines():
-                    if not line.strip():
-                        continue
-                    try:
-                        events.append(validate(orjson.loads(line), now))
-                    except orjson.JSONDecodeError:
-                        skipped["unreadable line"] += 1
-                    except IngestError as exc:
-                        skipped[str(exc).split(" (")[0][:80]] += 1
-                kept = []
-                for e in events:
-                    path = e.artifacts.get("path")
-                    mapped = files.map(path) if path else None
-                    if path and mapped is None:
-                        skipped["file not in the build"] += 1
-                        continue
-                    kept.append(replace(e, artifacts={**e.artifacts, **({"path": mapped} if mapped else {})}))
-                events = kept
+            fmt = detect(head)
+            if fmt == "coverage-json" and isinstance(source, Path):  # streamed: a report of any size
+                with open(source, "rb") as fh:
+                    events = events_of(coverage.parse_json(fh), files, fmt, digest, at, skipped)
+            elif fmt == "events":
+                events = event_lines(source.read_bytes() if isinstance(source, Path) else source, files, now, skipped)
             else:
                 parse = {"junit": junit.parse, "sarif": sarif.parse, "coverage-json": coverage.parse_json,
                          "lcov": coverage.parse_lcov, "cobertura": coverage.parse_cobertura}[fmt]
+                data = source.read_bytes() if isinstance(source, Path) else source
                 events = events_of(parse(data), files, fmt, digest, at, skipped)
             rows += [stored(e, at, files) for e in events]
             seen[digest] = {"format": fmt, "events": len(events), "source": Path(name).name[:200], "at": at}
