@@ -244,11 +244,17 @@ def test_phase_6_weights_by_hand() -> None:
                      artifacts={"path": "a.py", "test_path": "t.py", "test": "t.py::x", "lines": "1-2"}),
              "file_checksum": "old"},
             {**event(artifacts={"path": "gone.py"})}, {"artifacts": 7}]
-    out = event_phase(rows, {"a.py": "new", "t.py": "x"}, NOW)
+    defs = {"a.py": [("a.py#A", 1, 9), ("a.py#A.f", 2, 3), ("a.py#g", 11, 12)]}
+    out = event_phase(rows, {"a.py": "new", "t.py": "x"}, NOW, spans=lambda p: defs.get(p, []))
     [node] = out.nodes
     assert (node["kind"], node["weight"], node["stale"], node["path"]) == ("coverage", 0.5, True, "a.py")
+    # lines 1-2 run: A.f (line 2) is the innermost holding line 2; A holds line 1 and nothing inside it does
     assert sorted((e["source"], e["relation"], e["target"]) for e in out.edges) == [
-        (node["id"], "covers", "a.py"), ("t.py", "covered_by", "a.py")]
+        (node["id"], "covers", "a.py"), (node["id"], "covers", "a.py#A.f"), ("t.py", "covered_by", "a.py")]
+    from oracl.builder.pipeline.events import innermost, test_symbol
+
+    assert innermost(defs["a.py"], [(1, 1)]) == ["a.py#A"] and innermost(defs["a.py"], [(3, 11)]) == ["a.py#A.f", "a.py#g"]
+    assert test_symbol("t.py", "t.py::TestX::test_y[1-2]") == "t.py#TestX.test_y"
     assert out.dropped == {"file not in the build": 1, "unreadable": 1}
 
 
@@ -260,6 +266,9 @@ def test_events_enter_the_signed_export_and_survive_a_rebuild(repo: Path) -> Non
     assert (head["count"], head["by_kind"], head["half_life_days"], head["stale"]) == (
         6, {"coverage": 3, "test": 3}, 30.0, 0)
     assert {e["relation"] for e in doc["events"]["edges"]} == {"observed_on", "covers", "covered_by"}
+    to_symbols = {(e["relation"], e["target"]) for e in doc["events"]["edges"] if "#" in e["target"]}
+    assert to_symbols == {("covers", "pkg/app.py#run"), ("covers", "pkg/app.py#other"), ("covers", "pkg/util.py#helper"),
+                          ("observed_on", "tests/test_app.py#test_ok")}
     assert run_cli("verify", "-r", str(repo)).returncode == 0
     # the covered file changes: its coverage events stay, marked stale, and say so in impact
     (repo / "pkg" / "app.py").write_text(FILES["pkg/app.py"] + "\n# edited\n")

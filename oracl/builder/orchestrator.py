@@ -11,6 +11,7 @@ executor's alone: in process for the library (``oracl.build``), forked by the CL
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import resource
@@ -445,7 +446,16 @@ def sensor_events(plan: Plan, facts: list[FileFacts]) -> Events:
     if not path.is_file():
         return Events()
     count = telemetry.LineCount()
-    out = event_phase(telemetry.rows(path, count), {f.path: f.checksum for f in facts}, plan.now)
+    by_path = {f.path: f for f in facts}
+
+    @functools.cache
+    def spans(rel: str) -> list[tuple[str, int, int]]:  # only the files events name are looked at
+        f = by_path[rel]
+        if len(f.symbols) != len(f.symbol_details):
+            return []
+        return [(f"{rel}#{d[0]}", s[2], s[3]) for s, d in zip(f.symbols, f.symbol_details, strict=True)]
+
+    out = event_phase(telemetry.rows(path, count), {f.path: f.checksum for f in facts}, plan.now, spans=spans)
     if count.bad:
         out.dropped["unreadable"] += count.bad
     return out

@@ -1,9 +1,12 @@
 """Phase 6: sensor edge ingestion (design §5d). The events ``oracl ingest`` stored become
 event nodes of the build, each with edges to the files it names:
 
-* ``observed_on`` → the file a test result, finding or note is about;
-* ``covers`` → the file a coverage event says ran (its lines), and ``covered_by`` from a
-  covering test's file to it.
+* ``observed_on`` → the file a test result, finding or note is about (and the test's own
+  symbol, when the report names a test the file defines);
+* ``covers`` → the file a coverage event says ran, and the innermost symbols holding the
+  lines it ran (at most ``MAX_SYMBOLS``); ``covered_by`` from a covering test's file to it.
+
+Symbol ids are the symbol graph's (``path#qualified``).
 
 Each event weighs ``w = 0.5 ** (age_days / half_life)`` (``EVENT_HALF_LIFE_DAYS`` in the
 header): a coverage run a month old counts half. An event on a file whose checksum is no
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +28,8 @@ import orjson
 
 EVENT_HALF_LIFE_DAYS = 30.0
 MAX_EVENTS = 500_000  # the newest kept when a vault holds more
+MAX_SYMBOLS = 20      # symbols one event's lines can reach through edges
+Spans = Callable[[str], list[tuple[str, int, int]]]  # path → (symbol id, start, end) of its definitions
 
 
 @dataclass(slots=True)
@@ -59,10 +64,34 @@ def weight(age_days: float, half_life: float = EVENT_HALF_LIFE_DAYS) -> float:
     return round(0.5 ** (max(0.0, age_days) / half_life), 6)
 
 
+def _lines(text: str) -> list[tuple[int, int]]:
+    out = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        if a.isdigit() and (not b or b.isdigit()):
+            out.append((int(a), int(b or a)))
+    return out
+
+
+def innermost(defs: list[tuple[str, int, int]], lines: list[tuple[int, int]]) -> list[str]:
+    """The ids of the definitions holding ``lines`` that hold no other such definition
+    (a method, not its class), in order, at most ``MAX_SYMBOLS``."""
+    hit = [d for d in defs if any(d[1] <= b and a <= d[2] for a, b in lines)]
+    inner = [d for d in hit if not any(o is not d and d[1] <= o[1] and o[2] <= d[2] and (o[1], o[2]) != (d[1], d[2])
+                                       for o in hit)]
+    return [d[0] for d in inner][:MAX_SYMBOLS]
+
+
+def test_symbol(path: str, test: str) -> str:
+    """``tests/test_app.py::TestX::test_y[param]`` (or ``test_y``) → ``tests/test_app.py#TestX.test_y``."""
+    name = test.split("::", 1)[1] if "::" in test else test
+    return f"{path}#{name.split('[', 1)[0].replace('::', '.')}"
+
+
 def event_phase(rows: Iterable[dict[str, Any]], checksums: dict[str, str], now: datetime,
-                half_life: float = EVENT_HALF_LIFE_DAYS) -> Events:
+                half_life: float = EVENT_HALF_LIFE_DAYS, spans: Spans | None = None) -> Events:
     """Event nodes and edges from the stored rows, against the build's files (path →
-    checksum)."""
+    checksum) and their definitions (``spans``, asked only for the files events name)."""
     out = Events()
     seen: set[str] = set()
     for row in rows:
@@ -97,6 +126,14 @@ def event_phase(rows: Iterable[dict[str, Any]], checksums: dict[str, str], now: 
         test_path = arts.get("test_path")
         if kind == "coverage" and test_path in checksums and test_path != path:
             out.edges.append({"source": test_path, "target": path, "relation": "covered_by", "event": eid})
+        defs = spans(path) if spans is not None else []
+        if kind == "coverage" and arts.get("lines"):
+            out.edges += [{"source": eid, "target": sid, "relation": "covers"}
+                          for sid in innermost(defs, _lines(arts["lines"]))]
+        elif kind == "test" and arts.get("test"):
+            sid = test_symbol(path, arts["test"])
+            if any(d[0] == sid for d in defs):
+                out.edges.append({"source": eid, "target": sid, "relation": "observed_on"})
     if len(out.nodes) > MAX_EVENTS:
         out.nodes.sort(key=lambda n: (n["timestamp_utc"], n["id"]), reverse=True)
         keep = {n["id"] for n in out.nodes[:MAX_EVENTS]}
