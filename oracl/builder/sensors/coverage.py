@@ -15,10 +15,8 @@ from collections import defaultdict
 from typing import BinaryIO
 
 import ijson
-from defusedxml import ElementTree
-from defusedxml.common import DefusedXmlException
 
-from oracl.builder.sensors.observe import Observation, ranges
+from oracl.builder.sensors.observe import Observation, ranges, xml_root
 from oracl.core.errors import IngestError
 
 
@@ -75,12 +73,7 @@ def parse_lcov(data: bytes) -> list[Observation]:
 
 
 def parse_cobertura(data: bytes) -> list[Observation]:
-    try:
-        root = ElementTree.fromstring(data, forbid_dtd=True)
-    except DefusedXmlException as exc:
-        raise IngestError(f"Cobertura report refused: {type(exc).__name__} (an XML entity or DTD trick)") from None
-    except ElementTree.ParseError as exc:
-        raise IngestError(f"Cobertura report is not well-formed XML: {exc}") from None
+    root = xml_root(data, "Cobertura")
     sources = [s.text.strip() for s in root.iter("source") if s.text and s.text.strip()]
     out = []
     for cls in root.iter("class"):

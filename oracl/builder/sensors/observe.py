@@ -4,6 +4,12 @@ note, with the path as the report wrote it (``ingest`` maps it to the build's fi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from defusedxml import ElementTree
+from defusedxml.common import DefusedXmlException
+
+from oracl.core.errors import IngestError
 
 KINDS = ("test", "finding", "coverage", "note")
 
@@ -32,3 +38,14 @@ def ranges(lines: list[int]) -> tuple[tuple[int, int], ...]:
 def ranges_text(spans: tuple[tuple[int, int], ...]) -> str:
     """((1, 3), (7, 7)) → "1-3,7"."""
     return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)
+
+
+def xml_root(data: bytes, what: str) -> Any:
+    """The root element of an XML report, DTDs forbidden (an entity bomb or an external
+    entity is refused, never expanded); IngestError naming ``what`` otherwise."""
+    try:
+        return ElementTree.fromstring(data, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        raise IngestError(f"{what} report refused: {type(exc).__name__} (an XML entity or DTD trick)") from None
+    except ElementTree.ParseError as exc:
+        raise IngestError(f"{what} report is not well-formed XML: {exc}") from None
