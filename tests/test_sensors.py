@@ -353,6 +353,8 @@ def test_query_event_filters_and_words(repo: Path) -> None:
         assert paths("event:finding") == ["pkg/app.py"]
         assert paths("event:finding run") == ["pkg/app.py"]  # with words: the matches that have one
         assert paths("event:note") == []
+        assert paths("event:fail since:2026-12-01") == ["tests/test_app.py"]  # since: dates the events
+        assert paths("event:fail since:2026-12-04") == []
         with pytest.raises(QueryError, match="event: expects one of fail, pass, finding, note, not 'bad'"):
             search(snap, "event:bad", log=False)
         uncovered = search(snap, "uncovered helper run", log=False, explain=True)

@@ -45,9 +45,10 @@ class CompiledQuery:
 
 def _filters(pq: ParsedQuery, skip: tuple[str, ...] = ()) -> tuple[str, dict[str, Any]]:
     f = pq.filters
+    # beside event:, since: dates the events (run.event_filter), not the files
     values: dict[str, Any] = {"domains": list(f.domains), "content_types": list(f.content_types),
                               "formats": list(f.formats), "lifecycles": list(f.lifecycles),
-                              "since": f.since, "exclude": exclusion_pattern(pq.exclusions)}
+                              "since": None if f.events else f.since, "exclude": exclusion_pattern(pq.exclusions)}
     used = {k: v for k, v in values.items() if v}
     return "".join(f" AND {PREDICATES[k]}" for k in PREDICATES if k in used and k not in skip), used
 

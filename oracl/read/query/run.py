@@ -522,15 +522,19 @@ def _event_match(e: dict[str, Any], value: str) -> bool:
 
 
 def event_filter(snap: Snapshot, pq: ParsedQuery, ranked: list[Scored]) -> list[Scored]:
-    """``event:fail|pass|finding|note`` (phase 6): only files with such an event; a query of
-    filters alone lists them by the summed weight of their events (the newest first)."""
+    """``event:fail|pass|finding|note`` (phase 6): only files with such an event (with
+    ``since:``, one at or after that date); a query of filters alone lists them by the
+    summed weight of their events (the newest first)."""
     by_path = snap.events()
-    weight = {p: sum(float(e.get("weight", 1.0)) for e in rows if any(_event_match(e, v) for v in pq.filters.events))
+    since = pq.filters.since.strftime("%Y-%m-%dT%H:%M:%S") if pq.filters.since else ""
+    weight = {p: sum(float(e.get("weight", 1.0)) for e in rows if any(_event_match(e, v) for v in pq.filters.events)
+                     and str(e.get("timestamp_utc", ""))[:19] >= since)
               for p, rows in by_path.items()}
     weight = {p: w for p, w in weight.items() if w > 0}
     if not pq.wildcard:
         return [s for s in ranked if s.row["path"] in weight]
-    rows = [r for r in named_each(snap, "artifact_rows", sorted(weight)) if admits(r, replace(pq.filters, events=()))]
+    others = replace(pq.filters, events=(), since=None)
+    rows = [r for r in named_each(snap, "artifact_rows", sorted(weight)) if admits(r, others)]
     out = [Scored(r, weight[r["path"]], 0.0, 0.0, 1.0, 1.0, 0.0, [("event", "event", weight[r["path"]])])
            for r in rows]
     out.sort(key=lambda s: (-s.score, s.row["path"]))
