@@ -417,3 +417,14 @@ def test_a_large_coverage_report_is_streamed_in_bounded_memory(repo: Path, tmp_p
     (n_small, small_mib), (n_big, big_mib) = peak(small), peak(big)
     assert n_small == n_big == 1  # pkg/app.py's one event in each (the others name no file of the build)
     assert big_mib - small_mib < 16, (small_mib, big_mib)  # a 20 MB report: read as a stream, never whole
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2026-12-03T18:00:00Z", datetime(2026, 12, 3, 18, 0, tzinfo=UTC)),
+    ("2026-12-03T18:00:00.123456Z", datetime(2026, 12, 3, 18, 0, tzinfo=UTC)),
+    ("2026-12-03T18:00:00", None), ("2026-13-03T18:00:00Z", None), ("yesterday", None), (7, None),
+])
+def test_one_utc_stamp_parser(text: object, expected: datetime | None) -> None:
+    from oracl.core.paths import utc
+
+    assert utc(text) == expected

@@ -115,6 +115,21 @@ def iso(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def utc(text: object) -> datetime | None:
+    """The time an ISO-8601 UTC stamp (``2026-12-03T18:00:00Z``, with or without a fraction
+    of a second) names, to the second; None when it is not one.
+
+    >>> utc("2026-12-03T18:00:00.123456Z")
+    datetime.datetime(2026, 12, 3, 18, 0, tzinfo=datetime.timezone.utc)
+    """
+    if not isinstance(text, str) or len(text) < 20 or not text.endswith("Z"):
+        return None
+    try:
+        return datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
 # never text: skipped by the walk without being opened (anything else is sniffed)
 BINARY_SUFFIXES = frozenset("""
 png jpg jpeg gif bmp ico icns webp tif tiff psd svgz avif heic

@@ -29,6 +29,7 @@ from typing import Any
 
 from oracl.core.children import git
 from oracl.core.errors import OraclError, UnsafePathError
+from oracl.core.paths import utc
 from oracl.core.vault import STAT_FILE, Repair
 from oracl.read.snapshot import MemoKey, Snapshot
 
@@ -116,9 +117,8 @@ def coverage_age(snap: Snapshot, now: datetime | None = None) -> str | None:
         return None
     if not isinstance(newest, str):
         return None
-    try:
-        at = datetime.strptime(newest[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
-    except ValueError:
+    at = utc(newest)
+    if at is None:
         return None
     days = ((now or datetime.now(UTC)) - at).total_seconds() / 86400
     age = "today" if days < 1 else f"{int(days)} day{'s' if int(days) != 1 else ''} old"

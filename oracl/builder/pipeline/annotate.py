@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from oracl.builder.extractors.providers import OVERLAY
 from oracl.builder.pipeline.tags import path_tags
 from oracl.core.config import Config
@@ -65,7 +67,10 @@ def _load_json(path: Path) -> object:
 
 def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
     """``learned_tags.json``: ``{path: {tag: value, "confidence": …, "source": …}}``."""
-    data = _load_json(vault / "learned_tags.json")
+    return learned_tags(_load_json(vault / "learned_tags.json"))
+
+
+def learned_tags(data: object) -> dict[str, dict[str, object]]:
     if data is None:
         return {}
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -75,7 +80,11 @@ def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
 
 def load_learned_edges(vault: Path) -> list[Edge]:
     """``learned_edges.json``: a list of ``{"source", "target", "confidence"}`` (paths)."""
-    data = _load_json(vault / "learned_edges.json")
+    return [e for e, _ in learned_edges(_load_json(vault / "learned_edges.json"))]
+
+
+def learned_edges(data: object) -> list[tuple[Edge, int]]:
+    """(edge, sessions) of each row of ``learned_edges.json``'s JSON (None: no file)."""
     if data is None:
         return []
     if isinstance(data, dict):
@@ -88,8 +97,8 @@ def load_learned_edges(vault: Path) -> list[Edge]:
             conf = round(float(row.get("confidence", 0.5)), 9)
             if not 0 < conf <= 1:
                 raise ValueError
-            out.append(Edge(str(row["source"]), str(row["target"]), "learned_association", conf,
-                            "", "", OVERLAY, "learned"))
+            out.append((Edge(str(row["source"]), str(row["target"]), "learned_association", conf,
+                             "", "", OVERLAY, "learned"), int(row.get("sessions", 0) or 0)))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise LearnedDataError("each learned edge needs source, target and a confidence in (0, 1]") from None
     return out
@@ -98,7 +107,10 @@ def load_learned_edges(vault: Path) -> list[Edge]:
 def load_learned_terms(vault: Path) -> list[dict[str, Any]]:
     """``learned_terms.json``: a list of ``{"term", "path", "confidence", "sessions"}`` (a
     word users type → a file whose text lacks it)."""
-    data = _load_json(vault / "learned_terms.json")
+    return learned_terms(_load_json(vault / "learned_terms.json"))
+
+
+def learned_terms(data: object) -> list[dict[str, Any]]:
     if data is None:
         return []
     if not isinstance(data, list):
@@ -138,8 +150,9 @@ class Learned:
 
 
 def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping[str, object]) -> Learned:
-    """Every learned file checked (LearnedDataError names the first bad one), rows naming a
-    file the build does not hold or one holding key material dropped and counted."""
+    """Every learned file read once and checked (LearnedDataError names the first bad one),
+    rows naming a file the build does not hold or one holding key material dropped and
+    counted; ``tags``: ``learned_tags.json`` as the records took it."""
     out = Learned()
     usable = known - withheld
     for kind, name in LEARNED_FILES.items():
@@ -149,17 +162,19 @@ def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping
             continue
         except OSError as exc:
             raise LearnedDataError(f"{name} is not readable: {exc.strerror}") from None
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise LearnedDataError(f"{name} is not readable JSON ({exc}); it was left as it is") from None
         if kind == "edges":
-            edges = load_learned_edges(vault)
-            raw_rows: Any = _load_json(vault / name)
-            rows: list[Any] = raw_rows.get("edges", []) if isinstance(raw_rows, dict) else list(raw_rows or [])
-            for e, row in zip(edges, rows, strict=False):
+            edges = learned_edges(data)
+            for e, sessions in edges:
                 if e.source in usable and e.target in usable:
                     out.edges.append(e)
-                    out.sessions[(e.source, e.target)] = int(row.get("sessions", 0) or 0)
+                    out.sessions[(e.source, e.target)] = sessions
             taken, total = len(out.edges), len(edges)
         elif kind == "terms":
-            terms = load_learned_terms(vault)
+            terms = learned_terms(data)
             out.terms = sorted((t for t in terms if t["path"] in usable), key=lambda t: (t["term"], t["path"]))
             taken, total = len(out.terms), len(terms)
         else:

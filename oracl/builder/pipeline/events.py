@@ -21,10 +21,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import orjson
+
+from oracl.core.paths import utc
 
 EVENT_HALF_LIFE_DAYS = 30.0
 MAX_EVENTS = 500_000  # the newest kept when a vault holds more
@@ -112,9 +114,8 @@ def event_phase(rows: Iterable[dict[str, Any]], checksums: dict[str, str], now: 
             out.dropped["duplicate"] += 1
             continue
         seen.add(eid)
-        try:
-            at = datetime.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
-        except ValueError:
+        at = utc(stamp)
+        if at is None:
             out.dropped["unreadable"] += 1
             continue
         kind = kind_of(row)

@@ -31,6 +31,7 @@ from oracl.builder.sensors import coverage, junit, sarif
 from oracl.builder.sensors.observe import Observation, ranges_text
 from oracl.core.errors import IngestError, NoBuildError
 from oracl.core.locate import resolve
+from oracl.core.paths import utc
 from oracl.core.records import (
     DECISIONS,
     EVENT_TYPES,
@@ -101,7 +102,9 @@ def validate(obj: object, now: datetime) -> GraduatedEvent:
     stamp = text("timestamp_utc")
     if not _TIME.match(stamp):
         raise IngestError("timestamp_utc must be ISO 8601 in UTC, like 2026-12-03T18:00:00Z")
-    at = datetime.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
+    at = utc(stamp)
+    if at is None:
+        raise IngestError("timestamp_utc must be ISO 8601 in UTC, like 2026-12-03T18:00:00Z")
     if at > now + timedelta(seconds=SKEW):
         raise IngestError(f"timestamp_utc {stamp} is in the future")
     codes = obj.get("reason_codes")

@@ -23,6 +23,7 @@ import orjson
 
 from oracl.core import telemetry
 from oracl.core.config import search_log_enabled
+from oracl.core.paths import utc
 
 USAGE_LOG = "usage.jsonl"
 SEARCH_LOG = "search_history.jsonl"
@@ -38,14 +39,7 @@ def now_text(now: datetime | None = None) -> str:
 
 def parse_time(text: object) -> datetime | None:
     """A log line's timestamp (``2026-12-03T18:00:00.000000Z``, or without the fraction)."""
-    if not isinstance(text, str):
-        return None
-    for fmt in (TIME, "%Y-%m-%dT%H:%M:%SZ"):
-        try:
-            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
+    return utc(text)
 
 
 def used_paths(action: str, answer: dict[str, Any]) -> list[str]:
