@@ -15,6 +15,12 @@ other at every step:
 * ``--queries`` cold queries (``oracl query TEXT`` with ``ORACL_WARM=0``: process start,
   imports, opening the bundle): the median;
 * the size of ``graph.kuzu`` after the last rebuild.
+
+``--coverage N`` first ingests, on both sides, a coverage.py JSON report with test contexts
+over the first N Python files (29 lines each, run by two tests: ~2 events per file and
+line range, as ``pytest --cov-context=test`` writes): then every rebuild is of a vault
+holding those events, rebuilds alternate between a covered and an uncovered file, and
+``oracl impact`` of a covered file is timed cold beside the query.
 """
 
 from __future__ import annotations
@@ -57,6 +63,24 @@ def touch(root: Path, n: int) -> None:
     os.utime(path, (past, past))
 
 
+def covered(root: Path, n: int) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts)[:n]
+
+
+def coverage_report(root: Path, n: int) -> Path:
+    """A coverage.py JSON report with test contexts over the first ``n`` Python files."""
+    import orjson
+
+    files = {}
+    for i, path in enumerate(covered(root, n)):
+        rel = path.relative_to(root).as_posix()
+        tests = [f"tests/test_cov_{i % 50}.py::test_{j}|run" for j in (i, i + 1)]
+        files[rel] = {"contexts": {str(line): tests for line in range(1, 30)}}
+    out = root.parent / f"{root.name}-coverage.json"
+    out.write_bytes(orjson.dumps({"meta": {"version": "7.6.1"}, "files": files}))
+    return out
+
+
 def db_bytes(root: Path) -> int:
     import orjson
 
@@ -72,6 +96,8 @@ def main() -> None:
     ap.add_argument("--rebuilds", type=int, default=5)
     ap.add_argument("--queries", type=int, default=6)
     ap.add_argument("--query", default="auth cache session")
+    ap.add_argument("--coverage", type=int, default=0, metavar="N",
+                    help="ingest a coverage report over N Python files first (events in every build)")
     a = ap.parse_args()
     repo = HERE.parent
     scratch = Path(tempfile.mkdtemp(prefix="oracl-ab-"))
@@ -82,6 +108,12 @@ def main() -> None:
     try:
         for s in sides:
             shutil.copytree(a.workspace, s["root"], ignore=shutil.ignore_patterns(".oracl"))
+        if a.coverage:
+            for s in sides:
+                oracl(s, "build", str(s["root"]), "-q")
+                report = coverage_report(s["root"], a.coverage)  # type: ignore[arg-type]
+                _, proc = oracl(s, "ingest", str(report), "-r", str(s["root"]))
+                print(f"{s['name']}: {proc.stdout.strip().splitlines()[0]}", flush=True)
         base_floor, files, _ = floor(sides[0]["root"])  # type: ignore[arg-type]
         print(f"floor: {base_floor:.2f} s over {files:,} files", flush=True)
         full: dict[str, list[float]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
@@ -92,7 +124,14 @@ def main() -> None:
         rebuilds: dict[str, list[float]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
         for n in range(a.rebuilds):
             for s in sides:
-                touch(s["root"], n)  # type: ignore[arg-type]
+                if a.coverage and n % 2 == 0:  # a covered file: its events are made again
+                    path = covered(s["root"], a.coverage)[(n * 7919) % a.coverage]  # type: ignore[arg-type]
+                    with open(path, "a", encoding="utf-8") as fh:
+                        fh.write(f"\n# edit {n}\n")
+                    past = time.time() - 3600
+                    os.utime(path, (past, past))
+                else:
+                    touch(s["root"], n)  # type: ignore[arg-type]
                 wall, _ = oracl(s, "build", str(s["root"]), "-q")
                 rebuilds[s["name"]].append(wall)  # type: ignore[index]
         queries: dict[str, list[float]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
@@ -100,13 +139,24 @@ def main() -> None:
             for s in sides:
                 wall, _ = oracl(s, "query", a.query, "-r", str(s["root"]))
                 queries[s["name"]].append(wall)  # type: ignore[index]
+        impacts: dict[str, list[float]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
+        for i in range(a.queries if a.coverage else 0):
+            for s in sides:
+                target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
+                wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
+                impacts[s["name"]].append(wall)  # type: ignore[index]
         for s in sides:
             name = s["name"]
             f, r, q = full[name], rebuilds[name], queries[name]  # type: ignore[index]
             print(f"{name}: full build {', '.join(f'{x:.2f}' for x in f)} s "
                   f"({min(f) / base_floor:.2f}–{max(f) / base_floor:.2f} × floor); one-file rebuild median "
                   f"{statistics.median(r):.2f} s ({min(r):.2f}–{max(r):.2f}); cold query median "
-                  f"{statistics.median(q):.3f} s; graph.kuzu {db_bytes(s['root']) / 1e6:.0f} MB")  # type: ignore[arg-type]
+                  f"{statistics.median(q):.3f} s; graph.kuzu {db_bytes(s['root']) / 1e6:.0f} MB"  # type: ignore[arg-type]
+                  + (f"; cold impact of a covered file median {statistics.median(impacts[name]):.3f} s"  # type: ignore[index]
+                     if a.coverage else ""))
+            if a.coverage:
+                print(f"{name}: rebuilds of covered files {', '.join(f'{x:.2f}' for x in r[0::2])} s, "
+                      f"of uncovered files {', '.join(f'{x:.2f}' for x in r[1::2])} s")
     finally:
         subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(worktree)], check=False)
         shutil.rmtree(scratch, ignore_errors=True)

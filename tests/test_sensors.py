@@ -237,17 +237,18 @@ def _export(root: Path) -> dict:
 
 
 def test_phase_6_weights_by_hand() -> None:
-    from oracl.builder.pipeline.events import event_phase, weight
+    from oracl.builder.pipeline.events import event_phase
+    from oracl.core.records import event_weight as weight
 
-    assert (weight(0), weight(30), weight(60), weight(-1)) == (1.0, 0.5, 0.25, 1.0)
+    assert (weight(0), weight(30), weight(60), weight(-1), weight(15, 15.0)) == (1.0, 0.5, 0.25, 1.0, 0.5)
     rows = [{**event(timestamp_utc="2026-11-03T12:00:00Z", reason_codes=["coverage"],
                      artifacts={"path": "a.py", "test_path": "t.py", "test": "t.py::x", "lines": "1-2"}),
              "file_checksum": "old"},
             {**event(artifacts={"path": "gone.py"})}, {"artifacts": 7}]
     defs = {"a.py": [("a.py#A", 1, 9), ("a.py#A.f", 2, 3), ("a.py#g", 11, 12)]}
-    out = event_phase(rows, {"a.py": "new", "t.py": "x"}, NOW, spans=lambda p: defs.get(p, []))
+    out = event_phase(rows, {"a.py": "new", "t.py": "x"}, spans=lambda p: defs.get(p, []))
     [node] = out.nodes
-    assert (node["kind"], node["weight"], node["stale"], node["path"]) == ("coverage", 0.5, True, "a.py")
+    assert (node["kind"], node["stale"], node["path"]) == ("coverage", True, "a.py") and "weight" not in node
     # lines 1-2 run: A.f (line 2) is the innermost holding line 2; A holds line 1 and nothing inside it does
     assert sorted((e["source"], e["relation"], e["target"]) for e in out.edges) == [
         (node["id"], "covers", "a.py"), (node["id"], "covers", "a.py#A.f"), ("t.py", "covered_by", "a.py")]
@@ -265,8 +266,9 @@ def test_events_enter_the_signed_export_and_survive_a_rebuild(repo: Path) -> Non
     head = doc["schema"]["events"]
     assert (head["count"], head["by_kind"], head["half_life_days"], head["stale"]) == (
         6, {"coverage": 3, "test": 3}, 30.0, 0)
-    assert {e["relation"] for e in doc["events"]["edges"]} == {"observed_on", "covers", "covered_by"}
-    to_symbols = {(e["relation"], e["target"]) for e in doc["events"]["edges"] if "#" in e["target"]}
+    edges = [e for g in doc["events"]["files"].values() for e in g["edges"]]
+    assert {e["relation"] for e in edges} == {"observed_on", "covers", "covered_by"}
+    to_symbols = {(e["relation"], e["target"]) for e in edges if "#" in e["target"]}
     assert to_symbols == {("covers", "pkg/app.py#run"), ("covers", "pkg/app.py#other"), ("covers", "pkg/util.py#helper"),
                           ("observed_on", "tests/test_app.py#test_ok")}
     assert run_cli("verify", "-r", str(repo)).returncode == 0

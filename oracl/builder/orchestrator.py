@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
 from oracl.builder.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
 from oracl.builder.extractors.resolve import IndexView
@@ -49,7 +50,6 @@ from oracl.builder.pipeline.annotate import (
     make_record,
 )
 from oracl.builder.pipeline.discover import read_one
-from oracl.builder.pipeline.events import EVENT_HALF_LIFE_DAYS, Events, event_phase
 from oracl.builder.pipeline.history import History, read_history
 from oracl.builder.pipeline.merge import (
     EvidenceStore,
@@ -84,6 +84,7 @@ from oracl.core.vault import (
     DB_FILE,
     EVENTS_BUNDLE_FILE,
     EVENTS_FILE,
+    EVENTS_INDEX_FILE,
     FACTS_FILE,
     HEADER_FILE,
     LEARNED_FILE,
@@ -150,7 +151,7 @@ class Read:
     index: IndexView
     overlay: list[Edge]
     learned: Learned
-    events: Events
+    events: EventsOut
     made_under: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
 
 
@@ -306,7 +307,7 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
                       "chain": previous.chain + 1 if previous is not None else 0,
                       "base_db_bytes": previous.base_db_bytes if previous is not None else 0},
         index=IndexView.build({f.path: f for f in facts}), overlay=learned_data.edges, learned=learned_data,
-        events=sensor_events(plan, facts))
+        events=sensor_events(plan, facts, previous))
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Task[float]:
@@ -438,14 +439,9 @@ def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str
     return out
 
 
-def sensor_events(plan: Plan, facts: list[FileFacts]) -> Events:
-    """Phase 6 (design §5d): the vault's ingested events against this build's files."""
-    from oracl.core import telemetry
-
-    path = plan.vault.dir / EVENTS_FILE
-    if not path.is_file():
-        return Events()
-    count = telemetry.LineCount()
+def sensor_events(plan: Plan, facts: list[FileFacts], previous: Previous | None) -> EventsOut:
+    """Phase 6 (design §5d): the vault's ingested events against this build's files, each
+    file's events made again only when it or its events changed (``event_segments``)."""
     by_path = {f.path: f for f in facts}
 
     @functools.cache
@@ -455,10 +451,8 @@ def sensor_events(plan: Plan, facts: list[FileFacts]) -> Events:
             return []
         return [(f"{rel}#{d[0]}", s[2], s[3]) for s, d in zip(f.symbols, f.symbol_details, strict=True)]
 
-    out = event_phase(telemetry.rows(path, count), {f.path: f.checksum for f in facts}, plan.now, spans=spans)
-    if count.bad:
-        out.dropped["unreadable"] += count.bad
-    return out
+    return make_events(plan.vault.dir / EVENTS_FILE, previous.bundle if previous is not None else None,
+                       {f.path: f.checksum for f in facts}, spans)
 
 
 def read_history_phase(plan: Plan, r: Read) -> History:
@@ -510,7 +504,7 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
 def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, dropped: dict[str, int],
                 graph: WeightedGraph, languages: Counter[str], symbols: Symbols,
                 history: History | None = None, learned: Learned | None = None,
-                events: Events | None = None) -> dict[str, Any]:
+                events: EventsOut | None = None) -> dict[str, Any]:
     commit, dirty = _git_state(plan.root)
     cfg = plan.cfg
     header: dict[str, Any] = {
@@ -550,14 +544,14 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     }
     if learned is not None and learned.header:  # the learned files this build merged: the signature covers them
         header["learned"] = learned.header
-    if events is not None and (events.nodes or events.dropped):
-        header["events"] = events.header(EVENT_HALF_LIFE_DAYS)
+    if events is not None and events.header is not None:
+        header["events"] = events.header
     return header
 
 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
-                 learned_doc: dict[str, Any] | None = None, events: dict[str, Any] | None = None) -> Task[bytes]:
+                 learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None) -> Task[bytes]:
     """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
     written into the staging bundle as a task: it serialises and hashes the rows while this
     process builds the bundle's Arrow tables and loads them (the rows are only read on both
@@ -575,7 +569,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
                 segs, packed = Segments.of_packed(packed, symbols.sites, facts), None
         section, placed = segs.placed() if segs is not None else (None, {})
-        data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section, events=events)
+        data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section,
+                            events=events.section if events is not None else None)
         if segs is not None and section is not None:  # the section ends just before the export's last byte
             writer.add(SYMBOLS_FILE, segs.encode(placed, len(data) - 1 - len(section)))
         digest = sha256_hex(data)
@@ -588,8 +583,10 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         writer.add(HEADER_FILE, canonical_bytes(header))
         if learned_doc is not None:
             writer.add(LEARNED_FILE, canonical_bytes(learned_doc))
-        if events is not None:
-            writer.add(EVENTS_BUNDLE_FILE, canonical_bytes(events))
+        if events is not None and events.section is not None:
+            writer.add(EVENTS_BUNDLE_FILE, events.section)
+        if events is not None and events.index is not None:
+            writer.add(EVENTS_INDEX_FILE, events.index)
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
@@ -734,7 +731,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         del r, e, merged
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc(), events.section() if events.nodes else None)
+                       learned.bundle_doc(), events)
         del stat_files, all_facts
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
         seconds["fts_background"] = round(loaded.content_seconds, 3)

@@ -75,18 +75,19 @@ def unpack_symbols(doc: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict
 
 def export_bytes(header: dict[str, Any], nodes: Sequence[Mapping[str, Any]],
                  edges: Sequence[Mapping[str, Any]], symbols: dict[str, Any] | None = None,
-                 symbols_section: bytes | None = None, events: dict[str, Any] | None = None) -> bytes:
+                 symbols_section: bytes | None = None, events: bytes | None = None) -> bytes:
     """The export's bytes. ``nodes`` and ``edges`` must already hold rounded floats (the
     weighting phase emits them so, and the Kùzu bundle is loaded from the same rows);
     walking 100k+ rows again to round them would cost seconds. ``symbols`` is the symbol
     graph as ``pack_symbols`` makes it (sorted and rounded by its phase), or
     ``symbols_section`` the bytes of that value already encoded (the per-file segments of
     a selective rebuild, joined): ``symbols`` sorts last, so the bytes are spliced in.
-    ``events``: phase 6's section (design §5d), when the vault holds events."""
+    ``events``: phase 6's section as canonical bytes (design §5d; joined from per-file
+    groups, kept between builds), when the vault holds events: spliced in as they are."""
     doc: dict[str, Any] = {"schema": rounded(header), "nodes": sorted(nodes, key=lambda n: n["id"]),
                            "edges": sorted(edges, key=edge_sort_key)}
-    if events is not None:  # phase 6's event nodes and their edges (sorted by their phase)
-        doc["events"] = events
+    if events is not None:  # phase 6's event nodes and their edges, per file (sorted by their phase)
+        doc["events"] = orjson.Fragment(events)
     if symbols_section is not None:
         head = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
         return b"".join((memoryview(head)[:-1], b',"symbols":', symbols_section, b"}"))

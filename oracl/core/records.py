@@ -240,3 +240,16 @@ class GraduatedEvent:
                 "summary": self.summary, "reason_codes": list(self.reason_codes),
                 "motivator_hint": self.motivator_hint, "cortex_routing_hint": self.cortex_routing_hint,
                 "source_id_hash": self.source_id_hash, "artifacts": dict(sorted(self.artifacts.items()))}
+
+
+EVENT_HALF_LIFE_DAYS = 30.0   # an event's weight halves every 30 days (the build's header says which)
+
+
+def event_weight(age_days: float, half_life: float = EVENT_HALF_LIFE_DAYS) -> float:
+    """``0.5 ** (age_days / half_life)``, computed when an event is read (a build's output
+    does not depend on the time it ran): a month-old coverage run counts half.
+
+    >>> event_weight(30), event_weight(60), event_weight(-1)
+    (0.5, 0.25, 1.0)
+    """
+    return round(0.5 ** (max(0.0, age_days) / half_life), 6)

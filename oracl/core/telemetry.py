@@ -15,7 +15,7 @@ import contextlib
 import fcntl
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -116,11 +116,14 @@ def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
 
 class LineCount:
     """What ``lines`` read: rows, and lines skipped as unreadable (bad JSON, not an object,
-    cut off, or longer than ``MAX_LINE``)."""
+    cut off, or longer than ``MAX_LINE``); ``end``: the offset just after the last whole
+    line (a last line still being written is not read: ``partial``)."""
 
     def __init__(self) -> None:
         self.rows = 0
         self.bad = 0
+        self.end = 0
+        self.partial = 0
 
 
 def lines(vault_dir: Path, name: str, count: LineCount | None = None) -> Iterator[dict[str, Any]]:
@@ -136,19 +139,42 @@ def rows(path: Path, count: LineCount | None = None) -> Iterator[dict[str, Any]]
     """The JSON-object lines of one file (none when it is missing), streamed and bounded
     as ``lines`` says; what cannot be read is counted in ``count``."""
     count = count if count is not None else LineCount()
+    for _, _, row in rows_at(path, 0, count):
+        yield row
+    count.bad += count.partial
+
+
+def rows_at(path: Path, start: int = 0, count: LineCount | None = None) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """(offset, length, row) of the JSON-object lines of one file from byte ``start`` on,
+    streamed and bounded as ``rows``; a last line without its newline is left unread
+    (``count.partial``), and ``count.end`` says where the next read starts."""
+    count = count if count is not None else LineCount()
+    count.end = start
     try:
         fh = open(path, "rb")  # noqa: SIM115 – closed below; a generation may vanish meanwhile
     except OSError:
         return
     with fh:
+        fh.seek(start)
+        at = start
         while True:
             line = fh.readline(MAX_LINE + 1)
             if not line:
                 break
-            if len(line) > MAX_LINE or not line.endswith(b"\n"):
+            here, at = at, at + len(line)
+            if not line.endswith(b"\n"):
+                if len(line) <= MAX_LINE and not fh.peek(1):  # the writer is still on it: next time
+                    count.partial += 1
+                    break
                 count.bad += 1
                 while line and not line.endswith(b"\n"):  # the rest of an over-long line
                     line = fh.readline(MAX_LINE + 1)
+                    at += len(line)
+                count.end = at
+                continue
+            count.end = at
+            if len(line) > MAX_LINE:
+                count.bad += 1
                 continue
             try:
                 row = orjson.loads(line)
@@ -159,4 +185,17 @@ def rows(path: Path, count: LineCount | None = None) -> Iterator[dict[str, Any]]
                 count.bad += 1
                 continue
             count.rows += 1
-            yield row
+            yield here, len(line), row
+
+
+def rows_of(path: Path, spans: Iterable[tuple[int, int]]) -> Iterator[dict[str, Any] | None]:
+    """The rows at the given (offset, length) spans of one file (``rows_at`` said where):
+    None for a span that no longer holds a JSON object."""
+    with open(path, "rb") as fh:
+        for off, length in spans:
+            fh.seek(off)
+            try:
+                row = orjson.loads(fh.read(length))
+            except orjson.JSONDecodeError:
+                row = None
+            yield row if isinstance(row, dict) else None

@@ -26,6 +26,7 @@ HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit
 STAT_FILE = "stat.bin"          # path → size, mtime, checksum, ctime (what `oracl status` compares)
 EVENTS_FILE = "events/events.jsonl"   # what oracl ingest stored (the vault's; phase 6 reads it)
 EVENTS_BUNDLE_FILE = "events.json"   # the event nodes and edges a build took (what readers use)
+EVENTS_INDEX_FILE = "events.index.json"  # where each file's events sit in events.json and events.jsonl (what the next build reuses)
 LEARN_DECISIONS = "learn/decisions.jsonl"  # oracl learn accept / reject, one line per decision
 LEARNED_FILE = "learned.json"   # the learned terms and associations the build merged (what the query plane reads)
 SYMBOLS_FILE = "symbols.seg"    # the symbol graph's export rows, per file (what a selective build reuses)

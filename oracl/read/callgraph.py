@@ -457,7 +457,7 @@ def coverage_tests(snap: Snapshot, changed: dict[str, list[tuple[float, float]]]
     ``oracl ingest`` of coverage.py JSON with test contexts) runs a changed line: score
     ``COVERAGE`` × the best event's decay weight, the reason naming the changed file, how
     many of its changed lines the file's tests run and how many tests do."""
-    events = snap.events()
+    events = snap.events_on(changed)
     found: dict[str, dict[str, Any]] = {}
     for path, spans in changed.items():
         for e in events.get(path, []):

@@ -370,7 +370,7 @@ SHOWN_EVENTS = 10
 def events_about(snap: Snapshot, path: str) -> dict[str, Any]:
     """The file's recent events (phase 6: tests, findings, notes; newest first) and the tests
     whose recorded coverage runs it."""
-    rows = snap.events().get(path, [])
+    rows = snap.events_on([path]).get(path, [])
     covering = sorted({(r.get("artifacts") or {}).get("test", "") for r in rows if r.get("kind") == "coverage"} - {""})
     recent = [{k: r.get(k) for k in ("kind", "decision", "summary", "timestamp_utc", "weight", "stale")}
               for r in rows if r.get("kind") != "coverage"][:SHOWN_EVENTS]
@@ -387,11 +387,11 @@ def events(snap: Snapshot, path: str | None = None, kind: str | None = None, dec
     in_range("k", k, 1, MAX_K)
     if kind is not None and kind not in EVENT_KINDS:
         raise QueryError(f"kind must be one of {', '.join(EVENT_KINDS)}")
-    by_path = snap.events()
     if path is not None:
         rel = _artifact(snap, path, cwd)["path"]
-        rows = list(by_path.get(rel, []))
+        rows = list(snap.events_on([rel]).get(rel, []))
     else:
+        by_path = snap.events()
         rows = sorted((r for rs in by_path.values() for r in rs),
                       key=lambda r: (r.get("timestamp_utc", ""), r.get("id", "")), reverse=True)
     rows = [r for r in rows if (kind is None or r.get("kind") == kind)

@@ -25,18 +25,22 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import orjson
 
 from oracl.core.errors import NoBuildError, VaultError
+from oracl.core.paths import utc
+from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
 from oracl.core.vault import (
     DB_FILE,
     EVENTS_BUNDLE_FILE,
+    EVENTS_INDEX_FILE,
     EXPORT,
     HEADER_FILE,
     LEARNED_FILE,
@@ -136,6 +140,7 @@ _PARAMS: MemoKey[ReadParams] = MemoKey("params")
 _BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("built_files")
 _LEARNED: MemoKey[Learned] = MemoKey("learned")
 _EVENTS: MemoKey[dict[str, list[dict[str, Any]]]] = MemoKey("events")
+_EVENT_SPANS: MemoKey[dict[str, tuple[int, int]] | None] = MemoKey("event_spans")
 _NAMED: dict[str, MemoKey[list[dict[str, Any]]]] = {}
 _NAMED_LOCK = threading.Lock()
 
@@ -264,21 +269,59 @@ class Snapshot:
 
     def events(self) -> dict[str, list[dict[str, Any]]]:
         """path → the event nodes of the build on that file (phase 6, the bundle's
-        ``events.json``), newest first; empty without events."""
+        ``events.json``), newest first, each with its ``weight`` now (``event_weight``, the
+        header's half-life); empty without events."""
         return self.memo.once(_EVENTS, self._events)
+
+    def events_on(self, paths: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """``events()`` for these files only: their groups are read from ``events.json`` at
+        the offsets its index gives (impact and show need a few files, not every event)."""
+        whole = self.memo.get(_EVENTS)
+        spans = None if whole is not None else self.memo.once(_EVENT_SPANS, self._event_spans)
+        if spans is None:
+            whole = self.events()
+            return {p: whole[p] for p in paths if p in whole}
+        out: dict[str, list[dict[str, Any]]] = {}
+        try:
+            with open(self.bundle / EVENTS_BUNDLE_FILE, "rb") as fh:
+                for p in paths:
+                    if p in spans and p not in out:
+                        fh.seek(spans[p][0])
+                        group = orjson.loads(fh.read(spans[p][1] - spans[p][0]))
+                        out[p] = self._weighed(group.get("nodes", []))
+        except (OSError, orjson.JSONDecodeError, AttributeError):
+            whole = self.events()
+            return {p: whole[p] for p in paths if p in whole}
+        return out
+
+    def _event_spans(self) -> dict[str, tuple[int, int]] | None:
+        try:
+            files = orjson.loads((self.bundle / EVENTS_INDEX_FILE).read_bytes())["files"]
+            return {p: (int(f["span"][0]), int(f["span"][1])) for p, f in files.items() if f.get("span")}
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError, IndexError):
+            return None
+
+    def _weighed(self, nodes: list[Any]) -> list[dict[str, Any]]:
+        half_life = float((self.header.get("events") or {}).get("half_life_days") or EVENT_HALF_LIFE_DAYS)
+        now = datetime.now(UTC)
+        rows = []
+        for n in nodes:
+            if isinstance(n, dict) and isinstance(n.get("path"), str):
+                at = utc(n.get("timestamp_utc"))
+                age = (now - at).total_seconds() / 86400 if at is not None else 0.0
+                rows.append({**n, "weight": event_weight(age, half_life)})
+        rows.sort(key=lambda n: (n.get("timestamp_utc", ""), n.get("id", "")), reverse=True)
+        return rows
 
     def _events(self) -> dict[str, list[dict[str, Any]]]:
         try:
             doc = orjson.loads((self.bundle / EVENTS_BUNDLE_FILE).read_bytes())
         except (OSError, orjson.JSONDecodeError):
             return {}
-        out: dict[str, list[dict[str, Any]]] = {}
-        for n in doc.get("nodes", []) if isinstance(doc, dict) else []:
-            if isinstance(n, dict) and isinstance(n.get("path"), str):
-                out.setdefault(n["path"], []).append(n)
-        for rows in out.values():
-            rows.sort(key=lambda n: (n.get("timestamp_utc", ""), n.get("id", "")), reverse=True)
-        return out
+        files = doc.get("files") if isinstance(doc, dict) else None
+        if not isinstance(files, dict):
+            return {}
+        return {p: rows for p, g in files.items() if isinstance(g, dict) and (rows := self._weighed(g.get("nodes", [])))}
 
     def learned(self) -> Learned:
         """The learned terms and associations this build merged (the bundle's
