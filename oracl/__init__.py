@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # `import oracl` (every CLI process, `oracl --version` too) s
 
 def __getattr__(name: str) -> Any:
     if name == "Memory":  # imported lazily: `import oracl` stays cheap for the CLI
-        from oracl.read.memory import Memory
+        from oracl.edit.memory import Memory  # the read Memory, plus apply and undo
 
         return Memory
     raise AttributeError(name)

@@ -17,8 +17,9 @@ other at every step:
 * the size of ``graph.kuzu`` after the last rebuild.
 
 ``--coverage N`` first ingests, on both sides, a coverage.py JSON report with test contexts
-over the first N Python files (29 lines each, run by two tests: ~2 events per file and
-line range, as ``pytest --cov-context=test`` writes): then every rebuild is of a vault
+over the first N Python files (29 lines each, run by 50 tests: one event per file and test,
+as ``oracl ingest`` makes of ``pytest --cov-context=test``'s contexts; N = 2,000 gives
+100,000 events): then every rebuild is of a vault
 holding those events, rebuilds alternate between a covered and an uncovered file, and
 ``oracl impact`` of a covered file is timed cold beside the query.
 """
@@ -74,7 +75,7 @@ def coverage_report(root: Path, n: int) -> Path:
     files = {}
     for i, path in enumerate(covered(root, n)):
         rel = path.relative_to(root).as_posix()
-        tests = [f"tests/test_cov_{i % 50}.py::test_{j}|run" for j in (i, i + 1)]
+        tests = [f"tests/test_cov_{(i + j) % 50}.py::test_{i + j}|run" for j in range(50)]
         files[rel] = {"contexts": {str(line): tests for line in range(1, 30)}}
     out = root.parent / f"{root.name}-coverage.json"
     out.write_bytes(orjson.dumps({"meta": {"version": "7.6.1"}, "files": files}))

@@ -1,7 +1,7 @@
 """Mutation check of ``impact --diff`` (issue 33): do the tests it names catch the change?
 
-    python scripts/eval_mutation.py CLONE [--rev HEAD] [--package src/flask] [--mutations 50]
-        [--seed 7] [--work DIR]
+    python scripts/eval_mutation.py CLONE [--rev HEAD] [--package src/flask] [--tests tests]
+        [--mutations 50] [--seed 7] [--work DIR] [--subprocess]
 
 CLONE is a git clone of a Python repository whose tests run offline (pallets/flask,
 psf/requests). The script (not the product) makes a virtual environment under --work and
@@ -23,7 +23,16 @@ installs the repository with its test dependencies from the package index (``pip
    changed line when there are any: what to run first), ``coverage`` (with coverage, every
    test impact names) and ``no coverage`` (B: the graph's guesses alone).
 
-A mutation no test catches (no failure) is counted apart and not in the recall.
+A mutation no test catches (no failure) is counted apart and not in the recall. Lines of
+test files (under a ``test``/``tests`` folder or named ``test_*.py``) are never mutated.
+
+``--subprocess``: the ripgrep-style case, tests that run the program as a process. Coverage
+follows the suite's child Python processes (``coverage.process_startup`` from a ``.pth`` file
+in the virtual environment, ``COVERAGE_PROCESS_START`` naming a config whose static context
+is ``${ORACL_TEST_ID}``), and a pytest plugin of the script's own exports the running test's
+id into that variable: the lines a child process runs are recorded under the test that
+started it. Without it, those lines are covered by no test (pytest-cov measures only its
+own process).
 """
 
 from __future__ import annotations
@@ -100,18 +109,52 @@ def suite_tests(junit: Path) -> tuple[set[str], set[str]]:
     return every, failing
 
 
-def run_suite(tree: Path, py: str, junit: Path, package: str = "") -> None:
+PLUGIN = '''import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _oracl_test_id(request):
+    """The running test's id, for the coverage of the processes it starts."""
+    os.environ["ORACL_TEST_ID"] = request.node.nodeid
+    yield
+    os.environ.pop("ORACL_TEST_ID", None)
+'''
+
+
+def follow_subprocesses(py: str, work: Path, tree: Path, package: str) -> dict[str, str]:
+    """The environment under which child Python processes are measured, each line under the
+    test that started the process (see ``--subprocess``)."""
+    site = sh(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    Path(site, "oracl_subprocess_coverage.pth").write_text("import coverage; coverage.process_startup()\n")
+    (work / "plugin").mkdir(exist_ok=True)
+    (work / "plugin" / "oracl_test_id.py").write_text(PLUGIN)
+    rc = work / "subprocess.coveragerc"
+    rc.write_text(f"[run]\nparallel = True\nsource = {package}\ncontext = ${{ORACL_TEST_ID}}\n"
+                  f"data_file = {tree / '.coverage'}\n")
+    return {**os.environ, "COVERAGE_PROCESS_START": str(rc), "PYTHONPATH": str(work / "plugin")}
+
+
+def run_suite(tree: Path, py: str, junit: Path, package: str = "", tests: str = "tests",
+              env: dict[str, str] | None = None) -> None:
     """The suite, its JUnit report to ``junit``; with ``package``, under pytest-cov with
     per-test contexts (``--cov-context=test``: each line's tests by their pytest ids)."""
     cov = [f"--cov={package}", "--cov-context=test", "--cov-report="] if package else []
-    sh(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *cov, f"--junitxml={junit}", "tests",
-       cwd=tree, check=False, timeout=900)
+    plugin = ["-p", "oracl_test_id"] if env is not None else []
+    sh(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, *cov, f"--junitxml={junit}", tests,
+       cwd=tree, check=False, timeout=900, env=env)
+
+
+def is_test(path: str) -> bool:
+    parts = path.split("/")
+    return any(p in ("test", "tests") for p in parts[:-1]) or parts[-1].startswith("test_")
 
 
 def covered_lines(cov: dict, package: str) -> list[tuple[str, int]]:
     out = []
     for path, info in sorted(cov["files"].items()):
-        if path.startswith(package.rstrip("/") + "/"):
+        if path.startswith(package.rstrip("/") + "/") and not is_test(path):
             out += [(path, int(n)) for n in info.get("executed_lines", [])]
     return out
 
@@ -147,6 +190,9 @@ def main() -> None:
     ap.add_argument("--mutations", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--work", type=Path, default=Path("/tmp/oracl-mutation"))
+    ap.add_argument("--tests", default="tests", help="the suite's folder, as pytest is given it")
+    ap.add_argument("--subprocess", action="store_true",
+                    help="measure the suite's child Python processes too, under the test that started each")
     a = ap.parse_args()
     work = a.work
     work.mkdir(parents=True, exist_ok=True)
@@ -157,14 +203,19 @@ def main() -> None:
     if not (env_dir / "bin" / "python").exists():
         venv.create(env_dir, with_pip=True)
     py = str(env_dir / "bin" / "python")
-    extras = "[tests]" if "tests" in (tree_a / "pyproject.toml").read_text() else ""
+    project = tree_a / "pyproject.toml"
+    extras = "[tests]" if project.is_file() and "tests" in project.read_text() else ""
     sh(py, "-m", "pip", "install", "-q", "-e", f"{tree_a}{extras}", locked(tree_a, "pytest"), "pytest-cov",
        timeout=1800)
     if (tree_a / "requirements-dev.txt").exists():
         sh(py, "-m", "pip", "install", "-q", "-r", str(tree_a / "requirements-dev.txt"), check=False)
     # the suite once, under coverage with test contexts
     base_junit = work / "base.xml"
-    run_suite(tree_a, py, base_junit, package=a.package.rsplit("/", 1)[-1])
+    name = a.package.rsplit("/", 1)[-1]
+    env = follow_subprocesses(py, work, tree_a, name) if a.subprocess else None
+    run_suite(tree_a, py, base_junit, package=name, tests=a.tests, env=env)
+    if a.subprocess:  # the children's data files beside the suite's
+        sh(py, "-m", "coverage", "combine", "--append", cwd=tree_a, check=False)
     sh(py, "-m", "coverage", "json", "--show-contexts", "-o", str(work / "coverage.json"), cwd=tree_a, check=False)
     every, base_failing = suite_tests(base_junit)
     tests_by_file: dict[str, set[str]] = defaultdict(set)
@@ -199,7 +250,7 @@ def main() -> None:
             (tree / path).write_text("".join([*text[: n - 1], new + "\n", *text[n:]]))
         junit = work / "m.xml"
         junit.unlink(missing_ok=True)
-        run_suite(tree_a, py, junit)
+        run_suite(tree_a, py, junit, tests=a.tests)
         _, failing = suite_tests(junit) if junit.exists() else (set(), set())
         failing -= base_failing
         with_cov = orjson.loads(sh(ORACL, "impact", "--diff", "-r", str(tree_a), "--json", "-k", "500").stdout)

@@ -4,6 +4,7 @@
     builder/  imports core/ and, for the orchestrator's last step, bundle/
     bundle/   imports core/
     read/     imports core/ only
+    edit/     imports core/, read/ (the Memory it extends) and builder/ (the rebuild after an edit)
     face/     imports anything: it is where a person or an agent meets the planes
 
 Every module of ``oracl/`` is checked by its folder; the crossings that remain against
@@ -16,12 +17,13 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "oracl"
-PLANES = ("core", "builder", "bundle", "read", "face")
+PLANES = ("core", "builder", "bundle", "read", "edit", "face")
 ALLOWED = {
     "core": {"core"},
     "builder": {"core", "builder", "bundle"},
     "bundle": {"core", "bundle"},
     "read": {"core", "read"},
+    "edit": {"core", "read", "builder", "edit"},
     "face": set(PLANES),
 }
 # (importer, imported module) against the rule, each with the reason it is still there

@@ -83,6 +83,8 @@ class Config:
     health_threshold: float = 0.2               # `oracl health` flags count moves beyond this
     share_sensitive: bool = False               # MCP answers may name and quote files holding key material
     search_log: bool = True                     # log searches and follow-ups to .oracl/logs (oracl learn mines them)
+    agent_never: tuple[str, ...] = ()           # globs of files an agent's mutation may never touch (oracl apply)
+    agent_confirm_backrefs: int = 0             # a file more files name than this needs --confirm to edit (0: off)
 
     def build_buffer_pool(self, fts_text_bytes: int) -> int:
         """Kùzu's buffer pool for a build. Creating the FTS index keeps its postings in the
@@ -161,6 +163,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "query_neighbour_guard": (1, 100_000_000), "priority_cap": (1e-6, 1e6),
     "workers": (0, 1024), "buffer_pool_bytes": (0, 1 << 42), "db_threads": (1, 1024),
     "keep_bundles": (1, 1000), "snapshots": (0, 100_000), "health_threshold": (0, 1000),
+    "agent_confirm_backrefs": (0, 1 << 30),
 }
 CHOICES = {"classification_globs": ("confidential", "sensitive", "public", "internal"),
            "sensitivity_globs": ("low", "medium", "high")}

@@ -27,6 +27,10 @@ a traceback.
     ├── PortError (21)           `oracl serve` cannot listen on the port asked for
     ├── IngestError (25)         a report or event `oracl ingest` cannot take (format, schema
     │                            version, a malformed document): nothing of it is stored
+    ├── ContractError (26)       a mutation (`oracl apply`) that does not parse: the block
+    │                            and line are named, nothing is written
+    ├── EditRefusedError (27)    a gate refused a mutation (each gate named): nothing written
+    ├── UndoError (28)           `oracl undo` cannot restore (no edit, or the files changed since)
     ├── DiskFullError (23)       the vault's device is full: the build stopped, the previous
     │                            build is untouched
     └── VerifyError (10)         `oracl verify` failed closed
@@ -109,6 +113,24 @@ class ChildError(OraclError):
 
 class IngestError(OraclError):
     exit_code = 25
+
+
+class ContractError(OraclError):
+    exit_code = 26
+
+
+class EditRefusedError(OraclError):
+    """A gate refused a mutation; ``verdicts`` holds every refusal (gate, path, block, why)."""
+
+    exit_code = 27
+
+    def __init__(self, message: str, verdicts: list[dict[str, object]] | None = None) -> None:
+        super().__init__(message)
+        self.verdicts = verdicts or []
+
+
+class UndoError(OraclError):
+    exit_code = 28
 
 
 class PortError(OraclError):

@@ -575,6 +575,87 @@ def ingest(
         ingest_view(result)
 
 
+@app.command()
+def apply(
+    mutation: Annotated[str, typer.Argument(metavar="FILE", help="The mutation (@@FILE/@@REPLACE/@@WITH/@@END blocks); - reads stdin.")],
+    root: RootOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Gate it and show the diff and its impact; write nothing.")] = False,
+    allow: Annotated[list[str] | None, typer.Option("--allow", metavar="KIND", help="Let it touch held-back files of this kind: archived, generated, vendored, lockfile, minified (repeatable).")] = None,
+    confirm: Annotated[bool, typer.Option("--confirm", help="Edit files more files name than [tool.oracl] agent_confirm_backrefs.")] = False,
+    no_build: Annotated[bool, typer.Option("--no-build", help="Write the files but do not rebuild (the memory is stale until the next build).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Apply an agent's mutation through the memory's gates: all of it or nothing.
+
+    A mutation is blocks of plain text (docs/design.md §5e has the exact rules):
+    @@FILE PATH [sha256:HEX], then @@REPLACE / exact text / @@WITH / new text / @@END
+    (several pairs may follow); @@CREATE PATH / text / @@END; @@DELETE PATH. Every
+    gate runs before a byte is written: inside-root, not-vault, regular-file, policy,
+    withheld, held-back, unchanged-since, encoding, match, bounds, no-secret, syntax,
+    hub; a refusal names each gate (exit 27). Files are written to a temporary file
+    and renamed, the previous bytes kept for `oracl undo`; then the memory rebuilds
+    what changed and the answer gives the diff, the gates passed, the new build id and
+    the impact of the change (the tests to run first)."""
+    from oracl.face.render import apply_view
+
+    root = _root(None, root)
+    try:
+        data = sys.stdin.buffer.read() if mutation == "-" else Path(mutation).read_bytes()
+    except OSError as exc:
+        _fail(ConfigError(f"cannot read {mutation}: {exc.strerror}"))
+    from oracl.core.errors import EditRefusedError
+    from oracl.edit.memory import Memory
+
+    try:
+        with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
+            result = mem.apply(data, dry_run=dry_run, allow=tuple(allow or ()), confirm=confirm, build=not no_build)
+    except EditRefusedError as exc:
+        if as_json:
+            _print_json({"refused": True, "message": str(exc), "verdicts": exc.verdicts})
+        else:
+            from oracl.face.render import refusal_view
+
+            refusal_view(exc.verdicts)
+        _fail(exc)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result)
+    else:
+        apply_view(result)
+
+
+@app.command()
+def undo(
+    edit: Annotated[str | None, typer.Argument(metavar="[EDIT]", help="The mutation to undo (default: the latest applied).")] = None,
+    root: RootOpt = None,
+    list_edits: Annotated[bool, typer.Option("--list", help="List the journal of mutations instead.")] = False,
+    no_build: Annotated[bool, typer.Option("--no-build", help="Restore the files but do not rebuild.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put back the files of the latest mutation `oracl apply` wrote (or EDIT).
+
+    Refused (exit 28) when a file changed since the mutation wrote it: nothing is
+    undone then. A mutation a killed process left half-written is rolled back by the
+    next apply or undo before anything else."""
+    from oracl.edit.memory import Memory
+
+    root = _root(None, root)
+    try:
+        with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
+            result: Any = {"edits": mem.edits()} if list_edits else mem.undo(edit, build=not no_build)
+    except OraclError as exc:
+        _fail(exc)
+    if as_json:
+        _print_json(result)
+    elif list_edits:
+        for e in result["edits"]:
+            sys.stdout.write(f"{e['id']}\t{e['label']}\t{e['state']}\t{', '.join(e['files'])}\n")
+    else:
+        sys.stdout.write(f"undone {result['undone']}: {', '.join(result['files'])}"
+                         + (f" (build {result['build_id']})" if result.get("build_id") else "") + "\n")
+
+
 learn_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None,
                         context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]})
 app.add_typer(learn_app, name="learn")

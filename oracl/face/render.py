@@ -893,3 +893,32 @@ def impact_view(r: dict[str, Any]) -> None:
     if r["guard_cut"]:
         notice("the query guard cut the walk: the lists are partial")
     _stale_line(r)
+
+
+def apply_view(r: dict[str, Any]) -> None:
+    """What ``oracl apply`` did: the diff, the gates, the build and what to run."""
+    o = out()
+    o.print(r["diff"].rstrip("\n") or "(no change)", markup=False, highlight=False, soft_wrap=True)
+    files = ", ".join(f"{f['path']} ({f['op']})" for f in r["files"])
+    head = "would apply" if r["dry_run"] else f"applied {r['edit']}"
+    o.print(f"{head}: {files}", markup=False, highlight=False, soft_wrap=True)
+    o.print(f"gates passed: {', '.join(r['gates'])}", markup=False, highlight=False, soft_wrap=True)
+    if not r["dry_run"]:
+        o.print(f"build {r['build_id']}", markup=False, highlight=False)
+    imp = r.get("impact") or {}
+    if imp.get("error"):
+        o.print(imp["error"], markup=False, highlight=False)
+    tests = [t["path"] for t in imp.get("tests", [])][:10]
+    files_reached = [f["path"] for f in imp.get("files", [])][:10]
+    if files_reached:
+        o.print("reaches: " + ", ".join(files_reached), markup=False, highlight=False, soft_wrap=True)
+    if tests:
+        o.print("tests to run: " + ", ".join(tests), markup=False, highlight=False, soft_wrap=True)
+
+
+def refusal_view(verdicts: list[dict[str, Any]]) -> None:
+    """Every refusal of ``oracl apply``, one line each (the error line follows on stderr)."""
+    for v in verdicts:
+        blocks = ",".join(str(b) for b in v.get("blocks") or [])
+        out().print(f"refused\t{v['gate']}\t{v['path']}\t" + (f"block {blocks}\t" if blocks else "") + v["why"],
+                    markup=False, highlight=False, soft_wrap=True)

@@ -981,3 +981,24 @@ def language_of(path: str) -> str:
     if "." in name[1:]:
         return LANGUAGE_OF_SUFFIX.get(name.rsplit(".", 1)[1].lower(), "")
     return ""
+
+
+def has_syntax_errors(path: str, text: str) -> bool | None:
+    """Whether ``text`` (the file ``path``) parses with errors: Python by ``ast``, the other
+    languages of ``language_of`` by their tree-sitter grammar; None for a file neither knows
+    (an edit's ``syntax`` gate: no new syntax errors where the file parsed before)."""
+    if path.endswith((".py", ".pyi")):
+        import ast
+        import warnings
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(text)
+        except (SyntaxError, ValueError):
+            return True
+        return False
+    language = language_of(path)
+    if language not in QUERIES:
+        return None
+    return bool(_grammar(language)[0].parse(text.encode("utf-8", "surrogatepass")).root_node.has_error)

@@ -342,3 +342,29 @@ def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str,
     finally:
         os.close(fd)
     return {"reports": summary, "events": len(rows), "file": str(vault.dir / EVENTS)}
+
+
+def record(root: Path, events: list[GraduatedEvent], now: datetime | None = None) -> int:
+    """Append events the memory makes itself (an agent's mutation applied or refused, by
+    ``oracl apply``) to the vault's events, under the ingest lock; how many. Each was built
+    names only and is validated like an ingested one."""
+    if not events:
+        return 0
+    now = now or datetime.now(UTC)
+    at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    vault = Vault(root)
+    folder = vault.dir / "events"
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            files = Files.of(vault)
+        except NoBuildError:
+            files = Files(vault.root, set())
+        rows = [stored(validate(e.to_json(), now), at, files) for e in events]
+        with open(vault.dir / EVENTS, "ab") as fh:
+            fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows))
+    finally:
+        os.close(fd)
+    return len(rows)

@@ -30,7 +30,7 @@ SEARCH_LOG = "search_history.jsonl"
 WINDOW = 1800  # seconds: a follow-up belongs to the session's search made at most this long before
 TAIL_BYTES = 1 << 18
 TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
-ACTIONS = frozenset({"show", "fragment", "trace", "related", "callers", "callees", "impact", "web"})
+ACTIONS = frozenset({"show", "fragment", "trace", "related", "callers", "callees", "impact", "web", "apply"})
 
 
 def now_text(now: datetime | None = None) -> str:
