@@ -161,8 +161,8 @@ def parse(data: bytes | str) -> Mutation:
                 state = "out"
             else:
                 raise ContractError(f"line {no}: @@END without an open @@WITH or @@CREATE")
-            if len(edits) > MAX_BLOCKS:
-                raise ContractError(f"the mutation holds more than {MAX_BLOCKS:,} edits; refused")
+        if len(edits) > MAX_BLOCKS:
+            raise ContractError(f"the mutation holds more than {MAX_BLOCKS:,} edits; refused")
         size = 0  # a marker starts or ends a text
     if state in ("replace", "with", "create"):
         raise ContractError(f"block {block} (line {start}): cut off, no @@END (the mutation is half-written)")

@@ -920,5 +920,4 @@ def refusal_view(verdicts: list[dict[str, Any]]) -> None:
     """Every refusal of ``oracl apply``, one line each (the error line follows on stderr)."""
     for v in verdicts:
         blocks = ",".join(str(b) for b in v.get("blocks") or [])
-        out().print(f"refused\t{v['gate']}\t{v['path']}\t" + (f"block {blocks}\t" if blocks else "") + v["why"],
-                    markup=False, highlight=False, soft_wrap=True)
+        _line("refused", v["gate"], v["path"], f"block {blocks}" if blocks else "", v["why"])
