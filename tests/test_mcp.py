@@ -232,3 +232,33 @@ def test_a_piped_session_gets_every_answer_and_ends_cleanly_with_bounds_checked(
                       6: "budget_tokens must be between 50 and 200000, not 10"}
     last = orjson.loads(by_id[7]["result"]["content"][0]["text"])
     assert by_id[7]["result"]["isError"] is False and len(last["results"]) == 2
+
+
+async def _edit_session(root: Path, args: list[str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[str], list[Any]]:
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root), *args])
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        tools = sorted(t.name for t in (await s.list_tools()).tools)
+        prompts = sorted(p.name for p in (await s.list_prompts()).prompts) if args else []
+        answers: list[Any] = []
+        for name, a in calls:
+            res = await s.call_tool(name, a)
+            answers.append((res.isError, orjson.loads(res.content[0].text)))
+        return tools, prompts, answers
+
+
+def test_agent_run_exists_only_with_allow_edits_and_goes_through_the_gates(repo: Path) -> None:
+    read_only, _, _ = asyncio.run(asyncio.wait_for(_edit_session(repo, [], []), timeout=120))
+    assert read_only == TOOLS  # the default server keeps every read-only promise
+    old = (repo / "pkg" / "util.py").read_text()
+    good = "@@FILE pkg/util.py\n@@REPLACE\n    return 1\n@@WITH\n    return 2\n@@END\n"
+    bad = "@@FILE ../../etc/passwd\n@@REPLACE\nroot\n@@WITH\nx\n@@END\n"
+    tools, prompts, answers = asyncio.run(asyncio.wait_for(_edit_session(repo, ["--allow-edits"], [
+        ("oracl_agent_run", {"mutation": good, "dry_run": True}), ("oracl_agent_run", {"mutation": bad}),
+        ("oracl_agent_run", {"mutation": good})]), timeout=120))
+    assert tools == sorted([*TOOLS, "oracl_agent_run"]) and prompts == ["edit_loop"]
+    (e1, dry), (e2, refused), (e3, applied) = answers
+    assert not e1 and dry["dry_run"] and dry["edit"] is None and "+    return 2" in dry["diff"]
+    assert e2 and refused["refused"] and refused["verdicts"][0]["gate"] == "inside-root"
+    assert not e3 and applied["edit"] and applied["build_id"] != dry["build_id"]
+    assert (repo / "pkg" / "util.py").read_text() == old.replace("return 1", "return 2")

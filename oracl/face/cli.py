@@ -863,17 +863,20 @@ def _stop(helper: Any) -> None:
 
 
 @app.command()
-def mcp(root: RootArg = None, root_opt: RootOpt = None) -> None:
+def mcp(root: RootArg = None, root_opt: RootOpt = None,
+        allow_edits: Annotated[bool, typer.Option("--allow-edits", help="Also serve oracl_agent_run: an agent's mutations, through the gates (off: read-only).")] = False) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
 
     Twelve read-only tools (agent context, search, trace, related, hub, fragment, show,
     symbols, callers, impact, stats, events). Files holding key material are withheld
-    unless share_sensitive = true."""
+    unless share_sensitive = true. With --allow-edits, also oracl_agent_run (apply a
+    @@FILE/@@REPLACE/@@WITH/@@END mutation through every gate, then rebuild) and the
+    edit_loop prompt; without it the server never writes a file."""
     from oracl.face.mcp_server import serve
 
     root = _root(root, root_opt)
     try:
-        serve(root)
+        serve(root, allow_edits)
     except OraclError as exc:
         _fail(exc)
 

@@ -87,13 +87,16 @@ def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
     return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
 
 
-def create_server(root: Path) -> Any:
-    """The FastMCP server with ORACL's twelve read-only tools."""
+def create_server(root: Path, allow_edits: bool = False) -> Any:
+    """The FastMCP server with ORACL's twelve read-only tools; with ``allow_edits`` also
+    ``oracl_agent_run`` (an agent's mutation through the gates) and the ``edit_loop`` prompt."""
     from mcp.server.fastmcp import FastMCP
 
     from oracl.core.config import load_config
     from oracl.face import definitions_now
     from oracl.read.memory import Memory
+    if allow_edits:
+        from oracl.edit.memory import Memory  # type: ignore[assignment]  # the read Memory, plus apply
 
     check_root(Path(root))
     root = Path(root).resolve()
@@ -211,15 +214,72 @@ def create_server(root: Path) -> Any:
         and parse coverage. Tells how to build when there is no build yet."""
         return _answer(mem.stats, max_chars, mem)
 
+    if allow_edits:
+        _edit_tools(server, mem)
     return server
 
 
-def serve(root: Path) -> None:
+EDIT_LOOP = """You are editing the repository through ORACL's gates. Task: {task}
+
+1. Hydrate: call oracl_stats (the build and its freshness).
+2. Context: call oracl_agent_context with the task; read what you need with oracl_fragment
+   (each answer gives the file's sha256: keep it).
+3. Reach: call oracl_impact on the symbols you will change (who calls them, which tests).
+4. Propose: write ONE mutation in the contract, each file with the checksum you read:
+   @@FILE path sha256:HEX / @@REPLACE / exact existing text / @@WITH / new text / @@END
+   (@@CREATE path / text / @@END for a new file, @@DELETE path to remove one).
+5. Gate: call oracl_agent_run with dry_run=true; read every refusal (the gate and why)
+   and fix the mutation; never work around a gate.
+6. Apply: call oracl_agent_run with dry_run=false. It writes all of it or nothing and
+   rebuilds the memory.
+7. Rebuild and reach: its answer has the new build id and the impact of the change.
+8. Tests: run the tests it lists first (tests covering the changed lines come first).
+9. If they fail, fix with another mutation; if the change was wrong, say so (a person
+   runs `oracl undo`).
+10. Report the diff, the gates passed and the test results."""
+
+
+def _edit_tools(server: Any, mem: Any) -> None:
+    """``oracl_agent_run`` and the ``edit_loop`` prompt (only under ``--allow-edits``)."""
+    from oracl.core.errors import EditRefusedError
+
+    @server.tool()
+    def oracl_agent_run(mutation: str, dry_run: bool = False, allow: list[str] | None = None, confirm: bool = False,
+                        max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Apply a mutation to the repository through the memory's gates, all of it or none.
+        The contract: "@@FILE path sha256:HEX" (the checksum you read), "@@REPLACE", the exact
+        existing text (it must occur exactly once), "@@WITH", the new text, "@@END" (more
+        REPLACE/WITH pairs may follow); "@@CREATE path" … "@@END"; "@@DELETE path". Gates:
+        inside-root, not-vault, regular-file, policy, withheld, held-back, unchanged-since,
+        encoding, match, bounds, no-secret, syntax, hub; a refusal names each gate and why.
+        Returns the diff, the gates passed, the new build id and the impact of the change
+        (tests to run first). dry_run=true checks and answers without writing. allow:
+        held-back kinds to touch (archived, generated, vendored, lockfile, minified); confirm:
+        edit a file many others name."""
+        def run() -> Any:
+            try:
+                return mem.apply(mutation, dry_run=dry_run, allow=tuple(allow or ()), confirm=confirm)
+            except EditRefusedError as exc:
+                return {"refused": True, "error": str(exc), "verdicts": exc.verdicts}
+
+        result = _answer(run, max_chars, mem)
+        if '"refused":true' in result.content[0].text:
+            result.isError = True
+        return result
+
+    @server.prompt()
+    def edit_loop(task: str) -> str:
+        """The ten steps of an edit through ORACL: hydrate, context, reach, propose, gate,
+        apply, rebuild, impact, tests, report."""
+        return EDIT_LOOP.format(task=task)
+
+
+def serve(root: Path, allow_edits: bool = False) -> None:
     """Run the server on stdio until the client closes it (RootError first when ``root``
     is not a directory)."""
     check_root(Path(root))
     try:
-        server = create_server(root)
+        server = create_server(root, allow_edits)
     except ModuleNotFoundError as exc:
         from oracl.core.errors import ConfigError
 
