@@ -20,7 +20,8 @@ Rules:
 * A marker is a whole line starting with ``@@`` and one of the words above; any other line
   is text (a diff's ``@@ -1,3 +1,4 @@`` too). A text line that must start with ``@@`` is
   written with one more ``@`` (``@@@END`` is the text ``@@END``).
-* A text is its lines with their newlines: ``@@REPLACE`` / ``x = 1`` / ``@@WITH`` is the text
+* Lines end at ``\n`` (a ``\r`` before it belongs to the line; a form feed or U+2028 is
+  text). A text is its lines with their newlines: ``@@REPLACE`` / ``x = 1`` / ``@@WITH`` is the text
   ``"x = 1\\n"``. Write ``@@WITH`` right after ``@@REPLACE``'s text and ``@@END`` right after
   ``@@WITH``'s; an empty ``@@WITH`` deletes the text. Several ``@@REPLACE``/``@@WITH``
   pairs may follow one ``@@FILE`` (each applies to the file as the previous one left it).
@@ -105,7 +106,11 @@ def parse(data: bytes | str) -> Mutation:
     buf: list[str] = []
     old = ""
     size = 0
-    lines = text.splitlines(keepends=True)
+    # split on "\n" only: a form feed or U+2028 inside a text is text (str.splitlines would cut there)
+    lines = [x + "\n" for x in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
     for no, raw in enumerate(lines, 1):
         body = raw.rstrip("\r\n")
         m = MARKER.match(body)
