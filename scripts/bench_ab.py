@@ -48,7 +48,9 @@ def oracl(side: dict[str, object], *args: str) -> tuple[float, subprocess.Comple
     if side["pythonpath"]:
         env["PYTHONPATH"] = str(side["pythonpath"])
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", LAUNCH, *args], capture_output=True, text=True, env=env)
+    # -P: the current folder is not put first on sys.path. Without it, run from a checkout,
+    # `-c` imported the checkout's oracl before PYTHONPATH's (A measured B's code).
+    proc = subprocess.run([sys.executable, "-P", "-c", LAUNCH, *args], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"oracl {' '.join(args)} failed ({side['name']}): {proc.stderr.strip()[:500]}")
@@ -90,6 +92,16 @@ def db_bytes(root: Path) -> int:
     return db.stat().st_size if db.is_file() else sum(p.stat().st_size for p in db.rglob("*") if p.is_file())
 
 
+def which(side: dict[str, object]) -> str:
+    """The folder side's ``oracl`` package is imported from (checked before anything is timed)."""
+    env = {**os.environ}
+    if side["pythonpath"]:
+        env["PYTHONPATH"] = str(side["pythonpath"])
+    code = "import oracl, os; print(os.path.dirname(os.path.dirname(oracl.__file__)))"
+    return subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, env=env,
+                          check=True).stdout.strip()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workspace", type=Path)
@@ -107,6 +119,9 @@ def main() -> None:
     sides = [{"name": f"A ({a.base})", "pythonpath": worktree, "root": scratch / "a"},
              {"name": "B (this checkout)", "pythonpath": "", "root": scratch / "b"}]
     try:
+        where = [which(s) for s in sides]
+        if where[0] != str(worktree) or where[1] != str(repo):
+            raise SystemExit(f"A imports oracl from {where[0]}, B from {where[1]}: not the two revisions")
         for s in sides:
             shutil.copytree(a.workspace, s["root"], ignore=shutil.ignore_patterns(".oracl"))
         if a.coverage:

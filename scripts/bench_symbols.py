@@ -32,7 +32,7 @@ def build_once(root: Path, pythonpath: str | None) -> tuple[float, dict]:
         env["PYTHONPATH"] = pythonpath
     code = "import sys; from oracl.face.cli import main; sys.argv = ['oracl'] + sys.argv[1:]; main()"
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, "build", str(root), "--full", "--json", "-q"],
+    proc = subprocess.run([sys.executable, "-P", "-c", code, "build", str(root), "--full", "--json", "-q"],  # -P: not the cwd first
                           capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:

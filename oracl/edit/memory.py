@@ -69,6 +69,8 @@ class Memory(ReadMemory):
                       "sha256_after": ap.sha256(c.after)} for c in planned.changes]
             out: dict[str, Any] = {"dry_run": dry_run, "files": files, "diff": diff, "gates": planned.passed(),
                                    "recovered": recovered, "build_id": snap.build_id, "edit": None}
+            out["changed_lines"] = {c.path: ap.changed_lines(c, after=True) for c in planned.changes
+                                    if c.after is not None}
             if dry_run:
                 out["impact"] = self._impact(planned, after=False)
                 return out
@@ -103,15 +105,17 @@ class Memory(ReadMemory):
                 | {"files": [r["path"] for r in d.get("files", [])]} for d in reversed(ap.journals(Vault(self.root)))]
 
     def _impact(self, planned: ap.Planned, *, after: bool) -> dict[str, Any]:
-        from oracl.read import callgraph
-
         changed = {c.path: ap.changed_lines(c, after=after) for c in planned.changes
                    if c.after is not None and (after or c.op != "create")}
-        changed = {p: lines for p, lines in changed.items() if lines}
+        return self.impact_of(changed)
+
+    def impact_of(self, changed: dict[str, list[tuple[int, int]]]) -> dict[str, Any]:
+        """``impact`` of an applied edit's ``changed_lines`` (an empty answer when none)."""
+        changed = {p: [tuple(r) for r in lines] for p, lines in changed.items() if lines}  # type: ignore[misc]
         if not changed:
             return {"symbols": [], "files": [], "tests": [], "hubs": []}
         try:
-            return self._call(callgraph.impact, [], changed_lines=changed, cwd=self.cwd, reread=self.reread)
+            return self.impact(changed_lines=changed)
         except Exception as exc:  # noqa: BLE001 – the edit stands; say why its reach is unknown
             return {"error": f"impact unavailable: {str(exc).splitlines()[0][:200]}"}
 

@@ -608,7 +608,15 @@ def apply(
 
     try:
         with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
-            result = mem.apply(data, dry_run=dry_run, allow=tuple(allow or ()), confirm=confirm, build=not no_build)
+            # written here; rebuilt below once the Memory has let go of the database, with the
+            # build's forked readers (a Memory's process may not fork while it holds an engine)
+            result = mem.apply(data, dry_run=dry_run, allow=tuple(allow or ()), confirm=confirm, build=False)
+        if not dry_run and not no_build:
+            from oracl.builder.orchestrator import build as run_build
+
+            result["build_id"] = run_build(root, executor_kind="processes").build_id
+            with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
+                result["impact"] = mem.impact_of(result["changed_lines"])
     except EditRefusedError as exc:
         if as_json:
             _print_json({"refused": True, "message": str(exc), "verdicts": exc.verdicts})

@@ -273,15 +273,17 @@ class Memory:
         return self._call(callgraph.callees, name, depth=depth, min_confidence=min_confidence, k=k, used="callees")
 
     def impact(self, targets: list[str] | str | None = None, diff: str | None = None, depth: int = 3,
-               k: int = 20, min_confidence: float = 0.3) -> dict[str, Any]:
+               k: int = 20, min_confidence: float = 0.3,
+               changed_lines: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, Any]:
         """What a change reaches: symbols, files, the tests to run and the hubs touched.
         ``targets``: files, symbols or ``path:LINE``; ``diff``: the working tree against a
-        revision (``"HEAD"``)."""
+        revision (``"HEAD"``); ``changed_lines``: line ranges per file (an applied edit's)."""
         from oracl.read import callgraph
 
         items = [targets] if isinstance(targets, str) else list(targets or [])
         return self._call(callgraph.impact, items, diff=diff, depth=depth, k=k, min_confidence=min_confidence,
-                          freshness=True, cwd=self.cwd, reread=self.reread, used="impact")
+                          changed_lines=changed_lines, freshness=True, cwd=self.cwd, reread=self.reread,
+                          used="impact")
 
     def stats(self) -> dict[str, Any]:
         from oracl.read.stats import stats
