@@ -303,10 +303,15 @@ def _fresh_main() -> None:
 
 
 def executor(kind: str) -> InProcess | Processes:
-    """``in-process`` or ``processes``."""
+    """``in-process``, ``processes``, or ``ray`` / ``ray=ADDRESS`` (``ray_executor``: the
+    per-file work as tasks on a Ray cluster)."""
     if kind == "processes":
         return Processes()
     if kind == "in-process":
         return InProcess()
-    raise errors.ConfigError(f"unknown executor {kind!r}: in-process or processes")
+    if kind == "ray" or kind.startswith("ray="):
+        from oracl.builder.ray_executor import RayExecutor
+
+        return RayExecutor(kind.partition("=")[2] or None)
+    raise errors.ConfigError(f"unknown executor {kind!r}: in-process, processes, ray or ray=ADDRESS")
 

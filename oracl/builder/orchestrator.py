@@ -271,7 +271,9 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
     fresh: dict[str, FileFacts] = {}
     records: dict[str, ArtifactRecord] = {}
     half = max(1, len(to_read) // 2)
-    if workers > 1 and len(to_read) >= PARALLEL_MIN_FILES:
+    if getattr(ex, "distributed", False) and to_read:  # Ray: every file's work is the cluster's
+        items = ex.map("reading files", lambda rel: read_one(root, rel, cfg), to_read, workers)
+    elif workers > 1 and len(to_read) >= PARALLEL_MIN_FILES:
         items = ex.map("reading files", lambda rel: read_one(root, rel, cfg), to_read, workers, init=gc.freeze)
     else:
         items = (read_one(root, rel, cfg) for rel in to_read)

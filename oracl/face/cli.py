@@ -162,6 +162,7 @@ def build(
     no_gitignore: Annotated[bool, typer.Option("--no-gitignore", help="Index files .gitignore excludes.")] = False,
     workers: Annotated[int | None, typer.Option(metavar="N", help="Reader processes (default: one per core).")] = None,
     full: Annotated[bool, typer.Option("--full", help="Read every file again instead of reusing the unchanged ones.")] = False,
+    executor_opt: Annotated[str, typer.Option("--executor", metavar="KIND", help="processes (forked readers), in-process, or ray[=ADDRESS]: the per-file work as tasks on a Ray cluster (pip install 'oracl[ray]').")] = "processes",
     as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable summary instead.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display, and the summary in one line.")] = False,
 ) -> None:
@@ -188,7 +189,7 @@ def build(
         t0 = time.perf_counter()
         with build_progress(enabled=not (as_json or quiet)) as progress:
             report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full,
-                               executor_kind="processes", **overrides)
+                               executor_kind=executor_opt, **overrides)
     except OraclError as exc:
         _fail(exc)
     if as_json:
@@ -604,10 +605,10 @@ def apply(
     except OSError as exc:
         _fail(ConfigError(f"cannot read {mutation}: {exc.strerror}"))
     from oracl.core.errors import EditRefusedError
-    from oracl.edit.memory import Memory
+    from oracl.edit.memory import Memory as EditMemory
 
     try:
-        with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
+        with EditMemory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
             # written here; rebuilt below once the Memory has let go of the database, with the
             # build's forked readers (a Memory's process may not fork while it holds an engine)
             result = mem.apply(data, dry_run=dry_run, allow=tuple(allow or ()), confirm=confirm, build=False)
@@ -615,7 +616,7 @@ def apply(
             from oracl.builder.orchestrator import build as run_build
 
             result["build_id"] = run_build(root, executor_kind="processes").build_id
-            with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
+            with EditMemory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
                 result["impact"] = mem.impact_of(result["changed_lines"])
     except EditRefusedError as exc:
         if as_json:
@@ -646,11 +647,11 @@ def undo(
     Refused (exit 28) when a file changed since the mutation wrote it: nothing is
     undone then. A mutation a killed process left half-written is rolled back by the
     next apply or undo before anything else."""
-    from oracl.edit.memory import Memory
+    from oracl.edit.memory import Memory as EditMemory
 
     root = _root(None, root)
     try:
-        with Memory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
+        with EditMemory.open(root, repair=_repair, cwd=Path.cwd()) as mem:
             result: Any = {"edits": mem.edits()} if list_edits else mem.undo(edit, build=not no_build)
     except OraclError as exc:
         _fail(exc)

@@ -96,7 +96,7 @@ def create_server(root: Path, allow_edits: bool = False) -> Any:
     from oracl.face import definitions_now
     from oracl.read.memory import Memory
     if allow_edits:
-        from oracl.edit.memory import Memory  # type: ignore[assignment]  # the read Memory, plus apply
+        from oracl.edit.memory import Memory  # the read Memory, plus apply
 
     check_root(Path(root))
     root = Path(root).resolve()

@@ -18,7 +18,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import orjson
 
@@ -115,7 +115,7 @@ class Memory:
 
     @classmethod
     def open(cls, root: str | Path, *, repair: Repair | None = None, withhold_sensitive: bool = False,
-             cwd: Path | None = None, reread: Reread | None = None, session: str | None = None) -> Memory:
+             cwd: Path | None = None, reread: Reread | None = None, session: str | None = None) -> Self:
         """A Memory on the latest build of ``root`` (VaultError or NoBuildError when there
         is none it can open). ``withhold_sensitive``: answers never name or quote a file
         that holds key material (the MCP server's default). ``cwd``: a file may also be
@@ -135,7 +135,7 @@ class Memory:
                 self._current.close()
                 self._current = None
 
-    def __enter__(self) -> Memory:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
