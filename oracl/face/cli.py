@@ -873,19 +873,33 @@ def _stop(helper: Any) -> None:
 
 @app.command()
 def mcp(root: RootArg = None, root_opt: RootOpt = None,
-        allow_edits: Annotated[bool, typer.Option("--allow-edits", help="Also serve oracl_agent_run: an agent's mutations, through the gates (off: read-only).")] = False) -> None:
+        allow_edits: Annotated[bool, typer.Option("--allow-edits", help="Also serve oracl_agent_run: an agent's mutations, through the gates (off: read-only).")] = False,
+        http: Annotated[bool, typer.Option("--http", help="Serve over streamable HTTP (many clients) instead of stdio.")] = False,
+        host: Annotated[str, typer.Option("--host", metavar="HOST", help="With --http: the address to bind [127.0.0.1]; anything but loopback needs --token-file.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", metavar="PORT", help="With --http: the port [8765].")] = 8765,
+        token_file: Annotated[Path | None, typer.Option("--token-file", metavar="FILE", help="With --http: clients must send 'Authorization: Bearer' and the token in FILE's first line.")] = None,
+        max_waiting: Annotated[int, typer.Option("--max-waiting", metavar="N", help="With --http: requests that may wait beyond the 8 answered at once; more get 503 [1024].")] = 1024) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
 
     Twelve read-only tools (agent context, search, trace, related, hub, fragment, show,
     symbols, callers, impact, stats, events). Files holding key material are withheld
     unless share_sensitive = true. With --allow-edits, also oracl_agent_run (apply a
     @@FILE/@@REPLACE/@@WITH/@@END mutation through every gate, then rebuild) and the
-    edit_loop prompt; without it the server never writes a file."""
-    from oracl.face.mcp_server import serve
+    edit_loop prompt; without it the server never writes a file. With --http, the same
+    tools over streamable HTTP for many clients (at most 8 answered at once, --max-waiting
+    more queued, the rest 503); a bind beyond loopback needs --token-file."""
+    from oracl.face.mcp_server import serve, serve_http
 
     root = _root(root, root_opt)
     try:
-        serve(root, allow_edits)
+        if http:
+            from oracl.core.errors import in_range
+
+            in_range("--port", port, 0, 65535)
+            in_range("--max-waiting", max_waiting, 0, 1_000_000)
+            serve_http(root, host, port, token_file, allow_edits, queue=max_waiting)
+        else:
+            serve(root, allow_edits)
     except OraclError as exc:
         _fail(exc)
 

@@ -87,7 +87,7 @@ def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
     return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
 
 
-def create_server(root: Path, allow_edits: bool = False) -> Any:
+def create_server(root: Path, allow_edits: bool = False, http: bool = False) -> Any:
     """The FastMCP server with ORACL's twelve read-only tools; with ``allow_edits`` also
     ``oracl_agent_run`` (an agent's mutation through the gates) and the ``edit_loop`` prompt."""
     from mcp.server.fastmcp import FastMCP
@@ -109,6 +109,9 @@ def create_server(root: Path, allow_edits: bool = False) -> Any:
         "oracl_hub to walk the graph; oracl_symbols, oracl_callers and oracl_impact for definitions, call "
         "graphs and what a change reaches. Every answer says its build and whether files changed since."))
     server._mcp_server.version = __version__  # serverInfo names ORACL's version, not the SDK's
+    if http:  # one request, one answer: no session state to share between many clients
+        server.settings.stateless_http = True
+        server.settings.json_response = True
 
     @server.tool()
     def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
@@ -287,6 +290,89 @@ def serve(root: Path, allow_edits: bool = False) -> None:
     import anyio
 
     anyio.run(_run_stdio, server)
+
+
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+HTTP_LIMIT = 8        # requests answered at once (the answers share one Memory and two cores)
+HTTP_QUEUE = 1024     # requests waiting beyond those; more are turned away at once (503)
+
+
+class Guard:
+    """ASGI middleware in front of the MCP app: the bearer token (when one is set; compared
+    in constant time), then at most ``limit`` requests answered at once and ``queue`` waiting;
+    a request beyond both is answered 503 with Retry-After, never queued without bound."""
+
+    def __init__(self, app: Any, token: str | None, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE) -> None:
+        self.app, self.token, self.limit, self.queue = app, token, limit, queue
+        self.waiting = 0
+        self._sem: Any = None
+
+    async def _refuse(self, send: Any, status: int, message: str, extra: list[tuple[bytes, bytes]]) -> None:
+        body = orjson.dumps({"error": message})
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                *extra]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        import asyncio
+        import hmac
+
+        if self.token is not None:
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
+                await self._refuse(send, 401, "a bearer token is required (Authorization: Bearer …)",
+                                   [(b"www-authenticate", b"Bearer")])
+                return
+        if self._sem is None:
+            self._sem = asyncio.Semaphore(self.limit)
+        if self.waiting >= self.queue:
+            await self._refuse(send, 503, "too many requests waiting; try again", [(b"retry-after", b"1")])
+            return
+        self.waiting += 1
+        try:
+            await self._sem.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self._sem.release()
+
+
+def serve_http(root: Path, host: str = "127.0.0.1", port: int = 8765, token_file: Path | None = None,
+               allow_edits: bool = False, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE) -> None:
+    """The same tools over the MCP SDK's streamable HTTP transport (stateless, JSON answers),
+    for many clients at once. A bind to anything but loopback needs a token (``token_file``:
+    its first line), and refuses to start without one."""
+    from oracl.core.errors import ConfigError
+
+    check_root(Path(root))
+    token = None
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip().splitlines()[0].strip()
+        except (OSError, UnicodeDecodeError, IndexError):
+            token = ""
+        if len(token) < 16:
+            raise ConfigError(f"{token_file}: the token file must hold a token of at least 16 characters")
+    if host not in LOOPBACK and token is None:
+        raise ConfigError(f"binding to {host} serves the repository beyond this machine: give --token-file FILE")
+    try:
+        server = create_server(root, allow_edits, http=True)
+        import uvicorn
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"`oracl mcp --http` needs the mcp SDK ({exc.name} is missing): pip install 'oracl[mcp]'") from None
+    if token is not None:  # the token is the guard; a Host header names whatever the clients dial
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        server.settings.transport_security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = Guard(server.streamable_http_app(), token, limit, queue)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    uvicorn.Server(config).run()
 
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600

@@ -1,0 +1,121 @@
+"""`oracl mcp --http`: the same tools over the SDK's streamable HTTP transport, for many
+clients (issue 35): a real server process, real HTTP clients."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import orjson
+import pytest
+
+pytest.importorskip("mcp")
+import httpx  # noqa: E402
+
+from oracl.builder.orchestrator import build  # noqa: E402
+
+from .conftest import ORACL, SAMPLE, run_cli, write_tree  # noqa: E402
+from .test_mcp import TOOLS  # noqa: E402
+
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving(root: Path, *args: str) -> Iterator[str]:
+    port = _free_port()
+    proc = subprocess.Popen([ORACL, "mcp", str(root), "--http", "--port", str(port), *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def rpc(method: str, params: dict | None = None, rid: int = 1) -> bytes:
+    return orjson.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = write_tree(tmp_path_factory.mktemp("http") / "repo", SAMPLE)
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    return root
+
+
+def test_the_tools_over_http_and_through_the_sdk_client(repo: Path) -> None:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with serving(repo) as url:
+        r = httpx.post(url, content=rpc("tools/list"), headers=HEADERS, timeout=30)
+        assert r.status_code == 200 and sorted(t["name"] for t in r.json()["result"]["tools"]) == TOOLS
+
+        async def call() -> dict:
+            async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as s:
+                await s.initialize()
+                res = await s.call_tool("oracl_search", {"query": "hashlib sign", "k": 3})
+                return orjson.loads(res.content[0].text)
+
+        answer = asyncio.run(asyncio.wait_for(call(), timeout=60))
+        assert answer["results"][0]["path"] == "pkg/auth.py"
+
+
+def test_a_token_is_required_when_set_and_beyond_loopback(repo: Path, tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("s3cret-token-of-some-length\n")
+    with serving(repo, "--token-file", str(token)) as url:
+        assert httpx.post(url, content=rpc("tools/list"), headers=HEADERS, timeout=30).status_code == 401
+        bad = {**HEADERS, "authorization": "Bearer s3cret-token-of-some-lengtX"}
+        assert httpx.post(url, content=rpc("tools/list"), headers=bad, timeout=30).status_code == 401
+        good = {**HEADERS, "authorization": "Bearer s3cret-token-of-some-length"}
+        assert httpx.post(url, content=rpc("tools/list"), headers=good, timeout=30).status_code == 200
+    r = run_cli("mcp", str(repo), "--http", "--host", "0.0.0.0", "--port", str(_free_port()))
+    assert (r.returncode, r.stderr.strip()) == (
+        2, "Error: binding to 0.0.0.0 serves the repository beyond this machine: give --token-file FILE")
+    (tmp_path / "short").write_text("abc\n")
+    r = run_cli("mcp", str(repo), "--http", "--token-file", str(tmp_path / "short"), "--port", str(_free_port()))
+    assert r.returncode == 2 and "at least 16 characters" in r.stderr
+
+
+async def _burst(url: str, n: int) -> Counter[int]:
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+    async with httpx.AsyncClient(limits=limits, timeout=120) as client:
+        async def one(i: int) -> int:
+            call = rpc("tools/call", {"name": "oracl_search", "arguments": {"query": "sign data", "k": 2}}, rid=i)
+            r = await client.post(url, content=call, headers=HEADERS)
+            if r.status_code == 200:
+                body = r.json()
+                assert body["id"] == i and not body["result"].get("isError"), body
+            return r.status_code
+        return Counter(await asyncio.gather(*(one(i) for i in range(n))))
+
+
+def test_500_concurrent_requests_are_all_answered_or_turned_away_at_once(repo: Path) -> None:
+    with serving(repo) as url:
+        assert asyncio.run(_burst(url, 500)) == Counter({200: 500})
+    with serving(repo, "--max-waiting", "20") as url:
+        got = asyncio.run(_burst(url, 500))
+    assert set(got) == {200, 503} and got[200] >= 28, got  # the 8 answered and 20 waiting at least
