@@ -4,7 +4,6 @@ clients (issue 35): a real server process, real HTTP clients."""
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import subprocess
 import time
