@@ -365,8 +365,8 @@ def test_version() -> None:
 
 def test_help_fits_80_columns_without_placeholders_on_flags() -> None:
     names = [ln.split()[0] for ln in run_cli("--help").stdout.split("Commands:")[1].splitlines() if ln.strip()]
-    assert len(names) == 25  # ingest and learn are the last ones added
-    names += ["learn review", "learn accept", "learn reject"]
+    assert len(names) == 28  # apply, undo and workspace are the last ones added
+    names += ["learn review", "learn accept", "learn reject", "workspace add", "workspace remove", "workspace list"]
     for name in [None, *names]:
         text = run_cli(*(name.split() if name else []), "--help", env={**os.environ, "COLUMNS": "200"}).stdout
         assert all(len(ln) <= 80 for ln in text.splitlines()), name

@@ -236,6 +236,7 @@ def query(
     persona: Annotated[str, typer.Option(metavar="NAME", help="default, developer, operator, writer or security.")] = "default",
     explain: Annotated[bool, typer.Option("--explain", help="Show each parse pass, the Cypher and its parameters, and why each result scored.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON (schema oracl.search/1).")] = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask every member of this workspace file (oracl workspace add) and merge the answers by rank.")] = None,
 ) -> None:
     """Search the latest build for files.
 
@@ -244,6 +245,9 @@ def query(
     or a pasted bug report (its title, stack traces, quoted error messages and code count
     most) – ranked by field matches, BM25 over the content, the best chunk of each file,
     its history, the graph and priority."""
+    if workspace is not None:
+        _query_workspace(workspace, text, limit, persona, as_json)
+        return
     root = _root(None, root, words=None if text == ["-"] else (text, "search text"))
     words = " ".join(text)
     if words.strip() == "-":
@@ -663,6 +667,90 @@ def undo(
     else:
         sys.stdout.write(f"undone {result['undone']}: {', '.join(result['files'])}"
                          + (f" (build {result['build_id']})" if result.get("build_id") else "") + "\n")
+
+
+def _query_workspace(path: Path, text: list[str], limit: int, persona: str, as_json: bool) -> None:
+    from oracl.core.errors import in_range
+    from oracl.core.members import WorkspaceFile
+    from oracl.face.render import notice, workspace_query_view
+    from oracl.read.fanout import search_workspace
+
+    words = sys.stdin.read() if text == ["-"] else " ".join(text)
+    try:
+        in_range("--limit", limit, 1, 1000)
+        result = search_workspace(WorkspaceFile.load(path), words, k=limit, persona=persona)
+    except OraclError as exc:
+        _fail(exc)
+    for line in result["notices"]:
+        notice(line)
+    if as_json:
+        _print_json(result)
+    else:
+        workspace_query_view(result)
+
+
+workspace_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                            context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]},
+                            help="Many repositories as one memory: the members of a signed workspace file.")
+app.add_typer(workspace_app, name="workspace")
+WorkspaceOpt = Annotated[Path, typer.Option("--workspace", metavar="FILE", help="The workspace file [oracl-workspace.toml].")]
+
+
+@workspace_app.command("add")
+def workspace_add(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Repositories holding a build (.oracl/).")],
+    workspace: WorkspaceOpt = Path("oracl-workspace.toml"),
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="The member's name (one PATH; default: its folder's).")] = None,
+    public_key: Annotated[Path | None, typer.Option("--public-key", metavar="FILE", help="Its builds' manifests must be signed with this Ed25519 key.")] = None,
+) -> None:
+    """Add repositories to the workspace file (made when missing), signed again."""
+    from oracl.core.members import add
+
+    try:
+        ws = add(workspace, paths, name, public_key)
+    except OraclError as exc:
+        _fail(exc)
+    sys.stdout.write(f"{workspace}: {len(ws.members)} member(s), signed {ws.signature.split(':', 1)[0]}\n")
+
+
+@workspace_app.command("remove")
+def workspace_remove(names: Annotated[list[str], typer.Argument(metavar="NAME...")],
+                     workspace: WorkspaceOpt = Path("oracl-workspace.toml")) -> None:
+    """Remove members by name, signed again."""
+    from oracl.core.members import remove
+
+    try:
+        ws = remove(workspace, names)
+    except OraclError as exc:
+        _fail(exc)
+    sys.stdout.write(f"{workspace}: {len(ws.members)} member(s)\n")
+
+
+@workspace_app.command("list")
+def workspace_list(workspace: WorkspaceOpt = Path("oracl-workspace.toml"), as_json: JsonOpt = False) -> None:
+    """The members, whether each has a build, and how the file is signed."""
+    from oracl.core.members import WorkspaceFile
+    from oracl.core.sign import VerifyKeys
+    from oracl.core.vault import Vault
+
+    try:
+        ws = WorkspaceFile.load(workspace)
+        checked = ws.verify(VerifyKeys.from_env())
+    except OraclError as exc:
+        _fail(exc)
+    rows = []
+    for m in ws.members:
+        try:
+            build_id = str(Vault(Path(m.root)).read_latest()["build_id"])
+        except (OraclError, OSError, KeyError) as exc:
+            build_id = f"no build ({str(exc).split(';')[0][:80]})"
+        rows.append({**m.to_json(), "build_id": build_id})
+    if as_json:
+        _print_json({"workspace": str(workspace), "checked": checked, "members": rows})
+        return
+    sys.stdout.write(f"{workspace}: {checked}\n")
+    for r in rows:
+        sys.stdout.write(f"{r['name']}\t{r['root']}\t{r['build_id']}" + (f"\tkey {r['public_key']}" if r["public_key"] else "") + "\n")
 
 
 learn_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None,

@@ -921,3 +921,12 @@ def refusal_view(verdicts: list[dict[str, Any]]) -> None:
     for v in verdicts:
         blocks = ",".join(str(b) for b in v.get("blocks") or [])
         _line("refused", v["gate"], v["path"], f"block {blocks}" if blocks else "", v["why"])
+
+
+def workspace_query_view(r: dict[str, Any]) -> None:
+    """``oracl query --workspace``: rank, repository, path, the member's rank and score."""
+    for x in r["results"]:
+        _line(x["rank"], x["repository"], x["path"], x.get("member_rank", ""), f"{float(x.get('score') or 0):.3f}")
+    down = [m["name"] for m in r["members"] if not m["ok"]]
+    if not r["results"]:
+        _info("no member returned a result" + (f" ({len(down)} did not answer)" if down else ""))

@@ -1,0 +1,104 @@
+"""One question to every member of a workspace, one ranked answer (design §12).
+
+Each member answers from its own latest build (its own ``Snapshot``, its own search); the
+answers are merged by **reciprocal rank**: a result scores ``1 / (K + rank)`` with its
+rank among its own member's results, ties broken by its score as a share of that
+member's best. A member's raw scores are not comparable with another's: BM25's inverse
+document frequencies and the normalisations by the best candidate depend on each
+repository's size and vocabulary, so a 50,000-file repository's scores would bury a
+40-file one's best match. Ranks are comparable: each member's best result is among the
+first ``len(members)`` merged ones whatever the sizes (a test holds a 1,500-file member
+from drowning a 3-file one). Results of equal rank are ordered by the fields
+they matched (``evidence``: a file named for the words and defining them before one that
+mentions them), which no corpus statistic enters. Every result carries its ``repository``.
+
+A member that cannot answer (no build, a damaged vault, a manifest whose signature does
+not verify against the member's public key) is named with the reason in ``members`` and
+in the notices; the others still answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from oracl.core.errors import OraclError
+from oracl.core.members import Member, WorkspaceFile
+from oracl.core.sign import VerifyKeys, load_public_key, verify_signature
+from oracl.core.vault import MANIFEST, MANIFEST_SIG
+from oracl.read.query.run import search
+from oracl.read.snapshot import Snapshot
+
+K = 60  # the reciprocal-rank constant (Cormack et al.'s): rank 1 → 1/61, rank 10 → 1/70
+# what a result's matched fields say, the same in every repository (no corpus statistics):
+# the tie-break between results of equal rank in different members
+EVIDENCE = {"filename": 3.0, "symbols": 3.0, "path": 2.0, "headings": 2.0, "body": 1.0, "chunk": 1.0}
+
+
+def evidence(row: dict[str, Any]) -> float:
+    """Σ of ``EVIDENCE`` over the fields a result matched (0.5 for any other field).
+
+    >>> evidence({"matched_fields": ["filename", "symbols", "body"]}), evidence({"matched_fields": ["body"]})
+    (7.0, 1.0)
+    """
+    return sum(EVIDENCE.get(f, 0.5) for f in row.get("matched_fields") or [])
+
+
+def _verify_member(snap: Snapshot, m: Member) -> str:
+    """The member's manifest signature against its public key (when the workspace names one)."""
+    if m.public_key is None:
+        return "unsigned member (no public key named)"
+    try:
+        key = load_public_key(Path(m.public_key).read_text(), m.public_key)
+    except OSError as exc:
+        raise OraclError(f"cannot read its public key {m.public_key}: {exc.strerror}") from None
+    sig = snap.bundle / MANIFEST_SIG
+    data = (snap.bundle / MANIFEST).read_bytes()
+    return verify_signature(data, sig.read_text().strip() if sig.is_file() else None, VerifyKeys(key),
+                            required=True, what=f"member {m.name}'s manifest")
+
+
+def fan_out(ws: WorkspaceFile, ask: Callable[[Snapshot], list[dict[str, Any]]]
+            ) -> tuple[list[tuple[Member, list[dict[str, Any]]]], list[dict[str, Any]], list[str]]:
+    """``ask`` on every member's latest build: (each answering member and its rows, every
+    member's status, notices)."""
+    answers, status, notices = [], [], []
+    for m in ws.members:
+        try:
+            with Snapshot.open(Path(m.root)) as snap:
+                checked = _verify_member(snap, m)
+                rows = ask(snap)
+                status.append({"name": m.name, "root": m.root, "build_id": snap.build_id, "ok": True,
+                               "checked": checked})
+                answers.append((m, rows))
+        except (OraclError, OSError) as exc:
+            why = str(exc).split("\n")[0][:300]
+            status.append({"name": m.name, "root": m.root, "ok": False, "error": why})
+            notices.append(f"member {m.name} did not answer: {why}")
+    return answers, status, notices
+
+
+def merge(answers: list[tuple[Member, list[dict[str, Any]]]], k: int) -> list[dict[str, Any]]:
+    """The members' ranked rows as one list by reciprocal rank (ties: the fields matched,
+    ``evidence``; then the share of the member's best score; then the repository and
+    path), each with ``repository``."""
+    pooled = []
+    for m, rows in answers:
+        best = max((float(r.get("score") or 0) for r in rows), default=0.0) or 1.0
+        for i, r in enumerate(rows, 1):
+            share = float(r.get("score") or 0) / best
+            pooled.append((1.0 / (K + i), evidence(r), share, m.name, r))
+    pooled.sort(key=lambda x: (-x[0], -x[1], -x[2], x[3], x[4].get("path", "")))
+    out = []
+    for n, (fused, _, share, name, r) in enumerate(pooled[:k], 1):
+        out.append({**r, "repository": name, "rank": n, "member_rank": r.get("rank"),
+                    "fused": round(fused, 6), "share_of_best": round(share, 6)})
+    return out
+
+
+def search_workspace(ws: WorkspaceFile, text: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
+    """``query`` over every member: the merged results, each with its repository."""
+    answers, status, notices = fan_out(ws, lambda snap: search(snap, text, limit=k, persona=persona).results)
+    return {"schema": "oracl.workspace-search/1", "workspace": str(ws.path), "query": text,
+            "results": merge(answers, k), "members": status, "notices": notices}
