@@ -21,10 +21,11 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from oracl.builder.executor import InProcess
+from oracl.builder.executor import InProcess, Processes, Task
 from oracl.core.errors import ChildError, ConfigError
 
 R = TypeVar("R")
+T = TypeVar("T")
 BATCH = 256              # files per task: a task's overhead (~ms) against ~1 ms per file
 MAX_RETRIES = 3          # a task whose worker died is run again this many times
 CONNECT_TIMEOUT_S = 5    # a head that does not accept a connection in this long is not reachable
@@ -40,8 +41,9 @@ def _run_batch(fn: Callable[[Any], Any], items: Sequence[Any], marker: str | Non
 
 
 class RayExecutor(InProcess):
-    """``map`` as Ray tasks; every other task in process (the driver holds Ray's threads,
-    so it never forks)."""
+    """``map`` as Ray tasks; ``submit_fresh`` (the full-text index) in a new interpreter, as
+    the processes executor does (fork+exec is safe beside Ray's threads); every other task
+    in process (a plain fork is not)."""
 
     kind = "ray"
     distributed = True  # read() hands every file to ``map``, however few
@@ -53,6 +55,7 @@ class RayExecutor(InProcess):
             raise ConfigError("--executor ray needs Ray: pip install 'oracl[ray]'") from None
         self._ray = ray
         self._started = False
+        self._fresh = Processes()
         if not ray.is_initialized():
             _init(ray, address, num_cpus)
             self._started = True
@@ -87,7 +90,16 @@ class RayExecutor(InProcess):
             for ref in pending:
                 ray.cancel(ref, force=True)
 
+    def submit_fresh(self, what: str, fn: Callable[..., T], *args: Any) -> Task[T]:
+        return self._fresh.submit_fresh(what, fn, *args)
+
+    def join(self, task: Task[T]) -> T:
+        if task.pid:  # a fresh interpreter's
+            return self._fresh.join(task)
+        return super().join(task)
+
     def close(self) -> None:
+        self._fresh.close()
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
             self._started = False
