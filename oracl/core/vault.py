@@ -6,10 +6,12 @@ Every write goes to a temp file in the same folder and is moved into place with
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,19 @@ def atomic_write(path: Path, data: bytes) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder/.lock`` (the folder made when missing): one writer of
+    the folder's files at a time (ingest, learn, an agent's edit); the next one waits."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def check_root(root: Path) -> None:

@@ -16,13 +16,11 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
-import fcntl
 import hashlib
 import os
 import shutil
 import signal
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +30,7 @@ import orjson
 
 from oracl.core.errors import ContractError, EditRefusedError, UndoError, UnsafePathError
 from oracl.core.secrets import redact_text
-from oracl.core.vault import Vault, atomic_write
+from oracl.core.vault import Vault, atomic_write, folder_lock
 from oracl.edit.contract import Edit, Mutation
 from oracl.edit.gates import GATE_NAMES, MAX_RESULT_BYTES, Change, Context, evaluate, kind_of
 
@@ -46,17 +44,9 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-@contextlib.contextmanager
-def edit_lock(vault: Vault) -> Iterator[None]:
+def edit_lock(vault: Vault) -> contextlib.AbstractContextManager[None]:
     """One mutation (or undo) per vault at a time: the next one waits for it."""
-    folder = vault.dir / EDITS
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    return folder_lock(vault.dir / EDITS)
 
 
 def _parent(real_root: str, rel: str, create: bool = False) -> tuple[int, str]:

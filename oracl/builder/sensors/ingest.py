@@ -15,7 +15,6 @@ schema version is refused and counted.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import re
@@ -43,7 +42,7 @@ from oracl.core.records import (
     GraduatedEvent,
 )
 from oracl.core.secrets import redact_text
-from oracl.core.vault import EVENTS_FILE, STAT_FILE, Vault, atomic_write
+from oracl.core.vault import EVENTS_FILE, STAT_FILE, Vault, atomic_write, folder_lock
 
 EVENTS = EVENTS_FILE
 REPORTS = "events/reports.json"
@@ -293,11 +292,7 @@ def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str,
     at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     vault = Vault(root)
     files = Files.of(vault)
-    folder = vault.dir / "events"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with folder_lock(vault.dir / "events"):
         try:
             seen: dict[str, Any] = orjson.loads((vault.dir / REPORTS).read_bytes())
         except FileNotFoundError:
@@ -339,8 +334,6 @@ def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str,
             with open(vault.dir / EVENTS, "ab") as fh:  # under the lock: no other ingest appends meanwhile
                 fh.write(data)
         atomic_write(vault.dir / REPORTS, orjson.dumps(seen, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
-    finally:
-        os.close(fd)
     return {"reports": summary, "events": len(rows), "file": str(vault.dir / EVENTS)}
 
 
@@ -353,11 +346,7 @@ def record(root: Path, events: list[GraduatedEvent], now: datetime | None = None
     now = now or datetime.now(UTC)
     at = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     vault = Vault(root)
-    folder = vault.dir / "events"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with folder_lock(vault.dir / "events"):
         try:
             files = Files.of(vault)
         except NoBuildError:
@@ -365,6 +354,4 @@ def record(root: Path, events: list[GraduatedEvent], now: datetime | None = None
         rows = [stored(validate(e.to_json(), now), at, files) for e in events]
         with open(vault.dir / EVENTS, "ab") as fh:
             fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows))
-    finally:
-        os.close(fd)
     return len(rows)

@@ -19,11 +19,9 @@ and nothing is overwritten. Writers hold ``learn/.lock``.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,7 @@ import orjson
 from oracl.core import telemetry
 from oracl.core.errors import LearnedDataError, QueryError
 from oracl.core.vault import LEARN_DECISIONS as DECISIONS
-from oracl.core.vault import atomic_write, json_or_none
+from oracl.core.vault import atomic_write, folder_lock, json_or_none
 from oracl.read.learn.mine import Mined, mine
 from oracl.read.learn.usage import USAGE_LOG
 from oracl.read.snapshot import Snapshot
@@ -88,16 +86,8 @@ def load(vault_dir: Path) -> dict[str, Any]:
     return doc
 
 
-@contextmanager
-def _locked(vault_dir: Path) -> Iterator[None]:
-    folder = vault_dir / "learn"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+def _locked(vault_dir: Path) -> AbstractContextManager[None]:
+    return folder_lock(vault_dir / "learn")
 
 
 def _save(vault_dir: Path, doc: dict[str, Any]) -> None:
