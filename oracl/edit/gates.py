@@ -85,7 +85,7 @@ Check = Callable[[Change, Context], str | None]
 
 def _inside(c: Change, ctx: Context) -> str | None:
     p = c.path
-    if not p or p.startswith(("/", "\\")) or os.path.isabs(p) or (len(p) > 1 and p[1] == ":"):
+    if not p or p.startswith(("/", "\\")) or os.path.isabs(p) or (p[:1].isalpha() and p[1:3] in (":/", ":\\")):
         return "an absolute path; paths are relative to the root"
     if ".." in p.replace("\\", "/").split("/"):
         return "the path climbs out with '..'"
