@@ -30,6 +30,10 @@ def __getattr__(name: str) -> Any:
         from oracl.edit.memory import Memory  # the read Memory, plus apply and undo
 
         return Memory
+    if name == "Workspace":  # many repositories as one memory
+        from oracl.read.fanout import Workspace
+
+        return Workspace
     raise AttributeError(name)
 
 
@@ -43,5 +47,5 @@ def build(root: str | Path, **kwargs: Any) -> Any:
     return _build(Path(root), **kwargs)
 
 
-__all__ = ["Memory", "ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",
+__all__ = ["Memory", "Workspace", "ConfigError", "NoBuildError", "OraclError", "QueryError", "RootError", "StoreError",
            "StoreLockedError", "UnsafePathError", "VaultError", "__version__", "build"]

@@ -133,3 +133,22 @@ def test_cli_workspace_and_query_across_members(tmp_path: Path) -> None:
     assert [(x["repository"], x["path"]) for x in q["results"][:2]] == [("auth", "lib/jwt.py"), ("api", "handlers/login.py")]
     missing = run_cli("query", "x", "--workspace", str(tmp_path / "none.toml"))
     assert missing.returncode == 2 and "no workspace file" in missing.stderr
+
+
+def test_symbols_across_members_and_the_python_api(tmp_path: Path) -> None:
+    import oracl
+
+    lib = _repo(tmp_path / "lib", {"auth/tokens.py": "def issue_token(user):\n    return user\n"})
+    svc = _repo(tmp_path / "svc", {"api/views.py": "def issue_tokens(users):\n    return users\n",
+                                   "api/other.py": "def issue_token(user):\n    return None\n"})
+    wsf = tmp_path / "ws.toml"
+    add(wsf, [lib, svc])
+    ws = oracl.Workspace.open(wsf)
+    out = ws.symbols("issue_token")
+    assert [(d["repository"], d["path"], d["match"]) for d in out["definitions"]] == [
+        ("lib", "auth/tokens.py", "exact"), ("svc", "api/other.py", "exact")]
+    assert [m.name for m in ws.members] == ["lib", "svc"]
+    assert ws.search("issue token", k=5)["results"][0]["repository"] in ("lib", "svc")
+    r = run_cli("symbols", "issue_token", "--workspace", str(wsf))
+    assert r.returncode == 0 and r.stdout.splitlines() == [
+        "lib\tfunction\tissue_token\tauth/tokens.py:1-2\texact", "svc\tfunction\tissue_token\tapi/other.py:1-2\texact"]

@@ -438,11 +438,31 @@ def symbols(
     language: Annotated[str | None, typer.Option(metavar="LANGUAGE", help="Only this language (python, go, typescript, …).")] = None,
     k: Annotated[int, typer.Option("-k", metavar="N", help="Definitions to show.")] = 20,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask every member of this workspace file; each definition with its repository.")] = None,
 ) -> None:
     """Where NAME is defined.
 
     Exact short or qualified names first, the closest names when nothing matches
     exactly."""
+    if workspace is not None:
+        from oracl.core.members import WorkspaceFile
+        from oracl.face.render import notice
+        from oracl.read.fanout import symbols_workspace
+
+        try:
+            in_range_k = max(1, min(k, 1000))
+            result = symbols_workspace(WorkspaceFile.load(workspace), name, kind, language, in_range_k)
+        except OraclError as exc:
+            _fail(exc)
+        for line in result["notices"]:
+            notice(line)
+        if as_json:
+            _print_json(result)
+        else:
+            for d in result["definitions"]:
+                sys.stdout.write(f"{d['repository']}\t{d['kind']}\t{d['qualified']}\t{d['path']}:{d['start']}-{d['end']}"
+                                 f"\t{d['match']}\n")
+        return
     _answer(root, as_json, "symbols_view", lambda mem: mem.symbols(name, kind, language, k), ([name], "a name"))
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from oracl.core.errors import OraclError
-from oracl.core.members import Member, WorkspaceFile
+from oracl.core.members import DEFAULT_FILE, Member, WorkspaceFile
 from oracl.core.sign import VerifyKeys, load_public_key, verify_signature
 from oracl.core.vault import MANIFEST, MANIFEST_SIG
 from oracl.read.query.run import search
@@ -102,3 +102,48 @@ def search_workspace(ws: WorkspaceFile, text: str, k: int = 10, persona: str = "
     answers, status, notices = fan_out(ws, lambda snap: search(snap, text, limit=k, persona=persona).results)
     return {"schema": "oracl.workspace-search/1", "workspace": str(ws.path), "query": text,
             "results": merge(answers, k), "members": status, "notices": notices}
+
+
+MATCH_ORDER = {"exact": 0, "ambiguous": 0, "fuzzy": 1}  # ambiguous: several exact definitions
+
+
+def symbols_workspace(ws: WorkspaceFile, name: str, kind: str | None = None, language: str | None = None,
+                      k: int = 20) -> dict[str, Any]:
+    """Where ``name`` is defined in every member: the members with an exact definition
+    first (in the workspace's order), then those with only close names; each definition
+    with its ``repository`` and how its member matched."""
+    from oracl.read.callgraph import symbols
+
+    answers, status, notices = fan_out(ws, lambda snap: [symbols(snap, name, kind=kind, language=language, k=k)])
+    found = sorted(((MATCH_ORDER.get(a[0]["match"], 3), i, m, a[0]) for i, (m, a) in enumerate(answers)),
+                   key=lambda x: (x[0], x[1]))
+    rows = [{**d, "repository": m.name, "match": ans["match"]} for _, _, m, ans in found for d in ans["definitions"]]
+    return {"schema": "oracl.workspace-symbols/1", "workspace": str(ws.path), "query": name, "definitions": rows[:k],
+            "members": status, "notices": notices}
+
+
+class Workspace:
+    """Many repositories as one memory, from Python (``oracl.Workspace``):
+
+    >>> ws = Workspace.open("oracl-workspace.toml")                     # doctest: +SKIP
+    >>> [(r["repository"], r["path"]) for r in ws.search("session cookie", k=3)["results"]]  # doctest: +SKIP
+
+    Each call opens every member's latest build and closes it again (a member rebuilt in
+    between answers from its new build)."""
+
+    def __init__(self, file: WorkspaceFile) -> None:
+        self.file = file
+
+    @classmethod
+    def open(cls, path: str | Path = DEFAULT_FILE) -> Workspace:
+        return cls(WorkspaceFile.load(Path(path)))
+
+    @property
+    def members(self) -> list[Member]:
+        return list(self.file.members)
+
+    def search(self, q: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
+        return search_workspace(self.file, q, k=k, persona=persona)
+
+    def symbols(self, name: str, kind: str | None = None, language: str | None = None, k: int = 20) -> dict[str, Any]:
+        return symbols_workspace(self.file, name, kind=kind, language=language, k=k)
