@@ -180,20 +180,21 @@ def _no_secret(c: Change, ctx: Context) -> str | None:
     return None
 
 
+# formats a library of their own parses (the languages go to ``Context.syntax``)
+DATA_PARSERS: dict[str, tuple[Callable[[str], Any], type[Exception]]] = {
+    ".json": (orjson.loads, orjson.JSONDecodeError), ".toml": (tomllib.loads, tomllib.TOMLDecodeError)}
+
+
 def _errors(path: str, data: bytes, ctx: Context) -> bool | None:
     text = data.decode("utf-8-sig", "replace")
-    if path.endswith(".json"):
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in DATA_PARSERS:
+        parse, error = DATA_PARSERS[suffix]
         try:
-            orjson.loads(data)
-            return False
-        except orjson.JSONDecodeError:
+            parse(text)
+        except error:
             return True
-    if path.endswith(".toml"):
-        try:
-            tomllib.loads(text)
-            return False
-        except tomllib.TOMLDecodeError:
-            return True
+        return False
     return ctx.syntax(path, text) if ctx.syntax is not None else None
 
 

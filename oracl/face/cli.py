@@ -445,23 +445,14 @@ def symbols(
     Exact short or qualified names first, the closest names when nothing matches
     exactly."""
     if workspace is not None:
-        from oracl.core.members import WorkspaceFile
-        from oracl.face.render import notice
+        from oracl.core.errors import in_range
         from oracl.read.fanout import symbols_workspace
 
-        try:
-            in_range_k = max(1, min(k, 1000))
-            result = symbols_workspace(WorkspaceFile.load(workspace), name, kind, language, in_range_k)
-        except OraclError as exc:
-            _fail(exc)
-        for line in result["notices"]:
-            notice(line)
-        if as_json:
-            _print_json(result)
-        else:
-            for d in result["definitions"]:
-                sys.stdout.write(f"{d['repository']}\t{d['kind']}\t{d['qualified']}\t{d['path']}:{d['start']}-{d['end']}"
-                                 f"\t{d['match']}\n")
+        def ask(ws: Any) -> dict[str, Any]:
+            in_range("-k", k, 1, 1000)
+            return symbols_workspace(ws, name, kind, language, k)
+
+        _workspace_answer(workspace, as_json, "workspace_symbols_view", ask)
         return
     _answer(root, as_json, "symbols_view", lambda mem: mem.symbols(name, kind, language, k), ([name], "a name"))
 
@@ -689,24 +680,35 @@ def undo(
                          + (f" (build {result['build_id']})" if result.get("build_id") else "") + "\n")
 
 
-def _query_workspace(path: Path, text: list[str], limit: int, persona: str, as_json: bool) -> None:
-    from oracl.core.errors import in_range
+def _workspace_answer(path: Path, as_json: bool, view: str, ask: Any) -> None:
+    """The workspace readers' one way in: the file loaded and verified, ``ask(file)``, its
+    notices, then JSON or ``render.<view>`` (the members' fan-out: ``oracl.read.fanout``)."""
     from oracl.core.members import WorkspaceFile
-    from oracl.face.render import notice, workspace_query_view
-    from oracl.read.fanout import search_workspace
+    from oracl.face import render
 
-    words = sys.stdin.read() if text == ["-"] else " ".join(text)
     try:
-        in_range("--limit", limit, 1, 1000)
-        result = search_workspace(WorkspaceFile.load(path), words, k=limit, persona=persona)
+        result = ask(WorkspaceFile.load(path))
     except OraclError as exc:
         _fail(exc)
     for line in result["notices"]:
-        notice(line)
+        render.notice(line)
     if as_json:
         _print_json(result)
     else:
-        workspace_query_view(result)
+        getattr(render, view)(result)
+
+
+def _query_workspace(path: Path, text: list[str], limit: int, persona: str, as_json: bool) -> None:
+    from oracl.core.errors import in_range
+    from oracl.read.fanout import search_workspace
+
+    words = sys.stdin.read() if text == ["-"] else " ".join(text)
+
+    def ask(ws: Any) -> dict[str, Any]:
+        in_range("--limit", limit, 1, 1000)
+        return search_workspace(ws, words, k=limit, persona=persona)
+
+    _workspace_answer(path, as_json, "workspace_query_view", ask)
 
 
 workspace_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,

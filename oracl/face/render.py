@@ -930,3 +930,9 @@ def workspace_query_view(r: dict[str, Any]) -> None:
     down = [m["name"] for m in r["members"] if not m["ok"]]
     if not r["results"]:
         _info("no member returned a result" + (f" ({len(down)} did not answer)" if down else ""))
+
+
+def workspace_symbols_view(r: dict[str, Any]) -> None:
+    """``oracl symbols --workspace``: repository, kind, qualified name, place, how its member matched."""
+    for d in r["definitions"]:
+        _line(d["repository"], d["kind"], d["qualified"], f"{d['path']}:{d['start']}-{d['end']}", d["match"])
