@@ -51,6 +51,7 @@ from oracl.builder.pipeline.annotate import (
 )
 from oracl.builder.pipeline.discover import read_one
 from oracl.builder.pipeline.history import History, read_history
+from oracl.builder.pipeline import interface as interface_of
 from oracl.builder.pipeline.merge import (
     EvidenceStore,
     MergeResult,
@@ -86,6 +87,7 @@ from oracl.core.vault import (
     EVENTS_FILE,
     EVENTS_INDEX_FILE,
     FACTS_FILE,
+    INTERFACE_FILE,
     HEADER_FILE,
     LEARNED_FILE,
     MANIFEST,
@@ -589,6 +591,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             writer.add(EVENTS_BUNDLE_FILE, events.section)
         if events is not None and events.index is not None:
             writer.add(EVENTS_INDEX_FILE, events.index)
+        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts)))
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],

@@ -33,6 +33,7 @@ LEARN_DECISIONS = "learn/decisions.jsonl"  # oracl learn accept / reject, one li
 LEARNED_FILE = "learned.json"   # the learned terms and associations the build merged (what the query plane reads)
 SYMBOLS_FILE = "symbols.seg"    # the symbol graph's export rows, per file (what a selective build reuses)
 FACTS_FILE = "facts.bin"        # every file's Phase 1 facts (what a selective build reuses)
+INTERFACE_FILE = "interface.json"  # the packages a build provides and requires, and its imports of them (a workspace's joins)
 MANIFEST = "manifest.json"      # the SHA-256 of every other file of the bundle
 MANIFEST_SIG = "manifest.json.sig"  # the signature of the manifest (when a key is configured)
 # what a reader may be handed to rebuild a missing or damaged bundle: (root, the problem) →

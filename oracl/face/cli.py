@@ -470,11 +470,21 @@ def callers(
     min_confidence: ConfidenceOpt = 0.7,
     k: Annotated[int, typer.Option("-k", metavar="N", help="Call edges to show per level.")] = 100,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask every member of this workspace file: the callers in the members that define SYMBOL and in those whose manifests depend on them.")] = None,
 ) -> None:
     """Who calls SYMBOL.
 
     Each caller with the call sites' lines, the edge's confidence and how the name was
-    resolved."""
+    resolved. With --workspace, also the call sites in other repositories that reach
+    SYMBOL through a package their manifests depend on."""
+    if workspace is not None:
+        from oracl.read.crossrepo import callers_workspace
+
+        if depth != 1:
+            _fail(ConfigError("--workspace lists one level of callers (--depth 1)"))
+        _workspace_answer(workspace, as_json, "workspace_callers_view",
+                          lambda ws: callers_workspace(ws, symbol, min_confidence=min_confidence, k=k))
+        return
     _answer(root, as_json, "calls_view", lambda mem: mem.callers(symbol, depth, min_confidence, k),
             ([symbol], "a symbol"))
 
@@ -506,15 +516,31 @@ def impact(
     depth: Annotated[int, typer.Option(metavar="N", help="Levels of callers and subtypes to follow, 1 to 5.")] = 3,
     k: Annotated[int, typer.Option("-k", metavar="N", help="Rows to show per list.")] = 20,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Follow the change into the other members of this workspace file that depend on its repository's packages.")] = None,
+    member: Annotated[str | None, typer.Option("--member", metavar="NAME", help="With --workspace: the member that changes (default: the one holding --root or the current folder).")] = None,
+    hops: Annotated[int, typer.Option("--hops", metavar="N", help="With --workspace: repository boundaries to cross, 1 to 5.")] = 3,
 ) -> None:
     """What a change reaches, and the tests to run.
 
     The symbols and files that depend on TARGETS (or on the working tree's changes with
     --diff [REV]), ranked by weight and distance, the test files to run, and the hubs
-    touched."""
+    touched. With --workspace, the same in every member whose manifests depend on the
+    changed repository's packages (and theirs, --hops deep)."""
     if diff and len(targets or []) > 1:
         _fail(ConfigError("--diff takes one revision (oracl impact --diff [REV]), not a list of targets"))
     rev = (targets or ["HEAD"])[0] if diff else None
+    if workspace is not None:
+        from oracl.read.crossrepo import impact_workspace, member_of
+
+        def ask(ws: Any) -> dict[str, Any]:
+            name = member or member_of(ws, root or Path.cwd())
+            if not diff and not targets:
+                raise QueryError("name what changes: a file, a symbol, or --diff [REV]")
+            return impact_workspace(ws, name, [] if diff else list(targets or []), diff=rev, depth=depth,
+                                    hops=hops, k=k, cwd=Path.cwd())
+
+        _workspace_answer(workspace, as_json, "workspace_impact_view", ask)
+        return
     _answer(root, as_json, "impact_view",
             lambda mem: mem.impact([] if diff else targets or [], diff=rev, depth=depth, k=k),
             ([] if diff else list(targets or []), "a file or a symbol"))
@@ -773,6 +799,14 @@ def workspace_list(workspace: WorkspaceOpt = Path("oracl-workspace.toml"), as_js
     sys.stdout.write(f"{workspace}: {checked}\n")
     for r in rows:
         sys.stdout.write(f"{r['name']}\t{r['root']}\t{r['build_id']}" + (f"\tkey {r['public_key']}" if r["public_key"] else "") + "\n")
+
+
+@workspace_app.command("links")
+def workspace_links(workspace: WorkspaceOpt = Path("oracl-workspace.toml"), as_json: JsonOpt = False) -> None:
+    """The edges between members: which member's manifest depends on a package another provides."""
+    from oracl.read.crossrepo import links_workspace
+
+    _workspace_answer(workspace, as_json, "workspace_links_view", links_workspace)
 
 
 learn_app = typer.Typer(no_args_is_help=False, rich_markup_mode=None,

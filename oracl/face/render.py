@@ -936,3 +936,49 @@ def workspace_symbols_view(r: dict[str, Any]) -> None:
     """``oracl symbols --workspace``: repository, kind, qualified name, place, how its member matched."""
     for d in r["definitions"]:
         _line(d["repository"], d["kind"], d["qualified"], f"{d['path']}:{d['start']}-{d['end']}", d["match"])
+
+
+def workspace_impact_view(r: dict[str, Any]) -> None:
+    """``oracl impact --workspace``: per repository (the changed one first, then each one
+    the change crosses into), its entries, tests and files."""
+    what = f"git diff {r['diff'] or 'HEAD'}" if r["diff"] is not None else ", ".join(r["targets"])
+    _info(f"Impact of {what} in {r['member']}: {r['reached_repositories']} other repositor"
+          f"{'y' if r['reached_repositories'] == 1 else 'ies'} reached, {r['reached_files']} file(s) there")
+    cols = (Col("repository", "path"), _row_number(), Col("path", "path"), Col("score", "num"), Col("dist", "num", 2),
+            Col("why"))
+    for sec in r["repositories"]:
+        head = sec["repository"] + (f" (hop {sec['hop']}, through {sec['via']}: {', '.join(sec['packages'])})"
+                                    if sec["hop"] else " (changed)")
+        if sec["hop"]:
+            table(f"{head}: where it uses what changed ({len(sec['entries'])} of {sec['entry_count']})",
+                  (Col("repository", "path"), Col("path", "path"), Col("line", "num"), Col("conf", "num"),
+                   Col("uses")),
+                  [[sec["repository"], e["path"], str(e["line"]), f"{e['confidence']:.2f}",
+                    f"{e['uses']} → {e['defined']}"] for e in sec["entries"]], section="entry")
+        for title, section, rows, total in (("tests to run", "test", sec["tests"], sec["test_count"]),
+                                            ("files reached", "file", sec["files"], sec["file_count"])):
+            table(f"{head}: {title} ({len(rows)} of {total})", cols,
+                  [[sec["repository"], str(i), f["path"], f"{f['score']:.3f}", str(f["distance"]),
+                    "; ".join(f["reasons"][:2])] for i, f in enumerate(rows, 1)], section=section)
+
+
+def workspace_callers_view(r: dict[str, Any]) -> None:
+    """``oracl callers --workspace``: repository, caller, place, confidence, how (across: the package)."""
+    defs = ", ".join(f"{d['qualified']} ({d['repository']}: {_loc(d)})" for d in r["definitions"][:3])
+    _info(f"{r['total']} caller(s) of {defs}" + (" …" if len(r["definitions"]) > 3 else "")
+          + f"; {r['across']} in other repositories")
+    table(f"Callers of {r['query']}", (Col("repository", "path"), Col("caller", "path"), Col("where", "path"),
+                                        Col("conf", "num"), Col("how")),
+          [[c["repository"], c["qualified"], c["path"] + ":" + ",".join(str(x) for x in c["lines"][:6]),
+            f"{c['confidence']:.2f}", (f"through {c['across']}: " + ", ".join(c["calls"][:3])) if c["across"]
+            else c["resolution"]] for c in r["callers"]], section="caller")
+
+
+def workspace_links_view(r: dict[str, Any]) -> None:
+    """``oracl workspace links``: consumer → provider, package, where the dependency is declared, files importing it."""
+    table("Links between members", (Col("consumer", "path"), Col("provider", "path"), Col("package"),
+                                    Col("declared", "path"), Col("files", "num")),
+          [[x["consumer"], x["provider"], f"{x['package']} ({x['ecosystem']})", f"{x['manifest']}:{x['line']}",
+            str(x["files"])] for x in r["links"]], section="link")
+    if not r["links"]:
+        _info(f"no member depends on a package another provides ({len(r['packages'])} package(s) provided)")

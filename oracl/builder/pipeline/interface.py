@@ -1,0 +1,357 @@
+"""A repository's interface to other repositories (design §12, issue 35): what packages it
+provides, what packages its manifests require, and where its files use code from outside
+the repository. Written into every bundle as ``interface.json`` (listed in the manifest,
+so a member's signature covers it); a workspace's readers join members through it.
+
+* ``packages`` – each package a manifest at the root (or in one of the root's workspace
+  folders, ``core.packages``) declares: its ecosystem, its name as the manifest says it,
+  the folder it lives in, and the ``prefixes`` code imports it by (Python: the top-level
+  packages under the folder or its ``src/``; npm: the name; Go: the module path; Rust: the
+  crate name with ``_``; Maven and Gradle: the Java/Kotlin packages its files declare).
+* ``requires`` – each dependency those manifests name: ecosystem, name, the manifest and
+  the line. Only names are kept: a version specifier can hold a URL with a token.
+* ``files`` – per file, its imports of code from outside the repository (``[module, names,
+  line]``: ``from werkzeug.serving import run_simple`` → ``["werkzeug.serving",
+  ["run_simple"], 2]``) and the call sites whose first name one of those imports binds
+  (``[call, line, import index]``: ``click.echo`` after ``import click``).
+
+Imports of the repository's own modules are left out by their first name (a top-level
+package or module of its own, its own npm name, Go module or crate, its own Java
+packages). A malformed manifest declares nothing (the build does not fail over it).
+
+>>> normalise("python", "Flask_SQLAlchemy"), normalise("rust", "serde-json"), normalise("npm", "@Scope/X")
+('flask-sqlalchemy', 'serde_json', '@scope/x')
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.core.packages import workspace_packages
+from oracl.core.paths import is_test_path
+from oracl.core.records import FileFacts
+
+FORMAT = 1
+MAX_MANIFEST_BYTES = 1 << 20
+MAX_CALLS_PER_FILE = 2000
+MAX_PREFIXES = 2000
+JS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
+JVM = frozenset({"java", "kotlin", "scala"})
+_PEP508 = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_IDENT = re.compile(r"^[A-Za-z_$][\w$]*$")
+_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.~-]+\.[\w.~/-]+)\s+v\S+", re.M)
+_GRADLE_DEP = re.compile(r"""\b(?:implementation|api|compileOnly|runtimeOnly|testImplementation|compile)\s*\(?\s*["']([\w.-]+):([\w.-]+)(?::[^"']*)?["']""")
+_RUST_ROOTS = frozenset({"crate", "self", "super", "std", "core", "alloc"})
+
+
+def normalise(ecosystem: str, name: str) -> str:
+    """A package name as the ecosystem compares them (PEP 503 for Python; Cargo treats
+    ``-`` and ``_`` alike; npm and Maven names are case-insensitive here)."""
+    if ecosystem == "python":
+        return re.sub(r"[-_.]+", "-", name).lower()
+    if ecosystem == "rust":
+        return name.replace("-", "_").lower()
+    return name.lower() if ecosystem in ("npm", "maven") else name
+
+
+def _read(root: Path, rel: str) -> str:
+    """A manifest's text: a regular file inside the root (no symbolic link), at most 1 MiB."""
+    path = root / rel
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MANIFEST_BYTES:
+            return ""
+        return path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _line(text: str, needle: str) -> int:
+    i = text.find(needle)
+    return text.count("\n", 0, i) + 1 if i >= 0 else 1
+
+
+# ---- manifests: what a folder provides and requires ---------------------------------------
+
+def _python(root: Path, folder: str, paths: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    provides: list[dict[str, Any]] = []
+    requires: list[dict[str, Any]] = []
+    for name in ("pyproject.toml", "setup.cfg", "setup.py", "requirements.txt"):
+        rel = f"{folder}/{name}".lstrip("/")
+        text = _read(root, rel)
+        if not text:
+            continue
+        own, deps = "", []
+        try:
+            if name == "pyproject.toml":
+                doc = tomllib.loads(text)
+                project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
+                poetry = doc.get("tool", {}).get("poetry", {}) if isinstance(doc.get("tool"), dict) else {}
+                own = project.get("name") or (poetry.get("name") if isinstance(poetry, dict) else "") or ""
+                deps = [d for d in project.get("dependencies") or [] if isinstance(d, str)]
+                for group in (project.get("optional-dependencies") or {}).values():
+                    deps += [d for d in group if isinstance(d, str)] if isinstance(group, list) else []
+                for group in (doc.get("dependency-groups") or {}).values():
+                    deps += [d for d in group if isinstance(d, str)] if isinstance(group, list) else []
+                if isinstance(poetry, dict):
+                    deps += [k for k in (poetry.get("dependencies") or {}) if k != "python"]
+            elif name == "setup.cfg":
+                m = re.search(r"^\s*name\s*=\s*([\w.-]+)", text, re.M)
+                own = m.group(1) if m else ""
+                m = re.search(r"^install_requires\s*=\s*\n((?:[ \t]+\S.*\n?)+)", text, re.M)
+                deps = m.group(1).split("\n") if m else []
+            elif name == "setup.py":
+                m = re.search(r"""\bname\s*=\s*["']([\w.-]+)["']""", text)
+                own = m.group(1) if m else ""
+                m = re.search(r"install_requires\s*=\s*\[([^\]]*)\]", text)
+                deps = re.findall(r"""["']([^"']+)["']""", m.group(1)) if m else []
+            else:
+                deps = [ln for ln in text.splitlines() if not ln.lstrip().startswith(("#", "-"))]
+        except (tomllib.TOMLDecodeError, AttributeError, TypeError, ValueError):
+            continue
+        if isinstance(own, str) and own and not provides:
+            provides.append({"ecosystem": "python", "name": own, "folder": folder, "manifest": rel,
+                             "prefixes": _python_tops(folder, paths)})
+        for d in deps:
+            m = _PEP508.match(d)
+            if m:
+                requires.append({"ecosystem": "python", "name": m.group(1), "manifest": rel,
+                                 "line": _line(text, m.group(1))})
+    return provides, requires
+
+
+def _python_tops(folder: str, paths: list[str]) -> list[str]:
+    """The top-level packages (folders with ``__init__.py``) under ``folder`` or its ``src/``,
+    else its top-level modules: what ``import NAME`` finds once the package is installed."""
+    base = f"{folder}/" if folder else ""
+    packages, modules = set(), set()
+    for p in paths:
+        if not p.startswith(base) or not p.endswith(".py"):
+            continue
+        rest = p[len(base):]
+        if rest.startswith("src/"):
+            rest = rest[4:]
+        parts = rest.split("/")
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            packages.add(parts[0])
+        elif len(parts) == 1 and parts[0] not in ("setup.py", "conftest.py", "noxfile.py", "fabfile.py"):
+            modules.add(parts[0][:-3])
+    tops = packages or modules
+    return sorted(t for t in tops if t.isidentifier() and not t.startswith("test"))[:MAX_PREFIXES]
+
+
+def _npm(root: Path, folder: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rel = f"{folder}/package.json".lstrip("/")
+    text = _read(root, rel)
+    try:
+        doc = orjson.loads(text) if text else None
+    except orjson.JSONDecodeError:
+        return [], []
+    if not isinstance(doc, dict):
+        return [], []
+    provides = ([{"ecosystem": "npm", "name": doc["name"], "folder": folder, "manifest": rel,
+                  "prefixes": [doc["name"]]}] if isinstance(doc.get("name"), str) and doc["name"] else [])
+    requires = [{"ecosystem": "npm", "name": k, "manifest": rel, "line": _line(text, f'"{k}"')}
+                for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+                if isinstance(doc.get(table), dict) for k in doc[table] if isinstance(k, str)]
+    return provides, requires
+
+
+def _go(root: Path, folder: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rel = f"{folder}/go.mod".lstrip("/")
+    text = _read(root, rel)
+    m = re.search(r"^\s*module\s+(\S+)", text, re.M)
+    provides = ([{"ecosystem": "go", "name": m.group(1).strip('"'), "folder": folder, "manifest": rel,
+                  "prefixes": [m.group(1).strip('"')]}] if m else [])
+    requires = [{"ecosystem": "go", "name": r.group(1), "manifest": rel, "line": text.count("\n", 0, r.start()) + 1}
+                for r in _GO_REQUIRE.finditer(text) if not r.group(0).lstrip().startswith("module")]
+    return provides, requires
+
+
+def _cargo(root: Path, folder: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rel = f"{folder}/Cargo.toml".lstrip("/")
+    text = _read(root, rel)
+    try:
+        doc = tomllib.loads(text) if text else {}
+    except tomllib.TOMLDecodeError:
+        return [], []
+    pkg = doc.get("package") if isinstance(doc.get("package"), dict) else {}
+    name = pkg.get("name") if isinstance(pkg.get("name"), str) else ""
+    lib = doc.get("lib") if isinstance(doc.get("lib"), dict) else {}
+    crate = lib.get("name") if isinstance(lib.get("name"), str) else name
+    provides = ([{"ecosystem": "rust", "name": name, "folder": folder, "manifest": rel,
+                  "prefixes": [crate.replace("-", "_")]}] if name else [])
+    tables = [doc.get(t) for t in ("dependencies", "dev-dependencies", "build-dependencies")]
+    tables += [t.get(k) for t in (doc.get("target") or {}).values() if isinstance(t, dict)
+               for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+    ws = doc.get("workspace") if isinstance(doc.get("workspace"), dict) else {}
+    tables.append(ws.get("dependencies"))
+    requires = []
+    for table in tables:
+        for key, spec in (table.items() if isinstance(table, dict) else ()):
+            real = spec.get("package") if isinstance(spec, dict) and isinstance(spec.get("package"), str) else key
+            requires.append({"ecosystem": "rust", "name": real, "as": key.replace("-", "_"), "manifest": rel,
+                             "line": _line(text, key)})
+    return provides, requires
+
+
+def _maven(root: Path, folder: str, paths: list[str], spaces: dict[str, tuple[str, ...]]
+           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    from defusedxml import ElementTree
+    from defusedxml.common import DefusedXmlException
+
+    rel = f"{folder}/pom.xml".lstrip("/")
+    text = _read(root, rel)
+    provides: list[dict[str, Any]] = []
+    requires: list[dict[str, Any]] = []
+    if text:
+        try:
+            doc = ElementTree.fromstring(text.encode("utf-8"))
+        except (ElementTree.ParseError, DefusedXmlException, ValueError):
+            return [], []
+        def child(el: Any, tag: str) -> str:
+            for c in list(el):
+                if c.tag.rsplit("}", 1)[-1] == tag and c.text:
+                    return c.text.strip()
+            return ""
+        parent = next((c for c in list(doc) if c.tag.rsplit("}", 1)[-1] == "parent"), None)
+        group = child(doc, "groupId") or (child(parent, "groupId") if parent is not None else "")
+        artifact = child(doc, "artifactId")
+        if group and artifact:
+            provides.append({"ecosystem": "maven", "name": f"{group}:{artifact}", "folder": folder, "manifest": rel,
+                             "prefixes": _jvm_packages(folder, paths, spaces)})
+        for el in doc.iter():
+            if el.tag.rsplit("}", 1)[-1] == "dependency":
+                g, a = child(el, "groupId"), child(el, "artifactId")
+                if g and a and "${" not in g + a:
+                    requires.append({"ecosystem": "maven", "name": f"{g}:{a}", "manifest": rel,
+                                     "line": _line(text, f"<artifactId>{a}</artifactId>")})
+    for name in ("build.gradle", "build.gradle.kts"):
+        grel = f"{folder}/{name}".lstrip("/")
+        gtext = _read(root, grel)
+        for m in _GRADLE_DEP.finditer(gtext):
+            requires.append({"ecosystem": "maven", "name": f"{m.group(1)}:{m.group(2)}", "manifest": grel,
+                             "line": gtext.count("\n", 0, m.start()) + 1})
+    return provides, requires
+
+
+def _jvm_packages(folder: str, paths: list[str], spaces: dict[str, tuple[str, ...]]) -> list[str]:
+    base = f"{folder}/" if folder else ""
+    out = {s for p in paths if p.startswith(base) and not is_test_path(p) for s in spaces.get(p, ())}
+    return sorted(out)[:MAX_PREFIXES]
+
+
+# ---- files: where code from outside is used ------------------------------------------------
+
+def _own_firsts(packages: list[dict[str, Any]], paths: Iterable[str]) -> set[str]:
+    """First names that are the repository's own: its packages' prefixes and its top-level
+    Python folders and modules (``import app.models`` inside ``app`` is not a dependency)."""
+    own = {p for pkg in packages for p in pkg["prefixes"]}
+    for p in paths:
+        if p.endswith(".py"):
+            parts = p.split("/")
+            own.add(parts[1] if parts[0] == "src" and len(parts) > 2 else parts[0].removesuffix(".py"))
+    return own
+
+
+def _outside(f: FileFacts, spec: str, level: int, own: set[str]) -> bool:
+    lang = f.language
+    if not spec or level:
+        return False
+    if lang == "python":
+        return spec.split(".", 1)[0] not in own
+    if lang in JS:
+        return not spec.startswith((".", "/", "node:", "#", "~")) and spec not in own
+    if lang == "go":
+        return "." in spec.split("/", 1)[0] and not any(spec == o or spec.startswith(o + "/") for o in own)
+    if lang == "rust":
+        first = spec.split("::", 1)[0]
+        return first not in _RUST_ROOTS and first not in own
+    if lang in JVM:
+        return not spec.startswith(("java.", "javax.", "kotlin.", "scala.")) and \
+            not any(spec == o or spec.startswith(o + ".") for o in own)
+    return False
+
+
+def _binds(f: FileFacts, spec: str, names: tuple[str, ...]) -> set[str]:
+    """The names an import makes usable in the file (what a call's first name may be)."""
+    lang = f.language
+    out = set(names)
+    if lang == "python":
+        if not names:
+            out.add(spec.split(".", 1)[0])
+    elif lang in JS:
+        last = re.split(r"[/@]", spec.rstrip("/"))[-1].split(".")[0]
+        if not names and _IDENT.match(last):
+            out.add(last)  # `const get = require("lodash/get")`: the binding's name is a guess
+    elif lang == "go":
+        last = re.sub(r"\.v\d+$", "", spec.rstrip("/").rsplit("/", 1)[-1])
+        out.add(re.sub(r"^go-|-go$", "", last).replace("-", "_"))
+    elif lang == "rust":
+        parts = [p for p in spec.split("::") if p not in ("*", "")]
+        out.update(parts[:1] + parts[-1:])
+    elif lang in JVM:
+        last = spec.rsplit(".", 1)[-1]
+        if last != "*":
+            out.add(last)
+    out.update(local for local, orig in f.renames if orig in names or orig == spec or orig == "*" + spec)
+    return {n for n in out if n}
+
+
+def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
+    """One file's imports of outside code and the call sites they bind, or None."""
+    imports = []
+    bound: dict[str, int] = {}
+    for imp in f.imports:
+        spec, names, level, line = imp[0], imp[1], imp[2], imp[3]
+        if not _outside(f, spec, level, own):
+            continue
+        for n in _binds(f, spec, names):
+            bound.setdefault(n, len(imports))
+        imports.append([spec, list(names), line])
+    if not imports:
+        return None
+    calls = []
+    for text, line in f.calls:
+        head = re.split(r"\.|::", text, maxsplit=1)[0]
+        i = bound.get(head)
+        if i is None and f.language == "rust" and "." in text:
+            continue
+        if i is not None:
+            calls.append([text, line, i])
+            if len(calls) >= MAX_CALLS_PER_FILE:
+                break
+    return {"imports": imports, "calls": calls}
+
+
+def interface(root: Path, facts: list[FileFacts]) -> dict[str, Any]:
+    """The ``interface.json`` document of a build (canonical: sorted keys, sorted rows)."""
+    paths = sorted(f.path for f in facts)
+    spaces = {f.path: f.namespaces for f in facts if f.language in JVM and f.namespaces}
+    folders = [""] + sorted(workspace_packages(root))
+    provides: list[dict[str, Any]] = []
+    requires: list[dict[str, Any]] = []
+    for folder in folders:
+        for got in (_python(root, folder, paths), _npm(root, folder), _go(root, folder), _cargo(root, folder),
+                    _maven(root, folder, paths, spaces)):
+            provides += got[0]
+            requires += got[1]
+    own = _own_firsts(provides, paths)
+    uses = {f.path: u for f in sorted(facts, key=lambda x: x.path) if f.imports and (u := file_uses(f, own))}
+    seen = set()
+    reqs = []
+    for r in requires:
+        key = (r["ecosystem"], normalise(r["ecosystem"], r["name"]), r["manifest"])
+        if key not in seen:
+            seen.add(key)
+            reqs.append(r)
+    return {"format": FORMAT, "packages": provides, "requires": reqs, "files": uses}
+
+
+def encode(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)

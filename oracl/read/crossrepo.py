@@ -1,0 +1,480 @@
+"""Edges across the members of a workspace (design §12, issue 35): a dependency one
+member's manifest names and another member provides links the importing files to the
+provider's files and symbols; ``impact`` and ``callers`` cross that boundary.
+
+Each member's bundle carries ``interface.json`` (``builder.pipeline.interface``): the
+packages it provides with their import prefixes, the dependencies its manifests name, and
+per file its imports of outside code with the call sites they bind. A **link** is (consumer,
+provider, package): the consumer requires the package by a name the provider declares
+(compared as the ecosystem compares names). A **use** is one of the consumer's imports
+whose module starts with one of the package's prefixes, with the calls it binds; its
+**targets** are the provider's files the module names (``werkzeug.serving`` →
+``src/werkzeug/serving.py``; ``com.google.gson.Gson`` → ``…/com/google/gson/Gson.java``).
+
+Impact across members, from a change in member P:
+
+1. P's own ``impact`` (to ``MAX_K`` rows) gives the symbols and files the change reaches.
+2. In every member C linked to P, an **entry** is a call site whose called name is one of
+   those symbols' names, defined in the package's importable code (``in_package``; 0.9 ÷ the
+   number of reached definitions of that name there), or, for an import none of whose
+   uses is recorded as a call, the import when its targets include a reached file (0.5:
+   the module changed, what of it is used is not known).
+3. C's own ``impact`` from the entries' lines (the innermost definitions holding them);
+   each of its files' scores × the best entry confidence. C's reached symbols and files
+   are then P's for the members linked to C, ``hops`` times at most. A member is entered
+   once: a dependency cycle across repositories (A → B → A) is named, not followed again.
+
+Two members that provide the same package both get the links (what is reached is not
+under-reported) and a notice names them. A member that cannot be opened, does not verify,
+or whose bundle predates ``interface.json`` is named; the others still answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.core.errors import ConfigError, OraclError, QueryError, VaultError, in_range
+from oracl.core.members import Member, WorkspaceFile
+from oracl.core.vault import INTERFACE_FILE, MANIFEST
+from oracl.read.snapshot import Snapshot
+
+MAX_HOPS = 5
+ENTRY_CALL = 0.9     # a call site naming a reached definition (÷ how many reached definitions share the name)
+ENTRY_IMPORT = 0.5   # an import of a reached module, no call of a reached name seen
+_EXT = {"python": (".py",), "npm": (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx"), "go": (".go",),
+        "rust": (".rs",), "maven": (".java", ".kt", ".scala")}
+_ECOSYSTEM_OF_LANGUAGE = {"python": "python", "javascript": "npm", "typescript": "npm", "tsx": "npm",
+                          "go": "go", "rust": "rust", "java": "maven", "kotlin": "maven", "scala": "maven"}
+
+
+def normalise(ecosystem: str, name: str) -> str:
+    from oracl.builder.pipeline.interface import normalise as norm  # one rule for both planes' files
+
+    return norm(ecosystem, name)
+
+
+@dataclass
+class View:
+    """One member's latest build as the workspace joins it."""
+
+    member: Member
+    snap: Snapshot
+    iface: dict[str, Any]
+    _by_base: dict[str, list[str]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.member.name
+
+    def files(self) -> dict[str, list[Any]]:
+        return self.snap.built_files(database=False)[1]
+
+    def by_base(self) -> dict[str, list[str]]:
+        """file name → paths (the targets' lookup)."""
+        if self._by_base is None:
+            idx: dict[str, list[str]] = defaultdict(list)
+            for p in self.files():
+                idx[p.rsplit("/", 1)[-1]].append(p)
+            self._by_base = dict(idx)
+        return self._by_base
+
+
+@dataclass
+class Link:
+    consumer: View
+    provider: View
+    package: dict[str, Any]
+    require: dict[str, Any]
+    shared_with: list[str] = field(default_factory=list)  # other members providing the same package
+
+
+def _interface(snap: Snapshot) -> dict[str, Any]:
+    """The bundle's ``interface.json``, checked against the manifest's digest of it (the
+    manifest is what a member's signature covers)."""
+    path = snap.bundle / INTERFACE_FILE
+    try:
+        data = path.read_bytes()
+        listed = orjson.loads((snap.bundle / MANIFEST).read_bytes()).get("files", {}).get(INTERFACE_FILE)
+    except FileNotFoundError:
+        raise VaultError("its build predates interface.json (rebuild it with this ORACL to link it)") from None
+    except (OSError, orjson.JSONDecodeError, AttributeError) as exc:
+        raise VaultError(f"its interface.json cannot be read ({exc})") from None
+    if listed != hashlib.sha256(data).hexdigest():
+        raise VaultError("its interface.json does not match the bundle's manifest")
+    doc = orjson.loads(data)
+    if not isinstance(doc, dict) or doc.get("format") != 1:
+        raise VaultError("its interface.json is of another format (rebuild it)")
+    return doc
+
+
+@contextmanager
+def opened(ws: WorkspaceFile) -> Iterator[tuple[list[View], list[dict[str, Any]], list[str]]]:
+    """Every member's latest build held open (views, each member's status, notices)."""
+    from oracl.read.fanout import _verify_member
+
+    views, status, notices = [], [], []
+    with ExitStack() as stack:
+        for m in ws.members:
+            try:
+                snap = stack.enter_context(Snapshot.open(Path(m.root)))
+                checked = _verify_member(snap, m)
+                status.append({"name": m.name, "root": m.root, "build_id": snap.build_id, "ok": True,
+                               "checked": checked})
+            except (OraclError, OSError) as exc:
+                why = str(exc).split("\n")[0][:300]
+                status.append({"name": m.name, "root": m.root, "ok": False, "error": why})
+                notices.append(f"member {m.name} did not answer: {why}")
+                continue
+            try:
+                views.append(View(m, snap, _interface(snap)))
+            except OraclError as exc:
+                status[-1]["linked"] = False
+                notices.append(f"member {m.name} is not linked to the others: {exc}")
+        yield views, status, notices
+
+
+def links(views: list[View]) -> tuple[list[Link], list[str]]:
+    """Every (consumer, provider, package) the members' manifests make, and notices."""
+    providers: dict[tuple[str, str], list[tuple[View, dict[str, Any]]]] = defaultdict(list)
+    for v in views:
+        for pkg in v.iface.get("packages", []):
+            providers[(pkg["ecosystem"], normalise(pkg["ecosystem"], pkg["name"]))].append((v, pkg))
+    notices = [f"package {key[1]} ({key[0]}) is provided by {len(ps)} members: "
+               f"{', '.join(v.name for v, _ in ps)}; what imports it is linked to each"
+               for key, ps in sorted(providers.items()) if len({v.name for v, _ in ps}) > 1]
+    out = []
+    for c in views:
+        seen = set()
+        for req in c.iface.get("requires", []):
+            key = (req["ecosystem"], normalise(req["ecosystem"], req["name"]))
+            provs = [(p, pkg) for p, pkg in providers.get(key, []) if p is not c]
+            for p, pkg in provs:
+                if (p.name, pkg["name"]) in seen:
+                    continue
+                seen.add((p.name, pkg["name"]))
+                out.append(Link(c, p, pkg, req, [o.name for o, _ in provs if o is not p]))
+    return out, notices
+
+
+def in_package(link: Link, path: str) -> bool:
+    """Whether a provider's file is the package's importable code: under its folder (for
+    Python, inside one of its top-level packages or modules; for Rust, ``src/``), not a test."""
+    from oracl.core.paths import is_test_path
+
+    pkg = link.package
+    base = f"{pkg['folder']}/" if pkg["folder"] else ""
+    if not path.startswith(base) or is_test_path(path):
+        return False
+    rest = path[len(base):]
+    if pkg["ecosystem"] == "python":
+        rest = rest.removeprefix("src/")
+        return any(rest.startswith(x + "/") or rest == x + ".py" for x in pkg["prefixes"])
+    if pkg["ecosystem"] == "rust":
+        return rest.startswith("src/")
+    return True
+
+
+def _matches(eco: str, spec: str, prefix: str, alias: str = "") -> bool:
+    if eco == "python":
+        return spec == prefix or spec.startswith(prefix + ".")
+    if eco in ("npm", "go"):
+        return spec == prefix or spec.startswith(prefix + "/")
+    if eco == "rust":
+        first = spec.split("::", 1)[0]
+        return first in (prefix, alias)
+    if eco == "maven":
+        return spec.startswith(prefix + ".")
+    return False
+
+
+def targets(link: Link, spec: str, names: list[str]) -> list[str]:
+    """The provider's files a module (and the names imported from it) stands for."""
+    pkg, p = link.package, link.provider
+    eco, folder = pkg["ecosystem"], pkg["folder"]
+    base = f"{folder}/" if folder else ""
+    prefix = next((x for x in sorted(pkg["prefixes"], key=len, reverse=True) if _matches(eco, spec, x)), "")
+    files = p.files()
+    if eco == "python":
+        rel = spec.replace(".", "/")
+        cands = [f"{b}{rel}{tail}" for b in (base, f"{base}src/") for tail in (".py", "/__init__.py")]
+        cands += [f"{b}{rel}/{n}.py" for b in (base, f"{base}src/") for n in names]
+        return [c for c in cands if c in files]
+    if eco == "npm":
+        sub = spec[len(prefix):].strip("/")
+        stems = [f"{base}{d}{sub}" for d in ("", "src/", "lib/")] if sub else \
+            [f"{base}{d}index" for d in ("", "src/", "lib/")]
+        found = [s + e for s in stems for e in _EXT[eco] + tuple(f"/index{x}" for x in _EXT[eco]) if s + e in files]
+        return found[:4] or ([f"{base}package.json"] if f"{base}package.json" in files else [])
+    if eco == "go":
+        sub = spec[len(prefix):].strip("/")
+        d = f"{base}{sub}/" if sub else base
+        return sorted(f for f in files if f.startswith(d) and "/" not in f[len(d):] and f.endswith(".go")
+                      and not f.endswith("_test.go"))[:50]
+    if eco == "rust":
+        parts = spec.split("::")[1:]
+        src = f"{base}src/"
+        cands = [f"{src}lib.rs"]
+        for i in range(len(parts), 0, -1):
+            rel = "/".join(parts[:i])
+            cands = [f"{src}{rel}.rs", f"{src}{rel}/mod.rs"] + cands
+        return [c for c in cands if c in files][:1]
+    if eco == "maven":
+        parts = spec.split(".")
+        if parts[-1] == "*":
+            d = "/".join(parts[:-1]) + "/"
+            return sorted(f for f in files if f.startswith(base) and d in f and f.rsplit("/", 1)[0].endswith(d[:-1])
+                          and f.endswith(_EXT[eco]))[:50]
+        for i in range(len(parts), 1, -1):  # a class, or an inner class: a.b.Outer.Inner
+            suffix = "/".join(parts[:i])
+            got = [f for ext in _EXT[eco] for f in p.by_base().get(parts[i - 1] + ext, [])
+                   if f.startswith(base) and f.endswith(suffix + ext)]
+            if got:
+                return got
+    return []
+
+
+def uses(link: Link) -> Iterator[tuple[str, list[Any], list[list[Any]]]]:
+    """(file, import, the calls it binds) for each of the consumer's imports of the package."""
+    pkg = link.package
+    eco = pkg["ecosystem"]
+    alias = link.require.get("as", "")
+    for path, u in link.consumer.iface.get("files", {}).items():
+        imports = u["imports"]
+        for i, imp in enumerate(imports):
+            if any(_matches(eco, imp[0], x, alias) for x in pkg["prefixes"]):
+                yield path, imp, [c for c in u["calls"] if c[2] == i]
+
+
+def called_name(call: str, imp: list[Any]) -> str:
+    """The provider's name a call site names: ``click.echo`` → ``echo``; ``rs`` bound by
+    ``from werkzeug.serving import run_simple as rs`` → ``run_simple``."""
+    parts = call.replace("::", ".").split(".")
+    if len(parts) > 1:
+        return parts[-1]
+    names = imp[1]
+    if call not in names and len(names) == 1:
+        return str(names[0])
+    return call
+
+
+def link_summary(links_: list[Link]) -> list[dict[str, Any]]:
+    """Each link with how many of the consumer's files import the package."""
+    out = []
+    for ln in links_:
+        files = {path for path, _, _ in uses(ln)}
+        out.append({"consumer": ln.consumer.name, "provider": ln.provider.name, "ecosystem": ln.package["ecosystem"],
+                    "package": ln.package["name"], "manifest": ln.require["manifest"], "line": ln.require["line"],
+                    "files": len(files), "shared_with": ln.shared_with})
+    return out
+
+
+# ---- impact across members -----------------------------------------------------------------
+
+def _reach(result: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], set[str]]:
+    """(name → reached definitions, reached files) of one member's impact."""
+    names: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for s in result["seeds"] + result["symbols"]:
+        if s.get("kind") != "module":
+            names[s["name"]].append(s)
+    files = set(result["changed"]) | {f["path"] for f in result["files"]}
+    return dict(names), files
+
+
+def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """consumer path → its entries (line, confidence, what of the provider it uses)."""
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for path, imp, calls in uses(link):
+        hit_call = False
+        for call, line, _ in calls:
+            defs = [d for d in names.get(called_name(call, imp), []) if in_package(link, d["path"])]
+            if defs:
+                hit_call = True
+                out[path].append({"line": line, "confidence": round(ENTRY_CALL / len(defs), 6), "uses": call,
+                                  "defined": f"{defs[0]['path']}:{defs[0].get('start', '')}",
+                                  "qualified": defs[0]["qualified"]})
+        for n in imp[1]:
+            defs = [d for d in names.get(n, []) if in_package(link, d["path"])]
+            if defs and not hit_call:
+                hit_call = True
+                out[path].append({"line": imp[2], "confidence": round(ENTRY_CALL / len(defs), 6),
+                                  "uses": f"import {n} from {imp[0]}",
+                                  "defined": f"{defs[0]['path']}:{defs[0].get('start', '')}",
+                                  "qualified": defs[0]["qualified"]})
+        if not hit_call and not calls:  # what the file calls of it is known and none of it was reached: no entry
+            reached = sorted(set(targets(link, imp[0], imp[1])) & files)
+            if reached:
+                out[path].append({"line": imp[2], "confidence": ENTRY_IMPORT, "uses": f"import {imp[0]}",
+                                  "defined": reached[0], "qualified": ""})
+    return dict(out)
+
+
+def member_of(ws: WorkspaceFile, folder: Path) -> str:
+    """The member whose root holds ``folder`` (the deepest, when roots nest)."""
+    here = folder.expanduser().resolve()
+    best = max((m for m in ws.members if here == Path(m.root) or Path(m.root) in here.parents),
+               key=lambda m: len(m.root), default=None)
+    if best is None:
+        raise ConfigError(f"{here} is inside no member of {ws.path}: name the member that changes with --member NAME")
+    return best.name
+
+
+def links_workspace(ws: WorkspaceFile) -> dict[str, Any]:
+    """Every edge between members (``oracl workspace links``) and the packages each provides."""
+    with opened(ws) as (views, status, notices):
+        all_links, link_notices = links(views)
+        return {"schema": "oracl.workspace-links/1", "workspace": str(ws.path), "links": link_summary(all_links),
+                "packages": [{"repository": v.name, "ecosystem": p["ecosystem"], "package": p["name"],
+                              "folder": p["folder"], "prefixes": p["prefixes"][:20]}
+                             for v in views for p in v.iface.get("packages", [])],
+                "members": status, "notices": notices + link_notices}
+
+
+def impact_workspace(ws: WorkspaceFile, member: str, targets_: list[str] | None = None, *, diff: str | None = None,
+                     depth: int = 3, hops: int = 3, k: int = 20, cwd: Path | None = None) -> dict[str, Any]:
+    """What a change in ``member`` reaches in it and, across manifests' dependencies, in
+    the other members (each member's files and tests with the entries that reach them)."""
+    from oracl.read.callgraph import MAX_K, impact
+
+    in_range("--hops", hops, 1, MAX_HOPS)
+    in_range("-k", k, 1, MAX_K)
+    with opened(ws) as (views, status, notices):
+        origin = next((v for v in views if v.name == member), None)
+        if origin is None:
+            known = [m.name for m in ws.members]
+            if member in known:
+                raise QueryError(f"member {member} cannot answer: "
+                                 + next((n for n in notices if n.startswith(f"member {member} ")), "see the notices"))
+            raise ConfigError(f"no member named {member!r} in {ws.path} (members: {', '.join(known[:10])})")
+        all_links, link_notices = links(views)
+        notices += link_notices
+        first = impact(origin.snap, targets_ or [], diff=diff, depth=depth, k=MAX_K, cwd=cwd)
+        notices += [f"{member}: {n}" for n in first["notices"]]
+        sections = [_section(origin, 0, "", [], first, {}, k, 1.0)]
+        frontier = [(origin, _reach(first))]
+        entered = {origin.name}
+        for hop in range(1, hops + 1):
+            nxt = []
+            for prov, (names, files) in frontier:
+                for ln in (x for x in all_links if x.provider is prov):
+                    entries = _entries(ln, names, files)
+                    if not entries:
+                        continue
+                    c = ln.consumer
+                    if c.name in entered:
+                        notices.append(f"{prov.name} → {c.name}: {c.name} is already reached (a dependency cycle "
+                                       "across repositories, or a second path); not followed again")
+                        continue
+                    entered.add(c.name)
+                    lines = {p: [(e["line"], e["line"]) for e in es] for p, es in entries.items()}
+                    res = impact(c.snap, [], changed_lines=lines, depth=depth, k=MAX_K)
+                    best = max(e["confidence"] for es in entries.values() for e in es)
+                    sections.append(_section(c, hop, prov.name, [ln.package["name"]], res, entries, k, best))
+                    nxt.append((c, _reach(res)))
+            frontier = nxt
+            if not frontier:
+                break
+        else:
+            ahead = {ln.consumer.name for v, _ in frontier for ln in all_links if ln.provider is v} - entered
+            if ahead:
+                notices.append(f"stopped after {hops} hop(s) (--hops): {', '.join(sorted(ahead))} further "
+                               "downstream not followed")
+        reached = [s for s in sections if s["hop"] > 0]
+        return {"schema": "oracl.workspace-impact/1", "workspace": str(ws.path), "member": member,
+                "targets": targets_ or [], "diff": diff, "depth": depth, "hops": hops,
+                "changed": first["changed"], "repositories": sections,
+                "reached_repositories": len(reached),
+                "reached_files": sum(s["file_count"] + s["test_count"] for s in reached),
+                "links": link_summary(all_links), "members": status, "notices": notices}
+
+
+def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, Any],
+             entries: dict[str, list[dict[str, Any]]], k: int, scale: float) -> dict[str, Any]:
+    """One member's part of a workspace impact: its entries, then its files and tests,
+    scores × the best entry's confidence; an entry file's reasons say what it uses."""
+    def row(f: dict[str, Any]) -> dict[str, Any]:
+        own = entries.get(f["path"])
+        out = {**f, "score": round(f["score"] * (max(e["confidence"] for e in own) if own else scale), 6)}
+        if own:
+            e = max(own, key=lambda x: x["confidence"])
+            out["reasons"] = [f"uses {e['uses']} ({via}: {e['defined']})", *[r for r in f["reasons"] if r != "changed"]][:5]
+            out["distance"] = max(1, f["distance"])
+        return out
+
+    files = sorted((row(f) for f in res["files"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
+    tests = sorted((row(f) for f in res["tests"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
+    return {"repository": v.name, "hop": hop, "via": via, "packages": packages, "build_id": v.snap.build_id,
+            "entries": [{"path": p, **e} for p, es in sorted(entries.items()) for e in es][: k],
+            "entry_count": sum(len(es) for es in entries.values()),
+            "files": files[:k], "file_count": len(files), "tests": tests[:k], "test_count": len(tests),
+            "symbols": res["symbols"][:k], "symbol_count": res["symbol_count"]}
+
+
+# ---- callers across members ----------------------------------------------------------------
+
+def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100) -> dict[str, Any]:
+    """Who calls ``name``: in each member that defines it (its own callers), and in the
+    members whose manifests depend on that member's package (call sites naming it through
+    an import of the package; each caller is the innermost definition holding the call)."""
+    from oracl.read.callgraph import MAX_K, _innermost, callers, named_each
+
+    in_range("-k", k, 1, MAX_K)
+    short = name.replace("::", ".").rsplit(".", 1)[-1]
+    rows: list[dict[str, Any]] = []
+    defined: list[dict[str, Any]] = []
+    with opened(ws) as (views, status, notices):
+        all_links, link_notices = links(views)
+        notices += link_notices
+        for v in views:
+            try:
+                own = callers(v.snap, name, min_confidence=min_confidence, k=MAX_K)
+            except QueryError:
+                continue  # not defined here
+            if own["match"] == "fuzzy":
+                continue
+            defined += [{**t, "repository": v.name} for t in own["targets"]]
+            rows += [{**r, "repository": v.name, "across": ""} for r in own["callers"]]
+            for ln in (x for x in all_links if x.provider is v):
+                defs = [t for t in own["targets"] if in_package(ln, t["path"])]
+                if not defs:
+                    continue
+                sites: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+                for path, imp, calls in uses(ln):
+                    for call, line, _ in calls:
+                        if called_name(call, imp) == short:
+                            sites[path].append((line, call, imp[0]))
+                if not sites:
+                    continue
+                syms = defaultdict(list)
+                for r in named_each(ln.consumer.snap, "symbols_in_files", sorted(sites)):
+                    syms[r["path"]].append(r)
+                conf = round(ENTRY_CALL / len(defs), 6)
+                for path, found in sorted(sites.items()):
+                    spans = [(float(line), float(line)) for line, _, _ in found]
+                    inner = _innermost([(s["id"], s["kind"], s["start"], s["end"]) for s in syms[path]], spans)
+                    by_id = {s["id"]: s for s in syms[path]}
+                    for sid, _, start, end in inner or [(f"{path}#", "module", 1, 1)]:
+                        s = by_id.get(sid, {"id": sid, "qualified": path, "name": path, "kind": "module",
+                                            "path": path, "start": 1, "end": 1})
+                        lines = sorted({ln_ for ln_, _, _ in found if start <= ln_ <= end} or {found[0][0]})
+                        if conf < min_confidence:
+                            continue
+                        rows.append({"id": s["id"], "qualified": s["qualified"], "name": s["name"], "kind": s["kind"],
+                                     "path": path, "lines": lines, "confidence": conf, "resolution": "import",
+                                     "candidates": len(defs), "via": defs[0]["id"], "repository": ln.consumer.name,
+                                     "across": f"{ln.package['name']} ({v.name})",
+                                     "calls": sorted({c for ln_, c, _ in found if ln_ in lines})})
+        if not defined:
+            raise QueryError(f"no member defines {name!r} (oracl symbols {name} --workspace FILE finds close names)")
+        rows.sort(key=lambda r: (r["across"] == "", -r["confidence"], r["repository"], r["path"], r.get("lines", [0])))
+        return {"schema": "oracl.workspace-callers/1", "workspace": str(ws.path), "query": name,
+                "definitions": defined, "callers": rows[:k], "total": len(rows),
+                "across": sum(1 for r in rows if r["across"]),
+                "links": link_summary(all_links), "members": status, "notices": notices}
