@@ -42,6 +42,7 @@ from oracl.builder.incremental import (
     settings,
     stat_rows,
 )
+from oracl.builder.pipeline import interface as interface_of
 from oracl.builder.pipeline.annotate import (
     HELD_BACK,
     Learned,
@@ -51,7 +52,6 @@ from oracl.builder.pipeline.annotate import (
 )
 from oracl.builder.pipeline.discover import read_one
 from oracl.builder.pipeline.history import History, read_history
-from oracl.builder.pipeline import interface as interface_of
 from oracl.builder.pipeline.merge import (
     EvidenceStore,
     MergeResult,
@@ -87,8 +87,8 @@ from oracl.core.vault import (
     EVENTS_FILE,
     EVENTS_INDEX_FILE,
     FACTS_FILE,
-    INTERFACE_FILE,
     HEADER_FILE,
+    INTERFACE_FILE,
     LEARNED_FILE,
     MANIFEST,
     STAT_FILE,

@@ -199,3 +199,18 @@ def _uv(root: Path) -> list[str]:
 def _python_src(root: Path) -> list[str]:
     pkgs = [f"src/{n}" for n in _dirs(root, "src") if (root / "src" / n / "__init__.py").is_file()]
     return pkgs if len(pkgs) >= 2 else []
+
+
+def normalise(ecosystem: str, name: str) -> str:
+    """A package name as its ecosystem compares them (PEP 503 for Python; Cargo treats
+    ``-`` and ``_`` alike; npm and Maven names are case-insensitive here): what links one
+    repository's dependency to another's package (``builder.pipeline.interface``, ``read.crossrepo``).
+
+    >>> normalise("python", "Flask_SQLAlchemy"), normalise("rust", "serde-json"), normalise("npm", "@Scope/X")
+    ('flask-sqlalchemy', 'serde_json', '@scope/x')
+    """
+    if ecosystem == "python":
+        return re.sub(r"[-_.]+", "-", name).lower()
+    if ecosystem == "rust":
+        return name.replace("-", "_").lower()
+    return name.lower() if ecosystem in ("npm", "maven") else name

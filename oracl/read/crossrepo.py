@@ -43,6 +43,7 @@ import orjson
 
 from oracl.core.errors import ConfigError, OraclError, QueryError, VaultError, in_range
 from oracl.core.members import Member, WorkspaceFile
+from oracl.core.packages import normalise
 from oracl.core.vault import INTERFACE_FILE, MANIFEST
 from oracl.read.snapshot import Snapshot
 
@@ -53,12 +54,6 @@ _EXT = {"python": (".py",), "npm": (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx"
         "rust": (".rs",), "maven": (".java", ".kt", ".scala")}
 _ECOSYSTEM_OF_LANGUAGE = {"python": "python", "javascript": "npm", "typescript": "npm", "tsx": "npm",
                           "go": "go", "rust": "rust", "java": "maven", "kotlin": "maven", "scala": "maven"}
-
-
-def normalise(ecosystem: str, name: str) -> str:
-    from oracl.builder.pipeline.interface import normalise as norm  # one rule for both planes' files
-
-    return norm(ecosystem, name)
 
 
 @dataclass
@@ -403,7 +398,7 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
         own = entries.get(f["path"])
         out = {**f, "score": round(f["score"] * (max(e["confidence"] for e in own) if own else scale), 6)}
         if own:
-            e = max(own, key=lambda x: x["confidence"])
+            e = min(own, key=lambda x: (-x["confidence"], x["line"]))
             out["reasons"] = [f"uses {e['uses']} ({via}: {e['defined']})", *[r for r in f["reasons"] if r != "changed"]][:5]
             out["distance"] = max(1, f["distance"])
         return out
@@ -411,7 +406,8 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
     files = sorted((row(f) for f in res["files"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
     tests = sorted((row(f) for f in res["tests"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
     return {"repository": v.name, "hop": hop, "via": via, "packages": packages, "build_id": v.snap.build_id,
-            "entries": [{"path": p, **e} for p, es in sorted(entries.items()) for e in es][: k],
+            "entries": sorted(({"path": p, **e} for p, es in entries.items() for e in es),
+                              key=lambda e: (e["path"], e["line"], e["uses"]))[: k],
             "entry_count": sum(len(es) for es in entries.values()),
             "files": files[:k], "file_count": len(files), "tests": tests[:k], "test_count": len(tests),
             "symbols": res["symbols"][:k], "symbol_count": res["symbol_count"]}

@@ -18,9 +18,6 @@ so a member's signature covers it); a workspace's readers join members through i
 Imports of the repository's own modules are left out by their first name (a top-level
 package or module of its own, its own npm name, Go module or crate, its own Java
 packages). A malformed manifest declares nothing (the build does not fail over it).
-
->>> normalise("python", "Flask_SQLAlchemy"), normalise("rust", "serde-json"), normalise("npm", "@Scope/X")
-('flask-sqlalchemy', 'serde_json', '@scope/x')
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from oracl.core.packages import workspace_packages
+from oracl.core.packages import normalise, workspace_packages
 from oracl.core.paths import is_test_path
 from oracl.core.records import FileFacts
 
@@ -50,16 +47,6 @@ _GRADLE_DEP = re.compile(r"""\b(?:implementation|api|compileOnly|runtimeOnly|tes
 _RUST_ROOTS = frozenset({"crate", "self", "super", "std", "core", "alloc"})
 
 
-def normalise(ecosystem: str, name: str) -> str:
-    """A package name as the ecosystem compares them (PEP 503 for Python; Cargo treats
-    ``-`` and ``_`` alike; npm and Maven names are case-insensitive here)."""
-    if ecosystem == "python":
-        return re.sub(r"[-_.]+", "-", name).lower()
-    if ecosystem == "rust":
-        return name.replace("-", "_").lower()
-    return name.lower() if ecosystem in ("npm", "maven") else name
-
-
 def _read(root: Path, rel: str) -> str:
     """A manifest's text: a regular file inside the root (no symbolic link), at most 1 MiB."""
     path = root / rel
@@ -69,6 +56,11 @@ def _read(root: Path, rel: str) -> str:
         return path.read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+def _table(doc: Any, key: str) -> dict[str, Any]:
+    value = doc.get(key) if isinstance(doc, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def _line(text: str, needle: str) -> int:
@@ -90,8 +82,8 @@ def _python(root: Path, folder: str, paths: list[str]) -> tuple[list[dict[str, A
         try:
             if name == "pyproject.toml":
                 doc = tomllib.loads(text)
-                project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
-                poetry = doc.get("tool", {}).get("poetry", {}) if isinstance(doc.get("tool"), dict) else {}
+                project = _table(doc, "project")
+                poetry = _table(_table(doc, "tool"), "poetry")
                 own = project.get("name") or (poetry.get("name") if isinstance(poetry, dict) else "") or ""
                 deps = [d for d in project.get("dependencies") or [] if isinstance(d, str)]
                 for group in (project.get("optional-dependencies") or {}).values():
@@ -180,17 +172,15 @@ def _cargo(root: Path, folder: str) -> tuple[list[dict[str, Any]], list[dict[str
         doc = tomllib.loads(text) if text else {}
     except tomllib.TOMLDecodeError:
         return [], []
-    pkg = doc.get("package") if isinstance(doc.get("package"), dict) else {}
+    pkg, lib = _table(doc, "package"), _table(doc, "lib")
     name = pkg.get("name") if isinstance(pkg.get("name"), str) else ""
-    lib = doc.get("lib") if isinstance(doc.get("lib"), dict) else {}
-    crate = lib.get("name") if isinstance(lib.get("name"), str) else name
+    crate = str(lib.get("name") if isinstance(lib.get("name"), str) else name)
     provides = ([{"ecosystem": "rust", "name": name, "folder": folder, "manifest": rel,
                   "prefixes": [crate.replace("-", "_")]}] if name else [])
     tables = [doc.get(t) for t in ("dependencies", "dev-dependencies", "build-dependencies")]
     tables += [t.get(k) for t in (doc.get("target") or {}).values() if isinstance(t, dict)
                for k in ("dependencies", "dev-dependencies", "build-dependencies")]
-    ws = doc.get("workspace") if isinstance(doc.get("workspace"), dict) else {}
-    tables.append(ws.get("dependencies"))
+    tables.append(_table(_table(doc, "workspace"), "dependencies"))
     requires = []
     for table in tables:
         for key, spec in (table.items() if isinstance(table, dict) else ()):
@@ -305,7 +295,7 @@ def _binds(f: FileFacts, spec: str, names: tuple[str, ...]) -> set[str]:
 
 def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
     """One file's imports of outside code and the call sites they bind, or None."""
-    imports = []
+    imports: list[list[Any]] = []
     bound: dict[str, int] = {}
     for imp in f.imports:
         spec, names, level, line = imp[0], imp[1], imp[2], imp[3]
