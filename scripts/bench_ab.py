@@ -1,10 +1,11 @@
 """Before and after in one run: the three figures every issue reports, for an older
 revision (A) and the working copy (B), interleaved on two copies of one workspace.
 
-    python scripts/bench_ab.py WORKSPACE --base REV [--rebuilds 5] [--queries 6] [--query TEXT]
+    python scripts/bench_ab.py WORKSPACE --base REV [--head REV] [--rebuilds 5] [--queries 6] [--query TEXT]
 
 A is ``git worktree add`` of REV (in a scratch folder, removed at the end), run from this
-environment with ``PYTHONPATH`` pointing at it; B is this checkout. WORKSPACE is copied
+environment with ``PYTHONPATH`` pointing at it; B is this checkout, or with ``--head REV`` a
+second worktree of that revision (the checkout can then change while the run goes on). WORKSPACE is copied
 twice (one copy per side, so neither reuses the other's vault). Then, one side after the
 other at every step:
 
@@ -106,6 +107,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workspace", type=Path)
     ap.add_argument("--base", required=True, help="the revision measured as A")
+    ap.add_argument("--head", help="the revision measured as B (default: this checkout as it is)")
     ap.add_argument("--rebuilds", type=int, default=5)
     ap.add_argument("--queries", type=int, default=6)
     ap.add_argument("--query", default="auth cache session")
@@ -115,12 +117,16 @@ def main() -> None:
     repo = HERE.parent
     scratch = Path(tempfile.mkdtemp(prefix="oracl-ab-"))
     worktree = scratch / "base"
+    head = scratch / "head"
     subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(worktree), a.base], check=True)
+    if a.head:
+        subprocess.run(["git", "-C", str(repo), "worktree", "add", "-q", "--detach", str(head), a.head], check=True)
     sides = [{"name": f"A ({a.base})", "pythonpath": worktree, "root": scratch / "a"},
-             {"name": "B (this checkout)", "pythonpath": "", "root": scratch / "b"}]
+             {"name": f"B ({a.head})" if a.head else "B (this checkout)", "pythonpath": head if a.head else "",
+              "root": scratch / "b"}]
     try:
         where = [which(s) for s in sides]
-        if where[0] != str(worktree) or where[1] != str(repo):
+        if where[0] != str(worktree) or where[1] != str(head if a.head else repo):
             raise SystemExit(f"A imports oracl from {where[0]}, B from {where[1]}: not the two revisions")
         for s in sides:
             shutil.copytree(a.workspace, s["root"], ignore=shutil.ignore_patterns(".oracl"))
@@ -174,7 +180,8 @@ def main() -> None:
                 print(f"{name}: rebuilds of covered files {', '.join(f'{x:.2f}' for x in r[0::2])} s, "
                       f"of uncovered files {', '.join(f'{x:.2f}' for x in r[1::2])} s")
     finally:
-        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(worktree)], check=False)
+        for tree in (worktree, head) if a.head else (worktree,):
+            subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(tree)], check=False)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
