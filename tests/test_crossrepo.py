@@ -274,3 +274,32 @@ def test_interface_of_a_monorepo_and_hostile_manifests(tmp_path: Path) -> None:
         ("npm", "mono", ""), ("npm", "@m/a", "packages/a"), ("npm", "@m/b", "packages/b")]
     assert [(r["name"], r["manifest"]) for r in doc["requires"]] == [("left-pad", "packages/a/package.json"),
                                                                       ("@m/a", "packages/b/package.json")]
+
+
+def test_a_bundle_from_ci_is_a_member_verified_with_its_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import oracl
+    from oracl.core.sign import keygen
+
+    priv, pub = keygen(tmp_path / "keys")
+    monkeypatch.setenv("ORACL_ED25519_PRIVATE_KEY", priv.read_text())
+    ci = _repo(tmp_path / "ci-checkout" / "lib-auth", LIB_AUTH)  # the library's CI builds and signs …
+    monkeypatch.delenv("ORACL_ED25519_PRIVATE_KEY")
+    shutil.copytree(ci / ".oracl", tmp_path / "lib-auth" / ".oracl")  # … and its bundle is all that is shipped
+    svc = _repo(tmp_path / "svc-a", SVC_A)
+    add(tmp_path / "ws.toml", [tmp_path / "lib-auth"], public_key=pub)
+    add(tmp_path / "ws.toml", [svc])
+    ws = oracl.Workspace.open(tmp_path / "ws.toml")
+    out = ws.impact("lib-auth", "sign_token")
+    assert out["members"][0]["checked"] == "signature: ed25519, valid"
+    assert [s["repository"] for s in out["repositories"]] == ["lib-auth", "svc-a"]
+    assert [c["repository"] for c in ws.callers("sign_token")["callers"] if c["across"]] == ["svc-a"]
+    assert [x["provider"] for x in ws.links()["links"]] == ["lib-auth"]
+    # the shipped interface edited: its digest no longer matches the signed manifest
+    with Snapshot.open(tmp_path / "lib-auth") as snap:
+        path = snap.bundle / INTERFACE_FILE
+        path.write_bytes(path.read_bytes().replace(b'"libauth"', b'"libauth2"'))
+    out = ws.impact("svc-a", "login")
+    assert out["notices"][-1] == ("member lib-auth is not linked to the others: its interface.json does not match "
+                                  "the bundle's manifest")

@@ -127,6 +127,8 @@ class Workspace:
 
     >>> ws = Workspace.open("oracl-workspace.toml")                     # doctest: +SKIP
     >>> [(r["repository"], r["path"]) for r in ws.search("session cookie", k=3)["results"]]  # doctest: +SKIP
+    >>> [s["repository"] for s in ws.impact("click", "secho")["repositories"]]  # doctest: +SKIP
+    ['click', 'flask']
 
     Each call opens every member's latest build and closes it again (a member rebuilt in
     between answers from its new build)."""
@@ -147,3 +149,24 @@ class Workspace:
 
     def symbols(self, name: str, kind: str | None = None, language: str | None = None, k: int = 20) -> dict[str, Any]:
         return symbols_workspace(self.file, name, kind=kind, language=language, k=k)
+
+    def impact(self, member: str, targets: list[str] | str | None = None, diff: str | None = None, depth: int = 3,
+               hops: int = 3, k: int = 20) -> dict[str, Any]:
+        """What a change in ``member`` reaches there and in the members depending on it
+        (``oracl impact --workspace``)."""
+        from oracl.read.crossrepo import impact_workspace
+
+        items = [targets] if isinstance(targets, str) else list(targets or [])
+        return impact_workspace(self.file, member, items, diff=diff, depth=depth, hops=hops, k=k)
+
+    def callers(self, name: str, min_confidence: float = 0.7, k: int = 100) -> dict[str, Any]:
+        """Who calls ``name``, in its members and across their dependents (``oracl callers --workspace``)."""
+        from oracl.read.crossrepo import callers_workspace
+
+        return callers_workspace(self.file, name, min_confidence=min_confidence, k=k)
+
+    def links(self) -> dict[str, Any]:
+        """The edges between members that their manifests make (``oracl workspace links``)."""
+        from oracl.read.crossrepo import links_workspace
+
+        return links_workspace(self.file)
