@@ -33,9 +33,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(root: Path, *args: str) -> Iterator[str]:
+def serving(root: Path | None, *args: str) -> Iterator[str]:
     port = _free_port()
-    proc = subprocess.Popen([ORACL, "mcp", str(root), "--http", "--port", str(port), *args],
+    proc = subprocess.Popen([ORACL, "mcp", *([str(root)] if root else []), "--http", "--port", str(port), *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         for _ in range(200):
@@ -118,3 +118,36 @@ def test_500_concurrent_requests_are_all_answered_or_turned_away_at_once(repo: P
     with serving(repo, "--max-waiting", "20") as url:
         got = asyncio.run(_burst(url, 500))
     assert set(got) == {200, 503} and got[200] >= 28, got  # the 8 answered and 20 waiting at least
+
+
+def test_a_workspace_over_http_withholds_key_material(tmp_path: Path) -> None:
+    from oracl.core.members import add
+
+    from .test_crossrepo import LIB_AUTH, SVC_A
+
+    key = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"
+    for name, files in (("lib-auth", {**LIB_AUTH, "src/libauth/signing_key.pem": key}), ("svc-a", SVC_A)):
+        write_tree(tmp_path / name, files)
+        build(tmp_path / name, buffer_pool_bytes=64 << 20, workers=1)
+    add(tmp_path / "ws.toml", [tmp_path / "lib-auth", tmp_path / "svc-a"])
+    refused = run_cli("mcp", str(tmp_path / "svc-a"), "--workspace", str(tmp_path / "ws.toml"))
+    assert refused.returncode == 2 and "give neither ROOT nor --allow-edits" in refused.stderr
+
+    def call(url: str, tool: str, args: dict) -> dict:
+        r = httpx.post(url, content=rpc("tools/call", {"name": tool, "arguments": args}), headers=HEADERS, timeout=60)
+        assert r.status_code == 200
+        return orjson.loads(r.json()["result"]["content"][0]["text"])
+
+    with serving(None, "--workspace", str(tmp_path / "ws.toml")) as url:
+        r = httpx.post(url, content=rpc("tools/list"), headers=HEADERS, timeout=30)
+        assert sorted(t["name"] for t in r.json()["result"]["tools"]) == [
+            "oracl_callers", "oracl_impact", "oracl_links", "oracl_search", "oracl_symbols"]
+        hit = call(url, "oracl_impact", {"member": "lib-auth", "targets": ["_digest"]})
+        assert [s["repository"] for s in hit["repositories"]] == ["lib-auth", "svc-a"]
+        found = call(url, "oracl_search", {"query": "signing key private", "k": 10})
+        assert found["results"] and all(x["path"] != "src/libauth/signing_key.pem" for x in found["results"])
+        assert call(url, "oracl_links", {})["links"][0]["consumer"] == "svc-a"
+        bad = httpx.post(url, content=rpc("tools/call", {"name": "oracl_impact", "arguments": {"member": "nope",
+                                                                                               "targets": ["x"]}}),
+                         headers=HEADERS, timeout=60).json()["result"]
+        assert bad["isError"] and "no member named 'nope'" in bad["content"][0]["text"]

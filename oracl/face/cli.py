@@ -1022,7 +1022,8 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
         host: Annotated[str, typer.Option("--host", metavar="HOST", help="With --http: the address to bind [127.0.0.1]; anything but loopback needs --token-file.")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", metavar="PORT", help="With --http: the port [8765].")] = 8765,
         token_file: Annotated[Path | None, typer.Option("--token-file", metavar="FILE", help="With --http: clients must send 'Authorization: Bearer' and the token in FILE's first line.")] = None,
-        max_waiting: Annotated[int, typer.Option("--max-waiting", metavar="N", help="With --http: requests that may wait beyond the 8 answered at once; more get 503 [1024].")] = 1024) -> None:
+        max_waiting: Annotated[int, typer.Option("--max-waiting", metavar="N", help="With --http: requests that may wait beyond the 8 answered at once; more get 503 [1024].")] = 1024,
+        workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Serve every member of this workspace file instead of one ROOT (search, symbols, callers, impact, links across them; read-only).")] = None) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
 
     Twelve read-only tools (agent context, search, trace, related, hub, fragment, show,
@@ -1031,19 +1032,25 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
     @@FILE/@@REPLACE/@@WITH/@@END mutation through every gate, then rebuild) and the
     edit_loop prompt; without it the server never writes a file. With --http, the same
     tools over streamable HTTP for many clients (at most 8 answered at once, --max-waiting
-    more queued, the rest 503); a bind beyond loopback needs --token-file."""
+    more queued, the rest 503); a bind beyond loopback needs --token-file. With
+    --workspace FILE, five tools over every member instead (search, symbols, callers,
+    impact, links), each row with its repository."""
     from oracl.face.mcp_server import serve, serve_http
 
-    root = _root(root, root_opt)
+    if workspace is not None:
+        if allow_edits or root is not None or root_opt is not None:
+            _fail(ConfigError("--workspace serves the members read-only: give neither ROOT nor --allow-edits"))
+    else:
+        root = _root(root, root_opt)
     try:
         if http:
             from oracl.core.errors import in_range
 
             in_range("--port", port, 0, 65535)
             in_range("--max-waiting", max_waiting, 0, 1_000_000)
-            serve_http(root, host, port, token_file, allow_edits, queue=max_waiting)
+            serve_http(root, host, port, token_file, allow_edits, queue=max_waiting, workspace=workspace)
         else:
-            serve(root, allow_edits)
+            serve(root, allow_edits, workspace=workspace)
     except OraclError as exc:
         _fail(exc)
 

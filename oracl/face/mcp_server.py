@@ -222,6 +222,77 @@ def create_server(root: Path, allow_edits: bool = False, http: bool = False) -> 
     return server
 
 
+def create_workspace_server(path: Path, http: bool = False) -> Any:
+    """The FastMCP server of a workspace file: search, symbols, callers, impact and links
+    across its members (``oracl.read.fanout``, ``oracl.read.crossrepo``), read-only. The
+    file is loaded and verified again at every call (a member added or a signature broken
+    shows at once); files holding key material are always withheld."""
+    from mcp.server.fastmcp import FastMCP
+
+    from oracl.core.members import WorkspaceFile
+    from oracl.read import crossrepo, fanout
+
+    path = Path(path).resolve()
+    WorkspaceFile.load(path)  # a file that does not verify refuses to serve
+    server = FastMCP("oracl-workspace", log_level="WARNING", instructions=(
+        "ORACL serves the repositories of the workspace " + str(path) + " as one memory. Every answer names "
+        "each row's repository. oracl_search ranks files across members; oracl_symbols finds definitions; "
+        "oracl_callers and oracl_impact follow calls and changes across repositories through the packages "
+        "their manifests depend on; oracl_links lists those dependencies."))
+    server._mcp_server.version = __version__
+    if http:
+        server.settings.stateless_http = True
+        server.settings.json_response = True
+
+    def answer(fn: Any, max_chars: int) -> Any:
+        from mcp.types import TextContent
+
+        error = False
+        try:
+            in_range("max_chars", max_chars, 1000, MAX_CHARS)
+            result = fn(WorkspaceFile.load(path))
+        except OraclError as exc:
+            result, error = {"error": str(exc)}, True
+        text = orjson.dumps(bound(result, max_chars), default=str, option=orjson.OPT_SORT_KEYS).decode()
+        return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
+
+    @server.tool()
+    def oracl_search(query: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Rank files for free text in every member repository, merged by rank (each result
+        names its repository; the same filters as one repository's search)."""
+        return answer(lambda ws: fanout.search_workspace(ws, query, k=k, withhold=True), max_chars)
+
+    @server.tool()
+    def oracl_symbols(name: str, kind: str | None = None, language: str | None = None, k: int = 20,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Where a function, method or class is defined in every member (exact definitions first)."""
+        return answer(lambda ws: fanout.symbols_workspace(ws, name, kind, language, k, withhold=True), max_chars)
+
+    @server.tool()
+    def oracl_callers(name: str, min_confidence: float = 0.7, k: int = 100,
+                      max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Who calls a symbol: in the members that define it and, across repositories, in the
+        members whose manifests depend on their packages (each call site with its lines)."""
+        return answer(lambda ws: crossrepo.callers_workspace(ws, name, min_confidence=min_confidence, k=k,
+                                                             withhold=True), max_chars)
+
+    @server.tool()
+    def oracl_impact(member: str, targets: list[str] | None = None, diff: str | None = None, depth: int = 3,
+                     hops: int = 3, k: int = 20, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """What a change in one member reaches there and in the members that depend on it:
+        targets are files or symbols of that member, or diff="HEAD" (its working tree against a
+        revision). Per repository: where it uses what changed, the tests to run, the files reached."""
+        return answer(lambda ws: crossrepo.impact_workspace(ws, member, targets or [], diff=diff, depth=depth,
+                                                            hops=hops, k=k, withhold=True), max_chars)
+
+    @server.tool()
+    def oracl_links(max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """The dependencies between members: which member's manifest names a package another provides."""
+        return answer(lambda ws: crossrepo.links_workspace(ws, withhold=True), max_chars)
+
+    return server
+
+
 EDIT_LOOP = """You are editing the repository through ORACL's gates. Task: {task}
 
 1. Hydrate: call oracl_stats (the build and its freshness).
@@ -277,12 +348,14 @@ def _edit_tools(server: Any, mem: Any) -> None:
         return EDIT_LOOP.format(task=task)
 
 
-def serve(root: Path, allow_edits: bool = False) -> None:
+def serve(root: Path | None, allow_edits: bool = False, workspace: Path | None = None) -> None:
     """Run the server on stdio until the client closes it (RootError first when ``root``
-    is not a directory)."""
-    check_root(Path(root))
+    is not a directory); with ``workspace``, the workspace file's server instead."""
+    if workspace is None:
+        check_root(Path(root or "."))
     try:
-        server = create_server(root, allow_edits)
+        server = create_workspace_server(workspace) if workspace is not None else create_server(Path(root or "."),
+                                                                                                allow_edits)
     except ModuleNotFoundError as exc:
         from oracl.core.errors import ConfigError
 
@@ -343,14 +416,16 @@ class Guard:
             self._sem.release()
 
 
-def serve_http(root: Path, host: str = "127.0.0.1", port: int = 8765, token_file: Path | None = None,
-               allow_edits: bool = False, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE) -> None:
+def serve_http(root: Path | None, host: str = "127.0.0.1", port: int = 8765, token_file: Path | None = None,
+               allow_edits: bool = False, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE,
+               workspace: Path | None = None) -> None:
     """The same tools over the MCP SDK's streamable HTTP transport (stateless, JSON answers),
     for many clients at once. A bind to anything but loopback needs a token (``token_file``:
     its first line), and refuses to start without one."""
     from oracl.core.errors import ConfigError
 
-    check_root(Path(root))
+    if workspace is None:
+        check_root(Path(root or "."))
     token = None
     if token_file is not None:
         try:
@@ -362,7 +437,8 @@ def serve_http(root: Path, host: str = "127.0.0.1", port: int = 8765, token_file
     if host not in LOOPBACK and token is None:
         raise ConfigError(f"binding to {host} serves the repository beyond this machine: give --token-file FILE")
     try:
-        server = create_server(root, allow_edits, http=True)
+        server = (create_workspace_server(workspace, http=True) if workspace is not None
+                  else create_server(Path(root or "."), allow_edits, http=True))
         import uvicorn
     except ModuleNotFoundError as exc:
         raise ConfigError(f"`oracl mcp --http` needs the mcp SDK ({exc.name} is missing): pip install 'oracl[mcp]'") from None

@@ -63,6 +63,7 @@ class View:
     member: Member
     snap: Snapshot
     iface: dict[str, Any]
+    hidden: frozenset[str] = frozenset()  # files holding key material, when the answer withholds them
     _by_base: dict[str, list[str]] | None = None
 
     @property
@@ -111,9 +112,11 @@ def _interface(snap: Snapshot) -> dict[str, Any]:
 
 
 @contextmanager
-def opened(ws: WorkspaceFile) -> Iterator[tuple[list[View], list[dict[str, Any]], list[str]]]:
-    """Every member's latest build held open (views, each member's status, notices)."""
+def opened(ws: WorkspaceFile, withhold: bool = False) -> Iterator[tuple[list[View], list[dict[str, Any]], list[str]]]:
+    """Every member's latest build held open (views, each member's status, notices); with
+    ``withhold``, each view knows its files that hold key material (left out of answers)."""
     from oracl.read.fanout import _verify_member
+    from oracl.read.memory import sensitive_paths
 
     views, status, notices = [], [], []
     with ExitStack() as stack:
@@ -129,7 +132,7 @@ def opened(ws: WorkspaceFile) -> Iterator[tuple[list[View], list[dict[str, Any]]
                 notices.append(f"member {m.name} did not answer: {why}")
                 continue
             try:
-                views.append(View(m, snap, _interface(snap)))
+                views.append(View(m, snap, _interface(snap), sensitive_paths(snap) if withhold else frozenset()))
             except OraclError as exc:
                 status[-1]["linked"] = False
                 notices.append(f"member {m.name} is not linked to the others: {exc}")
@@ -283,6 +286,15 @@ def _reach(result: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], set
     return dict(names), files
 
 
+def _where(link: Link, d: dict[str, Any]) -> str:
+    """``path:line`` of a provider's definition (the withheld marker for a file holding key material)."""
+    from oracl.read.memory import WITHHELD
+
+    if d["path"] in link.provider.hidden:
+        return WITHHELD
+    return f"{d['path']}:{d['start']}" if d.get("start") else d["path"]
+
+
 def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: set[str]) -> dict[str, list[dict[str, Any]]]:
     """consumer path → its entries (line, confidence, what of the provider it uses)."""
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -293,7 +305,7 @@ def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: set[str]
             if defs:
                 hit_call = True
                 out[path].append({"line": line, "confidence": round(ENTRY_CALL / len(defs), 6), "uses": call,
-                                  "defined": f"{defs[0]['path']}:{defs[0].get('start', '')}",
+                                  "defined": _where(link, defs[0]),
                                   "qualified": defs[0]["qualified"]})
         for n in imp[1]:
             defs = [d for d in names.get(n, []) if in_package(link, d["path"])]
@@ -301,13 +313,13 @@ def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: set[str]
                 hit_call = True
                 out[path].append({"line": imp[2], "confidence": round(ENTRY_CALL / len(defs), 6),
                                   "uses": f"import {n} from {imp[0]}",
-                                  "defined": f"{defs[0]['path']}:{defs[0].get('start', '')}",
+                                  "defined": _where(link, defs[0]),
                                   "qualified": defs[0]["qualified"]})
         if not hit_call and not calls:  # what the file calls of it is known and none of it was reached: no entry
             reached = sorted(set(targets(link, imp[0], imp[1])) & files)
             if reached:
                 out[path].append({"line": imp[2], "confidence": ENTRY_IMPORT, "uses": f"import {imp[0]}",
-                                  "defined": reached[0], "qualified": ""})
+                                  "defined": _where(link, {"path": reached[0]}), "qualified": ""})
     return dict(out)
 
 
@@ -321,9 +333,9 @@ def member_of(ws: WorkspaceFile, folder: Path) -> str:
     return best.name
 
 
-def links_workspace(ws: WorkspaceFile) -> dict[str, Any]:
+def links_workspace(ws: WorkspaceFile, withhold: bool = False) -> dict[str, Any]:
     """Every edge between members (``oracl workspace links``) and the packages each provides."""
-    with opened(ws) as (views, status, notices):
+    with opened(ws, withhold) as (views, status, notices):
         all_links, link_notices = links(views)
         return {"schema": "oracl.workspace-links/1", "workspace": str(ws.path), "links": link_summary(all_links),
                 "packages": [{"repository": v.name, "ecosystem": p["ecosystem"], "package": p["name"],
@@ -333,14 +345,15 @@ def links_workspace(ws: WorkspaceFile) -> dict[str, Any]:
 
 
 def impact_workspace(ws: WorkspaceFile, member: str, targets_: list[str] | None = None, *, diff: str | None = None,
-                     depth: int = 3, hops: int = 3, k: int = 20, cwd: Path | None = None) -> dict[str, Any]:
+                     depth: int = 3, hops: int = 3, k: int = 20, cwd: Path | None = None,
+                     withhold: bool = False) -> dict[str, Any]:
     """What a change in ``member`` reaches in it and, across manifests' dependencies, in
     the other members (each member's files and tests with the entries that reach them)."""
     from oracl.read.callgraph import MAX_K, impact
 
     in_range("--hops", hops, 1, MAX_HOPS)
     in_range("-k", k, 1, MAX_K)
-    with opened(ws) as (views, status, notices):
+    with opened(ws, withhold) as (views, status, notices):
         origin = next((v for v in views if v.name == member), None)
         if origin is None:
             known = [m.name for m in ws.members]
@@ -394,6 +407,8 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
              entries: dict[str, list[dict[str, Any]]], k: int, scale: float) -> dict[str, Any]:
     """One member's part of a workspace impact: its entries, then its files and tests,
     scores × the best entry's confidence; an entry file's reasons say what it uses."""
+    from oracl.read.memory import _without
+
     def row(f: dict[str, Any]) -> dict[str, Any]:
         own = entries.get(f["path"])
         out = {**f, "score": round(f["score"] * (max(e["confidence"] for e in own) if own else scale), 6)}
@@ -403,6 +418,8 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
             out["distance"] = max(1, f["distance"])
         return out
 
+    res = _without(res, v.hidden)
+    entries = {p: es for p, es in entries.items() if p not in v.hidden}
     files = sorted((row(f) for f in res["files"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
     tests = sorted((row(f) for f in res["tests"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
     return {"repository": v.name, "hop": hop, "via": via, "packages": packages, "build_id": v.snap.build_id,
@@ -415,17 +432,19 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
 
 # ---- callers across members ----------------------------------------------------------------
 
-def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100) -> dict[str, Any]:
+def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100,
+                      withhold: bool = False) -> dict[str, Any]:
     """Who calls ``name``: in each member that defines it (its own callers), and in the
     members whose manifests depend on that member's package (call sites naming it through
     an import of the package; each caller is the innermost definition holding the call)."""
     from oracl.read.callgraph import MAX_K, _innermost, callers, named_each
+    from oracl.read.memory import _without
 
     in_range("-k", k, 1, MAX_K)
     short = name.replace("::", ".").rsplit(".", 1)[-1]
     rows: list[dict[str, Any]] = []
     defined: list[dict[str, Any]] = []
-    with opened(ws) as (views, status, notices):
+    with opened(ws, withhold) as (views, status, notices):
         all_links, link_notices = links(views)
         notices += link_notices
         for v in views:
@@ -435,6 +454,7 @@ def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
                 continue  # not defined here
             if own["match"] == "fuzzy":
                 continue
+            own = _without(own, v.hidden)
             defined += [{**t, "repository": v.name} for t in own["targets"]]
             rows += [{**r, "repository": v.name, "across": ""} for r in own["callers"]]
             for ln in (x for x in all_links if x.provider is v):
@@ -452,7 +472,7 @@ def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
                 for r in named_each(ln.consumer.snap, "symbols_in_files", sorted(sites)):
                     syms[r["path"]].append(r)
                 conf = round(ENTRY_CALL / len(defs), 6)
-                for path, found in sorted(sites.items()):
+                for path, found in sorted((p, f) for p, f in sites.items() if p not in ln.consumer.hidden):
                     spans = [(float(line), float(line)) for line, _, _ in found]
                     inner = _innermost([(s["id"], s["kind"], s["start"], s["end"]) for s in syms[path]], spans)
                     by_id = {s["id"]: s for s in syms[path]}

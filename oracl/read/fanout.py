@@ -59,16 +59,21 @@ def _verify_member(snap: Snapshot, m: Member) -> str:
                             required=True, what=f"member {m.name}'s manifest")
 
 
-def fan_out(ws: WorkspaceFile, ask: Callable[[Snapshot], list[dict[str, Any]]]
+def fan_out(ws: WorkspaceFile, ask: Callable[[Snapshot], list[dict[str, Any]]], withhold: bool = False
             ) -> tuple[list[tuple[Member, list[dict[str, Any]]]], list[dict[str, Any]], list[str]]:
     """``ask`` on every member's latest build: (each answering member and its rows, every
-    member's status, notices)."""
+    member's status, notices); with ``withhold``, rows naming a member's files that hold
+    key material are left out (as ``Memory(withhold_sensitive=True)`` does: MCP, the web)."""
+    from oracl.read.memory import _without, sensitive_paths
+
     answers, status, notices = [], [], []
     for m in ws.members:
         try:
             with Snapshot.open(Path(m.root)) as snap:
                 checked = _verify_member(snap, m)
                 rows = ask(snap)
+                if withhold:
+                    rows = _without(rows, sensitive_paths(snap))
                 status.append({"name": m.name, "root": m.root, "build_id": snap.build_id, "ok": True,
                                "checked": checked})
                 answers.append((m, rows))
@@ -97,9 +102,11 @@ def merge(answers: list[tuple[Member, list[dict[str, Any]]]], k: int) -> list[di
     return out
 
 
-def search_workspace(ws: WorkspaceFile, text: str, k: int = 10, persona: str = "default") -> dict[str, Any]:
+def search_workspace(ws: WorkspaceFile, text: str, k: int = 10, persona: str = "default",
+                     withhold: bool = False) -> dict[str, Any]:
     """``query`` over every member: the merged results, each with its repository."""
-    answers, status, notices = fan_out(ws, lambda snap: search(snap, text, limit=k, persona=persona).results)
+    answers, status, notices = fan_out(ws, lambda snap: search(snap, text, limit=k, persona=persona).results,
+                                       withhold)
     return {"schema": "oracl.workspace-search/1", "workspace": str(ws.path), "query": text,
             "results": merge(answers, k), "members": status, "notices": notices}
 
@@ -108,13 +115,14 @@ MATCH_ORDER = {"exact": 0, "ambiguous": 0, "fuzzy": 1}  # ambiguous: several exa
 
 
 def symbols_workspace(ws: WorkspaceFile, name: str, kind: str | None = None, language: str | None = None,
-                      k: int = 20) -> dict[str, Any]:
+                      k: int = 20, withhold: bool = False) -> dict[str, Any]:
     """Where ``name`` is defined in every member: the members with an exact definition
     first (in the workspace's order), then those with only close names; each definition
     with its ``repository`` and how its member matched."""
     from oracl.read.callgraph import symbols
 
-    answers, status, notices = fan_out(ws, lambda snap: [symbols(snap, name, kind=kind, language=language, k=k)])
+    answers, status, notices = fan_out(ws, lambda snap: [symbols(snap, name, kind=kind, language=language, k=k)],
+                                       withhold)
     found = sorted(((MATCH_ORDER.get(a[0]["match"], 3), i, m, a[0]) for i, (m, a) in enumerate(answers)),
                    key=lambda x: (x[0], x[1]))
     rows = [{**d, "repository": m.name, "match": ans["match"]} for _, _, m, ans in found for d in ans["definitions"]]
