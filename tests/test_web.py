@@ -475,3 +475,50 @@ def test_a_result_opened_from_the_search_page_is_a_logged_follow_up(built: Path,
     assert learn["page"] == "learn" and learn["proposals"] == []
     assert 'id="no-proposals"' in client.get("/learn").text
     assert api(client, "/api/learn?status=maybe", 400)["error"] == "--status must be one of pending, accepted, rejected"
+
+
+# -- a workspace (oracl serve --workspace FILE) ------------------------------------------------
+
+def test_a_workspace_served_to_a_real_browser(tmp_path: Path) -> None:
+    from oracl.core.members import add
+    from oracl.face.serve import WORKSPACE_API, create_workspace_app
+
+    from .test_crossrepo import LIB_AUTH, SVC_A
+
+    for name, files in (("lib-auth", {**LIB_AUTH, "src/libauth/id_ed25519": KEY_BLOCK}), ("svc-a", SVC_A)):
+        build(write_tree(tmp_path / name, files), buffer_pool_bytes=64 << 20, workers=1)
+    wsf = tmp_path / "ws.toml"
+    add(wsf, [tmp_path / "lib-auth", tmp_path / "svc-a"])
+    client = AppClient(create_workspace_app(wsf, allowed_hosts(PORT)))
+    assert api(client, "/api")["endpoints"] == WORKSPACE_API
+    doc = (REPO / "docs" / "web.md").read_text("utf-8")
+    assert all(url.split("?")[0] in doc for url in WORKSPACE_API)
+    home = api(client, "/api/workspace")
+    assert [(x["consumer"], x["provider"]) for x in home["links"]] == [("svc-a", "lib-auth")]
+    hit = api(client, "/api/impact?member=lib-auth&target=_digest")
+    assert [s["repository"] for s in hit["repositories"]] == ["lib-auth", "svc-a"]
+    found = api(client, "/api/search?q=private+key+ed25519")
+    assert all(r["path"] != "src/libauth/id_ed25519" for r in found["results"])  # withheld, as for one repository
+    assert api(client, "/api/impact?member=nope&target=x", 400)["error"].startswith("no member named 'nope'")
+    assert client.request("POST", "/api/search?q=x").status_code == 405
+    assert client.get("/api/workspace", headers={"host": "evil.example:8765"}).status_code == 421
+
+    proc = subprocess.Popen([ORACL, "serve", "--workspace", str(wsf), "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline() if proc.stdout else ""
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/)$", first.strip())
+        assert m, (first, proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
+        url = m.group(1)
+        dom, console = browse(url + "impact?member=lib-auth&target=_digest", tmp_path)
+        assert re.findall(r'<h2 class="repository" data-repository="([^"]+)"', dom) == ["lib-auth", "svc-a"]
+        assert "sign → src/libauth/tokens.py:8" in dom and "Uncaught" not in console, console
+        dom, _ = browse(url, tmp_path)
+        assert '<table class="links">' in dom and "lib-auth (python)" in dom
+        shot = tmp_path / "workspace.png"
+        browse(url + "callers?name=sign_token", tmp_path, shot)
+        colours, share = not_blank(shot)
+        assert colours >= 8 and share > 0.02, (colours, share)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)

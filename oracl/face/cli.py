@@ -384,6 +384,7 @@ def serve(
     root: RootArg = None,
     root_opt: RootOpt = None,
     port: Annotated[int, typer.Option(metavar="N", help="Port on 127.0.0.1 (0: a free one).")] = 8765,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Serve every member of this workspace file instead of one ROOT: members and links, search, impact and callers across them.")] = None,
 ) -> None:
     """A local, read-only web view of ROOT's latest build.
 
@@ -391,14 +392,29 @@ def serve(
     fragments, the text with those lines marked), neighbourhood graphs, search with its
     reasons, callers and callees, impact; and the JSON API behind every page (/api).
     Listens on 127.0.0.1 only and answers only requests addressed to it; no page or
-    endpoint writes or runs Cypher. Needs the web stack: pip install 'oracl[web]'."""
-    root = _root(root, root_opt)
+    endpoint writes or runs Cypher. Needs the web stack: pip install 'oracl[web]'.
+    With --workspace FILE: the members, the links between them, and search, impact and
+    callers across them."""
     if not 0 <= port <= 65535:
         _fail(ConfigError(f"--port must be between 0 and 65535, not {port}"))
     try:
         from oracl.face.serve import serve as run_serve
+        from oracl.face.serve import serve_workspace
     except ModuleNotFoundError as exc:
         _fail(ConfigError(f"the web view needs {exc.name}: pip install 'oracl[web]'"))
+    if workspace is not None:
+        if root is not None or root_opt is not None:
+            _fail(ConfigError("--workspace serves its members: give no ROOT with it"))
+        try:
+            serve_workspace(workspace, port, lambda url: sys.stdout.write(
+                f"Serving the workspace {workspace} at {url}\nRead-only, this machine only; Ctrl-C stops.\n")
+                or sys.stdout.flush())
+        except OraclError as exc:
+            _fail(exc)
+        except KeyboardInterrupt:
+            pass
+        return
+    root = _root(root, root_opt)
     from oracl.core.vault import Vault
     from oracl.face.render import serving
 

@@ -127,3 +127,48 @@ def _bounded(k: int) -> int:
         raise QueryError(f"k must be between 1 and {MAX_RESULTS}")
     return k
 
+
+
+# ---- a workspace's pages (``oracl serve --workspace FILE``) --------------------------------
+
+WORKSPACE_SCHEMA = "oracl.face.web-workspace/1"
+
+
+def _ws(path: Any) -> Any:
+    from oracl.core.members import WorkspaceFile
+
+    return WorkspaceFile.load(path)  # loaded and verified at every page: an edit by hand shows at once
+
+
+def ws_home(path: Any) -> dict[str, Any]:
+    """The members (each one's build or why it does not answer), the packages they provide
+    and the links between them."""
+    from oracl.read.crossrepo import links_workspace
+
+    return {"schema": WORKSPACE_SCHEMA, "page": "workspace", **links_workspace(_ws(path), withhold=True)}
+
+
+def ws_search(path: Any, q: str, k: int = SEARCH_RESULTS) -> dict[str, Any]:
+    from oracl.read.fanout import search_workspace
+
+    if not q.strip():
+        return {"schema": WORKSPACE_SCHEMA, "page": "search", "q": "", "results": [], "members": [], "notices": []}
+    out = search_workspace(_ws(path), q, k=_bounded(k), withhold=True)
+    return {"schema": WORKSPACE_SCHEMA, "page": "search", **out, "q": redact_typed(q), "query": redact_typed(q)}
+
+
+def ws_impact(path: Any, member: str, target: str, hops: int = 3) -> dict[str, Any]:
+    from oracl.read.crossrepo import impact_workspace
+
+    if not member or not target:
+        raise QueryError("name the member and the file or symbol that changes (?member=NAME&target=PATH)")
+    return {"schema": WORKSPACE_SCHEMA, "page": "impact", "target": target,
+            **impact_workspace(_ws(path), member, [target], hops=hops, withhold=True)}
+
+
+def ws_callers(path: Any, name: str) -> dict[str, Any]:
+    from oracl.read.crossrepo import callers_workspace
+
+    if not name:
+        raise QueryError("name a symbol (?name=NAME)")
+    return {"schema": WORKSPACE_SCHEMA, "page": "callers", **callers_workspace(_ws(path), name, withhold=True)}

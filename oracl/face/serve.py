@@ -173,6 +173,60 @@ def create_app(memory: Memory, hosts: set[str]) -> Starlette:
     return HostCheck(app, lambda: hosts)  # type: ignore[return-value]
 
 
+WORKSPACE_API = {
+    "/api": "this index",
+    "/api/workspace": "the members (each one's build or why it does not answer), the packages they provide, the links",
+    "/api/search?q=TEXT&k=10": "oracl query TEXT --workspace: results of every member merged by rank",
+    "/api/impact?member=NAME&target=PATH&hops=3": "oracl impact --workspace: per repository, entries, tests, files",
+    "/api/callers?name=NAME": "oracl callers --workspace: callers in the members and across their dependents",
+}
+
+
+def create_workspace_app(path: Path, hosts: set[str]) -> Starlette:
+    """The web application over a workspace file (``oracl serve --workspace FILE``): the
+    same guards as one repository's (GET only, this machine's Host, the headers), every
+    page loading and verifying the file again, files holding key material withheld."""
+    def page(fn: Callable[[Request], dict[str, Any]], html: Callable[[dict[str, Any]], str] | None) -> Callable:
+        def endpoint(request: Request) -> Response:
+            try:
+                data = fn(request)
+            except OraclError as exc:
+                status = _status(exc) if isinstance(exc, QueryError | WithheldError) else 400
+                if html is None:
+                    return Response(orjson.dumps({"error": str(exc), "status": status}), status,
+                                    media_type="application/json")
+                return HTMLResponse(webpage.ws_error_page(status, str(exc)), status)
+            if html is None:
+                return Response(orjson.dumps(data, default=str), media_type="application/json")
+            return HTMLResponse(html(data))
+        return endpoint
+
+    views: list[tuple[str, Callable[[Request], dict[str, Any]], Callable[[dict[str, Any]], str]]] = [
+        ("/workspace", lambda r: pages.ws_home(path), webpage.ws_home_page),
+        ("/search", lambda r: pages.ws_search(path, r.query_params.get("q", ""), _int(r, "k", pages.SEARCH_RESULTS)),
+         webpage.ws_search_page),
+        ("/impact", lambda r: pages.ws_impact(path, r.query_params.get("member", ""), r.query_params.get("target", ""),
+                                              _int(r, "hops", 3)), webpage.ws_impact_page),
+        ("/callers", lambda r: pages.ws_callers(path, r.query_params.get("name", "")), webpage.ws_callers_page),
+    ]
+    routes = [Route("/", page(views[0][1], views[0][2]), methods=["GET", "HEAD"])]
+    for url, fn, html in views:
+        routes.append(Route(url, page(fn, html), methods=["GET", "HEAD"]))
+        routes.append(Route("/api" + url, page(fn, None), methods=["GET", "HEAD"]))
+    routes.append(Route("/api", lambda r: Response(orjson.dumps({"schema": pages.WORKSPACE_SCHEMA,
+                                                                 "endpoints": WORKSPACE_API}),
+                                                   media_type="application/json"), methods=["GET", "HEAD"]))
+    static = StaticFiles(directory=str(webpage.ASSETS))
+
+    async def asset(request: Request) -> Response:
+        if request.path_params["name"] != "oracl.css":
+            return PlainTextResponse("not found\n", 404)
+        return await static.get_response("oracl.css", request.scope)
+
+    routes.append(Route("/static/{name}", asset, methods=["GET", "HEAD"]))
+    return HostCheck(Starlette(routes=routes), lambda: hosts)  # type: ignore[return-value]
+
+
 def allowed_hosts(port: int) -> set[str]:
     """The ``Host`` values a browser sends to this server.
 
@@ -193,6 +247,25 @@ def bind(port: int) -> socket.socket:
         raise PortError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror} (choose another with --port, or --port 0 for a free one)") from None
     sock.listen(128)
     return sock
+
+
+def serve_workspace(path: Path, port: int, announce: Callable[[str], None]) -> None:
+    """Serve a workspace file's members on 127.0.0.1:``port`` until interrupted."""
+    import uvicorn
+
+    from oracl.core.members import WorkspaceFile
+
+    path = Path(path).resolve()
+    WorkspaceFile.load(path)  # a file that does not verify refuses to serve
+    sock = bind(port)
+    actual = sock.getsockname()[1]
+    config = uvicorn.Config(create_workspace_app(path, allowed_hosts(actual)), log_level="warning",
+                            access_log=False, lifespan="off")
+    announce(f"http://127.0.0.1:{actual}/")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
 
 
 def serve(root: Path, port: int, announce: Callable[[str], None]) -> None:

@@ -515,3 +515,101 @@ def standalone_graph(data: dict[str, Any]) -> str:
 </body></html>
 """
 
+
+
+# ---- a workspace's pages ---------------------------------------------------------------------
+
+def ws_layout(title: str, data: dict[str, Any], body: str, *, q: str = "") -> str:
+    """A workspace page: the bar (members, search across them) and the members' builds."""
+    members = " · ".join(f'<span class="member {"ok" if m["ok"] else "down"}" title="{_e(m.get("error", m["root"]))}">'
+                         f'{_e(m["name"])}</span>' for m in data.get("members") or [])
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)} · ORACL workspace</title>
+<link rel="stylesheet" href="/static/oracl.css">
+</head><body>
+<header class="bar"><a class="brand" href="/">ORACL</a>
+<span class="root">{_e(str(data.get("workspace", "")).rstrip("/").rsplit("/", 1)[-1])}</span>
+<a href="/">Members</a>
+<form class="search" action="/search" method="get" role="search">
+<input type="search" name="q" value="{_e(q)}" placeholder="search every member" aria-label="search text">
+<button type="submit">Search</button></form></header>
+<div class="build" id="members">{members}</div>
+<main>
+{body}
+</main>
+</body></html>
+"""
+
+
+def _ws_notes(data: dict[str, Any]) -> str:
+    return "".join(f'<p class="notice">{_e(n)}</p>' for n in data.get("notices") or [])
+
+
+def ws_home_page(data: dict[str, Any]) -> str:
+    members = [[_e(m["name"]), f'<code>{_e(m.get("build_id", ""))}</code>' if m["ok"] else
+                f'<span class="error">{_e(m["error"])}</span>', _e(m.get("checked", ""))] for m in data["members"]]
+    links = [[_e(x["consumer"]), _e(x["provider"]), f'{_e(x["package"])} ({_e(x["ecosystem"])})',
+              f'{_e(x["manifest"])}:{x["line"]}', str(x["files"])] for x in data["links"]]
+    packages = [[_e(p["repository"]), f'{_e(p["package"])} ({_e(p["ecosystem"])})',
+                 _e(", ".join(p["prefixes"]))] for p in data["packages"]]
+    body = (f'<h1>Workspace <small>{len(data["members"])} members</small></h1>'
+            + _table("members", ["member", "build", "checked"], members)
+            + f'<h2>Links <small>{len(links)}</small></h2>'
+            + (_table("links", ["consumer", "provider", "package", "declared", "files importing it"], links)
+               if links else '<p class="muted" id="no-links">no member depends on a package another provides</p>')
+            + f'<h2>Packages provided <small>{len(packages)}</small></h2>'
+            + _table("packages", ["member", "package", "imported as"], packages)
+            + '<form class="ask" action="/impact" method="get"><label>What does a change reach? member '
+              '<input name="member" aria-label="member"></label> <label>file or symbol '
+              '<input name="target" aria-label="file or symbol"></label> <button type="submit">Impact</button></form>'
+            + _ws_notes(data))
+    return ws_layout("workspace", data, body)
+
+
+def ws_search_page(data: dict[str, Any]) -> str:
+    if not data["q"]:
+        return ws_layout("Search", data, '<h1>Search every member</h1>')
+    rows = [[str(r["rank"]), _e(r["repository"]), f'<span class="path">{_e(r["path"])}</span>',
+             str(r.get("member_rank", "")), _num(r.get("score") or 0), _e(", ".join(r.get("matched_fields") or []))]
+            for r in data["results"]]
+    body = (f'<h1>Search <small>{len(rows)} results across {len(data["members"])} members</small></h1>'
+            + (_table("results", ["#", "repository", "path", "rank there", "score there", "matched"], rows)
+               if rows else '<p class="muted" id="no-results">nothing matched</p>') + _ws_notes(data))
+    return ws_layout(f"search {data['q']}", data, body, q=data["q"])
+
+
+def ws_impact_page(data: dict[str, Any]) -> str:
+    parts = [f'<h1>Impact of <code>{_e(data["target"])}</code> in {_e(data["member"])} '
+             f'<small>{data["reached_repositories"]} other repositories, {data["reached_files"]} files there</small></h1>']
+    for sec in data["repositories"]:
+        head = (f'{_e(sec["repository"])} <small>hop {sec["hop"]}, through {_e(sec["via"])}: '
+                f'{_e(", ".join(sec["packages"]))}</small>' if sec["hop"] else f'{_e(sec["repository"])} <small>changed</small>')
+        parts.append(f'<h2 class="repository" data-repository="{_e(sec["repository"])}">{head}</h2>')
+        if sec["hop"]:
+            parts.append(_table("entries", ["file", "line", "confidence", "uses"],
+                                [[f'<span class="path">{_e(e["path"])}</span>', str(e["line"]), _num(e["confidence"], 2),
+                                  _e(f'{e["uses"]} → {e["defined"]}')] for e in sec["entries"]]))
+        for title, rows, total in (("Tests to run", sec["tests"], sec["test_count"]),
+                                   ("Files reached", sec["files"], sec["file_count"])):
+            parts.append(f'<h3>{title} <small>{total}</small></h3>' + _table(
+                "files", ["file", "score", "distance", "why"],
+                [[f'<span class="path">{_e(f["path"])}</span>', _num(f["score"]), str(f["distance"]),
+                  _e("; ".join(f["reasons"][:3]))] for f in rows]))
+    return ws_layout(f"impact {data['target']}", data, "".join(parts) + _ws_notes(data))
+
+
+def ws_callers_page(data: dict[str, Any]) -> str:
+    rows = [[_e(c["repository"]), _e(c["qualified"]),
+             f'<span class="path">{_e(c["path"])}</span>:{_e(",".join(str(x) for x in c["lines"][:6]))}',
+             _num(c["confidence"], 2), _e(f'through {c["across"]}: {", ".join(c["calls"][:3])}' if c["across"]
+                                          else c.get("resolution", ""))] for c in data["callers"]]
+    body = (f'<h1>Callers of <code>{_e(data["query"])}</code> <small>{data["total"]}, {data["across"]} in other '
+            'repositories</small></h1>' + _table("callers", ["repository", "caller", "where", "confidence", "how"], rows)
+            + _ws_notes(data))
+    return ws_layout(f"callers {data['query']}", data, body)
+
+
+def ws_error_page(status: int, message: str) -> str:
+    return ws_layout("Error", {}, f'<h1>{status}</h1><p class="error" id="error">{_e(message)}</p>')
