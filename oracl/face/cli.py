@@ -405,10 +405,12 @@ def serve(
     if workspace is not None:
         if root is not None or root_opt is not None:
             _fail(ConfigError("--workspace serves its members: give no ROOT with it"))
+        def say(url: str) -> None:
+            sys.stdout.write(f"Serving the workspace {workspace} at {url}\nRead-only, this machine only; Ctrl-C stops.\n")
+            sys.stdout.flush()
+
         try:
-            serve_workspace(workspace, port, lambda url: sys.stdout.write(
-                f"Serving the workspace {workspace} at {url}\nRead-only, this machine only; Ctrl-C stops.\n")
-                or sys.stdout.flush())
+            serve_workspace(workspace, port, say)
         except OraclError as exc:
             _fail(exc)
         except KeyboardInterrupt:
