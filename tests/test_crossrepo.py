@@ -34,6 +34,7 @@ SVC_A = {
     "svc_a/api.py": ("import libauth\nfrom libauth import sign_token as sign\n\n\ndef login(user):\n    return sign(user)\n\n\n"
                      "def check(token):\n    return libauth.verify_token(token)\n"),
     "svc_a/views.py": "from svc_a.api import login\n\n\ndef handler(request):\n    return login(request)\n",
+    "svc_a/settings.py": "import libauth.tokens\n\nTOKENS = libauth.tokens\n",  # imported, nothing called
     "tests/test_api.py": "from svc_a.api import login\n\n\ndef test_login():\n    assert login('u')\n",
 }
 SVC_GATEWAY = {
@@ -75,14 +76,15 @@ def test_the_interface_of_a_build_by_hand(org: Path) -> None:
                                {"ecosystem": "python", "name": "requests", "manifest": "pyproject.toml", "line": 6}]
     assert svc["files"] == {"svc_a/api.py": {
         "imports": [["libauth", [], 1], ["libauth", ["sign_token"], 2]],
-        "calls": [["sign", 6, 1], ["libauth.verify_token", 10, 0]]}}
+        "calls": [["sign", 6, 1], ["libauth.verify_token", 10, 0]]},
+        "svc_a/settings.py": {"imports": [["libauth.tokens", [], 1]], "calls": []}}
     # the repository's own modules (svc_a.api in views.py and the test) are not outside code
 
 
 def test_links_compare_names_as_the_ecosystem_does(org: Path) -> None:
     out = links_workspace(WorkspaceFile.load(org / "ws.toml"))
     assert [(x["consumer"], x["provider"], x["package"], x["line"], x["files"]) for x in out["links"]] == [
-        ("svc-a", "lib-auth", "lib-auth", 5, 1), ("svc-gateway", "svc-a", "svc-a", 3, 2)]
+        ("svc-a", "lib-auth", "lib-auth", 5, 2), ("svc-gateway", "svc-a", "svc-a", 3, 2)]
     assert out["notices"] == []
 
 
@@ -94,10 +96,14 @@ def test_impact_crosses_two_repository_boundaries(org: Path) -> None:
     a = out["repositories"][1]
     # _digest ← sign_token, verify_token (lib-auth) ← svc-a's two call sites, each naming one reached definition
     assert [(e["path"], e["line"], e["uses"], e["qualified"], e["confidence"]) for e in a["entries"]] == [
-        ("svc_a/api.py", 6, "sign", "sign_token", 0.9), ("svc_a/api.py", 10, "libauth.verify_token", "verify_token", 0.9)]
+        ("svc_a/api.py", 6, "sign", "sign_token", 0.9), ("svc_a/api.py", 10, "libauth.verify_token", "verify_token", 0.9),
+        ("svc_a/settings.py", 1, "import libauth.tokens", "", 0.5)]
     files = {f["path"]: f for f in a["files"]}
     assert files["svc_a/api.py"]["score"] == 0.9  # its own impact's 1.0 × the entry's 0.9
     assert files["svc_a/api.py"]["reasons"][0] == "uses sign (lib-auth: src/libauth/tokens.py:8)"
+    # an import alone does not start svc-a's impact; the file is listed at the import's 0.5
+    assert (files["svc_a/settings.py"]["score"], files["svc_a/settings.py"]["reasons"]) == (
+        0.5, ["uses import libauth.tokens (lib-auth: src/libauth/tokens.py)"])
     assert "svc_a/views.py" in files and [t["path"] for t in a["tests"]] == ["tests/test_api.py"]
     g = out["repositories"][2]
     assert sorted((e["path"], e["uses"], e["qualified"]) for e in g["entries"]) == [
@@ -146,14 +152,16 @@ def test_cli_impact_diff_and_callers_across_members(org: Path) -> None:
     out = orjson.loads(r.stdout)
     assert out["member"] == "lib-auth" and out["changed"] == ["src/libauth/tokens.py"]
     a = next(s for s in out["repositories"] if s["repository"] == "svc-a")
-    assert [(e["line"], e["uses"]) for e in a["entries"]] == [(10, "libauth.verify_token")]  # not sign: unchanged
+    # not sign: unchanged; settings.py imports the changed module and calls nothing of it
+    assert [(e["path"], e["line"], e["uses"]) for e in a["entries"]] == [
+        ("svc_a/api.py", 10, "libauth.verify_token"), ("svc_a/settings.py", 1, "import libauth.tokens")]
     g = next(s for s in out["repositories"] if s["repository"] == "svc-gateway")
     assert [e["path"] for e in g["entries"]] == ["gateway/health.py"]
     plain = run_cli("callers", "verify_token", "--workspace", str(org / "ws.toml"), cwd=lib)
     assert plain.returncode == 0
     assert "caller\tsvc-a\tcheck\tsvc_a/api.py:10\t0.90\tthrough lib-auth (lib-auth): libauth.verify_token" in plain.stdout
     links = run_cli("workspace", "links", "--workspace", str(org / "ws.toml"))
-    assert links.stdout.splitlines() == ["link\tsvc-a\tlib-auth\tlib-auth (python)\tpyproject.toml:5\t1",
+    assert links.stdout.splitlines() == ["link\tsvc-a\tlib-auth\tlib-auth (python)\tpyproject.toml:5\t2",
                                          "link\tsvc-gateway\tsvc-a\tsvc-a (python)\tpyproject.toml:3\t2"]
     outside = run_cli("impact", "x.py", "--workspace", str(org / "ws.toml"), cwd=org)
     assert outside.returncode == 2 and "inside no member" in outside.stderr and outside.stderr.count("\n") == 1

@@ -19,8 +19,10 @@ Impact across members, from a change in member P:
    number of reached definitions of that name there), or, for an import none of whose
    uses is recorded as a call, the import when its targets include a reached file (0.5:
    the module changed, what of it is used is not known).
-3. C's own ``impact`` from the entries' lines (the innermost definitions holding them);
-   each of its files' scores × the best entry confidence. C's reached symbols and files
+3. C's own ``impact`` from the call entries' lines (the innermost definitions holding
+   them; from the import entries' only when C calls nothing reached); a seeded file's score
+   × its best entry's confidence, any other's × the best seeded entry's, at least 0.5 for a
+   file importing a reached module. C's reached symbols and files
    are then P's for the members linked to C, ``hops`` times at most. A member is entered
    once: a dependency cycle across repositories (A → B → A) is named, not followed again.
 
@@ -365,7 +367,7 @@ def impact_workspace(ws: WorkspaceFile, member: str, targets_: list[str] | None 
         notices += link_notices
         first = impact(origin.snap, targets_ or [], diff=diff, depth=depth, k=MAX_K, cwd=cwd)
         notices += [f"{member}: {n}" for n in first["notices"]]
-        sections = [_section(origin, 0, "", [], first, {}, k, 1.0)]
+        sections = [_section(origin, 0, "", [], first, {}, {}, k, 1.0)]
         frontier = [(origin, _reach(first))]
         entered = {origin.name}
         for hop in range(1, hops + 1):
@@ -381,10 +383,14 @@ def impact_workspace(ws: WorkspaceFile, member: str, targets_: list[str] | None 
                                        "across repositories, or a second path); not followed again")
                         continue
                     entered.add(c.name)
-                    lines = {p: [(e["line"], e["line"]) for e in es] for p, es in entries.items()}
+                    # the call entries start the member's own impact; an import alone does only
+                    # when nothing of the provider's reached code is called in the member
+                    seeded = {p: [e for e in es if e["confidence"] != ENTRY_IMPORT] for p, es in entries.items()}
+                    seeded = {p: es for p, es in seeded.items() if es} or entries
+                    lines = {p: [(e["line"], e["line"]) for e in es] for p, es in seeded.items()}
                     res = impact(c.snap, [], changed_lines=lines, depth=depth, k=MAX_K)
-                    best = max(e["confidence"] for es in entries.values() for e in es)
-                    sections.append(_section(c, hop, prov.name, [ln.package["name"]], res, entries, k, best))
+                    best = max(e["confidence"] for es in seeded.values() for e in es)
+                    sections.append(_section(c, hop, prov.name, [ln.package["name"]], res, entries, seeded, k, best))
                     nxt.append((c, _reach(res)))
             frontier = nxt
             if not frontier:
@@ -404,14 +410,22 @@ def impact_workspace(ws: WorkspaceFile, member: str, targets_: list[str] | None 
 
 
 def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, Any],
-             entries: dict[str, list[dict[str, Any]]], k: int, scale: float) -> dict[str, Any]:
-    """One member's part of a workspace impact: its entries, then its files and tests,
-    scores × the best entry's confidence; an entry file's reasons say what it uses."""
+             entries: dict[str, list[dict[str, Any]]], seeded: dict[str, list[dict[str, Any]]], k: int,
+             scale: float) -> dict[str, Any]:
+    """One member's part of a workspace impact: its entries, then its files and tests. A
+    seeded entry file scores its own impact's score × its best entry's confidence; any
+    other file its own score × ``scale`` (the best seeded entry's), raised to 0.5 when it
+    imports a reached module (an unseeded import entry); an entry file's reasons say first
+    what of the provider it uses."""
+    from oracl.core.paths import is_test_to_run
     from oracl.read.memory import _without
 
     def row(f: dict[str, Any]) -> dict[str, Any]:
-        own = entries.get(f["path"])
-        out = {**f, "score": round(f["score"] * (max(e["confidence"] for e in own) if own else scale), 6)}
+        own, seed = entries.get(f["path"]), seeded.get(f["path"])
+        score = f["score"] * (max(e["confidence"] for e in seed) if seed else scale)
+        if own and not seed:
+            score = max(score, max(e["confidence"] for e in own))
+        out = {**f, "score": round(score, 6)}
         if own:
             e = min(own, key=lambda x: (-x["confidence"], x["line"]))
             out["reasons"] = [f"uses {e['uses']} ({via}: {e['defined']})", *[r for r in f["reasons"] if r != "changed"]][:5]
@@ -420,8 +434,12 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
 
     res = _without(res, v.hidden)
     entries = {p: es for p, es in entries.items() if p not in v.hidden}
-    files = sorted((row(f) for f in res["files"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
-    tests = sorted((row(f) for f in res["tests"]), key=lambda f: (-f["score"], f["distance"], f["path"]))
+    listed = {f["path"] for f in res["files"]} | {f["path"] for f in res["tests"]}
+    extra = [{"path": p, "score": 0.0, "distance": 1, "reasons": []} for p in sorted(entries) if p not in listed]
+    files = sorted((row(f) for f in res["files"] + [x for x in extra if not is_test_to_run(x["path"])]),
+                   key=lambda f: (-f["score"], f["distance"], f["path"]))
+    tests = sorted((row(f) for f in res["tests"] + [x for x in extra if is_test_to_run(x["path"])]),
+                   key=lambda f: (-f["score"], f["distance"], f["path"]))
     return {"repository": v.name, "hop": hop, "via": via, "packages": packages, "build_id": v.snap.build_id,
             "entries": sorted(({"path": p, **e} for p, es in entries.items() for e in es),
                               key=lambda e: (e["path"], e["line"], e["uses"]))[: k],
