@@ -12,7 +12,7 @@ import pytest
 
 from oracl.builder.orchestrator import build
 from oracl.builder.pipeline.interface import interface
-from oracl.core.errors import ConfigError
+from oracl.core.errors import ConfigError, QueryError
 from oracl.core.members import WorkspaceFile, add
 from oracl.core.vault import INTERFACE_FILE, Vault
 from oracl.read.crossrepo import callers_workspace, impact_workspace, links_workspace, member_of
@@ -311,3 +311,33 @@ def test_a_bundle_from_ci_is_a_member_verified_with_its_key(tmp_path: Path, monk
     out = ws.impact("svc-a", "login")
     assert out["notices"][-1] == ("member lib-auth is not linked to the others: its interface.json does not match "
                                   "the bundle's manifest")
+
+
+def test_callees_across_members_and_a_qualified_name_is_not_another_members(org: Path) -> None:
+    from oracl.read.crossrepo import callees_workspace
+
+    ws = WorkspaceFile.load(org / "ws.toml")
+    out = callees_workspace(ws, "check")
+    assert [(c["repository"], c["qualified"], c["path"], c["lines"], c["call_sites"], c["across"])
+            for c in out["callees"] if c["across"]] == [
+        ("lib-auth", "verify_token", "src/libauth/tokens.py", [12], [10], "lib-auth (lib-auth)")]
+    # gateway's ping calls svc-a's check: two boundaries are two answers, one level each
+    assert [(c["repository"], c["qualified"]) for c in callees_workspace(ws, "ping")["callees"]] == [("svc-a", "check")]
+    with pytest.raises(QueryError, match="no member defines 'Gateway.check'"):
+        callees_workspace(ws, "Gateway.check")  # svc-a's `check` is not a method of Gateway
+
+
+def test_status_across_members(org: Path) -> None:
+    import shutil
+
+    wsf = org / "ws.toml"
+    r = run_cli("status", "--workspace", str(wsf), "--check")
+    assert r.returncode == 0 and [line.split("\t")[2] for line in r.stdout.splitlines()] == ["fresh"] * 3
+    (org / "svc-a" / "svc_a" / "new.py").write_text("x = 1\n")
+    shutil.copytree(org / "lib-auth" / ".oracl", org / "lib-shipped" / ".oracl")
+    add(wsf, [org / "lib-shipped"])
+    r = run_cli("status", "--workspace", str(wsf), "--check")
+    assert r.returncode == 20
+    rows = {line.split("\t")[0]: line.split("\t")[2:] for line in r.stdout.splitlines()}
+    assert rows["svc-a"][:2] == ["stale", "+1 ~0 -0"]
+    assert rows["lib-shipped"] == ["fresh", "", "a bundle alone (no tree to compare with)"]

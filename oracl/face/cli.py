@@ -515,11 +515,21 @@ def callees(
     min_confidence: ConfidenceOpt = 0.7,
     k: Annotated[int, typer.Option("-k", metavar="N", help="Call edges to show per level.")] = 100,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask every member of this workspace file: also the other members' definitions SYMBOL calls through the packages its manifests depend on.")] = None,
 ) -> None:
     """What SYMBOL calls.
 
     Only the repository's own definitions (library calls are not listed), each with the
-    call sites' lines and the edge's confidence."""
+    call sites' lines and the edge's confidence. With --workspace, also the definitions
+    in other members it calls through a package its repository depends on."""
+    if workspace is not None:
+        from oracl.read.crossrepo import callees_workspace
+
+        if depth != 1:
+            _fail(ConfigError("--workspace lists one level of callees (--depth 1)"))
+        _workspace_answer(workspace, as_json, "workspace_callers_view",
+                          lambda ws: callees_workspace(ws, symbol, min_confidence=min_confidence, k=k))
+        return
     _answer(root, as_json, "calls_view", lambda mem: mem.callees(symbol, depth, min_confidence, k),
             ([symbol], "a symbol"))
 
@@ -937,12 +947,28 @@ def status(
         "Exit with code 20 when the build is stale (files added, modified or deleted since), "
         "0 when it is fresh: for scripts and git hooks."))] = False,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Every member of this workspace file: its build and verdict (--check: code 20 when any is stale).")] = None,
 ) -> None:
     """How far the working tree moved since the latest build.
 
     The build and its commit, HEAD now, the files added, modified and deleted since, and a
-    one-line verdict."""
+    one-line verdict. With --workspace, one line per member."""
     from oracl.read.status import status as run
+
+    if workspace is not None:
+        from oracl.core.members import WorkspaceFile
+        from oracl.read.fanout import status_workspace
+
+        if root is not None or root_opt is not None:
+            _fail(ConfigError("--workspace reports its members: give no ROOT with it"))
+        try:
+            ws_result = status_workspace(WorkspaceFile.load(workspace))
+        except OraclError as exc:
+            _fail(exc)
+        _emit(ws_result, as_json, "workspace_status_view")
+        if check and not ws_result["fresh"]:
+            raise typer.Exit(STALE_EXIT)
+        return
 
     root = _root(root, root_opt)
     try:

@@ -963,15 +963,27 @@ def workspace_impact_view(r: dict[str, Any]) -> None:
 
 
 def workspace_callers_view(r: dict[str, Any]) -> None:
-    """``oracl callers --workspace``: repository, caller, place, confidence, how (across: the package)."""
+    """``oracl callers|callees --workspace``: repository, caller or callee, place, confidence,
+    how (across: the package)."""
+    label = "callers" if "callers" in r else "callees"
     defs = ", ".join(f"{d['qualified']} ({d['repository']}: {_loc(d)})" for d in r["definitions"][:3])
-    _info(f"{r['total']} caller(s) of {defs}" + (" …" if len(r["definitions"]) > 3 else "")
+    _info(f"{r['total']} {label[:-1]}(s) of {defs}" + (" …" if len(r["definitions"]) > 3 else "")
           + f"; {r['across']} in other repositories")
-    table(f"Callers of {r['query']}", (Col("repository", "path"), Col("caller", "path"), Col("where", "path"),
-                                        Col("conf", "num"), Col("how")),
+    table(f"{label.capitalize()} of {r['query']}", (Col("repository", "path"), Col(label[:-1], "path"),
+                                                     Col("where", "path"), Col("conf", "num"), Col("how")),
           [[c["repository"], c["qualified"], c["path"] + ":" + ",".join(str(x) for x in c["lines"][:6]),
             f"{c['confidence']:.2f}", (f"through {c['across']}: " + ", ".join(c["calls"][:3])) if c["across"]
-            else c["resolution"]] for c in r["callers"]], section="caller")
+            else c["resolution"]] for c in r[label]], section=label[:-1])
+
+
+def workspace_status_view(r: dict[str, Any]) -> None:
+    """``oracl status --workspace``: member, build, fresh or stale, the counts, the verdict."""
+    for m in r["members"]:
+        if m["ok"]:
+            counts = f"+{m['added']} ~{m['modified']} -{m['deleted']}" if "added" in m else ""
+            _line(m["name"], m["build_id"], "fresh" if m["fresh"] else "stale", counts, m["verdict"])
+        else:
+            _line(m["name"], "", "no answer", "", m["error"])
 
 
 def workspace_links_view(r: dict[str, Any]) -> None:

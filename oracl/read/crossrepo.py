@@ -47,6 +47,7 @@ from oracl.core.errors import ConfigError, OraclError, QueryError, VaultError, i
 from oracl.core.members import Member, WorkspaceFile
 from oracl.core.packages import normalise
 from oracl.core.vault import INTERFACE_FILE, MANIFEST
+from oracl.read.memory import _without
 from oracl.read.snapshot import Snapshot
 
 MAX_HOPS = 5
@@ -418,7 +419,6 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
     imports a reached module (an unseeded import entry); an entry file's reasons say first
     what of the provider it uses."""
     from oracl.core.paths import is_test_to_run
-    from oracl.read.memory import _without
 
     def row(f: dict[str, Any]) -> dict[str, Any]:
         own, seed = entries.get(f["path"]), seeded.get(f["path"])
@@ -450,13 +450,24 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
 
 # ---- callers across members ----------------------------------------------------------------
 
+def _names(answer: dict[str, Any], name: str) -> bool:
+    """Whether a member's callers/callees answer is about ``name`` itself: an exact match,
+    and for a qualified name (``Flask.run``) a definition whose qualified name is it or
+    ends with it (another member's ``ReloaderLoop.run`` is not ``Flask.run``)."""
+    if answer["match"] == "fuzzy":
+        return False
+    dotted = name.replace("::", ".")
+    if "." not in dotted or "/" in dotted or ":" in name.replace("::", ""):
+        return True
+    return any(t["qualified"] == dotted or t["qualified"].endswith("." + dotted) for t in answer["targets"])
+
+
 def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100,
                       withhold: bool = False) -> dict[str, Any]:
     """Who calls ``name``: in each member that defines it (its own callers), and in the
     members whose manifests depend on that member's package (call sites naming it through
     an import of the package; each caller is the innermost definition holding the call)."""
     from oracl.read.callgraph import MAX_K, _innermost, callers, named_each
-    from oracl.read.memory import _without
 
     in_range("-k", k, 1, MAX_K)
     short = name.replace("::", ".").rsplit(".", 1)[-1]
@@ -470,7 +481,7 @@ def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
                 own = callers(v.snap, name, min_confidence=min_confidence, k=MAX_K)
             except QueryError:
                 continue  # not defined here
-            if own["match"] == "fuzzy":
+            if not _names(own, name):
                 continue
             own = _without(own, v.hidden)
             defined += [{**t, "repository": v.name} for t in own["targets"]]
@@ -510,5 +521,64 @@ def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
         rows.sort(key=lambda r: (r["across"] == "", -r["confidence"], r["repository"], r["path"], r.get("lines", [0])))
         return {"schema": "oracl.workspace-callers/1", "workspace": str(ws.path), "query": name,
                 "definitions": defined, "callers": rows[:k], "total": len(rows),
+                "across": sum(1 for r in rows if r["across"]),
+                "links": link_summary(all_links), "members": status, "notices": notices}
+
+
+def callees_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100,
+                      withhold: bool = False) -> dict[str, Any]:
+    """What ``name`` calls: in each member that defines it, its own callees and the
+    definitions of other members it calls through the packages its manifests depend on
+    (each call site inside the definition, resolved by name in the package's importable
+    code; confidence 0.9 ÷ the definitions of that name there)."""
+    from oracl.read.callgraph import MAX_K, callees, lookup
+
+    in_range("-k", k, 1, MAX_K)
+    rows: list[dict[str, Any]] = []
+    defined: list[dict[str, Any]] = []
+    with opened(ws, withhold) as (views, status, notices):
+        all_links, link_notices = links(views)
+        notices += link_notices
+        for v in views:
+            try:
+                own = callees(v.snap, name, min_confidence=min_confidence, k=MAX_K)
+            except QueryError:
+                continue
+            if not _names(own, name):
+                continue
+            own = _without(own, v.hidden)
+            defined += [{**t, "repository": v.name} for t in own["targets"]]
+            rows += [{**r, "repository": v.name, "across": ""} for r in own["callees"]]
+            for ln in (x for x in all_links if x.consumer is v):
+                for t in own["targets"]:
+                    u = v.iface.get("files", {}).get(t["path"])
+                    if not u:
+                        continue
+                    sites: dict[str, list[tuple[int, str]]] = defaultdict(list)
+                    for path, imp, calls in uses(ln):
+                        if path != t["path"]:
+                            continue
+                        for call, line, _ in calls:
+                            if t.get("start", 0) <= line <= t.get("end", 0):
+                                sites[called_name(call, imp)].append((line, call))
+                    for callee, found in sorted(sites.items()):
+                        defs = [d for d in lookup(ln.provider.snap, callee, fuzzy=False, k=20)[0]
+                                if d.get("name") == callee and in_package(ln, d["path"])
+                                and d["path"] not in ln.provider.hidden]
+                        if not defs or ENTRY_CALL / len(defs) < min_confidence:
+                            continue
+                        for d in defs:  # where: the callee's definition; call_sites: the lines in the caller
+                            rows.append({"id": d["id"], "qualified": d["qualified"], "name": d["name"],
+                                         "kind": d["kind"], "path": d["path"], "start": d.get("start"),
+                                         "lines": [d.get("start", 1)], "call_sites": sorted({x for x, _ in found}),
+                                         "confidence": round(ENTRY_CALL / len(defs), 6),
+                                         "resolution": "import", "candidates": len(defs), "via": t["id"],
+                                         "repository": ln.provider.name, "across": f"{ln.package['name']} ({ln.provider.name})",
+                                         "calls": sorted({c for _, c in found})})
+        if not defined:
+            raise QueryError(f"no member defines {name!r} (oracl symbols {name} --workspace FILE finds close names)")
+        rows.sort(key=lambda r: (r["across"] == "", -r["confidence"], r["repository"], r["path"], r.get("lines", [0])))
+        return {"schema": "oracl.workspace-callees/1", "workspace": str(ws.path), "query": name,
+                "definitions": defined, "callees": rows[:k], "total": len(rows),
                 "across": sum(1 for r in rows if r["across"]),
                 "links": link_summary(all_links), "members": status, "notices": notices}

@@ -178,3 +178,34 @@ class Workspace:
         from oracl.read.crossrepo import links_workspace
 
         return links_workspace(self.file)
+
+
+def status_workspace(ws: WorkspaceFile) -> dict[str, Any]:
+    """``oracl status`` of every member: its build, whether its tree moved since, and the
+    verdict; a member holding a bundle alone (a CI's, no tree) says so instead of listing
+    every file as deleted."""
+    from oracl.core.vault import VAULT
+    from oracl.read.status import status
+
+    rows, notices = [], []
+    for m in ws.members:
+        root = Path(m.root)
+        try:
+            if root.is_dir() and all(p.name == VAULT for p in root.iterdir()):
+                with Snapshot.open(root) as snap:
+                    _verify_member(snap, m)
+                    rows.append({"name": m.name, "root": m.root, "ok": True, "build_id": snap.build_id,
+                                 "fresh": True, "verdict": "a bundle alone (no tree to compare with)"})
+                continue
+            with Snapshot.open(root) as snap:
+                _verify_member(snap, m)
+            r = status(root)
+            rows.append({"name": m.name, "root": m.root, "ok": True, "build_id": r["build_id"], "fresh": r["fresh"],
+                         "verdict": r["verdict"], "added": len(r["added"]), "modified": len(r["modified"]),
+                         "deleted": len(r["deleted"])})
+        except (OraclError, OSError) as exc:
+            why = str(exc).split("\n")[0][:300]
+            rows.append({"name": m.name, "root": m.root, "ok": False, "fresh": False, "error": why})
+            notices.append(f"member {m.name} did not answer: {why}")
+    return {"schema": "oracl.workspace-status/1", "workspace": str(ws.path), "members": rows,
+            "fresh": all(r["fresh"] for r in rows), "notices": notices}
