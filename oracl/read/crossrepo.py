@@ -435,7 +435,8 @@ def _section(v: View, hop: int, via: str, packages: list[str], res: dict[str, An
     res = _without(res, v.hidden)
     entries = {p: es for p, es in entries.items() if p not in v.hidden}
     listed = {f["path"] for f in res["files"]} | {f["path"] for f in res["tests"]}
-    extra = [{"path": p, "score": 0.0, "distance": 1, "reasons": []} for p in sorted(entries) if p not in listed]
+    extra: list[dict[str, Any]] = [{"path": p, "score": 0.0, "distance": 1, "reasons": []}
+                                   for p in sorted(entries) if p not in listed]
     files = sorted((row(f) for f in res["files"] + [x for x in extra if not is_test_to_run(x["path"])]),
                    key=lambda f: (-f["score"], f["distance"], f["path"]))
     tests = sorted((row(f) for f in res["tests"] + [x for x in extra if is_test_to_run(x["path"])]),
