@@ -341,3 +341,15 @@ def test_status_across_members(org: Path) -> None:
     rows = {line.split("\t")[0]: line.split("\t")[2:] for line in r.stdout.splitlines()}
     assert rows["svc-a"][:2] == ["stale", "+1 ~0 -0"]
     assert rows["lib-shipped"] == ["fresh", "", "a bundle alone (no tree to compare with)"]
+
+
+def test_a_malformed_interface_is_refused_not_a_crash(org: Path) -> None:
+    from oracl.read.crossrepo import _well_formed
+
+    good = _iface(org / "svc-a")
+    assert _well_formed(good)
+    bad = [{**good, "packages": {}}, {**good, "requires": [{"ecosystem": "python", "name": 1, "manifest": "m", "line": 1}]},
+           {**good, "files": {"a.py": {"imports": [["m", "x", 1]], "calls": []}}},
+           {**good, "files": {"a.py": {"imports": [], "calls": [["f", "1", 0]]}}},
+           {**good, "packages": [{"ecosystem": "python", "name": "x", "folder": "", "manifest": "m", "prefixes": [1]}]}]
+    assert [_well_formed(b) for b in bad] == [False] * 5

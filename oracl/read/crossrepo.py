@@ -55,8 +55,7 @@ ENTRY_CALL = 0.9     # a call site naming a reached definition (÷ how many reac
 ENTRY_IMPORT = 0.5   # an import of a reached module, no call of a reached name seen
 _EXT = {"python": (".py",), "npm": (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx"), "go": (".go",),
         "rust": (".rs",), "maven": (".java", ".kt", ".scala")}
-_ECOSYSTEM_OF_LANGUAGE = {"python": "python", "javascript": "npm", "typescript": "npm", "tsx": "npm",
-                          "go": "go", "rust": "rust", "java": "maven", "kotlin": "maven", "scala": "maven"}
+MAX_INTERFACE_BYTES = 256 << 20
 
 
 @dataclass
@@ -100,6 +99,8 @@ def _interface(snap: Snapshot) -> dict[str, Any]:
     manifest is what a member's signature covers)."""
     path = snap.bundle / INTERFACE_FILE
     try:
+        if path.stat().st_size > MAX_INTERFACE_BYTES:
+            raise VaultError(f"its interface.json is over {MAX_INTERFACE_BYTES >> 20} MiB")
         data = path.read_bytes()
         listed = orjson.loads((snap.bundle / MANIFEST).read_bytes()).get("files", {}).get(INTERFACE_FILE)
     except FileNotFoundError:
@@ -108,10 +109,42 @@ def _interface(snap: Snapshot) -> dict[str, Any]:
         raise VaultError(f"its interface.json cannot be read ({exc})") from None
     if listed != hashlib.sha256(data).hexdigest():
         raise VaultError("its interface.json does not match the bundle's manifest")
-    doc = orjson.loads(data)
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise VaultError("its interface.json is not JSON") from None
     if not isinstance(doc, dict) or doc.get("format") != 1:
         raise VaultError("its interface.json is of another format (rebuild it)")
+    if not _well_formed(doc):
+        raise VaultError("its interface.json is malformed (a field of the wrong type)")
     return doc
+
+
+def _well_formed(doc: dict[str, Any]) -> bool:
+    """Every field a reader takes is there with its type (a signed bundle from elsewhere is
+    still input: a wrong type is refused here, not a crash later)."""
+    def strs(d: Any, keys: tuple[str, ...]) -> bool:
+        return isinstance(d, dict) and all(isinstance(d.get(k), str) for k in keys)
+
+    packages, requires, files = doc.get("packages"), doc.get("requires"), doc.get("files")
+    if not (isinstance(packages, list) and isinstance(requires, list) and isinstance(files, dict)):
+        return False
+    if not all(strs(p, ("ecosystem", "name", "folder", "manifest")) and isinstance(p.get("prefixes"), list)
+               and all(isinstance(x, str) for x in p["prefixes"]) for p in packages):
+        return False
+    if not all(strs(r, ("ecosystem", "name", "manifest")) and isinstance(r.get("line"), int)
+               and isinstance(r.get("as", ""), str) for r in requires):
+        return False
+    for u in files.values():
+        if not isinstance(u, dict) or not isinstance(u.get("imports"), list) or not isinstance(u.get("calls"), list):
+            return False
+        if not all(isinstance(i, list) and len(i) == 3 and isinstance(i[0], str) and isinstance(i[1], list)
+                   and all(isinstance(n, str) for n in i[1]) and isinstance(i[2], int) for i in u["imports"]):
+            return False
+        if not all(isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and isinstance(c[1], int)
+                   and isinstance(c[2], int) for c in u["calls"]):
+            return False
+    return True
 
 
 @contextmanager
