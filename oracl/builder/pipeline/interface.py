@@ -310,8 +310,6 @@ def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
     for text, line in f.calls:
         head = re.split(r"\.|::", text, maxsplit=1)[0]
         i = bound.get(head)
-        if i is None and f.language == "rust" and "." in text:
-            continue
         if i is not None:
             calls.append([text, line, i])
             if len(calls) >= MAX_CALLS_PER_FILE:
@@ -320,7 +318,8 @@ def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
 
 
 def interface(root: Path, facts: list[FileFacts]) -> dict[str, Any]:
-    """The ``interface.json`` document of a build (canonical: sorted keys, sorted rows)."""
+    """The ``interface.json`` document of a build (canonical: sorted keys; files by path,
+    each file's imports and calls in source order)."""
     paths = sorted(f.path for f in facts)
     spaces = {f.path: f.namespaces for f in facts if f.language in JVM and f.namespaces}
     folders = [""] + sorted(workspace_packages(root))
