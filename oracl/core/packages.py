@@ -139,10 +139,12 @@ def _npm(root: Path) -> list[str]:
 
 
 def _pnpm(root: Path) -> list[str]:
-    import yaml  # only a pnpm workspace pays for it
-
     text = _read(root / "pnpm-workspace.yaml")
-    data = yaml.safe_load(text) if text else None
+    if not text:
+        return []
+    import yaml  # only a pnpm workspace pays for it (0.1–0.4 s: every build and reader loads the config)
+
+    data = yaml.safe_load(text)
     return _patterns(root, data.get("packages") if isinstance(data, dict) else None, "package.json")
 
 

@@ -496,12 +496,7 @@ def callers(
     resolved. With --workspace, also the call sites in other repositories that reach
     SYMBOL through a package their manifests depend on."""
     if workspace is not None:
-        from oracl.read.crossrepo import callers_workspace
-
-        if depth != 1:
-            _fail(ConfigError("--workspace lists one level of callers (--depth 1)"))
-        _workspace_answer(workspace, as_json, "workspace_callers_view",
-                          lambda ws: callers_workspace(ws, symbol, min_confidence=min_confidence, k=k))
+        _calls_workspace("callers", workspace, symbol, depth, min_confidence, k, as_json)
         return
     _answer(root, as_json, "calls_view", lambda mem: mem.callers(symbol, depth, min_confidence, k),
             ([symbol], "a symbol"))
@@ -523,12 +518,7 @@ def callees(
     call sites' lines and the edge's confidence. With --workspace, also the definitions
     in other members it calls through a package its repository depends on."""
     if workspace is not None:
-        from oracl.read.crossrepo import callees_workspace
-
-        if depth != 1:
-            _fail(ConfigError("--workspace lists one level of callees (--depth 1)"))
-        _workspace_answer(workspace, as_json, "workspace_callers_view",
-                          lambda ws: callees_workspace(ws, symbol, min_confidence=min_confidence, k=k))
+        _calls_workspace("callees", workspace, symbol, depth, min_confidence, k, as_json)
         return
     _answer(root, as_json, "calls_view", lambda mem: mem.callees(symbol, depth, min_confidence, k),
             ([symbol], "a symbol"))
@@ -750,6 +740,18 @@ def _workspace_answer(path: Path, as_json: bool, view: str, ask: Any) -> None:
         _print_json(result)
     else:
         getattr(render, view)(result)
+
+
+def _calls_workspace(label: str, path: Path, symbol: str, depth: int, min_confidence: float, k: int,
+                     as_json: bool) -> None:
+    """``oracl callers|callees SYMBOL --workspace FILE`` (one level: the crossing is the point)."""
+    from oracl.read import crossrepo
+
+    if depth != 1:
+        _fail(ConfigError(f"--workspace lists one level of {label} (--depth 1)"))
+    fn = crossrepo.callers_workspace if label == "callers" else crossrepo.callees_workspace
+    _workspace_answer(path, as_json, "workspace_callers_view",
+                      lambda ws: fn(ws, symbol, min_confidence=min_confidence, k=k))
 
 
 def _query_workspace(path: Path, text: list[str], limit: int, persona: str, as_json: bool) -> None:

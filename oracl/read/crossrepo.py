@@ -496,15 +496,15 @@ def _names(answer: dict[str, Any], name: str) -> bool:
     return any(t["qualified"] == dotted or t["qualified"].endswith("." + dotted) for t in answer["targets"])
 
 
-def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100,
-                      withhold: bool = False) -> dict[str, Any]:
-    """Who calls ``name``: in each member that defines it (its own callers), and in the
-    members whose manifests depend on that member's package (call sites naming it through
-    an import of the package; each caller is the innermost definition holding the call)."""
-    from oracl.read.callgraph import MAX_K, _innermost, callers, named_each
+def _calls_across(ws: WorkspaceFile, name: str, label: str, across: Any, min_confidence: float, k: int,
+                  withhold: bool) -> dict[str, Any]:
+    """The frame of ``callers``/``callees`` over a workspace: each member defining ``name``
+    answers with its own call edges (``label``), then ``across(member, its answer, links)``
+    adds the rows that cross into other members; across rows first, by confidence."""
+    from oracl.read import callgraph
 
-    in_range("-k", k, 1, MAX_K)
-    short = name.replace("::", ".").rsplit(".", 1)[-1]
+    in_range("-k", k, 1, callgraph.MAX_K)
+    local = callgraph.callers if label == "callers" else callgraph.callees
     rows: list[dict[str, Any]] = []
     defined: list[dict[str, Any]] = []
     with opened(ws, withhold) as (views, status, notices):
@@ -512,51 +512,61 @@ def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
         notices += link_notices
         for v in views:
             try:
-                own = callers(v.snap, name, min_confidence=min_confidence, k=MAX_K)
+                own = local(v.snap, name, min_confidence=min_confidence, k=callgraph.MAX_K)
             except QueryError:
                 continue  # not defined here
             if not _names(own, name):
                 continue
             own = _without(own, v.hidden)
             defined += [{**t, "repository": v.name} for t in own["targets"]]
-            rows += [{**r, "repository": v.name, "across": ""} for r in own["callers"]]
-            for ln in (x for x in all_links if x.provider is v):
-                defs = [t for t in own["targets"] if in_package(ln, t["path"])]
-                if not defs:
-                    continue
-                sites: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
-                for path, imp, calls in uses(ln):
-                    for call, line, _ in calls:
-                        if called_name(call, imp) == short:
-                            sites[path].append((line, call, imp[0]))
-                if not sites:
-                    continue
-                syms = defaultdict(list)
-                for r in named_each(ln.consumer.snap, "symbols_in_files", sorted(sites)):
-                    syms[r["path"]].append(r)
-                conf = round(ENTRY_CALL / len(defs), 6)
-                for path, found in sorted((p, f) for p, f in sites.items() if p not in ln.consumer.hidden):
-                    spans = [(float(line), float(line)) for line, _, _ in found]
-                    inner = _innermost([(s["id"], s["kind"], s["start"], s["end"]) for s in syms[path]], spans)
-                    by_id = {s["id"]: s for s in syms[path]}
-                    for sid, _, start, end in inner or [(f"{path}#", "module", 1, 1)]:
-                        s = by_id.get(sid, {"id": sid, "qualified": path, "name": path, "kind": "module",
-                                            "path": path, "start": 1, "end": 1})
-                        lines = sorted({ln_ for ln_, _, _ in found if start <= ln_ <= end} or {found[0][0]})
-                        if conf < min_confidence:
-                            continue
-                        rows.append({"id": s["id"], "qualified": s["qualified"], "name": s["name"], "kind": s["kind"],
-                                     "path": path, "lines": lines, "confidence": conf, "resolution": "import",
-                                     "candidates": len(defs), "via": defs[0]["id"], "repository": ln.consumer.name,
-                                     "across": f"{ln.package['name']} ({v.name})",
-                                     "calls": sorted({c for ln_, c, _ in found if ln_ in lines})})
+            rows += [{**r, "repository": v.name, "across": ""} for r in own[label]]
+            rows += across(v, own, all_links)
         if not defined:
             raise QueryError(f"no member defines {name!r} (oracl symbols {name} --workspace FILE finds close names)")
+        rows = [r for r in rows if r["confidence"] >= min_confidence]
         rows.sort(key=lambda r: (r["across"] == "", -r["confidence"], r["repository"], r["path"], r.get("lines", [0])))
-        return {"schema": "oracl.workspace-callers/1", "workspace": str(ws.path), "query": name,
-                "definitions": defined, "callers": rows[:k], "total": len(rows),
+        return {"schema": f"oracl.workspace-{label}/1", "workspace": str(ws.path), "query": name,
+                "definitions": defined, label: rows[:k], "total": len(rows),
                 "across": sum(1 for r in rows if r["across"]),
                 "links": link_summary(all_links), "members": status, "notices": notices}
+
+
+def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100,
+                      withhold: bool = False) -> dict[str, Any]:
+    """Who calls ``name``: in each member that defines it (its own callers), and in the
+    members whose manifests depend on that member's package (call sites naming it through
+    an import of the package; each caller is the innermost definition holding the call)."""
+    from oracl.read.callgraph import _innermost, named_each
+
+    short = name.replace("::", ".").rsplit(".", 1)[-1]
+
+    def across(v: View, own: dict[str, Any], all_links: list[Link]) -> list[dict[str, Any]]:
+        rows = []
+        for ln in (x for x in all_links if x.provider is v):
+            defs = [t for t in own["targets"] if in_package(ln, t["path"])]
+            sites: dict[str, list[tuple[int, str]]] = defaultdict(list)
+            for path, imp, calls in uses(ln) if defs else ():
+                for call, line, _ in calls:
+                    if called_name(call, imp) == short and path not in ln.consumer.hidden:
+                        sites[path].append((line, call))
+            syms = defaultdict(list)
+            for r in named_each(ln.consumer.snap, "symbols_in_files", sorted(sites)) if sites else ():
+                syms[r["path"]].append(r)
+            for path, found in sorted(sites.items()):
+                spans = [(float(line), float(line)) for line, _ in found]
+                by_id = {s["id"]: s for s in syms[path]}
+                inner = _innermost([(s["id"], s["kind"], s["start"], s["end"]) for s in syms[path]], spans)
+                for sid, _, start, end in inner or [(f"{path}#", "module", 1, 1)]:
+                    s = by_id.get(sid, {"id": sid, "qualified": path, "name": path, "kind": "module"})
+                    lines = sorted({x for x, _ in found if start <= x <= end} or {found[0][0]})
+                    rows.append({"id": s["id"], "qualified": s["qualified"], "name": s["name"], "kind": s["kind"],
+                                 "path": path, "lines": lines, "confidence": round(ENTRY_CALL / len(defs), 6),
+                                 "resolution": "import", "candidates": len(defs), "via": defs[0]["id"],
+                                 "repository": ln.consumer.name, "across": f"{ln.package['name']} ({v.name})",
+                                 "calls": sorted({c for x, c in found if x in lines})})
+        return rows
+
+    return _calls_across(ws, name, "callers", across, min_confidence, k, withhold)
 
 
 def callees_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0.7, k: int = 100,
@@ -564,55 +574,30 @@ def callees_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
     """What ``name`` calls: in each member that defines it, its own callees and the
     definitions of other members it calls through the packages its manifests depend on
     (each call site inside the definition, resolved by name in the package's importable
-    code; confidence 0.9 ÷ the definitions of that name there)."""
-    from oracl.read.callgraph import MAX_K, callees, lookup
+    code; confidence 0.9 ÷ the definitions of that name there). ``lines`` is where the
+    callee is defined, ``call_sites`` the lines in the caller."""
+    from oracl.read.callgraph import lookup
 
-    in_range("-k", k, 1, MAX_K)
-    rows: list[dict[str, Any]] = []
-    defined: list[dict[str, Any]] = []
-    with opened(ws, withhold) as (views, status, notices):
-        all_links, link_notices = links(views)
-        notices += link_notices
-        for v in views:
-            try:
-                own = callees(v.snap, name, min_confidence=min_confidence, k=MAX_K)
-            except QueryError:
-                continue
-            if not _names(own, name):
-                continue
-            own = _without(own, v.hidden)
-            defined += [{**t, "repository": v.name} for t in own["targets"]]
-            rows += [{**r, "repository": v.name, "across": ""} for r in own["callees"]]
-            for ln in (x for x in all_links if x.consumer is v):
-                for t in own["targets"]:
-                    u = v.iface.get("files", {}).get(t["path"])
-                    if not u:
-                        continue
-                    sites: dict[str, list[tuple[int, str]]] = defaultdict(list)
-                    for path, imp, calls in uses(ln):
-                        if path != t["path"]:
-                            continue
-                        for call, line, _ in calls:
-                            if t.get("start", 0) <= line <= t.get("end", 0):
-                                sites[called_name(call, imp)].append((line, call))
-                    for callee, found in sorted(sites.items()):
-                        defs = [d for d in lookup(ln.provider.snap, callee, fuzzy=False, k=20)[0]
-                                if d.get("name") == callee and in_package(ln, d["path"])
-                                and d["path"] not in ln.provider.hidden]
-                        if not defs or ENTRY_CALL / len(defs) < min_confidence:
-                            continue
-                        for d in defs:  # where: the callee's definition; call_sites: the lines in the caller
-                            rows.append({"id": d["id"], "qualified": d["qualified"], "name": d["name"],
-                                         "kind": d["kind"], "path": d["path"], "start": d.get("start"),
-                                         "lines": [d.get("start", 1)], "call_sites": sorted({x for x, _ in found}),
-                                         "confidence": round(ENTRY_CALL / len(defs), 6),
-                                         "resolution": "import", "candidates": len(defs), "via": t["id"],
-                                         "repository": ln.provider.name, "across": f"{ln.package['name']} ({ln.provider.name})",
-                                         "calls": sorted({c for _, c in found})})
-        if not defined:
-            raise QueryError(f"no member defines {name!r} (oracl symbols {name} --workspace FILE finds close names)")
-        rows.sort(key=lambda r: (r["across"] == "", -r["confidence"], r["repository"], r["path"], r.get("lines", [0])))
-        return {"schema": "oracl.workspace-callees/1", "workspace": str(ws.path), "query": name,
-                "definitions": defined, "callees": rows[:k], "total": len(rows),
-                "across": sum(1 for r in rows if r["across"]),
-                "links": link_summary(all_links), "members": status, "notices": notices}
+    def across(v: View, own: dict[str, Any], all_links: list[Link]) -> list[dict[str, Any]]:
+        rows = []
+        for ln in (x for x in all_links if x.consumer is v):
+            for t in own["targets"]:
+                sites: dict[str, list[tuple[int, str]]] = defaultdict(list)
+                for path, imp, calls in uses(ln):
+                    for call, line, _ in calls if path == t["path"] else ():
+                        if t.get("start", 0) <= line <= t.get("end", 0):
+                            sites[called_name(call, imp)].append((line, call))
+                for callee, found in sorted(sites.items()):
+                    defs = [d for d in lookup(ln.provider.snap, callee, fuzzy=False, k=20)[0]
+                            if d.get("name") == callee and in_package(ln, d["path"])
+                            and d["path"] not in ln.provider.hidden]
+                    rows += [{"id": d["id"], "qualified": d["qualified"], "name": d["name"], "kind": d["kind"],
+                              "path": d["path"], "start": d.get("start"), "lines": [d.get("start", 1)],
+                              "call_sites": sorted({x for x, _ in found}),
+                              "confidence": round(ENTRY_CALL / len(defs), 6), "resolution": "import",
+                              "candidates": len(defs), "via": t["id"], "repository": ln.provider.name,
+                              "across": f"{ln.package['name']} ({ln.provider.name})",
+                              "calls": sorted({c for _, c in found})} for d in defs]
+        return rows
+
+    return _calls_across(ws, name, "callees", across, min_confidence, k, withhold)

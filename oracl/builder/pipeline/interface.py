@@ -307,9 +307,9 @@ def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
     if not imports:
         return None
     calls = []
-    for text, line in f.calls:
-        head = re.split(r"\.|::", text, maxsplit=1)[0]
-        i = bound.get(head)
+    for text, line in f.calls if bound else ():
+        head = text.partition(".")[0]
+        i = bound.get(head.partition("::")[0] if ":" in head else head)
         if i is not None:
             calls.append([text, line, i])
             if len(calls) >= MAX_CALLS_PER_FILE:
