@@ -353,3 +353,19 @@ def test_a_malformed_interface_is_refused_not_a_crash(org: Path) -> None:
            {**good, "files": {"a.py": {"imports": [], "calls": [["f", "1", 0]]}}},
            {**good, "packages": [{"ecosystem": "python", "name": "x", "folder": "", "manifest": "m", "prefixes": [1]}]}]
     assert [_well_formed(b) for b in bad] == [False] * 5
+
+
+def test_one_repository_readers_on_a_member(org: Path) -> None:
+    wsf = str(org / "ws.toml")
+    shown = orjson.loads(run_cli("show", "svc-a:svc_a/api.py", "--workspace", wsf, "--json").stdout)
+    assert shown["repository"] == "svc-a" and shown["artifact"]["path"] == "svc_a/api.py"
+    quoted = run_cli("fragment", "lib-auth:src/libauth/tokens.py#L8-9", "--workspace", wsf)
+    assert quoted.stdout == "def sign_token(user):\n    return user + '.' + _digest(user)\n"
+    tree = orjson.loads(run_cli("trace", "svc-a:svc_a/views.py", "--workspace", wsf, "--json").stdout)
+    assert tree["repository"] == "svc-a" and "svc_a/api.py" in orjson.dumps(tree).decode()
+    near = orjson.loads(run_cli("related", "svc-gateway:gateway/routes.py", "--workspace", wsf, "--json").stdout)
+    assert near["repository"] == "svc-gateway"
+    for bad in ("svc_a/api.py", "nope:svc_a/api.py"):
+        r = run_cli("show", bad, "--workspace", wsf)
+        assert r.returncode == 8 and r.stderr.count("\n") == 1
+        assert "name it as MEMBER:" in r.stderr and "(members: lib-auth, svc-a, svc-gateway)" in r.stderr

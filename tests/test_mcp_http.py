@@ -141,7 +141,12 @@ def test_a_workspace_over_http_withholds_key_material(tmp_path: Path) -> None:
     with serving(None, "--workspace", str(tmp_path / "ws.toml")) as url:
         r = httpx.post(url, content=rpc("tools/list"), headers=HEADERS, timeout=30)
         assert sorted(t["name"] for t in r.json()["result"]["tools"]) == [
-            "oracl_callers", "oracl_impact", "oracl_links", "oracl_search", "oracl_symbols"]
+            "oracl_callers", "oracl_fragment", "oracl_impact", "oracl_links", "oracl_search", "oracl_show",
+            "oracl_symbols"]
+        quoted = call(url, "oracl_fragment", {"member": "svc-a", "locator": "svc_a/api.py#L5-6"})
+        assert quoted["repository"] == "svc-a" and quoted["lines"] == ["def login(user):", "    return sign(user)"]
+        hidden = call(url, "oracl_show", {"member": "lib-auth", "path": "src/libauth/signing_key.pem"})
+        assert "withheld" in hidden["error"]
         hit = call(url, "oracl_impact", {"member": "lib-auth", "targets": ["_digest"]})
         assert [s["repository"] for s in hit["repositories"]] == ["lib-auth", "svc-a"]
         found = call(url, "oracl_search", {"query": "signing key private", "k": 10})

@@ -307,12 +307,17 @@ def trace(
     limit: Annotated[int, typer.Option("--limit", "-k", metavar="N", help="Branches to draw at most, the best-ranked of each level first.")] = 50,
     cochange: Annotated[bool, typer.Option("--cochange", help="Follow co-change edges too (files committed together); structural relations only by default.")] = False,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask a member of this workspace file: name the file MEMBER:PATH.")] = None,
 ) -> None:
     """The dependency tree of PATH.
 
     Relation, weight, rank and line fragments on each branch; a file already drawn is
     marked (shown above) or (shown below), never expanded twice. At most --limit
     branches (50), and the last line says how many were found."""
+    if workspace is not None:
+        _member_answer(workspace, path, as_json, "trace_view",
+                       lambda mem, p: mem.trace(p, direction, depth, relation, limit, cochange))
+        return
     _answer(root, as_json, "trace_view", lambda mem: mem.trace(path, direction, depth, relation, limit, cochange),
             ([path], "a file"))
 
@@ -324,11 +329,15 @@ def related(
     k: Annotated[int, typer.Option("--limit", "-k", metavar="N", help="Neighbours to show.")] = 10,
     cochange: Annotated[bool, typer.Option("--cochange", help="Co-change neighbours too (files committed together); structural relations only by default.")] = False,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask a member of this workspace file: name the file MEMBER:PATH.")] = None,
 ) -> None:
     """The files around PATH, by association rank.
 
     At most the build's --query-guard edges are considered (5,000 by default); the answer
     says when that guard cut."""
+    if workspace is not None:
+        _member_answer(workspace, path, as_json, "related_view", lambda mem, p: mem.related(p, k, cochange))
+        return
     _answer(root, as_json, "related_view", lambda mem: mem.related(path, k, cochange), ([path], "a file"))
 
 
@@ -569,12 +578,16 @@ def show(
     path: Annotated[str, typer.Argument(metavar="PATH", help="A file of the build (relative to the root or the current folder, or absolute).")],
     root: RootOpt = None,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask a member of this workspace file: name the file MEMBER:PATH.")] = None,
 ) -> None:
     """Everything the build holds about PATH.
 
     Every stored field, the tags, the edges by relation (one row per file and relation,
     with its line fragments), and the priority breakdown from which the priority can be
     recomputed by hand."""
+    if workspace is not None:
+        _member_answer(workspace, path, as_json, "show_view", lambda mem, p: mem.show(p))
+        return
     _answer(root, as_json, "show_view", lambda mem: mem.show(path), ([path], "a file"))
 
 
@@ -585,6 +598,7 @@ def fragment(
     root: RootOpt = None,
     context: Annotated[int, typer.Option(metavar="N", help="Extra lines around the range.")] = 0,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Ask a member of this workspace file: name the file MEMBER:PATH.")] = None,
 ) -> None:
     """The quoted lines of a file (without a range, the first 2,000).
 
@@ -592,6 +606,9 @@ def fragment(
     exactly as they are in the file. Warns (on stderr) when the file changed since the
     build, and refuses one that is no longer a regular file inside the root (exit code
     16)."""
+    if workspace is not None:
+        _member_answer(workspace, locator, as_json, "fragment_view", lambda mem, p: mem.fragment(p, lines, context))
+        return
     _answer(root, as_json, "fragment_view", lambda mem: mem.fragment(locator, lines, context),
             ([locator.split("#")[0]], "a file"))
 
@@ -740,6 +757,21 @@ def _workspace_answer(path: Path, as_json: bool, view: str, ask: Any) -> None:
         _print_json(result)
     else:
         getattr(render, view)(result)
+
+
+def _member_answer(path: Path, target: str, as_json: bool, view: str, ask: Any) -> None:
+    """A one-repository reader on one member of a workspace: ``target`` is MEMBER:REST, the
+    member's build verified, then ``ask(memory, REST)`` as ``_answer`` does, with ``repository``."""
+    from oracl.core.members import WorkspaceFile
+    from oracl.read.fanout import member_target
+
+    try:
+        member, rest = member_target(WorkspaceFile.load(path), target)
+        with _memory(Path(member.root)) as mem:
+            result = {**ask(mem, rest), "repository": member.name}
+    except OraclError as exc:
+        _fail(exc)
+    _emit(result, as_json, view)
 
 
 def _calls_workspace(label: str, path: Path, symbol: str, depth: int, min_confidence: float, k: int,
@@ -1079,8 +1111,8 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
     edit_loop prompt; without it the server never writes a file. With --http, the same
     tools over streamable HTTP for many clients (at most 8 answered at once, --max-waiting
     more queued, the rest 503); a bind beyond loopback needs --token-file. With
-    --workspace FILE, five tools over every member instead (search, symbols, callers,
-    impact, links), each row with its repository."""
+    --workspace FILE, seven tools over every member instead (search, symbols, callers,
+    impact, links; show and fragment of one member's file), each row with its repository."""
     from oracl.face.mcp_server import serve, serve_http
 
     if workspace is not None:

@@ -224,7 +224,7 @@ def create_server(root: Path, allow_edits: bool = False, http: bool = False) -> 
 
 def create_workspace_server(path: Path, http: bool = False) -> Any:
     """The FastMCP server of a workspace file: search, symbols, callers, impact and links
-    across its members (``oracl.read.fanout``, ``oracl.read.crossrepo``), read-only. The
+    across its members, show and fragment of one member's file (``oracl.read.fanout``, ``oracl.read.crossrepo``), read-only. The
     file is loaded and verified again at every call (a member added or a signature broken
     shows at once); files holding key material are always withheld."""
     from mcp.server.fastmcp import FastMCP
@@ -284,6 +284,28 @@ def create_workspace_server(path: Path, http: bool = False) -> Any:
         revision). Per repository: where it uses what changed, the tests to run, the files reached."""
         return answer(lambda ws: crossrepo.impact_workspace(ws, member, targets or [], diff=diff, depth=depth,
                                                             hops=hops, k=k, withhold=True), max_chars)
+
+    def in_member(member: str, fn: Any) -> Any:
+        """A one-repository primitive on one member (verified first), files holding key material withheld."""
+        from oracl.read.memory import Memory
+
+        def ask(ws: Any) -> Any:
+            m, _ = fanout.member_target(ws, f"{member}:")
+            with Memory.open(m.root, withhold_sensitive=True) as mem:
+                return {**fn(mem), "repository": m.name}
+        return ask
+
+    @server.tool()
+    def oracl_show(member: str, path: str, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """Everything one member's build holds about one of its files (fields, tags, edges, priority)."""
+        return answer(in_member(member, lambda mem: mem.show(path)), max_chars)
+
+    @server.tool()
+    def oracl_fragment(member: str, locator: str, lines: str | None = None,
+                       max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
+        """The quoted lines of one member's file: locator PATH#L40-60 (or lines="L40-60");
+        says when the file changed since the build and gives its sha256."""
+        return answer(in_member(member, lambda mem: mem.fragment(locator, lines)), max_chars)
 
     @server.tool()
     def oracl_links(max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:

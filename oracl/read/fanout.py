@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oracl.core.errors import OraclError
+from oracl.core.errors import OraclError, QueryError
 from oracl.core.members import DEFAULT_FILE, Member, WorkspaceFile
 from oracl.core.sign import VerifyKeys, load_public_key, verify_signature
 from oracl.core.vault import MANIFEST, MANIFEST_SIG
@@ -209,3 +209,17 @@ def status_workspace(ws: WorkspaceFile) -> dict[str, Any]:
             notices.append(f"member {m.name} did not answer: {why}")
     return {"schema": "oracl.workspace-status/1", "workspace": str(ws.path), "members": rows,
             "fresh": all(r["fresh"] for r in rows), "notices": notices}
+
+
+def member_target(ws: WorkspaceFile, target: str) -> tuple[Member, str]:
+    """``MEMBER:REST`` → (the member, REST), the member's latest build verified against its
+    public key first (the one-repository readers then answer from it)."""
+    name, sep, rest = target.partition(":")
+    member = next((m for m in ws.members if m.name == name), None)
+    if not sep or member is None:
+        known = ", ".join(m.name for m in ws.members[:10])
+        raise QueryError(f"with --workspace, name it as MEMBER:{'PATH' if not sep else rest or 'PATH'} "
+                         f"(members: {known})")
+    with Snapshot.open(Path(member.root)) as snap:
+        _verify_member(snap, member)
+    return member, rest
