@@ -369,3 +369,29 @@ def test_one_repository_readers_on_a_member(org: Path) -> None:
         r = run_cli("show", bad, "--workspace", wsf)
         assert r.returncode == 8 and r.stderr.count("\n") == 1
         assert "name it as MEMBER:" in r.stderr and "(members: lib-auth, svc-a, svc-gateway)" in r.stderr
+
+
+def test_verify_every_member(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracl.core.sign import keygen
+
+    priv, pub = keygen(tmp_path / "keys")
+    monkeypatch.setenv("ORACL_ED25519_PRIVATE_KEY", priv.read_text())
+    lib = _repo(tmp_path / "lib-auth", LIB_AUTH)
+    monkeypatch.delenv("ORACL_ED25519_PRIVATE_KEY")
+    svc = _repo(tmp_path / "svc-a", SVC_A)
+    wsf = tmp_path / "ws.toml"
+    add(wsf, [lib], public_key=pub)
+    add(wsf, [svc])
+    r = run_cli("verify", "--workspace", str(wsf))
+    assert r.returncode == 0 and [line.split("\t")[:2] for line in r.stdout.splitlines()] == [
+        ["lib-auth", "verified"], ["svc-a", "verified"]]
+    with Snapshot.open(svc) as snap:  # one member's bundle changed after its build
+        (snap.bundle / INTERFACE_FILE).write_bytes(b'{"format": 1}')
+    r = run_cli("verify", "--workspace", str(wsf), "--json")
+    out = orjson.loads(r.stdout)
+    assert [m["verified"] for m in out["members"]] == [True, False] and r.returncode == out["members"][1]["exit_code"]
+    assert "interface.json" in out["members"][1]["error"]
+    # a member whose workspace entry names a key its builds are not signed with
+    add(wsf, [_repo(tmp_path / "svc-b", SVC_A)], name="svc-signed", public_key=pub)
+    r = run_cli("verify", "--workspace", str(wsf))
+    assert r.returncode != 0 and r.stdout.splitlines()[2].startswith("svc-signed\tFAILED\t")

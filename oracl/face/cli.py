@@ -1162,6 +1162,7 @@ def verify(
     public_key: Annotated[Path | None, typer.Option("--public-key", metavar="FILE", help="Ed25519 public key (PEM or base64); default ORACL_ED25519_PUBLIC_KEY.")] = None,
     require_signature: Annotated[bool, typer.Option("--require-signature", help="Fail when the export is unsigned.")] = False,
     as_json: JsonOpt = False,
+    workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Every member of this workspace file, each with the public key it names (then signed it must be); exits with the first failing member's code.")] = None,
 ) -> None:
     """Check the latest build and fail closed.
 
@@ -1171,6 +1172,35 @@ def verify(
     LATEST/manifest."""
     from oracl.bundle.verify import verify as run_verify
     from oracl.face.render import verified
+
+    if workspace is not None:
+        from oracl.core.members import WorkspaceFile
+
+        if root is not None or root_opt is not None or public_key is not None:
+            _fail(ConfigError("--workspace verifies its members with the keys it names: give no ROOT or --public-key"))
+        try:
+            ws = WorkspaceFile.load(workspace)
+        except OraclError as exc:
+            _fail(exc)
+        rows = []
+        for m in ws.members:
+            try:
+                checks = run_verify(Path(m.root), public_key_file=Path(m.public_key) if m.public_key else None,
+                                    require_signature=require_signature or m.public_key is not None)
+                rows.append({"name": m.name, "root": m.root, "verified": True, "checks": checks})
+            except OraclError as exc:
+                rows.append({"name": m.name, "root": m.root, "verified": False,
+                             "error": str(exc).split("\n")[0][:300], "exit_code": exc.exit_code})
+        failed = [r for r in rows if not r["verified"]]
+        if as_json:
+            _print_json({"workspace": str(workspace), "verified": not failed, "members": rows})
+        else:
+            for r in rows:
+                sys.stdout.write(f"{r['name']}\t" + ("verified\t" + f"{len(r['checks'])} checks" if r["verified"]
+                                                     else f"FAILED\t{r['error']}") + "\n")
+        if failed:
+            raise typer.Exit(failed[0]["exit_code"])
+        return
 
     root = _root(root, root_opt)
     try:

@@ -223,3 +223,4 @@ def member_target(ws: WorkspaceFile, target: str) -> tuple[Member, str]:
     with Snapshot.open(Path(member.root)) as snap:
         _verify_member(snap, member)
     return member, rest
+
