@@ -1182,7 +1182,7 @@ def verify(
             ws = WorkspaceFile.load(workspace)
         except OraclError as exc:
             _fail(exc)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for m in ws.members:
             try:
                 checks = run_verify(Path(m.root), public_key_file=Path(m.public_key) if m.public_key else None,
