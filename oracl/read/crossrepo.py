@@ -312,13 +312,14 @@ def link_summary(links_: list[Link]) -> list[dict[str, Any]]:
 
 # ---- impact across members -----------------------------------------------------------------
 
-def _reach(result: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], set[str]]:
-    """(name → reached definitions, reached files) of one member's impact."""
+def _reach(result: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+    """(name → reached definitions, reached file → its distance) of one member's impact."""
     names: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for s in result["seeds"] + result["symbols"]:
         if s.get("kind") != "module":
             names[s["name"]].append(s)
-    files = set(result["changed"]) | {f["path"] for f in result["files"]}
+    files = {f["path"]: f["distance"] for f in result["files"]}
+    files.update({p: 0 for p in result["changed"]})
     return dict(names), files
 
 
@@ -331,7 +332,7 @@ def _where(link: Link, d: dict[str, Any]) -> str:
     return f"{d['path']}:{d['start']}" if d.get("start") else d["path"]
 
 
-def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: set[str]) -> dict[str, list[dict[str, Any]]]:
+def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: dict[str, int]) -> dict[str, list[dict[str, Any]]]:
     """consumer path → its entries (line, confidence, what of the provider it uses)."""
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for path, imp, calls in uses(link):
@@ -352,7 +353,7 @@ def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: set[str]
                                   "defined": _where(link, defs[0]),
                                   "qualified": defs[0]["qualified"]})
         if not hit_call and not calls:  # what the file calls of it is known and none of it was reached: no entry
-            reached = sorted(set(targets(link, imp[0], imp[1])) & files)
+            reached = sorted(set(targets(link, imp[0], imp[1])) & files.keys(), key=lambda p: (files[p], p))
             if reached:
                 out[path].append({"line": imp[2], "confidence": ENTRY_IMPORT, "uses": f"import {imp[0]}",
                                   "defined": _where(link, {"path": reached[0]}), "qualified": ""})
