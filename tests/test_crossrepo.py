@@ -275,11 +275,14 @@ def test_interface_of_a_monorepo_and_hostile_manifests(tmp_path: Path) -> None:
         "packages/b/package.json": '{"name": "@m/b", "dependencies": {"@m/a": "*"}}',
         "pyproject.toml": "[project\nname = broken",  # malformed: declares nothing, fails nothing
         "Cargo.toml": "",
+        "packages/a/Cargo.toml": 'target = [1]\n[package]\nname = "odd"\n',  # valid TOML of an unexpected shape
+        "packages/b/pyproject.toml": '[project]\nname = "b"\noptional-dependencies = ["x"]\n',
     })
     (root / "go.mod").symlink_to("/etc/hostname")  # a link is never read as a manifest
     doc = interface(root, [])
     assert [(p["ecosystem"], p["name"], p["folder"]) for p in doc["packages"]] == [
         ("npm", "mono", ""), ("npm", "@m/a", "packages/a"), ("npm", "@m/b", "packages/b")]
+    # (packages/b's pyproject and packages/a's Cargo.toml are of an unexpected shape: skipped whole)
     assert [(r["name"], r["manifest"]) for r in doc["requires"]] == [("left-pad", "packages/a/package.json"),
                                                                       ("@m/a", "packages/b/package.json")]
 

@@ -128,7 +128,6 @@ def _bounded(k: int) -> int:
     return k
 
 
-
 # ---- a workspace's pages (``oracl serve --workspace FILE``) --------------------------------
 
 WORKSPACE_SCHEMA = "oracl.face.web-workspace/1"

@@ -325,9 +325,14 @@ def interface(root: Path, facts: list[FileFacts]) -> dict[str, Any]:
     folders = [""] + sorted(workspace_packages(root))
     provides: list[dict[str, Any]] = []
     requires: list[dict[str, Any]] = []
+    readers = (lambda d: _python(root, d, paths), lambda d: _npm(root, d), lambda d: _go(root, d),
+               lambda d: _cargo(root, d), lambda d: _maven(root, d, paths, spaces))
     for folder in folders:
-        for got in (_python(root, folder, paths), _npm(root, folder), _go(root, folder), _cargo(root, folder),
-                    _maven(root, folder, paths, spaces)):
+        for read in readers:
+            try:
+                got = read(folder)
+            except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
+                continue  # a manifest of an unexpected shape declares nothing; the build goes on
             provides += got[0]
             requires += got[1]
     own = _own_firsts(provides, paths)
