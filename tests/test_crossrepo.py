@@ -398,3 +398,19 @@ def test_verify_every_member(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     add(wsf, [_repo(tmp_path / "svc-b", SVC_A)], name="svc-signed", public_key=pub)
     r = run_cli("verify", "--workspace", str(wsf))
     assert r.returncode != 0 and r.stdout.splitlines()[2].startswith("svc-signed\tFAILED\t")
+
+
+def test_an_npm_subpath_resolves_through_the_exports_map(tmp_path: Path) -> None:
+    p = _repo(tmp_path / "provider", {
+        "package.json": '{"name": "@org/client", "exports": {".": "./index.js", "./json": {"require": "./lib/types/json.js"}}}',
+        "index.js": "export function fetchUser(id) {\n  return id;\n}\n",
+        "lib/types/json.js": "export function parseJson(text) {\n  return text;\n}\n",
+        "json.js": "// not what ./json names\n"})
+    c = _repo(tmp_path / "consumer", {
+        "package.json": '{"name": "web", "dependencies": {"@org/client": "1"}}',
+        "app.js": 'const json = require("@org/client/json");\n\nmodule.exports = json;\n'})
+    add(tmp_path / "ws.toml", [p, c])
+    out = impact_workspace(WorkspaceFile.load(tmp_path / "ws.toml"), "provider", ["lib/types/json.js"])
+    assert [(e["path"], e["uses"], e["defined"]) for e in out["repositories"][1]["entries"]] == [
+        ("app.js", "import @org/client/json", "lib/types/json.js")]
+    assert _iface(p)["packages"][0]["entries"] == {".": "index.js", "./json": "lib/types/json.js"}

@@ -9,7 +9,8 @@ provider, package): the consumer requires the package by a name the provider dec
 (compared as the ecosystem compares names). A **use** is one of the consumer's imports
 whose module starts with one of the package's prefixes, with the calls it binds; its
 **targets** are the provider's files the module names (``werkzeug.serving`` →
-``src/werkzeug/serving.py``; ``com.google.gson.Gson`` → ``…/com/google/gson/Gson.java``).
+``src/werkzeug/serving.py``; ``com.google.gson.Gson`` → ``…/com/google/gson/Gson.java``;
+``body-parser/json`` → the file the package's ``exports`` map names for ``./json``).
 
 Impact across members, from a change in member P:
 
@@ -243,6 +244,13 @@ def targets(link: Link, spec: str, names: list[str]) -> list[str]:
         return [c for c in cands if c in files]
     if eco == "npm":
         sub = spec[len(prefix):].strip("/")
+        entries = pkg.get("entries") if isinstance(pkg.get("entries"), dict) else {}
+        named = entries.get(f"./{sub}" if sub else ".")
+        if isinstance(named, str):  # the package's exports map (or main) says which file
+            hit = [f"{base}{named}{e}" for e in ("",) + _EXT[eco] + tuple(f"/index{x}" for x in _EXT[eco])
+                   if f"{base}{named}{e}" in files]
+            if hit:
+                return hit[:1]
         stems = [f"{base}{d}{sub}" for d in ("", "src/", "lib/")] if sub else \
             [f"{base}{d}index" for d in ("", "src/", "lib/")]
         found = [s + e for s in stems for e in _EXT[eco] + tuple(f"/index{x}" for x in _EXT[eco]) if s + e in files]

@@ -147,11 +147,41 @@ def _npm(root: Path, folder: str) -> tuple[list[dict[str, Any]], list[dict[str, 
     if not isinstance(doc, dict):
         return [], []
     provides = ([{"ecosystem": "npm", "name": doc["name"], "folder": folder, "manifest": rel,
-                  "prefixes": [doc["name"]]}] if isinstance(doc.get("name"), str) and doc["name"] else [])
+                  "prefixes": [doc["name"]], "entries": _npm_entries(doc)}]
+                if isinstance(doc.get("name"), str) and doc["name"] else [])
     requires = [{"ecosystem": "npm", "name": k, "manifest": rel, "line": _line(text, f'"{k}"')}
                 for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
                 if isinstance(doc.get(table), dict) for k in doc[table] if isinstance(k, str)]
     return provides, requires
+
+
+def _npm_entries(doc: dict[str, Any]) -> dict[str, str]:
+    """What each import path of an npm package stands for: its ``exports`` map (subpath →
+    the first file a condition names: ``"./json": "./lib/types/json.js"``), else ``"."`` →
+    ``main``; paths relative to the package's folder, at most ``MAX_PREFIXES``.
+
+    >>> _npm_entries({"exports": {".": "./index.js", "./json": {"require": "./lib/json.js"}}})
+    {'.': 'index.js', './json': 'lib/json.js'}
+    >>> _npm_entries({"main": "lib/express"}), _npm_entries({"exports": "./main.mjs"})
+    ({'.': 'lib/express'}, {'.': 'main.mjs'})
+    """
+    def first(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, dict):
+            return next((f for v in value.values() if (f := first(v))), "")
+        if isinstance(value, list):
+            return next((f for v in value if (f := first(v))), "")
+        return ""
+
+    exports = doc.get("exports")
+    if isinstance(exports, dict) and any(isinstance(k, str) and k.startswith(".") for k in exports):
+        pairs = [(k, first(v)) for k, v in exports.items() if isinstance(k, str) and k.startswith(".")]
+    elif exports is not None and first(exports):
+        pairs = [(".", first(exports))]
+    else:
+        pairs = [(".", doc["main"])] if isinstance(doc.get("main"), str) else []
+    return {k: v.removeprefix("./") for k, v in pairs[:MAX_PREFIXES] if v and ".." not in v.split("/")}
 
 
 def _go(root: Path, folder: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
