@@ -414,3 +414,38 @@ def test_an_npm_subpath_resolves_through_the_exports_map(tmp_path: Path) -> None
     assert [(e["path"], e["uses"], e["defined"]) for e in out["repositories"][1]["entries"]] == [
         ("app.js", "import @org/client/json", "lib/types/json.js")]
     assert _iface(p)["packages"][0]["entries"] == {".": "index.js", "./json": "lib/types/json.js"}
+
+
+TYPED = {
+    "go": ({"go.mod": "module example.com/geo\n\ngo 1.21\n",
+            "geo/point.go": "package geo\n\ntype Point struct{ X int }\n\nfunc (p *Point) Dist() int {\n\treturn p.X\n}\n"},
+           {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/geo v1.0.0\n",
+            "main.go": ('package main\n\nimport "example.com/geo/geo"\n\nfunc far(p *geo.Point) int {\n'
+                        '\treturn p.Dist()\n}\n')},
+           "Point.Dist", ("main.go", 6, "Point.Dist"), "far"),
+    "python": ({"pyproject.toml": '[project]\nname = "lib-auth"\n',
+                "src/libauth/__init__.py": "",
+                "src/libauth/session.py": "class Session:\n    def close(self):\n        return 1\n"},
+               {"pyproject.toml": '[project]\nname = "svc"\ndependencies = ["lib-auth"]\n',
+                "svc/__init__.py": "",
+                "svc/handler.py": ("import libauth.session\n\n\ndef done(s: libauth.session.Session):\n"
+                                   "    return s.close()\n")},
+               "Session.close", ("svc/handler.py", 5, "Session.close"), "done"),
+}
+
+
+@pytest.mark.parametrize("eco", sorted(TYPED))
+def test_a_method_called_on_a_value_of_the_providers_type_crosses(tmp_path: Path, eco: str) -> None:
+    from oracl.read.crossrepo import ENTRY_TYPED, callees_workspace
+
+    provider, consumer, changed, entry, caller = TYPED[eco]
+    add(tmp_path / "ws.toml", [_repo(tmp_path / "provider", provider), _repo(tmp_path / "consumer", consumer)])
+    ws = WorkspaceFile.load(tmp_path / "ws.toml")
+    out = impact_workspace(ws, "provider", [changed])
+    assert [(e["path"], e["line"], e["uses"], e["kind"], e["confidence"]) for e in out["repositories"][1]["entries"]] \
+        == [(*entry, "typed", ENTRY_TYPED)]
+    across = [(c["qualified"], c["resolution"], c["confidence"]) for c in callers_workspace(ws, changed)["callers"]
+              if c["across"]]
+    assert across == [(caller, "typed", ENTRY_TYPED)]
+    assert [(c["qualified"], c["call_sites"]) for c in callees_workspace(ws, caller)["callees"] if c["across"]] == [
+        (changed, [entry[1]])]

@@ -54,6 +54,7 @@ from oracl.read.snapshot import Snapshot
 MAX_HOPS = 5
 ENTRY_CALL = 0.9     # a call site naming a reached definition (÷ how many reached definitions share the name)
 ENTRY_IMPORT = 0.5   # an import of a reached module, no call of a reached name seen
+ENTRY_TYPED = 0.8    # a method called on a variable declared with the provider's type (÷ definitions of Type.method)
 _EXT = {"python": (".py",), "npm": (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx"), "go": (".go",),
         "rust": (".rs",), "maven": (".java", ".kt", ".scala")}
 MAX_INTERFACE_BYTES = 256 << 20
@@ -244,8 +245,8 @@ def targets(link: Link, spec: str, names: list[str]) -> list[str]:
         return [c for c in cands if c in files]
     if eco == "npm":
         sub = spec[len(prefix):].strip("/")
-        entries = pkg.get("entries") if isinstance(pkg.get("entries"), dict) else {}
-        named = entries.get(f"./{sub}" if sub else ".")
+        entries = pkg.get("entries")
+        named = entries.get(f"./{sub}" if sub else ".") if isinstance(entries, dict) else None
         if isinstance(named, str):  # the package's exports map (or main) says which file
             hit = [f"{base}{named}{e}" for e in ("",) + _EXT[eco] + tuple(f"/index{x}" for x in _EXT[eco])
                    if f"{base}{named}{e}" in files]
@@ -293,6 +294,24 @@ def uses(link: Link) -> Iterator[tuple[str, list[Any], list[list[Any]]]]:
         for i, imp in enumerate(imports):
             if any(_matches(eco, imp[0], x, alias) for x in pkg["prefixes"]):
                 yield path, imp, [c for c in u["calls"] if c[2] == i]
+
+
+def typed_calls(link: Link) -> Iterator[tuple[str, str, str, int]]:
+    """(file, type, method, line) for each call on a variable of an outside type, in the
+    consumer's files that import the package (``FlagSet.Lookup`` in a file importing pflag)."""
+    pkg = link.package
+    alias = link.require.get("as", "")
+    for path, u in link.consumer.iface.get("files", {}).items():
+        typed = [c for c in u["calls"] if c[2] == -1]
+        if typed and any(_matches(pkg["ecosystem"], imp[0], x, alias) for imp in u["imports"] for x in pkg["prefixes"]):
+            for call, line, _ in typed:
+                kind, _, method = call.partition(".")
+                yield path, kind, method, line
+
+
+def _of_type(defs: list[dict[str, Any]], kind: str, method: str) -> list[dict[str, Any]]:
+    """The definitions that are ``kind``'s ``method`` (``FlagSet.Lookup``, ``pkg.FlagSet.Lookup``)."""
+    return [d for d in defs if d["qualified"] == f"{kind}.{method}" or d["qualified"].endswith(f".{kind}.{method}")]
 
 
 def called_name(call: str, imp: list[Any]) -> str:
@@ -343,27 +362,37 @@ def _where(link: Link, d: dict[str, Any]) -> str:
 def _entries(link: Link, names: dict[str, list[dict[str, Any]]], files: dict[str, int]) -> dict[str, list[dict[str, Any]]]:
     """consumer path → its entries (line, confidence, what of the provider it uses)."""
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for path, kind, method, line in typed_calls(link):
+        defs = [d for d in _of_type(names.get(method, []), kind, method) if in_package(link, d["path"])]
+        if defs:
+            out[path].append({"line": line, "confidence": round(ENTRY_TYPED / len(defs), 6), "kind": "typed",
+                              "uses": f"{kind}.{method}", "defined": _where(link, defs[0]),
+                              "qualified": defs[0]["qualified"]})
     for path, imp, calls in uses(link):
         hit_call = False
         for call, line, _ in calls:
             defs = [d for d in names.get(called_name(call, imp), []) if in_package(link, d["path"])]
             if defs:
                 hit_call = True
-                out[path].append({"line": line, "confidence": round(ENTRY_CALL / len(defs), 6), "uses": call,
+                out[path].append({"line": line, "confidence": round(ENTRY_CALL / len(defs), 6), "kind": "call",
+                                  "uses": call,
                                   "defined": _where(link, defs[0]),
                                   "qualified": defs[0]["qualified"]})
         for n in imp[1]:
             defs = [d for d in names.get(n, []) if in_package(link, d["path"])]
             if defs and not hit_call:
                 hit_call = True
-                out[path].append({"line": imp[2], "confidence": round(ENTRY_CALL / len(defs), 6),
+                out[path].append({"line": imp[2], "confidence": round(ENTRY_CALL / len(defs), 6), "kind": "call",
                                   "uses": f"import {n} from {imp[0]}",
                                   "defined": _where(link, defs[0]),
                                   "qualified": defs[0]["qualified"]})
-        if not hit_call and not calls:  # what the file calls of it is known and none of it was reached: no entry
+        # an import alone is an entry only when nothing the file calls of the package is
+        # known (a recorded call through it, reached or not) and nothing else of it entered
+        if not hit_call and not calls and not out.get(path):
             reached = sorted(set(targets(link, imp[0], imp[1])) & files.keys(), key=lambda p: (files[p], p))
             if reached:
-                out[path].append({"line": imp[2], "confidence": ENTRY_IMPORT, "uses": f"import {imp[0]}",
+                out[path].append({"line": imp[2], "confidence": ENTRY_IMPORT, "kind": "import",
+                                  "uses": f"import {imp[0]}",
                                   "defined": _where(link, {"path": reached[0]}), "qualified": ""})
     return dict(out)
 
@@ -428,7 +457,7 @@ def impact_workspace(ws: WorkspaceFile, member: str, targets_: list[str] | None 
                     entered.add(c.name)
                     # the call entries start the member's own impact; an import alone does only
                     # when nothing of the provider's reached code is called in the member
-                    seeded = {p: [e for e in es if e["confidence"] != ENTRY_IMPORT] for p, es in entries.items()}
+                    seeded = {p: [e for e in es if e["kind"] != "import"] for p, es in entries.items()}
                     seeded = {p: es for p, es in seeded.items() if es} or entries
                     lines = {p: [(e["line"], e["line"]) for e in es] for p, es in seeded.items()}
                     res = impact(c.snap, [], changed_lines=lines, depth=depth, k=MAX_K)
@@ -553,26 +582,33 @@ def callers_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
         rows = []
         for ln in (x for x in all_links if x.provider is v):
             defs = [t for t in own["targets"] if in_package(ln, t["path"])]
-            sites: dict[str, list[tuple[int, str]]] = defaultdict(list)
+            # (line, call, confidence, how, candidates) of each call site naming a definition of name
+            sites: dict[str, list[tuple[int, str, float, str, int]]] = defaultdict(list)
             for path, imp, calls in uses(ln) if defs else ():
                 for call, line, _ in calls:
                     if called_name(call, imp) == short and path not in ln.consumer.hidden:
-                        sites[path].append((line, call))
+                        sites[path].append((line, call, ENTRY_CALL / len(defs), "import", len(defs)))
+            for path, kind, method, line in typed_calls(ln) if defs else ():
+                typed = _of_type(defs, kind, method) if method == short else []
+                if typed and path not in ln.consumer.hidden:
+                    sites[path].append((line, f"{kind}.{method}", ENTRY_TYPED / len(typed), "typed", len(typed)))
             syms = defaultdict(list)
             for r in named_each(ln.consumer.snap, "symbols_in_files", sorted(sites)) if sites else ():
                 syms[r["path"]].append(r)
             for path, found in sorted(sites.items()):
-                spans = [(float(line), float(line)) for line, _ in found]
+                spans = [(float(site[0]), float(site[0])) for site in found]
                 by_id = {s["id"]: s for s in syms[path]}
                 inner = _innermost([(s["id"], s["kind"], s["start"], s["end"]) for s in syms[path]], spans)
                 for sid, _, start, end in inner or [(f"{path}#", "module", 1, 1)]:
                     s = by_id.get(sid, {"id": sid, "qualified": path, "name": path, "kind": "module"})
-                    lines = sorted({x for x, _ in found if start <= x <= end} or {found[0][0]})
+                    held = [site for site in found if start <= site[0] <= end] or found[:1]
+                    best = max(held, key=lambda site: site[2])
                     rows.append({"id": s["id"], "qualified": s["qualified"], "name": s["name"], "kind": s["kind"],
-                                 "path": path, "lines": lines, "confidence": round(ENTRY_CALL / len(defs), 6),
-                                 "resolution": "import", "candidates": len(defs), "via": defs[0]["id"],
-                                 "repository": ln.consumer.name, "across": f"{ln.package['name']} ({v.name})",
-                                 "calls": sorted({c for x, c in found if x in lines})})
+                                 "path": path, "lines": sorted({site[0] for site in held}),
+                                 "confidence": round(best[2], 6), "resolution": best[3], "candidates": best[4],
+                                 "via": defs[0]["id"], "repository": ln.consumer.name,
+                                 "across": f"{ln.package['name']} ({v.name})",
+                                 "calls": sorted({site[1] for site in held})})
         return rows
 
     return _calls_across(ws, name, "callers", across, min_confidence, k, withhold)
@@ -591,21 +627,29 @@ def callees_workspace(ws: WorkspaceFile, name: str, *, min_confidence: float = 0
         rows = []
         for ln in (x for x in all_links if x.consumer is v):
             for t in own["targets"]:
-                sites: dict[str, list[tuple[int, str]]] = defaultdict(list)
+                def inside(path: str, line: int, t: dict[str, Any] = t) -> bool:
+                    return path == t["path"] and t.get("start", 0) <= line <= t.get("end", 0)
+
+                # (type or "", the name called) → [(line, call)]: by import, or on a value of an outside type
+                sites: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
                 for path, imp, calls in uses(ln):
-                    for call, line, _ in calls if path == t["path"] else ():
-                        if t.get("start", 0) <= line <= t.get("end", 0):
-                            sites[called_name(call, imp)].append((line, call))
-                for callee, found in sorted(sites.items()):
+                    for call, line, _ in calls:
+                        if inside(path, line):
+                            sites[("", called_name(call, imp))].append((line, call))
+                for path, kind, method, line in typed_calls(ln):
+                    if inside(path, line):
+                        sites[(kind, method)].append((line, f"{kind}.{method}"))
+                for (kind, callee), found in sorted(sites.items()):
                     defs = [d for d in lookup(ln.provider.snap, callee, fuzzy=False, k=20)[0]
                             if d.get("name") == callee and in_package(ln, d["path"])
                             and d["path"] not in ln.provider.hidden]
+                    defs = _of_type(defs, kind, callee) if kind else defs
+                    conf = (ENTRY_TYPED if kind else ENTRY_CALL) / max(1, len(defs))
                     rows += [{"id": d["id"], "qualified": d["qualified"], "name": d["name"], "kind": d["kind"],
                               "path": d["path"], "start": d.get("start"), "lines": [d.get("start", 1)],
-                              "call_sites": sorted({x for x, _ in found}),
-                              "confidence": round(ENTRY_CALL / len(defs), 6), "resolution": "import",
-                              "candidates": len(defs), "via": t["id"], "repository": ln.provider.name,
-                              "across": f"{ln.package['name']} ({ln.provider.name})",
+                              "call_sites": sorted({x for x, _ in found}), "confidence": round(conf, 6),
+                              "resolution": "typed" if kind else "import", "candidates": len(defs), "via": t["id"],
+                              "repository": ln.provider.name, "across": f"{ln.package['name']} ({ln.provider.name})",
                               "calls": sorted({c for _, c in found})} for d in defs]
         return rows
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ _IDENT = re.compile(r"^[A-Za-z_$][\w$]*$")
 _GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.~-]+\.[\w.~/-]+)\s+v\S+", re.M)
 _GRADLE_DEP = re.compile(r"""\b(?:implementation|api|compileOnly|runtimeOnly|testImplementation|compile)\s*\(?\s*["']([\w.-]+):([\w.-]+)(?::[^"']*)?["']""")
 _RUST_ROOTS = frozenset({"crate", "self", "super", "std", "core", "alloc"})
+_TYPE = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
+TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "object", "record", "protocol", "type"})
 
 
 def _read(root: Path, rel: str) -> str:
@@ -323,8 +326,11 @@ def _binds(f: FileFacts, spec: str, names: tuple[str, ...]) -> set[str]:
     return {n for n in out if n}
 
 
-def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
-    """One file's imports of outside code and the call sites they bind, or None."""
+def file_uses(f: FileFacts, own: set[str], local_types: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+    """One file's imports of outside code and the call sites they bind, or None. A call
+    on a variable whose declared type is not one of the repository's own (``fs.Lookup``
+    after ``var fs *pflag.FlagSet``) is kept as ``Type.method`` with import index -1: the
+    reader links it to the provider defining that type's method."""
     imports: list[list[Any]] = []
     bound: dict[str, int] = {}
     for imp in f.imports:
@@ -336,14 +342,23 @@ def file_uses(f: FileFacts, own: set[str]) -> dict[str, Any] | None:
         imports.append([spec, list(names), line])
     if not imports:
         return None
+    declared: dict[str, list[tuple[int, str]]] = defaultdict(list)  # variable → (line, an outside type)
+    for var, typ, line in f.typed:
+        t = typ.lstrip("*&[]").rsplit(".", 1)[-1]
+        if _TYPE.match(t) and t not in local_types and var not in bound:
+            declared[var].append((line, t))
     calls = []
     for text, line in f.calls if bound else ():
-        head = text.partition(".")[0]
+        head, _, rest = text.partition(".")
         i = bound.get(head.partition("::")[0] if ":" in head else head)
         if i is not None:
             calls.append([text, line, i])
-            if len(calls) >= MAX_CALLS_PER_FILE:
-                break
+        elif head in declared and rest and "." not in rest:
+            before = [t for at, t in declared[head] if at <= line]
+            if before:
+                calls.append([f"{before[-1]}.{rest}", line, -1])
+        if len(calls) >= MAX_CALLS_PER_FILE:
+            break
     return {"imports": imports, "calls": calls}
 
 
@@ -366,7 +381,9 @@ def interface(root: Path, facts: list[FileFacts]) -> dict[str, Any]:
             provides += got[0]
             requires += got[1]
     own = _own_firsts(provides, paths)
-    uses = {f.path: u for f in sorted(facts, key=lambda x: x.path) if f.imports and (u := file_uses(f, own))}
+    local_types = frozenset(s[0].rsplit(".", 1)[-1] for f in facts for s in f.symbols if s[1] in TYPE_KINDS)
+    uses = {f.path: u for f in sorted(facts, key=lambda x: x.path)
+            if f.imports and (u := file_uses(f, own, local_types))}
     seen = set()
     reqs = []
     for r in requires:
