@@ -449,3 +449,24 @@ def test_a_method_called_on_a_value_of_the_providers_type_crosses(tmp_path: Path
     assert across == [(caller, "typed", ENTRY_TYPED)]
     assert [(c["qualified"], c["call_sites"]) for c in callees_workspace(ws, caller)["callees"] if c["across"]] == [
         (changed, [entry[1]])]
+
+
+def test_a_context_pack_across_members_interleaves_and_keeps_the_budget(org: Path) -> None:
+    from oracl.read.fanout import context_workspace
+    from oracl.read.memory import Memory, estimate_tokens
+
+    ws = WorkspaceFile.load(org / "ws.toml")
+    q = "sign token login handler"
+    out = context_workspace(ws, q, budget_tokens=4000)
+    own = {}
+    for name in ("lib-auth", "svc-a", "svc-gateway"):
+        with Memory.open(org / name, withhold_sensitive=True) as mem:
+            own[name] = mem.context(q, budget_tokens=4000).to_json()["items"]
+    # every member's first file comes before any member's second (rank 1 is 1/61 in each)
+    firsts = {n: items[0]["path"] for n, items in own.items() if items}
+    ranks = [(i["repository"], i["path"]) for i in out["items"]]
+    assert set(ranks[:len(firsts)]) == set(firsts.items())
+    header = estimate_tokens(f"# context for: {q} across 3 repositories")
+    assert out["used_tokens"] == header + sum(i["tokens"] for i in out["items"]) <= 4000
+    small = context_workspace(ws, q, budget_tokens=120)
+    assert small["used_tokens"] <= 120 and small["truncated"] and len(small["items"]) < len(out["items"])

@@ -141,8 +141,12 @@ def test_a_workspace_over_http_withholds_key_material(tmp_path: Path) -> None:
     with serving(None, "--workspace", str(tmp_path / "ws.toml")) as url:
         r = httpx.post(url, content=rpc("tools/list"), headers=HEADERS, timeout=30)
         assert sorted(t["name"] for t in r.json()["result"]["tools"]) == [
-            "oracl_callers", "oracl_fragment", "oracl_impact", "oracl_links", "oracl_search", "oracl_show",
-            "oracl_symbols"]
+            "oracl_agent_context", "oracl_callers", "oracl_fragment", "oracl_impact", "oracl_links", "oracl_search",
+            "oracl_show", "oracl_symbols"]
+        pack = call(url, "oracl_agent_context", {"query": "sign token for the login user private key",
+                                                 "budget_tokens": 400})
+        assert pack["used_tokens"] <= 400 and {i["repository"] for i in pack["items"]} == {"lib-auth", "svc-a"}
+        assert all(i["path"] != "src/libauth/signing_key.pem" for i in pack["items"])
         quoted = call(url, "oracl_fragment", {"member": "svc-a", "locator": "svc_a/api.py#L5-6"})
         assert quoted["repository"] == "svc-a" and quoted["lines"] == ["def login(user):", "    return sign(user)"]
         hidden = call(url, "oracl_show", {"member": "lib-auth", "path": "src/libauth/signing_key.pem"})

@@ -1101,7 +1101,7 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
         port: Annotated[int, typer.Option("--port", metavar="PORT", help="With --http: the port [8765].")] = 8765,
         token_file: Annotated[Path | None, typer.Option("--token-file", metavar="FILE", help="With --http: clients must send 'Authorization: Bearer' and the token in FILE's first line.")] = None,
         max_waiting: Annotated[int, typer.Option("--max-waiting", metavar="N", help="With --http: requests that may wait beyond the 8 answered at once; more get 503 [1024].")] = 1024,
-        workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Serve every member of this workspace file instead of one ROOT (search, symbols, callers, impact, links across them; show and fragment of a member's file; read-only).")] = None) -> None:
+        workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Serve every member of this workspace file instead of one ROOT (agent context, search, symbols, callers, impact, links across them; show and fragment of a member's file; read-only).")] = None) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
 
     Twelve read-only tools (agent context, search, trace, related, hub, fragment, show,
@@ -1111,8 +1111,9 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
     edit_loop prompt; without it the server never writes a file. With --http, the same
     tools over streamable HTTP for many clients (at most 8 answered at once, --max-waiting
     more queued, the rest 503); a bind beyond loopback needs --token-file. With
-    --workspace FILE, seven tools over every member instead (search, symbols, callers,
-    impact, links; show and fragment of one member's file), each row with its repository."""
+    --workspace FILE, eight tools over every member instead (agent context, search,
+    symbols, callers, impact, links; show and fragment of one member's file), each row
+    with its repository."""
     from oracl.face.mcp_server import serve, serve_http
 
     if workspace is not None:

@@ -236,7 +236,8 @@ def create_workspace_server(path: Path, http: bool = False) -> Any:
     WorkspaceFile.load(path)  # a file that does not verify refuses to serve
     server = FastMCP("oracl-workspace", log_level="WARNING", instructions=(
         "ORACL serves the repositories of the workspace " + str(path) + " as one memory. Every answer names "
-        "each row's repository. oracl_search ranks files across members; oracl_symbols finds definitions; "
+        "each row's repository. Start with oracl_agent_context for a question in plain words; "
+        "oracl_search ranks files across members; oracl_symbols finds definitions; "
         "oracl_callers and oracl_impact follow calls and changes across repositories through the packages "
         "their manifests depend on; oracl_links lists those dependencies."))
     server._mcp_server.version = __version__
@@ -255,6 +256,16 @@ def create_workspace_server(path: Path, http: bool = False) -> Any:
             result, error = {"error": str(exc)}, True
         text = orjson.dumps(bound(result, max_chars), default=str, option=orjson.OPT_SORT_KEYS).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
+
+    @server.tool()
+    def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS
+                            ) -> CallToolResult:
+        """Assemble a context pack for a question or task in plain words across every member
+        repository: the best files' matching lines (the symbol or section, not the whole
+        file), each with its repository, why it was chosen and whether it changed since its
+        build, never exceeding budget_tokens. Use this first; then oracl_fragment for more
+        lines of one member's file."""
+        return answer(lambda ws: fanout.context_workspace(ws, query, budget_tokens=budget_tokens), max_chars)
 
     @server.tool()
     def oracl_search(query: str, k: int = 10, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:

@@ -224,3 +224,50 @@ def member_target(ws: WorkspaceFile, target: str) -> tuple[Member, str]:
         _verify_member(snap, member)
     return member, rest
 
+
+
+def context_workspace(ws: WorkspaceFile, q: str, budget_tokens: int = 4000, k: int = 12,
+                      withhold: bool = True) -> dict[str, Any]:
+    """An agent's context pack over every member: each member's own pack (``Memory.context``,
+    its files holding key material withheld), their items merged by reciprocal rank of the
+    file each quotes (a member's best file, then the next …; ties by the item's score as a
+    share of its member's best, then repository), taken in that order while they fit in
+    ``budget_tokens`` (the header counted), each with its ``repository``."""
+    from oracl.core.errors import in_range
+    from oracl.core.secrets import redact_typed
+    from oracl.read.memory import MAX_BUDGET_TOKENS, Memory, estimate_tokens
+
+    in_range("budget_tokens", budget_tokens, 50, MAX_BUDGET_TOKENS)
+    packs, status, notices = [], [], []
+    for m in ws.members:
+        try:
+            with Snapshot.open(Path(m.root)) as snap:
+                checked = _verify_member(snap, m)
+            with Memory.open(m.root, withhold_sensitive=withhold) as mem:
+                pack = mem.context(q, budget_tokens=budget_tokens, k=k).to_json()
+            status.append({"name": m.name, "root": m.root, "build_id": pack["build_id"], "ok": True, "checked": checked})
+            packs.append((m, pack))
+        except (OraclError, OSError) as exc:
+            why = str(exc).split("\n")[0][:300]
+            status.append({"name": m.name, "root": m.root, "ok": False, "error": why})
+            notices.append(f"member {m.name} did not answer: {why}")
+    pooled = []
+    for m, pack in packs:
+        order: dict[str, int] = {}
+        best = max((float(it["score"]) for it in pack["items"]), default=0.0) or 1.0
+        for j, it in enumerate(pack["items"]):
+            rank = order.setdefault(it["path"], len(order) + 1)
+            pooled.append((1.0 / (K + rank), float(it["score"]) / best, m.name, j, it))
+    pooled.sort(key=lambda x: (-x[0], -x[1], x[2], x[3]))
+    query = redact_typed(q[:2000])
+    used = estimate_tokens(f"# context for: {query[:200]} across {len(packs)} repositories")
+    items, truncated = [], any(p["truncated"] for _, p in packs)
+    for _, _, name, _, it in pooled:
+        if used + it["tokens"] > budget_tokens:
+            truncated = True
+            continue
+        items.append({**it, "repository": name})
+        used += it["tokens"]
+    return {"schema": "oracl.workspace-context/1", "workspace": str(ws.path), "query": query,
+            "budget_tokens": budget_tokens, "used_tokens": used, "truncated": truncated, "items": items,
+            "members": status, "notices": notices}
