@@ -468,5 +468,8 @@ def test_a_context_pack_across_members_interleaves_and_keeps_the_budget(org: Pat
     assert set(ranks[:len(firsts)]) == set(firsts.items())
     header = estimate_tokens(f"# context for: {q} across 3 repositories")
     assert out["used_tokens"] == header + sum(i["tokens"] for i in out["items"]) <= 4000
+    import oracl
+
+    assert oracl.Workspace.open(org / "ws.toml").context(q)["items"] == out["items"]
     small = context_workspace(ws, q, budget_tokens=120)
     assert small["used_tokens"] <= 120 and small["truncated"] and len(small["items"]) < len(out["items"])

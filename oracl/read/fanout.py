@@ -173,6 +173,10 @@ class Workspace:
 
         return callers_workspace(self.file, name, min_confidence=min_confidence, k=k)
 
+    def context(self, q: str, budget_tokens: int = 4000) -> dict[str, Any]:
+        """An agent's context pack across the members, within ``budget_tokens`` (``context_workspace``)."""
+        return context_workspace(self.file, q, budget_tokens=budget_tokens)
+
     def links(self) -> dict[str, Any]:
         """The edges between members that their manifests make (``oracl workspace links``)."""
         from oracl.read.crossrepo import links_workspace
