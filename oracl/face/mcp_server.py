@@ -67,17 +67,17 @@ def bound(obj: dict[str, Any], max_chars: int) -> dict[str, Any]:
     return obj
 
 
-def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
+def _answer(fn: Any, max_chars: int, mem: Any = None) -> Any:
     """Run one primitive; a missing build or a bad argument is a tool error (``isError``
-    true, the JSON ``{"error": …}`` as its text), not a crash. A successful answer
-    carries the tree's freshness (``oracl status``'s verdict)."""
+    true, the JSON ``{"error": …}`` as its text), not a crash. With ``mem``, a successful
+    answer carries the tree's freshness (``oracl status``'s verdict)."""
     from mcp.types import TextContent
 
     error = False
     try:
         in_range("max_chars", max_chars, 1000, MAX_CHARS)
         result = fn()
-        if isinstance(result, dict) and "freshness" not in result:
+        if mem is not None and isinstance(result, dict) and "freshness" not in result:
             result["freshness"] = mem.freshness()
     except NoBuildError as exc:
         result, error = {"error": str(exc), "hint": "run `oracl build ROOT` in a shell, then call the tool again"}, True
@@ -87,11 +87,22 @@ def _answer(fn: Any, max_chars: int, mem: Any) -> Any:
     return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
 
 
+def _server(name: str, instructions: str, http: bool) -> Any:
+    """A FastMCP server named with ORACL's version; over HTTP stateless with JSON answers
+    (one request, one answer: no session state to share between many clients)."""
+    from mcp.server.fastmcp import FastMCP
+
+    server = FastMCP(name, log_level="WARNING", instructions=instructions)
+    server._mcp_server.version = __version__  # serverInfo names ORACL's version, not the SDK's
+    if http:
+        server.settings.stateless_http = True
+        server.settings.json_response = True
+    return server
+
+
 def create_server(root: Path, allow_edits: bool = False, http: bool = False) -> Any:
     """The FastMCP server with ORACL's twelve read-only tools; with ``allow_edits`` also
     ``oracl_agent_run`` (an agent's mutation through the gates) and the ``edit_loop`` prompt."""
-    from mcp.server.fastmcp import FastMCP
-
     from oracl.core.config import load_config
     from oracl.face import definitions_now
     from oracl.read.memory import Memory
@@ -102,16 +113,12 @@ def create_server(root: Path, allow_edits: bool = False, http: bool = False) -> 
     root = Path(root).resolve()
     share = load_config(root, packages={}).share_sensitive
     mem = Memory(root, withhold_sensitive=not share, reread=definitions_now)
-    server = FastMCP("oracl", log_level="WARNING", instructions=(
+    server = _server("oracl", (
         "ORACL is a semantic memory of the repository at " + str(root) + ". Start with "
         "oracl_agent_context for a question in plain words; use oracl_search for ranked files, "
         "oracl_show / oracl_fragment to read one file's facts or lines, oracl_trace / oracl_related / "
         "oracl_hub to walk the graph; oracl_symbols, oracl_callers and oracl_impact for definitions, call "
-        "graphs and what a change reaches. Every answer says its build and whether files changed since."))
-    server._mcp_server.version = __version__  # serverInfo names ORACL's version, not the SDK's
-    if http:  # one request, one answer: no session state to share between many clients
-        server.settings.stateless_http = True
-        server.settings.json_response = True
+        "graphs and what a change reaches. Every answer says its build and whether files changed since."), http)
 
     @server.tool()
     def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS) -> CallToolResult:
@@ -223,39 +230,25 @@ def create_server(root: Path, allow_edits: bool = False, http: bool = False) -> 
 
 
 def create_workspace_server(path: Path, http: bool = False) -> Any:
-    """The FastMCP server of a workspace file: search, symbols, callers, impact and links
-    across its members, show and fragment of one member's file (``oracl.read.fanout``, ``oracl.read.crossrepo``), read-only. The
-    file is loaded and verified again at every call (a member added or a signature broken
-    shows at once); files holding key material are always withheld."""
-    from mcp.server.fastmcp import FastMCP
-
+    """The FastMCP server of a workspace file: an agent's context pack, search, symbols,
+    callers, impact and links across its members, show and fragment of one member's file
+    (``oracl.read.fanout``, ``oracl.read.crossrepo``), read-only. The file is loaded and
+    verified again at every call (a member added or a signature broken shows at once);
+    files holding key material are always withheld."""
     from oracl.core.members import WorkspaceFile
     from oracl.read import crossrepo, fanout
 
     path = Path(path).resolve()
     WorkspaceFile.load(path)  # a file that does not verify refuses to serve
-    server = FastMCP("oracl-workspace", log_level="WARNING", instructions=(
+    server = _server("oracl-workspace", (
         "ORACL serves the repositories of the workspace " + str(path) + " as one memory. Every answer names "
         "each row's repository. Start with oracl_agent_context for a question in plain words; "
         "oracl_search ranks files across members; oracl_symbols finds definitions; "
         "oracl_callers and oracl_impact follow calls and changes across repositories through the packages "
-        "their manifests depend on; oracl_links lists those dependencies."))
-    server._mcp_server.version = __version__
-    if http:
-        server.settings.stateless_http = True
-        server.settings.json_response = True
+        "their manifests depend on; oracl_links lists those dependencies."), http)
 
     def answer(fn: Any, max_chars: int) -> Any:
-        from mcp.types import TextContent
-
-        error = False
-        try:
-            in_range("max_chars", max_chars, 1000, MAX_CHARS)
-            result = fn(WorkspaceFile.load(path))
-        except OraclError as exc:
-            result, error = {"error": str(exc)}, True
-        text = orjson.dumps(bound(result, max_chars), default=str, option=orjson.OPT_SORT_KEYS).decode()
-        return CallToolResult(content=[TextContent(type="text", text=text)], isError=error)
+        return _answer(lambda: fn(WorkspaceFile.load(path)), max_chars)
 
     @server.tool()
     def oracl_agent_context(query: str, budget_tokens: int = 4000, max_chars: int = DEFAULT_MAX_CHARS
