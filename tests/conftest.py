@@ -56,12 +56,23 @@ TERMINAL_VARIABLES = ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR", "NO_CO
                       "CLICOLOR_FORCE", "COLUMNS", "LINES")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def oracl_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's user folder (its vault key seals every vault the tests build), set
+    before any fixture builds, module-scoped ones included."""
+    home = tmp_path_factory.mktemp("oracl-home")
+    os.environ["ORACL_HOME"] = str(home)
+    return home
+
+
 @pytest.fixture(autouse=True)
-def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts without ORACL_* and terminal variables (a test sets what it needs)."""
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, oracl_home: Path) -> None:
+    """Every test starts without ORACL_* and terminal variables (a test sets what it needs),
+    with the session's own ORACL_HOME: never the developer's vault key."""
     for key in list(os.environ):
         if key.startswith("ORACL_") or key in TERMINAL_VARIABLES:
             monkeypatch.delenv(key)
+    monkeypatch.setenv("ORACL_HOME", str(oracl_home))
 
 
 @pytest.fixture
@@ -137,3 +148,14 @@ def run_tty(*args: str, cols: int = 100, cwd: Path | None = None, env: dict[str,
     code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
     return code, _ANSI.sub("", text)
+
+
+def write_learned(path: Path, data: str | bytes) -> None:
+    """Write a learned file (or the proposals) by hand and take it as this user's own, as
+    `oracl learn trust` does after a person has read it."""
+    from oracl.core.seal import write_sealed
+    from oracl.core.vault import LEARNED_KIND
+
+    raw = data.encode() if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_sealed(path, "proposals" if path.name == "proposals.json" else LEARNED_KIND + path.name, raw)

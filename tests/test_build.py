@@ -13,7 +13,7 @@ from oracl.core.errors import ConfigError, RootError
 from oracl.read.snapshot import Snapshot
 from oracl.read.stats import stats
 
-from .conftest import SAMPLE, git, on_latest, write_tree
+from .conftest import SAMPLE, git, on_latest, write_learned, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 RECORD_FIELDS = {"artifact_id", "checksum", "path", "file_type", "size_bytes", "created_at",
@@ -120,9 +120,9 @@ def test_two_layer_mode_gives_the_same_graph(sample_repo: Path, monkeypatch) -> 
 def test_learned_tags_and_edges(sample_repo: Path) -> None:
     vault = sample_repo / ".oracl"
     vault.mkdir()
-    (vault / "learned_tags.json").write_bytes(orjson.dumps(
+    write_learned(vault / "learned_tags.json", orjson.dumps(
         {"pkg/util.py": {"team": "platform", "confidence": 0.9, "source": "review", "review_status": "approved"}}))
-    (vault / "learned_edges.json").write_bytes(orjson.dumps(
+    write_learned(vault / "learned_edges.json", orjson.dumps(
         [{"source": "pkg/util.py", "target": "docs/guide.md", "confidence": 0.7}]))
     build(sample_repo, **SMALL)
     doc = export_of(sample_repo)
@@ -136,7 +136,7 @@ def test_learned_tags_and_edges(sample_repo: Path) -> None:
 
 def test_bad_learned_edges_is_a_config_error(sample_repo: Path) -> None:
     (sample_repo / ".oracl").mkdir()
-    (sample_repo / ".oracl" / "learned_edges.json").write_text('[{"source": "a"}]')
+    write_learned(sample_repo / ".oracl" / "learned_edges.json", '[{"source": "a"}]')
     with pytest.raises(ConfigError, match="learned edge"):
         build(sample_repo, **SMALL)
 

@@ -23,7 +23,7 @@ from oracl.core.export import unpack_symbols
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.read.query import run
 
-from .conftest import on_latest, write_tree
+from .conftest import on_latest, write_learned, write_tree
 
 KW = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 OLD = time.time_ns() - 86_400 * 10**9  # edits are dated a day back: never "racily clean"
@@ -246,7 +246,7 @@ def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monk
     record_b = carry.records["pkg/b.py"][1]
     assert (edit(1, carry=carry), decoded) == ("incremental: 2 reused, 1 read, 0 removed", [])
     assert carry.records["pkg/b.py"][1] is record_b  # an unchanged file's record is the one kept
-    (vault.dir / "learned_tags.json").write_text('{"pkg/b.py": {"review_status": "reviewed"}}')
+    write_learned(vault.dir / "learned_tags.json", '{"pkg/b.py": {"review_status": "reviewed"}}')
     assert edit(11, carry=carry) == "incremental: 2 reused, 1 read, 0 removed"
     assert carry.records["pkg/b.py"][1] is not record_b  # other learned tags: every record made again
     assert carry.records["pkg/b.py"][1].review_status == "reviewed"

@@ -22,7 +22,7 @@ from oracl.read.learn import mine as M
 from oracl.read.learn.usage import TIME, used_paths
 from oracl.read.memory import Memory
 
-from .conftest import run_cli, write_tree
+from .conftest import run_cli, write_learned, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -375,7 +375,7 @@ def test_the_loop_end_to_end(repo: Path) -> None:
 
 def test_hand_written_learned_rows_are_kept(repo: Path) -> None:
     vault = repo / ".oracl"
-    (vault / "learned_edges.json").write_text('[{"source": "pkg/h0.py", "target": "pkg/h1.py", "confidence": 0.4}]')
+    write_learned(vault / "learned_edges.json", '[{"source": "pkg/h0.py", "target": "pkg/h1.py", "confidence": 0.4}]')
     _teach(repo)
     run_cli("learn", "-r", str(repo))
     assert run_cli("learn", "accept", "--all", "-r", str(repo)).returncode == 0
@@ -396,8 +396,7 @@ def test_a_bad_hand_edited_file_is_one_line_and_nothing_is_lost(repo: Path, name
     if name != "learn/proposals.json":
         run_cli("learn", "-r", str(repo))
     path = repo / ".oracl" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    write_learned(path, text)
     cmd = ("learn", "accept", "--all") if name != "learn/proposals.json" else ("learn", "review")
     r = run_cli(*cmd, "-r", str(repo))
     assert r.returncode == LearnedDataError.exit_code == 24
@@ -407,7 +406,7 @@ def test_a_bad_hand_edited_file_is_one_line_and_nothing_is_lost(repo: Path, name
 
 def test_a_bad_learned_file_stops_the_build_and_keeps_the_previous_one(repo: Path) -> None:
     latest = _header(repo)["build_id"]
-    (repo / ".oracl" / "learned_terms.json").write_text('[{"term": "x", "path": "pkg/h0.py", "confidence": 7}]')
+    write_learned(repo / ".oracl" / "learned_terms.json", '[{"term": "x", "path": "pkg/h0.py", "confidence": 7}]')
     r = run_cli("build", str(repo), "-q")
     assert r.returncode == 24 and r.stderr.strip() == (
         "Error: each learned term needs a term, a path and a confidence in (0, 1]")
@@ -416,11 +415,11 @@ def test_a_bad_learned_file_stops_the_build_and_keeps_the_previous_one(repo: Pat
 
 def test_learned_rows_naming_deleted_files_are_dropped_and_counted(repo: Path) -> None:
     vault = repo / ".oracl"
-    (vault / "learned_edges.json").write_text(orjson.dumps([
+    write_learned(vault / "learned_edges.json", orjson.dumps([
         {"source": "pkg/h0.py", "target": "pkg/gone.py", "confidence": 0.5},
         {"source": "pkg/h0.py", "target": "pkg/keys.pem", "confidence": 0.5},
         {"source": "pkg/h0.py", "target": "pkg/h1.py", "confidence": 0.5}]).decode())
-    (vault / "learned_terms.json").write_text(orjson.dumps([
+    write_learned(vault / "learned_terms.json", orjson.dumps([
         {"term": "x", "path": "pkg/renamed.py", "confidence": 0.5}]).decode())
     build(repo, **SMALL)
     header = _header(repo)

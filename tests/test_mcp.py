@@ -25,7 +25,7 @@ TOOLS = ["oracl_agent_context", "oracl_callers", "oracl_events", "oracl_fragment
 
 
 async def _session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[dict[str, Any]]]:
-    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)])
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)], env={"ORACL_HOME": os.environ["ORACL_HOME"]})
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
         tools = sorted(t.name for t in (await s.list_tools()).tools)
@@ -109,7 +109,7 @@ def test_without_a_build_the_tools_say_how_to_make_one(tmp_path: Path) -> None:
 
 def test_two_servers_and_a_build_share_one_vault(repo: Path) -> None:
     async def scenario() -> tuple[dict, dict, dict, dict, str]:
-        params = StdioServerParameters(command=ORACL, args=["mcp", str(repo)])
+        params = StdioServerParameters(command=ORACL, args=["mcp", str(repo)], env={"ORACL_HOME": os.environ["ORACL_HOME"]})
         async with stdio_client(params) as (r1, w1), ClientSession(r1, w1) as s1, \
                 stdio_client(params) as (r2, w2), ClientSession(r2, w2) as s2:
             await s1.initialize()
@@ -235,7 +235,7 @@ def test_a_piped_session_gets_every_answer_and_ends_cleanly_with_bounds_checked(
 
 
 async def _edit_session(root: Path, args: list[str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[str], list[Any]]:
-    params = StdioServerParameters(command=ORACL, args=["mcp", str(root), *args])
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root), *args], env={"ORACL_HOME": os.environ["ORACL_HOME"]})
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
         tools = sorted(t.name for t in (await s.list_tools()).tools)

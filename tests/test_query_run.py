@@ -15,7 +15,7 @@ from oracl.core.errors import OraclError
 from oracl.read.query import run
 from oracl.read.snapshot import Snapshot
 
-from .conftest import SAMPLE, on_latest, run_cli, run_tty, write_tree
+from .conftest import SAMPLE, on_latest, run_cli, run_tty, write_learned, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 FILES = {
@@ -128,7 +128,7 @@ def test_searches_and_learned_data_leave_priority_alone(tmp_path: Path) -> None:
     build(root, **SMALL)
     for _ in range(3):
         search(root, "file:pkg/util.py")
-    (root / ".oracl" / "learned_terms.json").write_text(
+    write_learned(root / ".oracl" / "learned_terms.json",
         '[{"term": "helper", "path": "pkg/util.py", "confidence": 0.5, "sessions": 3}]')
     build(root, **SMALL)
     doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())

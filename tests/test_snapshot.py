@@ -20,6 +20,8 @@ from oracl import Memory
 from oracl.builder.orchestrator import build
 from oracl.bundle.repair import repair_latest
 from oracl.core.errors import ChildError, UnsafePathError, VaultError
+from oracl.core.seal import write_sealed
+from oracl.core.vault import LATEST_KIND
 from oracl.core.workspace import Workspace
 from oracl.read.snapshot import Snapshot
 
@@ -55,7 +57,7 @@ def test_a_damaged_latest_is_repaired_by_the_cli_and_refused_by_a_plain_snapshot
         latest.write_bytes(latest.read_bytes()[:10])
         problem = f"{latest} is unreadable or truncated"
     else:
-        latest.write_bytes(orjson.dumps({"build_id": "nope", "bundle": "nope"}))
+        write_sealed(latest, LATEST_KIND, orjson.dumps({"build_id": "nope", "bundle": "nope"}))
         problem = "the bundle nope named by LATEST.json is missing"
     with pytest.raises(VaultError) as err:
         Snapshot.open(repo)
@@ -83,7 +85,7 @@ def test_oracl_repair_is_explicit_and_serialised_with_builds(repo: Path) -> None
         assert r.returncode == 9 and len(r.stderr.strip().splitlines()) == 1
     r = run_cli("repair", str(repo))
     assert r.returncode == 0 and r.stdout.startswith("rebuilt bundle ") and r.stdout.strip().endswith(
-        "from the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
+        "from the unsigned export (no key configured: its digest matches and your vault key sealed it)")
     with Snapshot.open(repo) as snap:
         assert snap.build_id.endswith("-rebuilt") and snap.params.query_guard == 5000
     _no_leftovers(repo)
@@ -124,7 +126,7 @@ async def _mcp(root: Path, steps: list[Any]) -> list[dict[str, Any]]:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     answers = []
-    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)])
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)], env={"ORACL_HOME": os.environ["ORACL_HOME"]})
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
         for step in steps:

@@ -5,6 +5,7 @@ the MCP server; no secret value is in any vault file, any log or any answer."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ async def _mcp(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[tupl
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)])
+    params = StdioServerParameters(command=ORACL, args=["mcp", str(root)], env={"ORACL_HOME": os.environ["ORACL_HOME"]})
     async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
         await s.initialize()
         out = []

@@ -96,7 +96,7 @@ def test_a_repair_trusts_an_export_only_as_far_as_its_signature(repo: Path, tmp_
     assert not Vault(repo).latest.exists()
     plain = run_cli("repair", str(repo), env=_env())
     assert plain.returncode == 0 and plain.stdout.strip().endswith(
-        "from the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
+        "from the unsigned export (no key configured: its digest matches and your vault key sealed it)")
     # a signed build whose export is forged: the repair refuses, LATEST stays missing
     _build(repo, _env(ORACL_ED25519_PRIVATE_KEY=str(priv)))
     _forge_export(repo)

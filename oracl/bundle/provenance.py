@@ -29,7 +29,10 @@ from typing import Any
 import orjson
 
 from oracl.core.errors import BuildLockedError
-from oracl.core.vault import EXPORT, READERS_LOCK, Vault, atomic_write
+from oracl.core.seal import seal_next, write_sealed
+from oracl.core.vault import EXPORT, LATEST_KIND, READERS_LOCK, Vault, atomic_write
+
+EXPORT_DIGEST_KIND = "export-digest"  # the seal of the published ``.sha256``: repair trusts only this user's export
 
 SIDECARS = (EXPORT, EXPORT + ".sha256", EXPORT + ".sig")
 HEALTH = "graph_health_history.jsonl"
@@ -146,6 +149,8 @@ def publish_export(vault: Vault, bundle: Path) -> None:
     rename each (``verify`` reads the bundle's own and accepts a copy a kill left behind)."""
     for name in SIDECARS:
         src = bundle / name
+        if name == EXPORT + ".sha256" and src.exists():  # what repair may trust: sealed (design §11)
+            seal_next(vault.dir / name, EXPORT_DIGEST_KIND, src.read_bytes())
         if src.exists():
             link_or_copy(src, vault.dir / name)
         elif (vault.dir / name).exists():
@@ -229,7 +234,7 @@ def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict
 def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str,
                 manifest_sha256: str) -> None:
     """Point readers at a sealed bundle: one atomic rename of LATEST.json."""
-    atomic_write(vault.latest, orjson.dumps({"build_id": build_id, "bundle": build_id,
+    write_sealed(vault.latest, LATEST_KIND, orjson.dumps({"build_id": build_id, "bundle": build_id,
                                              "export_sha256": export_sha256,
                                              "manifest_sha256": manifest_sha256,
                                              "generated_at": generated_at},

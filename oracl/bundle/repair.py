@@ -25,12 +25,19 @@ import orjson
 from oracl.bundle import provenance, tables
 from oracl.bundle.verify import check_export
 from oracl.bundle.writer import BundleWriter
-from oracl.core.errors import BuildLockedError, OraclError, UnsafePathError, VaultError
+from oracl.core.errors import (
+    BuildLockedError,
+    NoBuildError,
+    OraclError,
+    UnsafePathError,
+    VaultError,
+)
 from oracl.core.export import unpack_symbols
+from oracl.core.seal import read_sealed
 from oracl.core.secrets import is_secret_file, redact_text, suffix_of
 from oracl.core.sign import VerifyKeys
 from oracl.core.tokens import fts_document
-from oracl.core.vault import Vault, new_build_id
+from oracl.core.vault import EXPORT, Vault, new_build_id
 from oracl.core.workspace import Workspace
 
 REPAIRABLE = ("ok", "syntax_error", "malformed")  # statuses whose body a build indexes
@@ -66,8 +73,11 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
     with provenance.build_lock(vault):
         provenance.clean_stale(vault)  # a killed build's leftovers: the next build of any kind
         data, checked = check_export(vault.dir, keys, require_signature=keys.configured)
+        if not keys.configured and read_sealed(vault.dir / (EXPORT + ".sha256"), provenance.EXPORT_DIGEST_KIND) is None:
+            raise NoBuildError(f"the export in {vault.dir} was not written by your oracl (it came with the tree, "
+                               f"or the vault key changed), so nothing is rebuilt from it: run `oracl build {root}`")
         source = ("the signed export (" + checked[-1].split(": ", 1)[1] + ")" if keys.configured
-                  else "the unsigned export (no key configured: its digest matches, nothing proves who wrote it)")
+                  else "the unsigned export (no key configured: its digest matches and your vault key sealed it)")
         doc = orjson.loads(data)
         header, nodes, edges = doc["schema"], doc["nodes"], doc["edges"]
         cfg = load_config(Path(root))

@@ -40,6 +40,8 @@ MANIFEST_SIG = "manifest.json.sig"  # the signature of the manifest (when a key 
 # (the new build id, what the export was checked with); the face passes the bundle plane's
 Repair = Callable[[Path, str], tuple[str, str]]
 READERS_LOCK = "readers.lock"   # shared-locked by every snapshot reading the bundle
+LEARNED_KIND = "learned:"       # + the file's name: what a learned file's seal binds it to (core.seal)
+LATEST_KIND = "latest"          # what the seal of LATEST.json binds it to (core.seal)
 
 
 _BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -87,8 +89,14 @@ class Vault:
             raise VaultError(f"{path} is unreadable or truncated; run `oracl build` again") from None
 
     def read_latest(self) -> dict:
-        """The LATEST pointer; NoBuildError when there is none, VaultError when unreadable."""
+        """The LATEST pointer; NoBuildError when there is none or when this user's ORACL did
+        not write it (a vault that came with the tree, design §11), VaultError when unreadable."""
+        from oracl.core.seal import read_sealed
+
         data = self.read_json(self.latest)
+        if read_sealed(self.latest, LATEST_KIND) is None:
+            raise NoBuildError(f"{self.latest} was not written by your oracl (it came with the tree, or "
+                               f"the vault key changed), so it is not trusted: run `oracl build {self.root}`")
         if not isinstance(data, dict) or "build_id" not in data:
             raise VaultError(f"{self.latest} does not name a build; run `oracl build` again")
         return data

@@ -29,12 +29,14 @@ from typing import Any
 import orjson
 
 from oracl.core.errors import ContractError, EditRefusedError, UndoError, UnsafePathError
+from oracl.core.seal import read_sealed, write_sealed
 from oracl.core.secrets import redact_text
-from oracl.core.vault import Vault, atomic_write, folder_lock
+from oracl.core.vault import Vault, folder_lock
 from oracl.edit.contract import Edit, Mutation
 from oracl.edit.gates import GATE_NAMES, MAX_RESULT_BYTES, Change, Context, evaluate, kind_of
 
 EDITS = "edits"
+JOURNAL_KIND = "edit-journal"  # what a journal's seal binds it to (core.seal, design §11)
 FAULT_ENV = "ORACL_FAULT"  # "edit between files": SIGKILL after the first file of a mutation is written
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 MAX_READ = MAX_RESULT_BYTES + 1
@@ -51,8 +53,12 @@ def edit_lock(vault: Vault) -> contextlib.AbstractContextManager[None]:
 
 def _parent(real_root: str, rel: str, create: bool = False) -> tuple[int, str]:
     """A descriptor of ``rel``'s folder, opened one component at a time without following a
-    symlink (``create``: missing folders are made), and the file's name."""
+    symlink (``create``: missing folders are made), and the file's name. A path that is not
+    plainly inside the root (absolute, empty, ``.`` or ``..`` anywhere) is UnsafePathError,
+    whoever wrote it: a journal is followed only through here."""
     parts = rel.split("/")
+    if "\0" in rel or any(p in ("", ".", "..") for p in parts):
+        raise UnsafePathError(f"{rel[:200]!r} is not a path inside the root; refused")
     fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for part in parts[:-1]:
@@ -205,11 +211,26 @@ def changed_lines(c: Change, *, after: bool) -> list[tuple[int, int]]:
 # ---- the journal and the writes -------------------------------------------------------------
 
 def _journal_dir(vault: Vault, edit_id: str) -> Path:
+    if not edit_id or "/" in edit_id or edit_id in (".", ".."):
+        raise UndoError(f"{edit_id[:60]!r} is not a journal's id")
     return vault.dir / EDITS / edit_id
 
 
 def _write_journal(folder: Path, doc: dict[str, Any]) -> None:
-    atomic_write(folder / "journal.json", orjson.dumps(doc, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
+    write_sealed(folder / "journal.json", JOURNAL_KIND,
+                 orjson.dumps(doc, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
+
+
+def _before(folder: Path, i: int, row: dict[str, Any]) -> bytes | None:
+    """The bytes a journal kept of file ``i`` as it was, checked against the SHA-256 the
+    (sealed) journal records; UndoError when they do not match."""
+    if row["before"] is None:
+        return None
+    data = (folder / "before" / str(i)).read_bytes()
+    if sha256(data) != row["before"]:
+        raise UndoError(f"the kept copy of {row['path']} in journal {folder.name} does not match its checksum; "
+                        "nothing was put back")
+    return data
 
 
 def _put(real_root: str, rel: str, data: bytes | None, expect: str | None, mode: int) -> None:
@@ -219,7 +240,7 @@ def _put(real_root: str, rel: str, data: bytes | None, expect: str | None, mode:
     tmp = f".{name}.oracl-{uuid.uuid4().hex[:8]}"
     try:
         if data is not None:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode & 0o7777 or 0o644, dir_fd=dfd)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode & 0o777 or 0o644, dir_fd=dfd)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
@@ -288,24 +309,48 @@ def _roll_back(root: Path, folder: Path, doc: dict[str, Any]) -> list[str]:
         if current != row["after"]:
             left.append(row["path"])
             continue
-        before = (folder / "before" / str(i)).read_bytes() if row["before"] is not None else None
-        _put(real_root, row["path"], before, current, row["mode"])
+        _put(real_root, row["path"], _before(folder, i, row), current, row["mode"])
     doc["state"] = "rolled back"
     doc["left"] = left
     _write_journal(folder, doc)
     return left
 
 
+def _trusted(d: Path) -> dict[str, Any] | None:
+    """A journal folder's document when this user's ORACL wrote it (sealed), its id is the
+    folder's name and every path it names is plainly inside the root; else None."""
+    try:
+        raw = read_sealed(d / "journal.json", JOURNAL_KIND)
+        doc = orjson.loads(raw) if raw is not None else None
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(doc, dict) or doc.get("id") != d.name or not isinstance(doc.get("files"), list):
+        return None
+    for row in doc["files"]:
+        path = row.get("path") if isinstance(row, dict) else None
+        if not isinstance(path, str) or "\0" in path or any(p in ("", ".", "..") for p in path.split("/")):
+            return None
+    return doc
+
+
 def journals(vault: Vault) -> list[dict[str, Any]]:
-    """Every journal of the vault, oldest first (unreadable ones skipped)."""
+    """Every journal of the vault this user's ORACL wrote, oldest first; a journal that came
+    with the tree (no seal of this user's key), names a path outside the root or cannot be
+    read is never followed (``foreign_journals`` names them)."""
     out = []
     folder = vault.dir / EDITS
     for d in sorted(folder.iterdir()) if folder.is_dir() else []:
-        try:
-            out.append(orjson.loads((d / "journal.json").read_bytes()))
-        except (OSError, orjson.JSONDecodeError):
-            continue
+        doc = _trusted(d) if d.is_dir() and not d.is_symlink() else None
+        if doc is not None:
+            out.append(doc)
     return out
+
+
+def foreign_journals(vault: Vault) -> list[str]:
+    """The journal folders ``journals`` does not follow (their names)."""
+    folder = vault.dir / EDITS
+    return [d.name for d in (sorted(folder.iterdir()) if folder.is_dir() else [])
+            if (d / "journal.json").exists() and (d.is_symlink() or _trusted(d) is None)]
 
 
 def recover(root: Path, vault: Vault) -> list[str]:
@@ -328,7 +373,10 @@ def undo(root: Path, vault: Vault, edit_id: str | None = None) -> dict[str, Any]
         if not docs:
             raise UndoError(f"no applied mutation {edit_id!r} to undo (`oracl undo --list` shows them)")
     if not docs:
-        raise UndoError("no applied mutation to undo")
+        foreign = foreign_journals(vault)
+        raise UndoError("no applied mutation to undo" + (
+            f" (ignored {len(foreign)} journal{'s' if len(foreign) > 1 else ''} your oracl did not write: "
+            f"{', '.join(foreign[:3])})" if foreign else ""))
     doc = docs[-1]
     folder = _journal_dir(vault, doc["id"])
     real_root = os.path.realpath(root)
@@ -338,8 +386,7 @@ def undo(root: Path, vault: Vault, edit_id: str | None = None) -> dict[str, Any]
         current = sha256(now) if kind == "file" else None
         if current != row["after"]:
             raise UndoError(f"{row['path']} changed since mutation {doc['id']} wrote it; nothing was undone")
-        before = (folder / "before" / str(i)).read_bytes() if row["before"] is not None else None
-        files.append((row["path"], now, before, row["mode"] if now is None else mode))
+        files.append((row["path"], now, _before(folder, i, row), row["mode"] if now is None else mode))
     undo_id = commit(root, vault, files, "undo", {"undoes": doc["id"]})
     doc["state"] = "undone"
     doc["undone_by"] = undo_id

@@ -893,7 +893,7 @@ def learn(
     .oracl/learn/proposals.json: only `oracl learn accept` writes them to the learned
     files the next build merges.
 
-    Subcommands: review (list), accept, reject."""
+    Subcommands: review (list), accept, reject, trust."""
     if ctx.invoked_subcommand is not None:
         return
     _answer(root, as_json, "learn_view", lambda mem: mem.learn(auto))
@@ -937,6 +937,14 @@ learn_app.command("accept")(_decision_command("accepted", """Accept proposals: t
     refused with the gate's name)."""))
 learn_app.command("reject")(_decision_command("rejected", """Reject proposals (an accepted one leaves the learned files; a later mining keeps
     the decision)."""))
+
+
+@learn_app.command("trust")
+def learn_trust(root: RootOpt = None, as_json: JsonOpt = False) -> None:
+    """Take the learned files and the proposals as they stand as yours: read them first. A
+    file your oracl did not write (it came with the repository, or you edited it by hand)
+    is ignored by the build and refused by accept/reject until you do."""
+    _answer(root, as_json, "trusted_view", lambda mem: mem.learn_trust())
 
 
 @app.command()

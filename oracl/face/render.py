@@ -736,6 +736,12 @@ def decided_view(r: dict[str, Any]) -> None:
         err().print(f"refused {x['id']}: gate {x['gate']} ({x['path']})", markup=False, highlight=False)
 
 
+def trusted_view(r: dict[str, Any]) -> None:
+    out().print(f"sealed as yours: {', '.join(r['sealed'])}" if r["sealed"] else
+                "nothing to seal: every learned file in the vault is already yours",
+                markup=False, highlight=False, soft_wrap=True)
+
+
 def fragment_view(r: dict[str, Any]) -> None:
     if r["warning"]:
         err().print(f"Warning: {r['warning']}", markup=False, highlight=False, soft_wrap=True)

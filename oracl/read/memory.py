@@ -348,6 +348,16 @@ class Memory:
             snap, _ = self.snapshot()
             return review.decide(self.root, snap, ids, decision, every=every, min_confidence=min_confidence)
 
+    def learn_trust(self) -> dict[str, Any]:
+        """Seal the learned files and the proposals as they stand, after a person has read
+        them (a file that came with the tree, or one edited by hand, is ignored by the build
+        and refused by a decision until then; design §11)."""
+        from oracl.read.learn import review
+
+        with self._lock:
+            snap, _ = self.snapshot()
+            return review.trust(snap.vault.dir)
+
     # -- the context pack -------------------------------------------------------------------
     def context(self, q: str, budget_tokens: int = 4000, k: int = 12) -> ContextPack:
         """An ordered context pack for an agent: for each of the best files, the symbol or

@@ -366,7 +366,7 @@ def _problem(vault: Vault) -> str:
     except NoBuildError:
         if not vault.export.is_file():
             raise
-        return "LATEST.json is missing"
+        return "LATEST.json is not sealed by your oracl" if vault.latest.is_file() else "LATEST.json is missing"
     except VaultError as exc:
         return str(exc).split(";")[0]
     if not (bundle / DB_FILE).is_file():

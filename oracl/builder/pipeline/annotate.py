@@ -20,9 +20,10 @@ from oracl.core.config import Config
 from oracl.core.errors import LearnedDataError
 from oracl.core.paths import iso
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
+from oracl.core.seal import read_sealed
 from oracl.core.secrets import redact_text
 from oracl.core.vault import LEARN_DECISIONS as DECISIONS
-from oracl.core.vault import json_or_none
+from oracl.core.vault import LEARNED_KIND, json_or_none
 
 HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})  # recorded, not parsed or indexed
 STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source", "sessions", "proposal"})
@@ -61,8 +62,20 @@ def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
         tags=tags, review_status=review, estimated_savings=savings)
 
 
+
+
 def _load_json(path: Path) -> object:
+    """A learned file's JSON when this user's ORACL wrote it (``oracl learn accept`` seals
+    it); None when it is missing or came with the tree (design §11: never trusted)."""
+    if not is_ours(path):
+        return None
     return json_or_none(path, LearnedDataError)
+
+
+def is_ours(path: Path) -> bool:
+    """Whether a learned file exists and carries this user's seal."""
+    raw = read_sealed(path, LEARNED_KIND + path.name) if path.is_file() else None
+    return raw is not None
 
 
 def load_learned_tags(vault: Path) -> dict[str, dict[str, object]]:
@@ -139,6 +152,7 @@ class Learned:
     terms: list[dict[str, Any]] = field(default_factory=list)
     sessions: dict[tuple[str, str], int] = field(default_factory=dict)  # (source, target) → sessions
     header: dict[str, dict[str, Any]] = field(default_factory=dict)
+    untrusted: list[str] = field(default_factory=list)  # learned files ignored: no seal of this user's
 
     def bundle_doc(self) -> dict[str, Any] | None:
         """What the query plane reads (``learned.json`` in the bundle), None without data."""
@@ -157,11 +171,14 @@ def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping
     usable = known - withheld
     for kind, name in LEARNED_FILES.items():
         try:
-            raw = (vault / name).read_bytes()
-        except FileNotFoundError:
-            continue
+            got = read_sealed(vault / name, LEARNED_KIND + name)
         except OSError as exc:
             raise LearnedDataError(f"{name} is not readable: {exc.strerror}") from None
+        if got is None:
+            if (vault / name).exists():
+                out.untrusted.append(name)  # came with the tree, or edited by hand: ignored
+            continue
+        raw = got
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:

@@ -30,8 +30,9 @@ import orjson
 
 from oracl.core import telemetry
 from oracl.core.errors import LearnedDataError, QueryError
+from oracl.core.seal import read_sealed, write_sealed
 from oracl.core.vault import LEARN_DECISIONS as DECISIONS
-from oracl.core.vault import atomic_write, folder_lock, json_or_none
+from oracl.core.vault import LEARNED_KIND, folder_lock, json_or_none
 from oracl.read.learn.mine import Mined, mine
 from oracl.read.learn.usage import USAGE_LOG
 from oracl.read.snapshot import Snapshot
@@ -44,8 +45,51 @@ _ID = re.compile(r"^[0-9a-f]{12}$")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _json(path: Path) -> Any:
+SEALED = (PROPOSALS, EDGES, TERMS, TAGS)  # the files a build or a decision acts on: sealed (design §11)
+
+
+def kind_of(name: str) -> str:
+    """What the seal of a learned file or of the proposals binds it to."""
+    return "proposals" if name == PROPOSALS else LEARNED_KIND + name
+
+
+def _json(path: Path, name: str | None = None) -> Any:
+    """A learned file's (or the proposals') JSON: None when missing; LearnedDataError when
+    this user's ORACL did not write it (it came with the tree, or a person edited it):
+    ``oracl learn trust`` takes it after a person has read it."""
+    name = name or path.name
+    if path.exists() and read_sealed(path, kind_of(name)) is None:
+        raise LearnedDataError(f"{name} was not written by your oracl (it came with the tree, or was edited by "
+                               "hand): read it, then `oracl learn trust` takes it as yours, or delete it; "
+                               "nothing was written")
     return json_or_none(path, LearnedDataError)
+
+
+def _write(path: Path, name: str, doc: Any) -> None:
+    write_sealed(path, kind_of(name), orjson.dumps(doc, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
+
+
+def trust(vault_dir: Path) -> dict[str, Any]:
+    """Seal the learned files and the proposals as they stand, after a person has read
+    them (``oracl learn trust``): each is checked first, and one that is not of its shape
+    is a LearnedDataError and nothing is sealed. Returns the files sealed now."""
+    shape = {PROPOSALS: dict, EDGES: (list, dict), TERMS: list, TAGS: dict}
+    todo = []
+    for name in SEALED:
+        path = vault_dir / name
+        if not path.is_file() or read_sealed(path, kind_of(name)) is not None:
+            continue
+        data = json_or_none(path, LearnedDataError)
+        if name == PROPOSALS:
+            load_doc(data)
+        elif not isinstance(data, shape[name]):
+            raise LearnedDataError(f"{name} is not of its shape (a {'list' if shape[name] is list else 'mapping'}); "
+                                   "nothing was sealed")
+        todo.append((path, name, path.read_bytes()))
+    with _locked(vault_dir):
+        for path, name, raw in todo:
+            write_sealed(path, kind_of(name), raw)
+    return {"sealed": [name for _, name, _ in todo], "vault": str(vault_dir)}
 
 
 def check_proposal(p: object, where: str) -> dict[str, Any]:
@@ -72,7 +116,11 @@ def check_proposal(p: object, where: str) -> dict[str, Any]:
 
 def load(vault_dir: Path) -> dict[str, Any]:
     """The proposals document: ``{"version": 1, "mined_at", "sessions", "proposals": [...]}``."""
-    doc = _json(vault_dir / PROPOSALS)
+    return load_doc(_json(vault_dir / PROPOSALS, PROPOSALS))
+
+
+def load_doc(doc: Any) -> dict[str, Any]:
+    """The proposals document checked (None: an empty one)."""
     if doc is None:
         return {"version": 1, "mined_at": None, "sessions": 0, "proposals": []}
     if not isinstance(doc, dict) or not isinstance(doc.get("proposals"), list):
@@ -92,7 +140,7 @@ def _locked(vault_dir: Path) -> AbstractContextManager[None]:
 
 def _save(vault_dir: Path, doc: dict[str, Any]) -> None:
     doc["proposals"].sort(key=lambda p: (-p["confidence"], p["id"]))
-    atomic_write(vault_dir / PROPOSALS, orjson.dumps(doc, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
+    _write(vault_dir / PROPOSALS, PROPOSALS, doc)
 
 
 class SnapshotView:
@@ -232,9 +280,9 @@ def decide(root: Path, snap: Snapshot, ids: list[str], decision: str, *, every: 
         edges, terms, tags = _learned(vault_dir, doc)  # read (and checked) before anything is written
         _save(vault_dir, doc)
         _decisions(vault_dir, [(pid, decision, by, stamp) for pid in done])
-        atomic_write(vault_dir / EDGES, orjson.dumps(edges, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
-        atomic_write(vault_dir / TERMS, orjson.dumps(terms, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
-        atomic_write(vault_dir / TAGS, orjson.dumps(tags, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
+        _write(vault_dir / EDGES, EDGES, edges)
+        _write(vault_dir / TERMS, TERMS, terms)
+        _write(vault_dir / TAGS, TAGS, tags)
     return {"decision": decision, "decided": done, "refused": refused,
             "accepted_total": sum(1 for p in doc["proposals"] if p["status"] == "accepted"),
             "files": [EDGES, TERMS, TAGS]}
