@@ -12,7 +12,7 @@ import pytest
 from oracl.builder import event_segments
 from oracl.builder.event_segments import join, make_events
 from oracl.builder.orchestrator import build
-from oracl.builder.sensors.ingest import ingest
+from oracl.builder.sensors.ingest import ingest, sealed_lines
 from oracl.core.export import canonical_bytes
 from oracl.core.vault import EVENTS_BUNDLE_FILE, EVENTS_INDEX_FILE
 
@@ -36,7 +36,7 @@ def spans(p: str) -> list[tuple[str, int, int]]:
 
 def write(path: Path, rows: list[dict], mode: str = "wb") -> None:
     with open(path, mode) as fh:
-        fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows))
+        fh.write(sealed_lines(rows))  # as oracl ingest stores them
 
 
 def bundle_of(tmp: Path, name: str, out: event_segments.EventsOut) -> Path:
@@ -107,7 +107,7 @@ def test_a_rewritten_events_file_makes_every_group_again(tmp_path: Path) -> None
 
 def test_a_line_still_being_written_waits_for_the_next_build(tmp_path: Path) -> None:
     events = tmp_path / "events.jsonl"
-    whole = orjson.dumps(cov("b.py", "t1.py", "1"), option=orjson.OPT_SORT_KEYS)
+    whole = sealed_lines([cov("b.py", "t1.py", "1")]).rstrip(b"\n")
     write(events, [cov("a.py", "t1.py", "1")])
     with open(events, "ab") as fh:
         fh.write(whole[:40])  # an ingest mid-append

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from oracl.core.children import git_command, import_path, python_command
+from oracl.core.children import _drivers, git_command, git_env, import_path, python_command
 
 from .conftest import git, run_cli, write_tree
 
@@ -99,9 +99,91 @@ def test_import_path_drops_the_working_directory(tmp_path: Path, monkeypatch: py
     assert import_path() == ["/usr/lib/python3.11", home]
 
 
-def test_git_command_overrides_each_driver_the_repository_names() -> None:
-    cmd = git_command("/r", "status", drivers=("filter.evil.clean", "diff.x.textconv"))
+def test_git_command_overrides_the_fixed_hooks_and_git_env_each_driver_whole() -> None:
+    cmd = git_command("/r", "status")
     pairs = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-c"]
-    assert "filter.evil.clean=" in pairs and "diff.x.textconv=" in pairs
-    assert {"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external="} <= set(pairs)
+    assert {"core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "diff.external=",
+            "diff.ignoreSubmodules=all", "submodule.recurse=false"} <= set(pairs)
     assert cmd[:2] == ["git", "--no-pager"] and cmd[-3:] == ["-C", "/r", "status"]
+    env = git_env(("filter.a=b.clean", "diff.x.textconv"))
+    assert [(env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"]) for i in range(int(env["GIT_CONFIG_COUNT"]))] \
+        == [("filter.a=b.clean", ""), ("filter.a=b.required", "false"), ("diff.x.textconv", "")]
+
+
+# each kind of driver a repository can name, under names -c could not override whole
+DRIVER_NAMES = ("x=y", "a.b", "q\"uote", "s pace", "=lead", "x=y.z=w")
+
+
+def _driver_tree(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    root = write_tree(tmp_path / "repo", {"a.md": "one\n", "b.py": "x = 1\n", "c.txt": "c\n"})
+    git(root, "init", "-q", ".")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    hook = root / ".hook.sh"
+    hook.write_text(f"#!/bin/sh\necho ran >> {marks}/$1\ncat\n")
+    hook.chmod(0o755)
+    quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+    for key, what in ((f"filter.{name}.clean", "clean"), (f"filter.{name}.smudge", "smudge"),
+                      (f"filter.{name}.process", "process"), (f"diff.{name}.textconv", "textconv"),
+                      (f"diff.{name}.command", "diffcommand"), (f"merge.{name}.driver", "merge")):
+        git(root, "config", key, f"{hook} {what}")
+    git(root, "config", f"filter.{name}.required", "true")
+    attr = f'"{quoted}"' if any(c in name for c in ' "') else name
+    (root / ".gitattributes").write_text(f"*.md filter={attr} diff={attr} merge={attr}\n"
+                                         f"*.py filter={attr} diff={attr}\n")
+    # same-size edits with an old mtime: git must read (and would filter) the contents
+    for rel, text in (("a.md", "two\n"), ("b.py", "x = 2\n")):
+        (root / rel).write_text(text)
+        os.utime(root / rel, (1_000_000_000, 1_000_000_000))
+    return root, marks
+
+
+@pytest.mark.parametrize("name", DRIVER_NAMES)
+def test_no_driver_runs_whatever_its_name_holds(tmp_path: Path, name: str) -> None:
+    root, marks = _driver_tree(tmp_path, name)
+    # the plain call does run the tree's filter, so the assertion below can fail
+    subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, check=False)
+    subprocess.run(["git", "-C", str(root), "diff"], capture_output=True, check=False)
+    if not any(c in name for c in ' "'):  # .gitattributes cannot name a driver with a space or a quote
+        assert {p.name for p in marks.iterdir()} & {"clean", "process", "textconv", "diffcommand"}
+    assert {f"filter.{name}.clean", f"diff.{name}.command", f"merge.{name}.driver"} <= set(_drivers(root))
+    for p in marks.iterdir():
+        p.unlink()
+    from oracl.core.children import git as safe_git
+
+    assert safe_git(root, "status", "--porcelain").returncode == 0
+    # the flags impact --diff and the history use
+    assert safe_git(root, "diff", "--no-ext-diff", "--no-textconv", "--unified=0").returncode == 0
+    assert safe_git(root, "log", "-p", "-1", "--no-ext-diff", "--no-textconv").returncode == 0
+    for args in (("build", str(root), "-q"), ("impact", "--diff", "-r", str(root)), ("status", "-r", str(root))):
+        r = run_cli(*args)
+        assert r.returncode in (0, 20), (args, r.stderr)
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_a_submodules_own_drivers_never_run(tmp_path: Path) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    sub = write_tree(tmp_path / "sub", {"a.md": "a\n"})
+    git(sub, "init", "-q", ".")
+    git(sub, "add", "-A")
+    git(sub, "commit", "-qm", "one")
+    root = write_tree(tmp_path / "repo", {"main.py": "x = 1\n"})
+    git(root, "init", "-q", ".")
+    git(root, "-c", "protocol.file.allow=always", "submodule", "-q", "add", str(sub), "s")
+    git(root, "commit", "-qm", "with a submodule")
+    inner = root / "s"
+    (inner / ".gitattributes").write_text("*.md filter=evil diff=evil\n")
+    git(inner, "config", "filter.evil.clean", f"sh -c 'echo ran >> {marks}/submodule_clean; cat'")
+    git(inner, "config", "diff.evil.textconv", f"sh -c 'echo ran >> {marks}/submodule_textconv; cat $0'")
+    (inner / "a.md").write_text("b\n")
+    os.utime(inner / "a.md", (1_000_000_000, 1_000_000_000))
+    subprocess.run(["git", "-C", str(root), "status", "--porcelain"], capture_output=True, check=False)
+    assert (marks / "submodule_clean").exists()  # the plain call enters it
+    (marks / "submodule_clean").unlink()
+    for args in (("build", str(root), "-q"), ("impact", "--diff", "-r", str(root)), ("status", "-r", str(root))):
+        r = run_cli(*args)
+        assert r.returncode in (0, 20), (args, r.stderr)
+    assert sorted(p.name for p in marks.iterdir()) == []

@@ -36,6 +36,7 @@ from oracl.builder.pipeline.events import (
 )
 from oracl.core import telemetry
 from oracl.core.records import EVENT_HALF_LIFE_DAYS
+from oracl.core.seal import EVENT_KIND, line_sealed, user_key
 from oracl.core.vault import EVENTS_BUNDLE_FILE, EVENTS_INDEX_FILE
 
 INDEX_VERSION = 1
@@ -113,7 +114,12 @@ def make_events(path: Path, previous: Path | None, checksums: dict[str, str], sp
     unreadable = idx.get("unreadable", 0) if idx is not None else 0
     count = telemetry.LineCount()
     added: dict[str, list[int]] = {}
-    for off, length, row in telemetry.rows_at(path, start, count):
+    key = user_key()
+
+    def ours(line: bytes) -> bool:  # a line that came with the tree is never an event (design §11)
+        return line_sealed(key, EVENT_KIND, line)
+
+    for off, length, row in telemetry.rows_at(path, start, count, ours):
         arts = row.get("artifacts")
         p = arts.get("path") if isinstance(arts, dict) else None
         if not isinstance(p, str) or not isinstance(row.get("timestamp_utc"), str):
@@ -121,6 +127,7 @@ def make_events(path: Path, previous: Path | None, checksums: dict[str, str], sp
             continue
         added.setdefault(p, []).extend((off, length))
     unreadable += count.bad
+    unsealed = (idx.get("unsealed", 0) if idx is not None else 0) + count.unsealed
     end = count.end
     prev_section: bytes | None = None
     files: dict[str, dict[str, Any]] = {}
@@ -148,7 +155,7 @@ def make_events(path: Path, previous: Path | None, checksums: dict[str, str], sp
 
         def rows(flat: list[int] = flat, tests: dict[str, bool] = tests) -> Iterator[dict[str, Any]]:
             nonlocal bad
-            for row in telemetry.rows_of(path, _pairs(flat)):
+            for row in telemetry.rows_of(path, _pairs(flat), ours):
                 if row is None:
                     bad += 1
                     continue
@@ -169,6 +176,8 @@ def make_events(path: Path, previous: Path | None, checksums: dict[str, str], sp
         total = add_summary(total, f["summary"])
     if unreadable:
         total = add_summary(total, {"count": 0, "stale": 0, "dropped": {"unreadable": unreadable}})
+    if unsealed:
+        total = add_summary(total, {"count": 0, "stale": 0, "dropped": {"not sealed by your oracl": unsealed}})
     capped = total.get("count", 0) > MAX_EVENTS
     if capped:
         groups, kept = _cap(groups)
@@ -179,7 +188,7 @@ def make_events(path: Path, previous: Path | None, checksums: dict[str, str], sp
     section, where = join(groups)
     for p, f in files.items():
         f["span"] = where.get(p)
-    index = orjson.dumps({"version": INDEX_VERSION, "unreadable": unreadable, "files": files, "source": {
+    index = orjson.dumps({"version": INDEX_VERSION, "unreadable": unreadable, "unsealed": unsealed, "files": files, "source": {
         "dev": st.st_dev, "ino": st.st_ino, "end": end,
         # a capped build's groups are not every group's: the next build makes all again
         "fingerprint": "capped" if capped else fingerprint(path, end)}})

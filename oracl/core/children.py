@@ -10,14 +10,20 @@ Two kinds of child exist, and each has one door here:
 * **git** (``git``): a repository's own configuration can name commands that git runs
   while it reads the working tree (``core.fsmonitor``, ``filter.<driver>.clean`` and
   ``process`` through ``.gitattributes``, ``diff.<driver>.textconv``, ``core.pager``,
-  hooks). Every call here overrides each of them on the command line (``-c``, which wins
-  over every configuration file), reads nothing from the terminal, takes no optional
-  locks and never pages.
+  hooks). Every call here overrides each of them (the fixed keys with ``-c``; each driver
+  the configuration names, whatever its name holds, through ``GIT_CONFIG_COUNT`` /
+  ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n``, which take the key whole where ``-c``
+  splits it at the first ``=``); both win over every configuration file. Submodules are
+  never entered (their own configuration is not ours to read), nothing is read from the
+  terminal, no optional lock is taken and nothing pages.
 
 >>> python_command("import sys")[:2] == [sys.executable, "-I"]
 True
 >>> "core.fsmonitor=false" in git_command("/tmp", "status")
 True
+>>> env = git_env(("filter.x=y.clean",))
+>>> env["GIT_CONFIG_KEY_0"], env["GIT_CONFIG_VALUE_0"], env["GIT_CONFIG_KEY_1"], env["GIT_CONFIG_VALUE_1"]
+('filter.x=y.clean', '', 'filter.x=y.required', 'false')
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ from typing import Any
 _FIXED = ("core.fsmonitor=false", "core.hooksPath=/dev/null", "core.pager=cat", "core.editor=true",
           "core.sshCommand=false", "core.askPass=", "credential.helper=", "diff.external=",
           "core.untrackedCache=false", "log.showSignature=false", "gpg.program=false",
-          "core.alternateRefsCommand=", "protocol.allow=never", "core.quotepath=off")
+          "core.alternateRefsCommand=", "protocol.allow=never", "core.quotepath=off",
+          # a submodule's own configuration names drivers of its own: never entered
+          "diff.ignoreSubmodules=all", "submodule.recurse=false", "status.submoduleSummary=false")
 # configuration keys naming a command per driver: ``filter.<name>.clean`` and so on
 _DRIVER_KEY = re.compile(r"^(filter\.[^\n]+\.(?:clean|smudge|process)|diff\.[^\n]+\.(?:textconv|command)|"
                          r"merge\.[^\n]+\.driver)$", re.IGNORECASE)
@@ -42,15 +50,29 @@ ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"
        "SSH_ASKPASS": "", "GIT_SSH_COMMAND": "false"}
 
 
-def git_env() -> dict[str, str]:
-    """This process's environment with git's command hooks turned off."""
-    return {**os.environ, **ENV}
+def git_env(drivers: tuple[str, ...] = ()) -> dict[str, str]:
+    """This process's environment with git's command hooks turned off and each of
+    ``drivers`` (configuration keys naming a command) set empty; a filter is also made
+    optional, so that git reads the file as it is instead of failing."""
+    pairs: list[tuple[str, str]] = []
+    for key in drivers:
+        pairs.append((key, ""))
+        if key.lower().startswith("filter.") and key.lower().endswith((".clean", ".smudge", ".process")):
+            pairs.append((key.rsplit(".", 1)[0] + ".required", "false"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))}
+    env.update(ENV)
+    env["GIT_CONFIG_COUNT"] = str(len(dict(pairs)))
+    for i, (key, value) in enumerate(dict(pairs).items()):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
 
 
-def git_command(root: str | Path, *args: str, drivers: tuple[str, ...] = ()) -> list[str]:
-    """The argument list for ``git -C root ARGS`` with every command hook overridden."""
+def git_command(root: str | Path, *args: str) -> list[str]:
+    """The argument list for ``git -C root ARGS`` with every fixed command hook overridden
+    (the drivers a repository names go in ``git_env``)."""
     cmd = ["git", "--no-pager"]
-    for item in (*_FIXED, *(f"{key}=" for key in drivers)):
+    for item in _FIXED:
         cmd += ["-c", item]
     return [*cmd, "-C", str(root), *args]
 
@@ -71,9 +93,9 @@ def git(root: str | Path, *args: str, timeout: float = 60, text: bool = False,
         errors: str | None = None) -> subprocess.CompletedProcess[Any]:
     """``git -C root ARGS``, run so that nothing the repository configures is executed.
     Raises OSError / SubprocessError as ``subprocess.run`` does."""
-    cmd = git_command(root, *args, drivers=_drivers(root))
-    return subprocess.run(cmd, capture_output=True, timeout=timeout, env=git_env(), stdin=subprocess.DEVNULL,
-                          text=text, errors=errors)
+    cmd = git_command(root, *args)
+    return subprocess.run(cmd, capture_output=True, timeout=timeout, env=git_env(_drivers(root)),
+                          stdin=subprocess.DEVNULL, text=text, errors=errors)
 
 
 def import_path() -> list[str]:

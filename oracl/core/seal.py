@@ -41,6 +41,7 @@ import orjson
 from oracl.core.errors import VaultError
 
 KEY_FILE = "vault.key"
+EVENT_KIND = "event"  # what a stored event line's seal binds it to
 SEAL_SUFFIX = ".seal"
 _LINE_KEY = b',"~seal":"'
 _cached: dict[str, bytes] = {}

@@ -15,7 +15,7 @@ import contextlib
 import fcntl
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -124,6 +124,7 @@ class LineCount:
         self.bad = 0
         self.end = 0
         self.partial = 0
+        self.unsealed = 0  # lines without this user's seal (rows_at's ``sealed``): never taken
 
 
 def lines(vault_dir: Path, name: str, count: LineCount | None = None) -> Iterator[dict[str, Any]]:
@@ -144,7 +145,8 @@ def rows(path: Path, count: LineCount | None = None) -> Iterator[dict[str, Any]]
     count.bad += count.partial
 
 
-def rows_at(path: Path, start: int = 0, count: LineCount | None = None) -> Iterator[tuple[int, int, dict[str, Any]]]:
+def rows_at(path: Path, start: int = 0, count: LineCount | None = None,
+            sealed: Callable[[bytes], bool] | None = None) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """(offset, length, row) of the JSON-object lines of one file from byte ``start`` on,
     streamed and bounded as ``rows``; a last line without its newline is left unread
     (``count.partial``), and ``count.end`` says where the next read starts."""
@@ -176,6 +178,9 @@ def rows_at(path: Path, start: int = 0, count: LineCount | None = None) -> Itera
             if len(line) > MAX_LINE:
                 count.bad += 1
                 continue
+            if sealed is not None and not sealed(line):
+                count.unsealed += 1
+                continue
             try:
                 row = orjson.loads(line)
             except orjson.JSONDecodeError:
@@ -188,14 +193,19 @@ def rows_at(path: Path, start: int = 0, count: LineCount | None = None) -> Itera
             yield here, len(line), row
 
 
-def rows_of(path: Path, spans: Iterable[tuple[int, int]]) -> Iterator[dict[str, Any] | None]:
+def rows_of(path: Path, spans: Iterable[tuple[int, int]],
+            sealed: Callable[[bytes], bool] | None = None) -> Iterator[dict[str, Any] | None]:
     """The rows at the given (offset, length) spans of one file (``rows_at`` said where):
-    None for a span that no longer holds a JSON object."""
+    None for a span that no longer holds a JSON object (or fails ``sealed``)."""
     with open(path, "rb") as fh:
         for off, length in spans:
             fh.seek(off)
+            raw = fh.read(length)
+            if sealed is not None and not sealed(raw):
+                yield None
+                continue
             try:
-                row = orjson.loads(fh.read(length))
+                row = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 row = None
             yield row if isinstance(row, dict) else None

@@ -41,6 +41,7 @@ from oracl.core.records import (
     SENSOR_SOURCES,
     GraduatedEvent,
 )
+from oracl.core.seal import EVENT_KIND, seal_line, user_key
 from oracl.core.secrets import redact_text
 from oracl.core.vault import EVENTS_FILE, STAT_FILE, Vault, atomic_write, folder_lock
 
@@ -330,11 +331,17 @@ def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str,
             summary.append({"source": "--note", "format": "note", "digest": "", "events": len(events),
                             "skipped": dict(sorted(skipped.items()))})
         if rows:
-            data = b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows)
             with open(vault.dir / EVENTS, "ab") as fh:  # under the lock: no other ingest appends meanwhile
-                fh.write(data)
+                fh.write(sealed_lines(rows))
         atomic_write(vault.dir / REPORTS, orjson.dumps(seen, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
     return {"reports": summary, "events": len(rows), "file": str(vault.dir / EVENTS)}
+
+
+def sealed_lines(rows: list[dict[str, Any]]) -> bytes:
+    """The stored lines of ``rows``, each sealed with this user's key (core.seal): phase 6
+    takes no line that came with the tree."""
+    key = user_key()
+    return b"".join(seal_line(key, EVENT_KIND, orjson.dumps(r, option=orjson.OPT_SORT_KEYS)) + b"\n" for r in rows)
 
 
 def record(root: Path, events: list[GraduatedEvent], now: datetime | None = None) -> int:
@@ -353,5 +360,5 @@ def record(root: Path, events: list[GraduatedEvent], now: datetime | None = None
             files = Files(vault.root, set())
         rows = [stored(validate(e.to_json(), now), at, files) for e in events]
         with open(vault.dir / EVENTS, "ab") as fh:
-            fh.write(b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows))
+            fh.write(sealed_lines(rows))
     return len(rows)
