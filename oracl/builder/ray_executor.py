@@ -17,11 +17,13 @@ build and stopped after it. Ray is optional: ``pip install 'oracl[ray]'``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from oracl.builder.executor import InProcess, Processes, Task
+from oracl.core.children import import_path
 from oracl.core.errors import ChildError, ConfigError
 
 R = TypeVar("R")
@@ -105,6 +107,34 @@ class RayExecutor(InProcess):
             self._started = False
 
 
+@contextlib.contextmanager
+def _isolated_start(local: bool) -> Iterator[None]:
+    """Ray's workers start as the default executor's children do (design §11): Ray puts the
+    driver's working directory on every worker's ``sys.path`` (so a ``pyarrow/`` in the tree
+    being built would be imported by each worker) and a local cluster's workers inherit
+    ``PYTHONPATH``. While Ray starts, the working directory is the folder Ray itself was
+    installed in (already on the path) and, for a local cluster, ``PYTHONPATH`` is exactly
+    ``import_path()``: this interpreter's path without the working directory."""
+    import ray
+
+    here = os.getcwd()
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONUSERBASE")}
+    os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(ray.__file__))))
+    if local:
+        os.environ["PYTHONPATH"] = os.pathsep.join(import_path())
+        os.environ.pop("PYTHONSTARTUP", None)
+        os.environ.pop("PYTHONUSERBASE", None)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _init(ray: Any, address: str | None, num_cpus: int | None) -> None:
     """``ray.init``; an ``ADDRESS`` (host:port) that does not accept a connection within
     ``CONNECT_TIMEOUT_S`` is one ``ConfigError``, never a hang."""
@@ -124,8 +154,10 @@ def _init(ray: Any, address: str | None, num_cpus: int | None) -> None:
         kwargs["address"] = address
     else:
         kwargs["num_cpus"] = num_cpus or os.cpu_count() or 1
+        kwargs["_node_ip_address"] = "127.0.0.1"  # a local cluster is this machine's alone
     try:
-        ray.init(**kwargs)
+        with _isolated_start(local=not address):
+            ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         raise ConfigError(f"cannot reach the Ray cluster at {address or 'a local cluster'}: {first}") from None
