@@ -214,6 +214,7 @@ class BuildReport:
     signature: str      # ed25519 | hmac-sha256 | unsigned
     orphans: int        # artifacts with no edge to or from another artifact
     symbols_mode: str = ""  # "symbols: whole (why)" or "symbols: the rows of N changed files made again, …"
+    untrusted: tuple[str, ...] = ()  # vault files this user's oracl did not write, ignored (design §11)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -711,6 +712,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         d = timed("discover", discover, plan, ex)
         progress("discover", len(d.discovery.files), len(d.discovery.files))
         r = timed("read", read, plan, ex, d, progress, writer.staging)
+        untrusted = tuple(r.learned.untrusted)
         reuse, symbols_why = plan_symbols(r)
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
@@ -785,4 +787,5 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export_path=str(vault.export), export_sha256=loaded.export_sha256,
         bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
         signature=loaded.signature, orphans=facts.orphans, mode=mode,
-        files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode)
+        files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode,
+        untrusted=untrusted)

@@ -311,6 +311,10 @@ def build_summary(r: dict[str, Any]) -> None:
         out().print(f"[dim]{r['mode']}[/]", highlight=False)
         if r.get("symbols_mode"):
             out().print(_field(r["symbols_mode"]), style="dim", markup=False, highlight=False)
+    if r.get("untrusted"):
+        err().print(f"Warning: ignored {', '.join(r['untrusted'])}: not written by your oracl (it came with the "
+                    "tree, or was edited by hand); `oracl learn trust` takes it after you read it",
+                    markup=False, highlight=False, soft_wrap=True)
     files = {"seen": r["files_seen"], "indexed": r["files_indexed"], "read": r["files_read"]}
     if r["files_removed"]:
         files["removed since the previous build"] = r["files_removed"]

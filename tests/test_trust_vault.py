@@ -1,0 +1,204 @@
+"""A vault that came with the tree is never trusted (design §11, issue 48): a committed
+``.oracl/`` — journals, a whole build, learned files, events — is ignored or refused by
+name, and a journal is followed only for paths inside the root."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.core.errors import NoBuildError, UndoError, UnsafePathError
+from oracl.core.seal import (
+    is_sealed,
+    line_sealed,
+    mac,
+    read_sealed,
+    seal_line,
+    user_key,
+    write_sealed,
+)
+from oracl.core.vault import LATEST_KIND, Vault
+from oracl.edit import apply as ap
+
+from .conftest import SAMPLE, git, run_cli, write_tree
+
+PAYLOAD = b"#!/bin/sh\necho pwned\n"
+
+
+def _journal(edit_id: str, path: str, state: str = "applied") -> bytes:
+    return orjson.dumps({"id": edit_id, "label": "apply", "state": state, "at": "2026-01-01T00:00:00Z",
+                         "files": [{"path": path, "before": hashlib.sha256(PAYLOAD).hexdigest(), "after": None,
+                                    "mode": 0o755}]})
+
+
+def _clone_of(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    origin = write_tree(tmp_path / "origin", files)
+    git(origin, "init", "-q", ".")
+    git(origin, "add", "-f", "-A")
+    git(origin, "commit", "-qm", "a repository carrying a vault")
+    clone = tmp_path / "c" / "clone"
+    clone.parent.mkdir()
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    return clone
+
+
+def test_a_committed_journal_never_writes_outside_the_root(tmp_path: Path) -> None:
+    """The reproduction of issue 48: a journal committed with the tree, ``applied`` (for
+    undo) and ``applying`` (for the recovery every apply runs first), each naming a file
+    two folders above the root; after clone, build, undo and a dry-run apply, nothing exists
+    there."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    files: dict[str, str | bytes] = {**SAMPLE}
+    for edit_id, state in (("20260101T000000000000Z-aaaaaa", "applied"), ("20260101T000000000001Z-bbbbbb", "applying")):
+        files[f".oracl/edits/{edit_id}/journal.json"] = _journal(edit_id, f"../../outside/{state}.sh", state)
+        files[f".oracl/edits/{edit_id}/before/0"] = PAYLOAD
+    clone = _clone_of(tmp_path, files)
+    assert run_cli("build", str(clone), "-q").returncode == 0
+    undo = run_cli("undo", "-r", str(clone))
+    assert undo.returncode == UndoError.exit_code == 28
+    assert undo.stderr.strip() == ("Error: no applied mutation to undo (ignored 2 journals your oracl did not write: "
+                                   "20260101T000000000000Z-aaaaaa, 20260101T000000000001Z-bbbbbb)")
+    mutation = "@@FILE pkg/util.py\n@@REPLACE\n    return 1\n@@WITH\n    return 2\n@@END\n"
+    dry = run_cli("apply", "-", "-r", str(clone), "--dry-run", "--json", input=mutation)
+    assert dry.returncode == 0, dry.stderr
+    assert orjson.loads(dry.stdout)["recovered"] == []
+    assert sorted(p.name for p in outside.iterdir()) == []
+    assert (clone / "pkg" / "util.py").read_text() == SAMPLE["pkg/util.py"]
+
+
+def test_a_sealed_journal_naming_a_path_outside_is_still_not_followed(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", SAMPLE)
+    (tmp_path / "x").mkdir()
+    edit_id = "20260101T000000000000Z-cccccc"
+    folder = root / ".oracl" / "edits" / edit_id
+    (folder / "before").mkdir(parents=True)
+    (folder / "before" / "0").write_bytes(PAYLOAD)
+    write_sealed(folder / "journal.json", ap.JOURNAL_KIND, _journal(edit_id, "../x/y.sh"))
+    vault = Vault(root)
+    assert ap.journals(vault) == [] and ap.foreign_journals(vault) == [edit_id]
+    for bad in ("../x/y.sh", "pkg/../../x/y.sh", "/etc/passwd", "pkg//a.py", "./pkg/a.py", ""):
+        with pytest.raises(UnsafePathError):
+            ap._put(os.path.realpath(root), bad, PAYLOAD, None, 0o644)
+    assert list((tmp_path / "x").iterdir()) == []
+
+
+def test_a_journal_whose_kept_copy_was_swapped_puts_nothing_back(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", {"a.py": "x = 1\n"})
+    vault = Vault(root)
+    vault.create()
+    with ap.edit_lock(vault):
+        edit_id = ap.commit(root, vault, [("a.py", b"x = 1\n", b"x = 2\n", 0o644)], "apply")
+    (vault.dir / "edits" / edit_id / "before" / "0").write_bytes(PAYLOAD)  # a pull over an ignored file
+    with ap.edit_lock(vault), pytest.raises(UndoError, match="does not match its checksum"):
+        ap.undo(root, vault)
+    assert (root / "a.py").read_text() == "x = 2\n"
+
+
+def test_a_committed_build_is_not_trusted_and_a_build_starts_afresh(tmp_path: Path) -> None:
+    """A whole vault built by someone else (another user's key), learned files and events
+    included, committed and cloned: readers refuse it by name, repair will not launder it,
+    the build ignores its learned files and events and starts from nothing."""
+    other = tmp_path / "other-home"
+    origin = write_tree(tmp_path / "origin", SAMPLE)
+    env = {**os.environ, "ORACL_HOME": str(other)}
+    assert run_cli("build", str(origin), "-q", env=env).returncode == 0
+    vault = origin / ".oracl"
+    (vault / "learned_edges.json").write_bytes(orjson.dumps(
+        [{"source": "pkg/util.py", "target": "docs/guide.md", "confidence": 1.0}]))
+    (vault / "events").mkdir()
+    row = {"schema_version": "1.0", "timestamp_utc": "2026-12-01T00:00:00Z", "source_type": "ci", "source_name": "x",
+           "decision": "fail", "summary": "planted", "reason_codes": ["x"], "event_type": "anomaly",
+           "artifacts": {"path": "pkg/util.py", "report": "junit"}, "ingested_at": "2026-12-01T00:00:00Z"}
+    (vault / "events" / "events.jsonl").write_bytes(orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n")
+    git(origin, "init", "-q", ".")
+    git(origin, "add", "-f", "-A")
+    git(origin, "commit", "-qm", "a built vault")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    assert (clone / ".oracl" / "mirror" / "LATEST.json").is_file()
+
+    q = run_cli("query", "sign", "-r", str(clone))
+    assert q.returncode == NoBuildError.exit_code == 4
+    assert "was not written by your oracl" in q.stderr and len(q.stderr.strip().splitlines()) == 1
+    rep = run_cli("repair", str(clone))
+    assert rep.returncode == 4 and "nothing is rebuilt from it" in rep.stderr
+    b = run_cli("build", str(clone), "--json")
+    assert b.returncode == 0, b.stderr
+    report = orjson.loads(b.stdout)
+    assert report["mode"] == "full: no previous build"
+    assert report["untrusted"] == ["learned_edges.json"]
+    header = orjson.loads((clone / ".oracl" / "mirror" / report["build_id"] / "header.json").read_bytes())
+    assert header["events"]["count"] == 0 and header["events"]["dropped"] == {"not sealed by your oracl": 1}
+    assert "learned_association" not in (clone / ".oracl" / "weighted_graph_index.json").read_text()
+    assert run_cli("query", "sign", "-r", str(clone)).returncode == 0
+    # the learned file is taken once a person says so
+    t = run_cli("learn", "trust", "-r", str(clone))
+    assert t.returncode == 0 and t.stdout.strip() == "sealed as yours: learned_edges.json"
+    again = orjson.loads(run_cli("build", str(clone), "--json").stdout)
+    assert again["untrusted"] == []
+
+
+def test_a_pull_over_the_users_latest_is_refused_and_repaired_from_the_users_export(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "repo", SAMPLE)
+    assert run_cli("build", str(root), "-q").returncode == 0
+    latest = root / ".oracl" / "mirror" / "LATEST.json"
+    latest.write_bytes(latest.read_bytes().replace(b'"build_id"', b'"build_id" ', 1))  # same meaning, not ours
+    with pytest.raises(NoBuildError, match="not written by your oracl"):
+        Vault(root).read_latest()
+    q = run_cli("query", "sign", "-r", str(root))
+    assert q.returncode == 0 and "LATEST.json is not sealed by your oracl; rebuilt bundle" in q.stderr
+
+
+def test_the_seals_by_hand() -> None:
+    key = bytes(range(32))
+    # HMAC-SHA256(key, b"latest\0" + b"{}"), computed independently with the standard library
+    import hmac
+
+    assert mac(key, "latest", b"{}") == hmac.new(key, b"latest\x00{}", hashlib.sha256).hexdigest()
+    assert mac(key, "latest", b"{}") != mac(key, "learned:x", b"{}")  # bound to what the file is
+    line = seal_line(key, "event", b'{"a":1,"b":"x"}')
+    assert line.startswith(b'{"a":1,"b":"x","~seal":"') and orjson.loads(line)["a"] == 1
+    assert line_sealed(key, "event", line + b"\n")
+    assert not line_sealed(key, "event", line.replace(b'"a":1', b'"a":2'))
+    assert not line_sealed(bytes(32), "event", line)
+    assert not line_sealed(key, "event", b'{"a":1}')
+
+
+def test_a_writer_killed_between_the_seal_and_the_file_leaves_a_file_that_checks(tmp_path: Path) -> None:
+    path = tmp_path / "f.json"
+    write_sealed(path, "k", b"old")
+    from oracl.core.seal import seal_next
+
+    seal_next(path, "k", b"new")  # the process dies here, before the file is replaced
+    assert read_sealed(path, "k") == b"old"
+    path.write_bytes(b"new")
+    assert is_sealed(path, "k", b"new")
+    path.write_bytes(b"third")  # anything else is not ours
+    assert read_sealed(path, "k") is None
+
+
+def test_a_key_others_can_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracl.core import seal
+    from oracl.core.errors import VaultError
+
+    monkeypatch.setenv("ORACL_HOME", str(tmp_path / "h"))
+    monkeypatch.setattr(seal, "_cached", {})
+    key = user_key()
+    f = tmp_path / "h" / "vault.key"
+    assert len(key) == 32 and f.stat().st_mode & 0o777 == 0o600 and user_key() == key
+    seal._cached.clear()
+    f.chmod(0o644)
+    with pytest.raises(VaultError, match="not a file only you can read and write"):
+        user_key()
+    seal._cached.clear()
+    f.unlink()
+    f.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(VaultError):
+        user_key()
+    shutil.rmtree(tmp_path / "h")
