@@ -22,7 +22,7 @@ from oracl.core.seal import (
     user_key,
     write_sealed,
 )
-from oracl.core.vault import LATEST_KIND, Vault
+from oracl.core.vault import Vault
 from oracl.edit import apply as ap
 
 from .conftest import SAMPLE, git, run_cli, write_tree
