@@ -11,7 +11,7 @@ import pytest
 from oracl.builder.orchestrator import build
 from oracl.core.config import Config, load_config
 from oracl.core.errors import ConfigError
-from tests.conftest import run_cli, write_tree
+from tests.conftest import git, run_cli, write_tree
 
 
 def test_hostile_files_become_recorded_failures(tmp_path: Path) -> None:
@@ -96,3 +96,25 @@ def test_flags_and_library_configs_are_checked_too(tmp_path: Path) -> None:
     assert (r.returncode, r.stderr.strip()) == (2, "Error: workers must be between 0 and 1024, not -3")
     with pytest.raises(ConfigError, match="db_threads must be between 1 and 1024, not 0"):
         build(tmp_path, cfg=Config(db_threads=0))
+
+
+def test_a_file_name_that_is_not_utf8_never_stops_a_build(tmp_path: Path) -> None:
+    """Issue 48: one such name, committed then modified, or untracked, made every build die
+    with a traceback in git's status (rc 1)."""
+    root = write_tree(tmp_path / "repo", {"a.py": "x = 1\n"})
+    bad = os.fsencode(str(root)) + b"/bad\xff\xfe.py"
+    with open(bad, "w") as fh:
+        fh.write("y = 1\n")
+    git(root, "init", "-q", ".")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one")
+    with open(bad, "w") as fh:
+        fh.write("y = 2\n")
+    with open(os.fsencode(str(root)) + b"/new\xc3(.py", "w") as fh:
+        fh.write("z = 1\n")
+    r = run_cli("build", str(root), "--json")
+    assert r.returncode == 0, r.stderr
+    assert orjson.loads(r.stdout)["skipped"].get("undecodable_name") == 2
+    for args in (("impact", "--diff", "-r", str(root)), ("status", "-r", str(root)), ("query", "x", "-r", str(root))):
+        out = run_cli(*args)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, (args, out.stderr)

@@ -94,6 +94,8 @@ def git(root: str | Path, *args: str, timeout: float = 60, text: bool = False,
     """``git -C root ARGS``, run so that nothing the repository configures is executed.
     Raises OSError / SubprocessError as ``subprocess.run`` does."""
     cmd = git_command(root, *args)
+    if text and errors is None:  # a file name that is not UTF-8 is still one line of output
+        errors = "surrogateescape"
     return subprocess.run(cmd, capture_output=True, timeout=timeout, env=git_env(_drivers(root)),
                           stdin=subprocess.DEVNULL, text=text, errors=errors)
 
