@@ -227,3 +227,16 @@ def test_the_generated_parser_is_the_one_its_vendor_record_names() -> None:
     from importlib.metadata import version
 
     assert version("antlr4-python3-runtime") == "4.13.2" == vendor["generator"]["runtime"].split("==")[1]
+
+
+def test_the_gate_stops_a_parse_that_runs_past_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 48: a 1,029-character CASE and bracket statement kept the parser busy for
+    214.7 s of CPU before it was accepted; the parse now has a deadline."""
+    from oracl.face import readonly
+
+    statement = "RETURN " + "[x IN [" * 12 + "1" + "] | CASE x WHEN 1 THEN x END]" * 12
+    assert readonly.check(statement) == statement  # within the default deadline
+    monkeypatch.setattr(readonly, "PARSE_SECONDS", 0.0)
+    with pytest.raises(RefusedError) as err:
+        readonly.check(statement)
+    assert str(err.value) == "refused: the statement took over 0 s to read; the console only reads the graph"

@@ -31,6 +31,7 @@ oracl.core.errors.RefusedError: refused: LOAD FROM reads files outside the graph
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,6 +40,7 @@ from oracl.core.errors import QueryError, RefusedError
 MAX_CHARS = 100_000
 MAX_TOKENS = 4_000
 MAX_NESTING = 48
+PARSE_SECONDS = 5.0    # the parser's adaptive prediction can take exponential time on a crafted statement
 MAX_CASE_NESTING = 12  # the engine binds nested CASEs in time ~1.7^depth: 18 deep took 3 s
 # functions a CALL may name: catalogue and full-text reads (lower case)
 # (not show_functions: it crashes the 0.11.3 engine on a read-only database)
@@ -106,11 +108,24 @@ def _parse(statement: str) -> tuple[Any, Any]:
     from oracl.face.cypher_grammar.CypherParser import CypherParser
     from oracl.face.cypher_grammar.refusal import GrammarRefusal
 
+    class Deadline(CommonTokenStream):
+        """The token stream the parser reads through: every 256th look-ahead checks the
+        clock, and past ``PARSE_SECONDS`` the parse stops with a refusal."""
+
+        calls = 0
+        until = time.monotonic() + PARSE_SECONDS
+
+        def LA(self, i: int) -> int:  # noqa: N802
+            self.calls += 1
+            if not self.calls & 0xFF and time.monotonic() > self.until:
+                raise _refuse(f"the statement took over {PARSE_SECONDS:g} s to read")
+            return super().LA(i)
+
     listener = _Listener()
     lexer = CypherLexer(InputStream(statement))
     lexer.removeErrorListeners()
     lexer.addErrorListener(listener)
-    tokens = CommonTokenStream(lexer)
+    tokens = Deadline(lexer)
     tokens.fill()
     _bounded(tokens.tokens, lexer)
     parser = CypherParser(tokens)
