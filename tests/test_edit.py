@@ -145,6 +145,14 @@ def _corpus() -> list[tuple[str, str, str]]:
     for p in ["deploy/prod.py", "deploy/new.py", "deploy/sub/x.py", "deploy/a.json"]:
         add((f"policy {p}", replace(p, "HOST = 'x'\n", "HOST = 'y'\n") if p.endswith("prod.py")
              else f"@@CREATE {p}\nx = 1\n@@END\n", "policy"))
+    # the files that set the policy (issue 48: an agent lifted its own agent_never)
+    add(("policy create .oracl.toml", '@@CREATE .oracl.toml\nagent_never = []\n@@END\n', "policy"))
+    add(("policy lift agent_never", replace("pyproject.toml", 'agent_never = ["deploy/**"]\n', "agent_never = []\n"),
+         "policy"))
+    add(("policy drop the table", replace("pyproject.toml", '[tool.oracl]\nagent_never = ["deploy/**"]\n', ""),
+         "policy"))
+    add(("policy break the toml", replace("pyproject.toml", '[project]\n', "[project\n"), "policy"))
+    add(("policy delete pyproject", "@@DELETE pyproject.toml\n", "policy"))
     for p in [".env.production", "keys/server.pem", "home/.netrc", "ci/credentials", "x/id_ed25519", "a.key", "b.p12"]:
         add((f"withheld create {p}", f"@@CREATE {p}\nx\n@@END\n", "withheld"))
     add(("withheld .env", replace(".env", "TOKEN=abc\n", "TOKEN=def\n"), "withheld"))
@@ -339,6 +347,12 @@ def test_two_agents_at_once_one_applies_the_other_is_refused(fresh: Path) -> Non
     refused = next(orjson.loads(out) for rc, out in results if rc == 27)
     assert refused["verdicts"][0]["gate"] in ("unchanged-since", "match")
     assert (fresh / "pkg" / "app.py").read_text().count("x = ") == 1
+
+
+def test_an_edit_of_pyproject_outside_the_oracl_table_passes_the_policy(fresh: Path) -> None:
+    with Memory.open(fresh) as mem:
+        out = mem.apply(replace("pyproject.toml", 'name = "demo"\n', 'name = "demo"\nversion = "1"\n'), build=False)
+    assert "policy" in out["gates"] and 'version = "1"' in (fresh / "pyproject.toml").read_text()
 
 
 def test_cli_apply_prints_the_refusals_and_exits_27(fresh: Path) -> None:

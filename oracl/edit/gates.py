@@ -11,7 +11,9 @@ reasons in: where the path points first, what the text would become last.
 ``not-vault``           not under ``.oracl/`` (the memory itself) or a VCS folder (``.git/`` …)
 ``regular-file``        an existing regular file (no symlink, FIFO, device or folder); for
                         ``@@CREATE``, nothing there yet
-``policy``              no ``[tool.oracl] agent_never`` glob matches it
+``policy``              no ``[tool.oracl] agent_never`` glob matches it, and it is not what sets
+                        the policy: ``.oracl.toml``, or ``pyproject.toml``'s ``[tool.oracl]``
+                        table (the rest of pyproject.toml is the agent's)
 ``withheld``            not a file that holds key material (secret files, private key blocks)
 ``held-back``           not archived, generated, vendored, a lock file or minified, unless the
                         call allows that kind (``allow``)
@@ -114,7 +116,24 @@ def _policy(c: Change, ctx: Context) -> str | None:
     for pattern in ctx.never:
         if glob_match(c.path, pattern):
             return f"[tool.oracl] agent_never holds {pattern!r}"
+    if c.path == ".oracl.toml":
+        return ".oracl.toml governs what an agent may edit; a person edits it"
+    if c.path == "pyproject.toml" and _oracl_table(c.before) != _oracl_table(c.after):
+        return "[tool.oracl] governs what an agent may edit; a person edits it"
     return None
+
+
+def _oracl_table(data: bytes | None) -> object:
+    """``[tool.oracl]`` of a pyproject.toml's bytes ({} when it has none, "unreadable" when
+    the TOML does not parse: a change into or out of that state is a change of the table)."""
+    if data is None:
+        return {}
+    try:
+        doc = tomllib.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return "unreadable"
+    tool = doc.get("tool")
+    return tool.get("oracl", {}) if isinstance(tool, dict) else {}
 
 
 def _withheld(c: Change, ctx: Context) -> str | None:
