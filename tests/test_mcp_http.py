@@ -4,6 +4,7 @@ clients (issue 35): a real server process, real HTTP clients."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import time
@@ -23,7 +24,9 @@ from oracl.builder.orchestrator import build  # noqa: E402
 from .conftest import ORACL, SAMPLE, run_cli, write_tree  # noqa: E402
 from .test_mcp import TOOLS  # noqa: E402
 
-HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+TOKEN = "a-test-token-for-the-http-server"
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+           "authorization": f"Bearer {TOKEN}"}
 
 
 def _free_port() -> int:
@@ -33,8 +36,16 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serving(root: Path | None, *args: str) -> Iterator[str]:
+def serving(root: Path | None, *args: str, token: bool = True) -> Iterator[str]:
+    """A server on a free port; ``token``: with --token-file of ``TOKEN`` (unless ``args``
+    give one), else the server makes its own."""
     port = _free_port()
+    if token and "--token-file" not in args:
+        tf = Path(os.environ["ORACL_HOME"]) / f"test-token-{port}"
+        fd = os.open(tf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, TOKEN.encode() + b"\n")
+        os.close(fd)
+        args = (*args, "--token-file", str(tf))
     proc = subprocess.Popen([ORACL, "mcp", *([str(root)] if root else []), "--http", "--port", str(port), *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -73,7 +84,9 @@ def test_the_tools_over_http_and_through_the_sdk_client(repo: Path) -> None:
         assert r.status_code == 200 and sorted(t["name"] for t in r.json()["result"]["tools"]) == TOOLS
 
         async def call() -> dict:
-            async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as s:
+            client = httpx.AsyncClient(headers={"authorization": HEADERS["authorization"]}, timeout=60)
+            async with client, streamable_http_client(url, http_client=client) as (read, write, _), \
+                    ClientSession(read, write) as s:
                 await s.initialize()
                 res = await s.call_tool("oracl_search", {"query": "hashlib sign", "k": 3})
                 return orjson.loads(res.content[0].text)
@@ -85,6 +98,7 @@ def test_the_tools_over_http_and_through_the_sdk_client(repo: Path) -> None:
 def test_a_token_is_required_when_set_and_beyond_loopback(repo: Path, tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("s3cret-token-of-some-length\n")
+    token.chmod(0o600)
     with serving(repo, "--token-file", str(token)) as url:
         assert httpx.post(url, content=rpc("tools/list"), headers=HEADERS, timeout=30).status_code == 401
         bad = {**HEADERS, "authorization": "Bearer s3cret-token-of-some-lengtX"}
@@ -95,8 +109,38 @@ def test_a_token_is_required_when_set_and_beyond_loopback(repo: Path, tmp_path: 
     assert (r.returncode, r.stderr.strip()) == (
         2, "Error: binding to 0.0.0.0 serves the repository beyond this machine: give --token-file FILE")
     (tmp_path / "short").write_text("abc\n")
+    (tmp_path / "short").chmod(0o600)
     r = run_cli("mcp", str(repo), "--http", "--token-file", str(tmp_path / "short"), "--port", str(_free_port()))
     assert r.returncode == 2 and "at least 16 characters" in r.stderr
+    token.chmod(0o644)  # another user of the machine could read it
+    r = run_cli("mcp", str(repo), "--http", "--token-file", str(token), "--port", str(_free_port()))
+    assert (r.returncode, r.stderr.strip()) == (
+        2, f"Error: {token}: the token file must be yours and readable by you only (chmod 600)")
+
+
+def test_loopback_needs_a_token_too_and_idle_streams_never_starve_the_answers(repo: Path) -> None:
+    """Issue 48: without --token-file, loopback was open to every local user (uid 65534
+    wrote a file through oracl_agent_run), and eight idle GET streams took every slot."""
+    port_before = set((Path(os.environ["ORACL_HOME"])).glob("mcp-http-*.token"))
+    with serving(repo, token=False) as url:
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        kept = Path(os.environ["ORACL_HOME"]) / f"mcp-http-{port}.token"
+        assert kept not in port_before and kept.stat().st_mode & 0o777 == 0o600
+        token = kept.read_text().strip()
+        plain = {k: v for k, v in HEADERS.items() if k != "authorization"}
+        assert httpx.post(url, content=rpc("tools/list"), headers=plain, timeout=30).status_code == 401
+        auth = {**plain, "authorization": f"Bearer {token}"}
+
+        async def starve() -> list[int]:
+            async with httpx.AsyncClient(timeout=30) as client:
+                streams = [client.get(url, headers={**auth, "accept": "text/event-stream"}) for _ in range(20)]
+                got = await asyncio.gather(*streams)
+                calls = [client.post(url, content=rpc("tools/call", {"name": "oracl_search", "arguments": {
+                    "query": "sign", "k": 1}}, rid=i), headers=auth) for i in range(8)]
+                return [r.status_code for r in got] + [r.status_code for r in await asyncio.gather(*calls)]
+
+        codes = asyncio.run(asyncio.wait_for(starve(), timeout=60))
+        assert codes == [405] * 20 + [200] * 8
 
 
 async def _burst(url: str, n: int) -> Counter[int]:

@@ -1107,7 +1107,7 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
         http: Annotated[bool, typer.Option("--http", help="Serve over streamable HTTP (many clients) instead of stdio.")] = False,
         host: Annotated[str, typer.Option("--host", metavar="HOST", help="With --http: the address to bind [127.0.0.1]; anything but loopback needs --token-file.")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", metavar="PORT", help="With --http: the port [8765].")] = 8765,
-        token_file: Annotated[Path | None, typer.Option("--token-file", metavar="FILE", help="With --http: clients must send 'Authorization: Bearer' and the token in FILE's first line.")] = None,
+        token_file: Annotated[Path | None, typer.Option("--token-file", metavar="FILE", help="With --http: clients send 'Authorization: Bearer' and the token in FILE's first line (a file only you can read); without it a new token is made, kept in ~/.config/oracl/mcp-http-PORT.token and printed.")] = None,
         max_waiting: Annotated[int, typer.Option("--max-waiting", metavar="N", help="With --http: requests that may wait beyond the 8 answered at once; more get 503 [1024].")] = 1024,
         workspace: Annotated[Path | None, typer.Option("--workspace", metavar="FILE", help="Serve every member of this workspace file instead of one ROOT (agent context, search, symbols, callers, impact, links across them; show and fragment of a member's file; read-only).")] = None) -> None:
     """Serve ROOT's graph to agents over the Model Context Protocol (stdio).
@@ -1118,7 +1118,8 @@ def mcp(root: RootArg = None, root_opt: RootOpt = None,
     @@FILE/@@REPLACE/@@WITH/@@END mutation through every gate, then rebuild) and the
     edit_loop prompt; without it the server never writes a file. With --http, the same
     tools over streamable HTTP for many clients (at most 8 answered at once, --max-waiting
-    more queued, the rest 503); a bind beyond loopback needs --token-file. With
+    more queued, the rest 503), each with a bearer token, on loopback too (--token-file,
+    or a new one printed on start); a bind beyond loopback needs --token-file. With
     --workspace FILE, eight tools over every member instead (agent context, search,
     symbols, callers, impact, links; show and fragment of one member's file), each row
     with its repository."""

@@ -15,6 +15,9 @@ changed since the build) and ``truncated``; answers are bounded (``max_chars``, 
 
 from __future__ import annotations
 
+import os
+import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -394,14 +397,16 @@ def serve(root: Path | None, allow_edits: bool = False, workspace: Path | None =
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 HTTP_LIMIT = 8        # requests answered at once (the answers share one Memory and two cores)
 HTTP_QUEUE = 1024     # requests waiting beyond those; more are turned away at once (503)
+BODY_SECONDS = 30.0   # a request's body arrives within this, or the request is answered 408
 
 
 class Guard:
-    """ASGI middleware in front of the MCP app: the bearer token (when one is set; compared
-    in constant time), then at most ``limit`` requests answered at once and ``queue`` waiting;
-    a request beyond both is answered 503 with Retry-After, never queued without bound."""
+    """ASGI middleware in front of the MCP app: the bearer token (always; compared in
+    constant time), POST only (a GET would hold an event stream, and an answer slot, open),
+    then at most ``limit`` requests answered at once and ``queue`` waiting; a request beyond
+    both is answered 503 with Retry-After, never queued without bound."""
 
-    def __init__(self, app: Any, token: str | None, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE) -> None:
+    def __init__(self, app: Any, token: str, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE) -> None:
         self.app, self.token, self.limit, self.queue = app, token, limit, queue
         self.waiting = 0
         self._sem: Any = None
@@ -420,12 +425,14 @@ class Guard:
         import asyncio
         import hmac
 
-        if self.token is not None:
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
-                await self._refuse(send, 401, "a bearer token is required (Authorization: Bearer …)",
-                                   [(b"www-authenticate", b"Bearer")])
-                return
+        given = dict(scope.get("headers") or []).get(b"authorization", b"")
+        if self.token is None or not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
+            await self._refuse(send, 401, "a bearer token is required (Authorization: Bearer …)",
+                               [(b"www-authenticate", b"Bearer")])
+            return
+        if scope.get("method") != "POST":  # stateless JSON answers: no stream to hold open
+            await self._refuse(send, 405, "only POST is served (stateless, JSON answers)", [(b"allow", b"POST")])
+            return
         if self._sem is None:
             self._sem = asyncio.Semaphore(self.limit)
         if self.waiting >= self.queue:
@@ -437,38 +444,101 @@ class Guard:
         finally:
             self.waiting -= 1
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, _body_within(receive, BODY_SECONDS), send)
+        except TimeoutError:
+            await self._refuse(send, 408, f"the request body did not arrive within {BODY_SECONDS:g} s", [])
         finally:
             self._sem.release()
+
+
+def _body_within(receive: Any, seconds: float) -> Any:
+    """``receive`` whose request body must arrive within ``seconds`` (a client that sends
+    headers and then nothing never holds an answer slot for long); once the body is whole,
+    waiting (for a disconnect) is not bounded."""
+    import asyncio
+
+    done = False
+
+    async def bounded() -> Any:
+        nonlocal done
+        if done:
+            return await receive()
+        msg = await asyncio.wait_for(receive(), seconds)
+        if msg.get("type") != "http.request" or not msg.get("more_body", False):
+            done = True
+        return msg
+
+    return bounded
+
+
+def user_token(port: int) -> tuple[str, Path]:
+    """A new token for a server on ``port`` and the file it is kept in, readable by this
+    user only (``$ORACL_HOME/mcp-http-PORT.token``)."""
+    import secrets
+
+    from oracl.core.seal import home
+
+    folder = home()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / f"mcp-http-{port}.token"
+    token = secrets.token_urlsafe(32)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(token + "\n")
+    os.replace(tmp, path)
+    return token, path
+
+
+def read_token(token_file: Path) -> str:
+    """The first line of a token file only this user can read (ConfigError otherwise)."""
+    from oracl.core.errors import ConfigError
+
+    try:
+        fd = os.open(token_file, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            raw = fh.read(4096)
+    except OSError as exc:
+        raise ConfigError(f"{token_file}: the token file cannot be read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_uid != os.getuid():
+        raise ConfigError(f"{token_file}: the token file must be yours and readable by you only (chmod 600)")
+    try:
+        token = raw.decode("utf-8").strip().splitlines()[0].strip()
+    except (UnicodeDecodeError, IndexError):
+        token = ""
+    if len(token) < 16:
+        raise ConfigError(f"{token_file}: the token file must hold a token of at least 16 characters")
+    return token
 
 
 def serve_http(root: Path | None, host: str = "127.0.0.1", port: int = 8765, token_file: Path | None = None,
                allow_edits: bool = False, limit: int = HTTP_LIMIT, queue: int = HTTP_QUEUE,
                workspace: Path | None = None) -> None:
     """The same tools over the MCP SDK's streamable HTTP transport (stateless, JSON answers),
-    for many clients at once. A bind to anything but loopback needs a token (``token_file``:
-    its first line), and refuses to start without one."""
+    for many clients at once. Every request carries a bearer token, on loopback too (another
+    user of this machine can reach loopback): ``token_file``'s first line (a file only this
+    user can read), else a new token kept in ``$ORACL_HOME/mcp-http-PORT.token`` and printed
+    on standard error. A bind beyond loopback needs ``token_file``."""
     from oracl.core.errors import ConfigError
 
     if workspace is None:
         check_root(Path(root or "."))
-    token = None
-    if token_file is not None:
-        try:
-            token = token_file.read_text(encoding="utf-8").strip().splitlines()[0].strip()
-        except (OSError, UnicodeDecodeError, IndexError):
-            token = ""
-        if len(token) < 16:
-            raise ConfigError(f"{token_file}: the token file must hold a token of at least 16 characters")
-    if host not in LOOPBACK and token is None:
+    if host not in LOOPBACK and token_file is None:
         raise ConfigError(f"binding to {host} serves the repository beyond this machine: give --token-file FILE")
+    if token_file is not None:
+        token = read_token(token_file)
+    else:
+        token, kept = user_token(port)
+        print(f"oracl mcp: clients send 'Authorization: Bearer {token}' (kept in {kept}, mode 600)",
+              file=sys.stderr, flush=True)
     try:
         server = (create_workspace_server(workspace, http=True) if workspace is not None
                   else create_server(Path(root or "."), allow_edits, http=True))
         import uvicorn
     except ModuleNotFoundError as exc:
         raise ConfigError(f"`oracl mcp --http` needs the mcp SDK ({exc.name} is missing): pip install 'oracl[mcp]'") from None
-    if token is not None:  # the token is the guard; a Host header names whatever the clients dial
+    if host not in LOOPBACK:  # the token is the guard; a Host header names whatever the clients dial
         from mcp.server.transport_security import TransportSecuritySettings
 
         server.settings.transport_security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
