@@ -322,3 +322,29 @@ def test_a_typed_secret_is_echoed_as_its_marker_on_every_surface(probe: Path) ->
     assert _probe_leaks(search_page(page).encode()) == []
     log = b"".join(p.read_bytes() for p in (probe / ".oracl" / "logs").glob("*.jsonl"))
     assert _probe_leaks(log) == []
+
+
+PGP_BODY = ["lQVYBGXk1Z4BDADF0q2mV8hH3n5xYwq7Lk2pR9sT4uV6wX8yZ0aB1cD2eF3gH4iJ",
+            "5kL6mN7oP8qR9sT0uV1wX2yZ3aB4cD5eF6gH7iJ8kL9mN0oP1qR2sT3uV4wX5yZ6",
+            "=x9Yz"]
+
+
+@pytest.mark.parametrize("headers", [["Version: GnuPG v2", "Comment: backup", ""], [""], ["Version: Keybase OpenPGP", ""]])
+def test_an_armored_pgp_private_key_block_is_withheld_and_redacted(tmp_path: Path, headers: list[str]) -> None:
+    """Issue 48: the standard armored form (headers, then a blank line, then the body) was
+    served verbatim by every surface."""
+    block = "\n".join(["-----BEGIN PGP PRIVATE KEY BLOCK-----", *headers, *PGP_BODY,
+                       "-----END PGP PRIVATE KEY BLOCK-----"]) + "\n"
+    assert PGP_BODY[0] not in redact_text(block) and PGP_BODY[1] not in redact_text(block)
+    root = write_tree(tmp_path / "repo", {"docs/backup.txt": "Restore with:\n" + block, "a.py": "x = 1\n"})
+    assert run_cli("build", str(root), "-q").returncode == 0
+    frag = run_cli("fragment", f"docs/backup.txt#L1-{len(headers) + 6}", "-r", str(root))  # the owner's own terminal
+    assert frag.returncode == 0 and "«redacted:private-key»" in frag.stdout and PGP_BODY[0] not in frag.stdout
+    shown = orjson.loads(run_cli("show", "docs/backup.txt", "-r", str(root), "--json").stdout)
+    assert shown["artifact"]["tags"]["sensitive"] == "key_material"  # so agents are never served it
+    found = run_cli("query", "restore backup", "-r", str(root), "--json")
+    assert found.returncode == 0 and PGP_BODY[0] not in found.stdout
+    for path in (root / ".oracl").rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert PGP_BODY[0].encode() not in data and PGP_BODY[1].encode() not in data, path

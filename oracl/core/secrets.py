@@ -101,6 +101,10 @@ _END = re.compile(r"-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY(?: BLOCK)?-----")
 # a line of a PEM body (or of its headers), possibly inside a string literal
 _PEM_BODY = re.compile(r"""\s*(?:["'`]|b["'])?\s*(?:[A-Za-z0-9+/=]{16,}|Proc-Type:|DEK-Info:|Comment:)""")
 _B64_CHARS = re.compile(r"[A-Za-z0-9+/=]")
+# what may stand between an armored block's BEGIN line and its body: armor headers
+# ("Version: GnuPG v2", "Comment: …") and the blank line that ends them (RFC 4880 §6.2)
+_ARMOR_HEADER = re.compile(r"""\s*(?:["'`]|b["'])?\s*(?:[A-Za-z][\w-]{0,30}: .*|\\n)?\s*(?:["'`],?)?\s*$""")
+MAX_ARMOR_HEADERS = 8
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:none|null|nil|true|false|undefined|changeme|change_me|password|secret|token|example|xxx+|\*+|"
     r"pass|passwd|pwd|user|<[^>]*>|\{[^{}]*\}|\{\{.*\}\}|\$\{.*\}|\$[A-Za-z_]\w*|%\(.*\)s|%s|"
@@ -217,6 +221,7 @@ class Redactor:
     def __init__(self, fmt: str = "") -> None:
         self.bare = fmt.lower() in BARE_FORMATS
         self.key = ""  # "" | "maybe" (a BEGIN line was seen) | "in" (inside a key block)
+        self.headers = 0  # armor header or blank lines seen since the BEGIN line
         self.lineno = 0
         self.findings: list[Finding] = []
         self.values: list[tuple[str, str]] = []  # (value, rule) of single-line finds, in memory only
@@ -225,6 +230,8 @@ class Redactor:
         """The line with its secrets replaced, and the rules that fired."""
         self.lineno += 1
         if self.key == "maybe":  # after a BEGIN line: a key only when key material follows
+            if self._armor(text):
+                return text, ()
             self.key = "in" if _PEM_BODY.match(text) else ""
         if self.key == "in":
             end = _END.search(text)
@@ -250,6 +257,8 @@ class Redactor:
         """Pass a line that will not be served: only a key block's start or end is noted."""
         self.lineno += 1
         if self.key == "maybe":
+            if self._armor(text):
+                return
             self.key = "in" if _PEM_BODY.match(text) else ""
         if self.key == "in":
             self.key = "" if _END.search(text) else "in"
@@ -257,6 +266,15 @@ class Redactor:
             begin = _BEGIN.search(text)
             if begin is not None and _END.search(text, begin.end()) is None:
                 self.key = "maybe"
+
+    def _armor(self, text: str) -> bool:
+        """Whether a line after a BEGIN line is an armor header or the blank line after them
+        (a PGP block: the body starts after them); a few at most."""
+        if self.headers < MAX_ARMOR_HEADERS and _ARMOR_HEADER.match(text) and not _PEM_BODY.match(text):
+            self.headers += 1
+            return True
+        self.headers = 0
+        return False
 
     def _hit(self, text: str, rule: str) -> tuple[str, tuple[str, ...]]:
         self.findings.append(Finding(rule, self.lineno))
