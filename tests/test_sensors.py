@@ -112,7 +112,7 @@ EXTERNAL = b"""<?xml version="1.0"?>
 @pytest.mark.parametrize(("parse", "data"), [(junit.parse, BOMB), (coverage.parse_cobertura, EXTERNAL)])
 def test_xml_entity_tricks_are_refused(parse, data: bytes) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(IngestError, match="refused: DTDForbidden"):
-        parse(data)
+        list(parse(data))
 
 
 SARIF = orjson.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "ruff"}}, "results": [
@@ -419,6 +419,60 @@ def test_a_large_coverage_report_is_streamed_in_bounded_memory(repo: Path, tmp_p
     (n_small, small_mib), (n_big, big_mib) = peak(small), peak(big)
     assert n_small == n_big == 1  # pkg/app.py's one event in each (the others name no file of the build)
     assert big_mib - small_mib < 16, (small_mib, big_mib)  # a 20 MB report: read as a stream, never whole
+
+
+@pytest.mark.parametrize("fmt", ["junit", "sarif"])
+def test_a_large_junit_or_sarif_report_is_streamed_in_bounded_memory(repo: Path, tmp_path: Path, fmt: str) -> None:
+    """Issue 48: a 500 MB SARIF or JUnit report took 3.4–4.4 GB (parsed whole); measured on
+    d32a124 at 43 MB JUnit → 819 MiB, 61 MB SARIF → 884 MiB. Each is now read as a stream
+    and its events are spooled to disk as they come."""
+    import subprocess
+    import sys
+
+    n = 60_000
+    big = tmp_path / f"big.{fmt}"
+    if fmt == "junit":
+        cases = "".join(f'<testcase classname="tests.test_app" name="test_{i}"><system-out>{"x" * 60}</system-out>'
+                        f"</testcase>\n" for i in range(n))
+        big.write_text(f'<?xml version="1.0"?>\n<testsuites><testsuite name="s">\n{cases}</testsuite></testsuites>\n')
+    else:
+        results = [{"ruleId": f"R{i % 50}", "level": "warning", "message": {"text": "m" * 60},
+                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": "pkg/app.py"},
+                                                        "region": {"startLine": 1 + i % 4}}}]} for i in range(n)]
+        big.write_bytes(orjson.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
+                                                                    "results": results}]}))
+    small = tmp_path / f"small.{fmt}"
+    small.write_bytes(JUNIT if fmt == "junit" else SARIF)
+    assert big.stat().st_size > 6_000_000
+
+    def peak(report: Path) -> tuple[int, int]:
+        out = subprocess.run([sys.executable, "-c", _PEAK, str(repo), str(report)], capture_output=True, text=True,
+                             check=True).stdout.split()
+        return int(out[0]), int(out[1])
+
+    (n_small, small_mib), (n_big, big_mib) = peak(small), peak(big)
+    assert n_small < 10 and n_big == n
+    assert big_mib - small_mib < 24, (small_mib, big_mib)  # whole, the report's objects took ~10 × its size
+
+
+def test_the_events_kept_are_bounded_and_the_report_says_so(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracl.builder.sensors import ingest as ing
+
+    monkeypatch.setattr(ing, "MAX_EVENTS_BYTES", 1_300)  # room for two of the report's three lines
+    out = ingest(repo, [("junit.xml", JUNIT)], now=NOW)
+    size = (repo / ".oracl" / EVENTS).stat().st_size
+    kept, skipped = out["reports"][0]["events"], out["reports"][0]["skipped"]
+    assert size <= 1_300 and kept == len(_events(repo)) == 2
+    assert skipped == {"over the vault's limit of events (events.jsonl at 0 MiB; remove it to start again)": 3 - kept}
+    again = ingest(repo, [("more.sarif", SARIF)], now=NOW)
+    assert again["events"] == 0 and (repo / ".oracl" / EVENTS).stat().st_size == size
+
+
+def test_a_report_that_breaks_half_way_stores_nothing(repo: Path) -> None:
+    cut = JUNIT[: JUNIT.index(b"test_bad")]
+    with pytest.raises(IngestError, match="not well-formed XML"):
+        ingest(repo, [("cut.xml", cut)], now=NOW)
+    assert _events(repo) == [] and not list((repo / ".oracl" / "events").glob(".ingest-*"))
 
 
 @pytest.mark.parametrize(("text", "expected"), [

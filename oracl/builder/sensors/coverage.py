@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import BinaryIO
 
 import ijson
 
-from oracl.builder.sensors.observe import Observation, ranges, xml_root
+from oracl.builder.sensors.observe import Observation, ranges, xml_events
 from oracl.core.errors import IngestError
 
 
@@ -52,11 +53,13 @@ def _file_observations(path: str, info: dict) -> list[Observation]:
     return [Observation("coverage", path, "", "", ranges(lines))] if lines else []
 
 
-def parse_lcov(data: bytes) -> list[Observation]:
-    out = []
+def parse_lcov(data: bytes | BinaryIO) -> Iterator[Observation]:
+    """LCOV records, read line by line."""
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
     path, test = "", ""
     lines: list[int] = []
-    for raw in data.decode("utf-8", "replace").splitlines():
+    for line in source:
+        raw = line.decode("utf-8", "replace").rstrip("\r\n")
         if raw.startswith("TN:"):
             test = raw[3:].strip()
         elif raw.startswith("SF:"):
@@ -67,20 +70,30 @@ def parse_lcov(data: bytes) -> list[Observation]:
                 lines.append(int(parts[0]))
         elif raw.strip() == "end_of_record" and path:
             if lines:
-                out.append(Observation("coverage", path, test, "", ranges(lines)))
+                yield Observation("coverage", path, test, "", ranges(lines))
             path, lines = "", []
-    return out
 
 
-def parse_cobertura(data: bytes) -> list[Observation]:
-    root = xml_root(data, "Cobertura")
-    sources = [s.text.strip() for s in root.iter("source") if s.text and s.text.strip()]
-    out = []
-    for cls in root.iter("class"):
-        name = cls.get("filename") or ""
-        lines = [int(x.get("number", "0")) for x in cls.iter("line")
-                 if (x.get("number") or "").isdigit() and (x.get("hits") or "0").isdigit() and int(x.get("hits") or 0) > 0]
-        if name and lines:
-            path = name if not sources or name.startswith("/") else sources[0].rstrip("/") + "/" + name
-            out.append(Observation("coverage", path, "", "", ranges(lines)))
-    return out
+def parse_cobertura(data: bytes | BinaryIO) -> Iterator[Observation]:
+    """Cobertura XML, streamed: each ``<class>`` is read, reported and dropped (the
+    ``<sources>`` come first in the format)."""
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
+    sources: list[str] = []
+    stack = []
+    for event, elem in xml_events(source, "Cobertura"):
+        if event == "start":
+            stack.append(elem)
+            continue
+        stack.pop()
+        if elem.tag == "source" and elem.text and elem.text.strip():
+            sources.append(elem.text.strip())
+        elif elem.tag == "class":
+            name = elem.get("filename") or ""
+            lines = [int(x.get("number", "0")) for x in elem.iter("line")
+                     if (x.get("number") or "").isdigit() and (x.get("hits") or "0").isdigit()
+                     and int(x.get("hits") or 0) > 0]
+            if stack:
+                stack[-1].remove(elem)
+            if name and lines:
+                path = name if not sources or name.startswith("/") else sources[0].rstrip("/") + "/" + name
+                yield Observation("coverage", path, "", "", ranges(lines))

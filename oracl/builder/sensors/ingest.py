@@ -15,14 +15,17 @@ schema version is refused and counted.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -203,9 +206,8 @@ def _test_path(name: str) -> str:
     return name.split("::", 1)[0]
 
 
-def events_of(obs: list[Observation], files: Files, fmt: str, digest: str, at: str,
-              skipped: Counter[str]) -> list[GraduatedEvent]:
-    out = []
+def events_of(obs: Iterable[Observation], files: Files, fmt: str, digest: str, at: str,
+              skipped: Counter[str]) -> Iterator[GraduatedEvent]:
     source = digest[:16]
     for o in obs:
         path = files.map(o.path)
@@ -239,15 +241,14 @@ def events_of(obs: list[Observation], files: Files, fmt: str, digest: str, at: s
             event = GraduatedEvent(EVENT_VERSION, at, "oracode", "heartbeat", "go",
                                    f"{name or 'the suite'} covers {path}"[:MAX_EVENT_TEXT], ("coverage",),
                                    None, None, source, arts)
-        out.append(event)
-    return out
+        yield event
 
 
-def event_lines(data: bytes, files: Files, now: datetime, skipped: Counter[str]) -> list[GraduatedEvent]:
-    """JSON lines of GraduatedEvents, each validated; its ``path`` artifact mapped to the
-    build's files (an event naming no file is kept as it is)."""
-    out = []
-    for line in data.splitlines():
+def event_lines(data: bytes | BinaryIO, files: Files, now: datetime, skipped: Counter[str]) -> Iterator[GraduatedEvent]:
+    """JSON lines of GraduatedEvents (read line by line), each validated; its ``path``
+    artifact mapped to the build's files (an event naming no file is kept as it is)."""
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
+    for line in source:
         if not line.strip():
             continue
         try:
@@ -263,8 +264,7 @@ def event_lines(data: bytes, files: Files, now: datetime, skipped: Counter[str])
         if path and mapped is None:
             skipped["file not in the build"] += 1
             continue
-        out.append(replace(e, artifacts={**e.artifacts, "path": mapped}) if mapped else e)
-    return out
+        yield replace(e, artifacts={**e.artifacts, "path": mapped}) if mapped else e
 
 
 def note_event(text: str, paths: list[str], files: Files, at: str, skipped: Counter[str]) -> list[GraduatedEvent]:
@@ -300,41 +300,101 @@ def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str,
             seen = {}
         except (OSError, orjson.JSONDecodeError) as exc:
             raise IngestError(f"{REPORTS} is not readable JSON ({exc}); it was left as it is") from None
-        rows: list[dict[str, Any]] = []
         summary = []
-        for name, source in reports:
-            digest, head = _digest(source)
-            skipped: Counter[str] = Counter()
-            if digest in seen:
-                summary.append({"source": name, "format": seen[digest]["format"], "digest": digest[:16],
-                                "events": 0, "skipped": {"already ingested": 1}})
-                continue
-            fmt = detect(head)
-            if fmt == "coverage-json" and isinstance(source, Path):  # streamed: a report of any size
-                with open(source, "rb") as fh:
-                    events = events_of(coverage.parse_json(fh), files, fmt, digest, at, skipped)
-            elif fmt == "events":
-                events = event_lines(source.read_bytes() if isinstance(source, Path) else source, files, now, skipped)
-            else:
-                parse = {"junit": junit.parse, "sarif": sarif.parse, "coverage-json": coverage.parse_json,
-                         "lcov": coverage.parse_lcov, "cobertura": coverage.parse_cobertura}[fmt]
-                data = source.read_bytes() if isinstance(source, Path) else source
-                events = events_of(parse(data), files, fmt, digest, at, skipped)
-            rows += [stored(e, at, files) for e in events]
-            seen[digest] = {"format": fmt, "events": len(events), "source": Path(name).name[:200], "at": at}
-            summary.append({"source": name, "format": fmt, "digest": digest[:16], "events": len(events),
-                            "skipped": dict(sorted(skipped.items()))})
-        if note is not None:
-            skipped = Counter()
-            events = note_event(note[0], note[1], files, at, skipped)
-            rows += [stored(e, at, files) for e in events]
-            summary.append({"source": "--note", "format": "note", "digest": "", "events": len(events),
-                            "skipped": dict(sorted(skipped.items()))})
-        if rows:
-            with open(vault.dir / EVENTS, "ab") as fh:  # under the lock: no other ingest appends meanwhile
-                fh.write(sealed_lines(rows))
+        spool = vault.dir / "events" / f".ingest-{os.getpid()}"
+        writer = _Spool(spool, _size(vault.dir / EVENTS), user_key(), at, files)
+        try:
+            for name, source in reports:
+                digest, head = _digest(source)
+                skipped: Counter[str] = Counter()
+                if digest in seen:
+                    summary.append({"source": name, "format": seen[digest]["format"], "digest": digest[:16],
+                                    "events": 0, "skipped": {"already ingested": 1}})
+                    continue
+                fmt = detect(head)
+                with _opened(source) as fh:  # every format read as a stream: a report of any size
+                    if fmt == "events":
+                        events = event_lines(fh, files, now, skipped)
+                    else:
+                        parse = {"junit": junit.parse, "sarif": sarif.parse, "coverage-json": coverage.parse_json,
+                                 "lcov": coverage.parse_lcov, "cobertura": coverage.parse_cobertura}[fmt]
+                        events = events_of(parse(fh), files, fmt, digest, at, skipped)
+                    n = writer.write(events, skipped)
+                seen[digest] = {"format": fmt, "events": n, "source": Path(name).name[:200], "at": at}
+                summary.append({"source": name, "format": fmt, "digest": digest[:16], "events": n,
+                                "skipped": dict(sorted(skipped.items()))})
+            if note is not None:
+                skipped = Counter()
+                n = writer.write(note_event(note[0], note[1], files, at, skipped), skipped)
+                summary.append({"source": "--note", "format": "note", "digest": "", "events": n,
+                                "skipped": dict(sorted(skipped.items()))})
+            writer.close()
+            if writer.count:  # every report read whole: only then does anything reach the vault
+                with open(vault.dir / EVENTS, "ab") as out, open(spool, "rb") as fh:
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):  # under the lock: nobody appends meanwhile
+                        out.write(chunk)
+        finally:
+            writer.close()
+            spool.unlink(missing_ok=True)
         atomic_write(vault.dir / REPORTS, orjson.dumps(seen, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2))
-    return {"reports": summary, "events": len(rows), "file": str(vault.dir / EVENTS)}
+    return {"reports": summary, "events": writer.count, "file": str(vault.dir / EVENTS)}
+
+
+MAX_EVENTS_BYTES = 256 << 20  # events/events.jsonl stops growing here; oracl ingest says so
+OVER = "over the vault's limit of events (events.jsonl at {mib} MiB; remove it to start again)"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+@contextlib.contextmanager
+def _opened(source: bytes | Path) -> Iterator[BinaryIO]:
+    if isinstance(source, bytes):
+        yield io.BytesIO(source)
+        return
+    try:
+        fh = open(source, "rb")  # noqa: SIM115 – closed below
+    except OSError as exc:
+        raise IngestError(f"cannot read {source}: {exc.strerror}") from None
+    with fh:
+        yield fh
+
+
+class _Spool:
+    """The sealed lines of one ``oracl ingest``, written as the events come (a few in
+    memory at a time) to a file beside the events; what would take ``events.jsonl`` past
+    ``MAX_EVENTS_BYTES`` is counted, not written."""
+
+    def __init__(self, path: Path, stored: int, key: bytes, at: str, files: Files) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh: BinaryIO | None = open(path, "wb")  # noqa: SIM115 – closed by close()
+        self.room = MAX_EVENTS_BYTES - stored
+        self.key, self.at, self.files = key, at, files
+        self.count = 0
+
+    def write(self, events: Iterable[GraduatedEvent], skipped: Counter[str]) -> int:
+        assert self.fh is not None
+        n = 0
+        for e in events:
+            line = seal_line(self.key, EVENT_KIND, orjson.dumps(stored(e, self.at, self.files),
+                                                                 option=orjson.OPT_SORT_KEYS)) + b"\n"
+            if len(line) > self.room:
+                skipped[OVER.format(mib=MAX_EVENTS_BYTES >> 20)] += 1
+                continue
+            self.fh.write(line)
+            self.room -= len(line)
+            n += 1
+        self.count += n
+        return n
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
 
 
 def sealed_lines(rows: list[dict[str, Any]]) -> bytes:

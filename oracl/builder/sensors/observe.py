@@ -3,6 +3,7 @@ note, with the path as the report wrote it (``ingest`` maps it to the build's fi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,11 +41,12 @@ def ranges_text(spans: tuple[tuple[int, int], ...]) -> str:
     return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)
 
 
-def xml_root(data: bytes, what: str) -> Any:
-    """The root element of an XML report, DTDs forbidden (an entity bomb or an external
-    entity is refused, never expanded); IngestError naming ``what`` otherwise."""
+def xml_events(source: Any, what: str) -> Iterator[tuple[str, Any]]:
+    """("start" | "end", element) of an XML report read as a stream, DTDs forbidden (an
+    entity bomb or an external entity is refused, never expanded); IngestError naming
+    ``what`` when it is refused or not well-formed (events already yielded stand)."""
     try:
-        return ElementTree.fromstring(data, forbid_dtd=True)
+        yield from ElementTree.iterparse(source, events=("start", "end"), forbid_dtd=True)
     except DefusedXmlException as exc:
         raise IngestError(f"{what} report refused: {type(exc).__name__} (an XML entity or DTD trick)") from None
     except ElementTree.ParseError as exc:
