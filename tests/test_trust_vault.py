@@ -202,3 +202,40 @@ def test_a_key_others_can_read_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(VaultError):
         user_key()
     shutil.rmtree(tmp_path / "h")
+
+
+def test_the_doctests_of_the_trust_helpers_hold() -> None:
+    import doctest
+
+    from oracl.core import children, seal, store
+
+    for module in (seal, children, store):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+def test_a_reader_sizes_its_buffer_pool_from_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 48: 10⁶ tiny files built, then query, hub and verify failed with "buffer pool
+    too small" (a fixed 256 MiB). A reader's pool now follows the database's size."""
+    from oracl.core import store
+
+    opened: list[int] = []
+    real = store.kuzu.Database
+
+    def spy(path: str, **kw):  # type: ignore[no-untyped-def]
+        opened.append(kw["buffer_pool_size"])
+        return real(path, **kw)
+
+    root = write_tree(tmp_path / "repo", SAMPLE)
+    assert run_cli("build", str(root), "-q").returncode == 0
+    monkeypatch.setattr(store.kuzu, "Database", spy)
+    from oracl.read.snapshot import Snapshot
+
+    with Snapshot.open(root) as snap:
+        snap.store.rows("MATCH (a:Artifact) RETURN count(a) AS n")
+        size = (snap.bundle / "graph.kuzu").stat().st_size
+    assert opened == [store.read_pool(size)] and opened[0] == max(256 << 20, 2 * size + (128 << 20))
+    monkeypatch.setenv(store.READ_POOL_ENV, "700")
+    with Snapshot.open(root) as snap:
+        snap.store.rows("MATCH (a:Artifact) RETURN count(a) AS n")
+    assert opened[-1] == 700 << 20

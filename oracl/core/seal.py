@@ -23,7 +23,7 @@ it is (its kind), so a file cannot be moved into another's role.
 >>> k = b"k" * 32
 >>> line = seal_line(k, "event", b'{"a":1}')
 >>> line
-b'{"a":1,"~seal":"bcf9b4ae5c3a34fad8ffb24dcbd80ed7f3bd2e2f63db5b0bba0e30cde88d7b44"}'
+b'{"a":1,"~seal":"defadf27f474e309c75c5b00eb696323979b19f8b2772df2adcce63385d02881"}'
 >>> line_sealed(k, "event", line), line_sealed(k, "event", b'{"a":2,' + line[7:])
 (True, False)
 """

@@ -33,11 +33,28 @@ _OPEN: dict[str, tuple[kuzu.Database, bool]] = {}
 _STORES: dict[str, Store] = {}
 
 
+READ_POOL_ENV = "ORACL_READ_POOL_MB"  # a reader's buffer pool, when the sizing below is not enough
+
+
+def read_pool(db_bytes: int, env: str | None = None) -> int:
+    """A reader's buffer pool: ``ORACL_READ_POOL_MB`` when set, else 2 × the database + 128
+    MiB (a reader's scans and joins page through the tables; 10⁶ files failed at a fixed 256
+    MiB), at least 256 MiB and at most 32 GiB. The engine reserves the pool, it does not
+    commit it: pages are taken as they are read.
+
+    >>> read_pool(0) >> 20, read_pool(300 << 20) >> 20, read_pool(1 << 40) >> 30, read_pool(0, "1024") >> 20
+    (256, 728, 32, 1024)
+    """
+    if env and env.strip().isdigit() and int(env) > 0:
+        return int(env) << 20
+    return max(256 << 20, min(32 << 30, 2 * db_bytes + (128 << 20)))
+
+
 def _translate(exc: Exception, what: str) -> StoreError:
     msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if "buffer pool is full" in msg:
-        return StoreError(f"{what}: Kùzu's buffer pool is too small for this graph; "
-                          "set buffer_pool_bytes in [tool.oracl] higher")
+        return StoreError(f"{what}: Kùzu's buffer pool is too small for this graph; set buffer_pool_bytes in "
+                          f"[tool.oracl] higher for builds, {READ_POOL_ENV} (MiB) for readers")
     if "Could not set lock" in msg or "lock on file" in msg:
         return StoreLockedError(f"{what}: the graph database is locked by another process writing to it")
     return StoreError(f"{what}: {msg}")
@@ -60,8 +77,15 @@ class Store:
         self.users = 0  # snapshots holding this store; the last release closes the database
 
     @classmethod
-    def open(cls, path: Path, *, read_only: bool, buffer_pool_bytes: int = 256 << 20,
+    def open(cls, path: Path, *, read_only: bool, buffer_pool_bytes: int = 0,
              threads: int = 2) -> Store:
+        """One database file (``buffer_pool_bytes`` 0: ``read_pool`` of its size)."""
+        if not buffer_pool_bytes:
+            try:
+                size = Path(path).stat().st_size
+            except OSError:
+                size = 0
+            buffer_pool_bytes = read_pool(size, os.environ.get(READ_POOL_ENV))
         key = str(Path(path).resolve())
         with _LOCK:
             cached = _STORES.get(key)
