@@ -129,6 +129,8 @@ def _corpus() -> list[tuple[str, str, str]]:
             text = replace(p, "x\n", "y\n") if op == "file" else f"@@CREATE {p}\nx\n@@END\n" if op == "create" \
                 else f"@@DELETE {p}\n"
             add((f"climbs {op} {p}", text, "inside-root"))
+    for p in ["pkg//x.py", "./pkg/new.py", "pkg/./new.py", "pkg/"]:  # passed the gates, then failed the write
+        add((f"not plain create {p}", f"@@CREATE {p}\nx = 1\n@@END\n", "inside-root"))
     for p in ["/etc/passwd", "/tmp/x.py", "//server/share", "\\\\host\\x", "C:\\x.py"]:
         add((f"absolute {p}", replace(p, "x\n", "y\n"), "inside-root"))
         add((f"absolute create {p}", f"@@CREATE {p}\nx\n@@END\n", "inside-root"))
@@ -347,6 +349,16 @@ def test_two_agents_at_once_one_applies_the_other_is_refused(fresh: Path) -> Non
     refused = next(orjson.loads(out) for rc, out in results if rc == 27)
     assert refused["verdicts"][0]["gate"] in ("unchanged-since", "match")
     assert (fresh / "pkg" / "app.py").read_text().count("x = ") == 1
+
+
+def test_apply_and_undo_keep_a_files_mode(fresh: Path) -> None:
+    (fresh / "web" / "app.js").chmod(0o755)
+    with Memory.open(fresh) as mem:
+        mem.apply(replace("web/app.js", "  return 1;\n", "  return 2;\n"), build=False)
+        assert (fresh / "web" / "app.js").stat().st_mode & 0o777 == 0o755
+        mem.undo()
+    assert (fresh / "web" / "app.js").stat().st_mode & 0o777 == 0o755
+    assert (fresh / "web" / "app.js").read_text() == FILES["web/app.js"]
 
 
 def test_an_edit_of_pyproject_outside_the_oracl_table_passes_the_policy(fresh: Path) -> None:

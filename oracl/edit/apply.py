@@ -169,10 +169,11 @@ def plan(root: Path, mutation: Mutation, build_rows: dict[str, dict[str, Any] | 
             raise ContractError(f"block {edits[1].block}: {path} is touched by more than one of @@FILE, @@CREATE "
                                 "and @@DELETE (one kind of change per file and mutation)")
         seen = next((e.seen for e in edits if e.seen), None)
-        unsafe, kind, data, _ = _inspect(real_root, path)
+        unsafe, kind, data, mode = _inspect(real_root, path)
         row = build_rows.get(path)
         c = Change(path=path, op=edits[0].op, blocks=sorted({e.block for e in edits}), seen=seen, exists=bool(kind),
                    kind=kind, before=data, checksum=sha256(data), build=row, unsafe=unsafe,
+                   mode=mode & 0o777 if kind == "file" else 0o644,
                    sensitive=path in sensitive, backrefs=int((row or {}).get("backrefs") or 0))
         if not unsafe and (kind == "file" or c.op == "create"):
             if kind == "file" and data is not None and len(data) >= MAX_READ:
@@ -240,7 +241,8 @@ def _put(real_root: str, rel: str, data: bytes | None, expect: str | None, mode:
     tmp = f".{name}.oracl-{uuid.uuid4().hex[:8]}"
     try:
         if data is not None:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode & 0o777 or 0o644, dir_fd=dfd)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=dfd)
+            os.fchmod(fd, mode & 0o777 or 0o644)  # the file's own mode, whatever the umask
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()

@@ -68,6 +68,7 @@ class Change:
     text_error: str = ""                 # why the edits cannot be applied (encoding, match)
     text_gate: str = ""                  # the gate ``text_error`` belongs to
     sensitive: bool = False              # the build says it holds key material
+    mode: int = 0o644                    # the file's permission bits now (kept by the write)
     backrefs: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -91,6 +92,8 @@ def _inside(c: Change, ctx: Context) -> str | None:
         return "an absolute path; paths are relative to the root"
     if ".." in p.replace("\\", "/").split("/"):
         return "the path climbs out with '..'"
+    if any(part in ("", ".") for part in p.split("/")):
+        return "the path has an empty or '.' part; name the file plainly (pkg/x.py)"
     if c.unsafe.startswith("outside:"):
         return c.unsafe.split(":", 1)[1].strip()
     return None

@@ -74,7 +74,7 @@ class Memory(ReadMemory):
             if dry_run:
                 out["impact"] = self._impact(planned, after=False)
                 return out
-            edit_id = ap.commit(self.root, vault, [(c.path, c.before, c.after, 0o644) for c in planned.changes],
+            edit_id = ap.commit(self.root, vault, [(c.path, c.before, c.after, c.mode) for c in planned.changes],
                                 "apply", {"gates": planned.passed()})
             ap.clean(vault)
             out["edit"] = edit_id
