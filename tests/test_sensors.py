@@ -67,8 +67,10 @@ def test_a_bad_event_is_refused_naming_the_field(change: dict, message: str) -> 
 
 
 def test_secrets_in_an_event_are_redacted() -> None:
-    e = validate(event(summary=f"key {KEY} leaked", artifacts={"path": "a.py", "note": KEY}), NOW)
+    e = validate(event(summary=f"key {KEY} leaked", artifacts={"path": "a.py", "note": KEY},
+                       cortex_routing_hint=f"route {KEY}"), NOW)  # the hint reached the signed export (issue 48)
     assert KEY not in orjson.dumps(e.to_json()).decode() and "«redacted:" in e.summary
+    assert e.cortex_routing_hint == "route «redacted:aws-access-key-id»"
 
 
 @pytest.mark.parametrize(("head", "fmt"), [

@@ -125,8 +125,12 @@ def validate(obj: object, now: datetime) -> GraduatedEvent:
     return GraduatedEvent(
         EVENT_VERSION, stamp, text("sensor_source", SENSOR_SOURCES), text("event_type", EVENT_TYPES),
         text("decision", DECISIONS), redact_text(text("summary")), tuple(redact_text(c) for c in codes),
-        text("motivator_hint", (*MOTIVATOR_HINTS, None), optional=True), text("cortex_routing_hint", optional=True),
+        text("motivator_hint", (*MOTIVATOR_HINTS, None), optional=True), _redacted(text("cortex_routing_hint", optional=True)),
         source_hash, {redact_text(k): redact_text(v) for k, v in arts.items()})
+
+
+def _redacted(value: str | None) -> str | None:
+    return None if value is None else redact_text(value)
 
 
 @dataclass(slots=True)
