@@ -240,3 +240,19 @@ def test_the_gate_stops_a_parse_that_runs_past_its_time(monkeypatch: pytest.Monk
     with pytest.raises(RefusedError) as err:
         readonly.check(statement)
     assert str(err.value) == "refused: the statement took over 0 s to read; the console only reads the graph"
+
+
+def test_bytes_that_are_not_utf8_are_one_line_and_the_console_goes_on(repo: Path) -> None:
+    """Issue 48 (LOW): invalid UTF-8 typed into the console crashed it with a traceback."""
+    import subprocess
+
+    from tests.conftest import ORACL
+
+    one = subprocess.run([ORACL.encode(), b"cypher", b'RETURN "\xff" AS y', b"-r", str(repo).encode()],
+                         capture_output=True)
+    assert one.returncode == QueryError.exit_code
+    assert one.stderr.decode().strip() == "Error: the statement is not UTF-8 text (at character 9)"
+    typed = subprocess.run([ORACL, "cypher", "-r", str(repo)], input=b'RETURN "\xff" AS y;\nRETURN 2 AS z;\n',
+                           capture_output=True)
+    out = typed.stdout.decode() + typed.stderr.decode()
+    assert "Traceback" not in out and "not UTF-8 text" in out and "\n2\n" in out

@@ -188,6 +188,10 @@ def check(statement: str) -> str:
         raise _refuse(f"the statement has {len(statement):,} characters, over the console's {MAX_CHARS:,}")
     if not statement.strip(" \t\r\n\f\v;"):
         raise QueryError("empty statement")
+    try:
+        statement.encode("utf-8")
+    except UnicodeEncodeError as exc:  # bytes typed that are not UTF-8 (surrogate-escaped by the terminal)
+        raise QueryError(f"the statement is not UTF-8 text (at character {exc.start + 1})") from None
     tree, _ = _parse(statement)
     cyphers = tree.oC_Cypher()
     if len(cyphers) != 1:
