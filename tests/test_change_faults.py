@@ -33,7 +33,7 @@ PHASES = ("discover", "read", "content", "history", "phase2", "phase3", "merge",
 
 
 def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("ORACL_")}
+    return {k: v for k, v in os.environ.items() if not k.startswith("ORACL_") or k == "ORACL_HOME"}
 
 
 def _chain(n: int) -> dict[str, str]:

@@ -30,13 +30,13 @@ def keys(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def signed_env(priv: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_") or k == "ORACL_HOME"}
     env["ORACL_ED25519_PRIVATE_KEY"] = str(priv)
     return env
 
 
 def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("ORACL_")}
+    return {k: v for k, v in os.environ.items() if not k.startswith("ORACL_") or k == "ORACL_HOME"}
 
 
 def test_signed_build_verifies_and_tampering_fails(sample_repo: Path, keys) -> None:  # type: ignore[no-untyped-def]

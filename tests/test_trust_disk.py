@@ -23,7 +23,7 @@ def _in_small_disk(tmp_path: Path, script: str, size_mb: int = 48) -> subprocess
     mnt = tmp_path / "disk"
     mnt.mkdir()
     body = f"set -u\nmount -t tmpfs -o size={size_mb}m tmpfs {mnt}\nD={mnt}\nORACL={ORACL}\n" + textwrap.dedent(script)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_") or k == "ORACL_HOME"}
     return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", body],
                           capture_output=True, text=True, timeout=600, env=env)
 

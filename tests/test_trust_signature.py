@@ -19,7 +19,7 @@ from tests.conftest import SAMPLE, run_cli, write_tree
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_") or k == "ORACL_HOME"}
     return {**env, **extra}
 
 
@@ -94,9 +94,10 @@ def test_a_repair_trusts_an_export_only_as_far_as_its_signature(repo: Path, tmp_
     assert (keyed.returncode, keyed.stderr.strip()) == (
         13, "Error: the export has no signature (.sig) but a key is configured")
     assert not Vault(repo).latest.exists()
-    plain = run_cli("repair", str(repo), env=_env())
-    assert plain.returncode == 0 and plain.stdout.strip().endswith(
-        "from the unsigned export (no key configured: its digest matches and your vault key sealed it)")
+    plain = run_cli("repair", str(repo), env=_env())  # unsigned, but its digest is no longer the one you sealed
+    assert (plain.returncode, plain.stderr.strip()) == (
+        4, f"Error: the export in {repo / '.oracl'} was not written by your oracl (it came with the tree, or the "
+           f"vault key changed), so nothing is rebuilt from it: run `oracl build {repo}`")
     # a signed build whose export is forged: the repair refuses, LATEST stays missing
     _build(repo, _env(ORACL_ED25519_PRIVATE_KEY=str(priv)))
     _forge_export(repo)
@@ -128,13 +129,32 @@ def test_a_replayed_older_build_is_caught_by_the_health_history(repo: Path, tmp_
             "an older build was put back (replayed?); run `oracl build`")
 
 
+def test_one_flipped_byte_in_the_health_history_does_not_fail_verify_for_good(repo: Path) -> None:
+    """Issue 48 (LOW): a build id's year flipped 2026 → 2036 made every later verify say an
+    older build was put back. Each line is sealed; one that does not check proves nothing."""
+    _build(repo, _env())
+    health = repo / ".oracl" / "graph_health_history.jsonl"
+    raw = health.read_bytes()
+    health.write_bytes(raw.replace(b'"build_id":"202', b'"build_id":"203', 1))
+    r = run_cli("verify", str(repo), env=_env())
+    assert r.returncode == 0, r.stderr
+    health.write_bytes(raw + b'{"build_id":"29991231T000000000000Z-00001"}\n')  # a line that came with the tree
+    assert run_cli("verify", str(repo), env=_env()).returncode == 0
+
+
 @pytest.mark.parametrize("name", ["../../../etc", "/etc", "..", "a/../../b"])
 def test_a_hostile_latest_cannot_name_a_folder_outside_the_vault(repo: Path, name: str) -> None:
     _build(repo, _env())
     vault = Vault(repo)
     latest = orjson.loads(vault.latest.read_bytes())
     shutil.copytree(vault.bundle(latest["bundle"]), repo / "decoy")
-    vault.latest.write_bytes(orjson.dumps({**latest, "bundle": name}))
+    vault.latest.write_bytes(orjson.dumps({**latest, "bundle": name}))  # unsealed: not even read
+    r = run_cli("verify", str(repo), env=_env())
+    assert r.returncode == 4 and "was not written by your oracl" in r.stderr
+    from oracl.core.seal import write_sealed
+    from oracl.core.vault import LATEST_KIND
+
+    write_sealed(vault.latest, LATEST_KIND, orjson.dumps({**latest, "bundle": name}))  # sealed: still refused
     r = run_cli("verify", str(repo), env=_env())
     assert (r.returncode, r.stderr.strip()) == (
         15, f"Error: LATEST.json names the bundle {name!r}, which is not a bundle name")

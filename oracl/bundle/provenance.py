@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from oracl.core.errors import BuildLockedError
-from oracl.core.seal import seal_next, write_sealed
+from oracl.core.seal import line_sealed, seal_line, seal_next, user_key, write_sealed
 from oracl.core.vault import EXPORT, LATEST_KIND, READERS_LOCK, Vault, atomic_write
 
 EXPORT_DIGEST_KIND = "export-digest"  # the seal of the published ``.sha256``: repair trusts only this user's export
@@ -171,9 +171,13 @@ def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:
     return target
 
 
+HEALTH_KIND = "health"  # what a health line's seal binds it to (core.seal)
+
+
 def append_health(vault: Vault, row: dict[str, Any]) -> None:
-    """One line per build; appended with O_APPEND so concurrent writers never interleave."""
-    line = orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n"
+    """One sealed line per build; appended with O_APPEND so concurrent writers never
+    interleave."""
+    line = seal_line(user_key(), HEALTH_KIND, orjson.dumps(row, option=orjson.OPT_SORT_KEYS)) + b"\n"
     fd = os.open(vault.dir / HEALTH, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         os.write(fd, line)
@@ -182,13 +186,17 @@ def append_health(vault: Vault, row: dict[str, Any]) -> None:
 
 
 def read_health(vault: Vault) -> list[dict[str, Any]]:
-    """Every readable line of the health history (a torn last line is skipped)."""
+    """Every line of the health history this user's ORACL wrote (a torn last line, a line
+    that came with the tree or one with a flipped byte is skipped: it proves nothing)."""
     try:
         raw = (vault.dir / HEALTH).read_bytes()
     except FileNotFoundError:
         return []
     rows = []
+    key = user_key()
     for line in raw.splitlines():
+        if not line_sealed(key, HEALTH_KIND, line):
+            continue
         try:
             row = orjson.loads(line)
         except orjson.JSONDecodeError:
