@@ -112,3 +112,33 @@ def test_a_killed_builds_staging_is_cleaned_by_the_next_build_even_one_that_fail
     assert first not in left and pending not in left  # the first kill's leftovers went at the second's start
     assert [n for n in provenance.clean_stale(Vault(root)) if n.endswith(".tmp")] == [n for n in left if n.endswith(".tmp")]
     assert run_cli("verify", str(root)).returncode == 0
+
+
+def test_a_read_only_vault_is_one_line_and_readers_still_answer(tmp_path: Path) -> None:
+    """Issue 48 (LOW): a read-only vault gave tracebacks. Bind-mounted read-only in a mount
+    namespace of the test's own: every writer says so in one line (exit 7), every reader
+    answers."""
+    src = write_tree(tmp_path / "src", SAMPLE)
+    assert run_cli("build", str(src), "-q").returncode == 0
+    (tmp_path / "disk").mkdir()
+    body = textwrap.dedent(f"""
+        set -u
+        mount --bind {src}/.oracl {src}/.oracl && mount -o remount,bind,ro {src}/.oracl || exit 99
+        for c in "query sign" "status" "verify" "show pkg/auth.py"; do
+          {ORACL} $c -r {src} >/dev/null 2>&1; echo "reader=$?"
+        done
+        echo "# changed" >> {src}/pkg/util.py
+        for c in "build {src}" "learn -r {src}" "ingest {src}/pkg/util.py -r {src}"; do
+          {ORACL} $c >/dev/null 2>>{tmp_path}/err; echo "writer=$?"
+        done
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORACL_") or k == "ORACL_HOME"}
+    r = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", body],
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode != 99, r.stderr
+    rows = [line.split("=") for line in r.stdout.split()]
+    assert [v for k, v in rows if k == "reader"] == ["0"] * 4
+    assert [v for k, v in rows if k == "writer"] == ["7"] * 3, (tmp_path / "err").read_text()
+    err = (tmp_path / "err").read_text().splitlines()
+    assert len(err) == 3 and all(line.startswith(f"Error: the vault {src}/.oracl is on a read-only file system")
+                                 for line in err), err

@@ -15,7 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
-from oracl.core.errors import ConfigError, NoBuildError, OraclError, QueryError
+from oracl.core.errors import ConfigError, NoBuildError, OraclError, QueryError, VaultError
+from oracl.core.vault import VAULT
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"max_content_width": 80, "help_option_names": ["-h", "--help"]})
@@ -1421,7 +1422,27 @@ def _run(args: list[str]) -> int:
         where = getattr(getattr(exc, "ctx", None), "command_path", "oracl")
         error_line(f"{exc.format_message().rstrip('.')} ({where} -h for help)")
         code = exc.exit_code
+    except OSError as exc:
+        line = _unwritable_vault(exc)
+        if line is None:
+            raise
+        from oracl.face.render import error_line
+
+        error_line(line)
+        code = VaultError.exit_code
     return code if isinstance(code, int) else 0
+
+
+def _unwritable_vault(exc: OSError) -> str | None:
+    """One line for a vault that cannot be written (a read-only mount, another user's
+    folder); None for any other OSError, which stays a bug with its traceback."""
+    import errno
+
+    where = str(exc.filename or "")
+    if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or f"/{VAULT}" not in where:
+        return None
+    why = "is on a read-only file system" if exc.errno == errno.EROFS else "cannot be written by you"
+    return f"the vault {where.split('/' + VAULT)[0]}/{VAULT} {why} ({where}); readers still answer from it"
 
 
 def main() -> None:
