@@ -282,6 +282,45 @@ def test_a_racily_clean_file_is_read_again(tmp_path: Path) -> None:
     assert row["checksum"] == hashlib.sha256(b"y = 2\n").hexdigest()
 
 
+def test_files_written_just_before_a_build_are_checked_by_digest_not_read_again(tmp_path: Path) -> None:
+    """Issue 49, step 5: a fresh clone writes every file just before the first build, so
+    the next build found every file racily clean and read, hashed and parsed all of them
+    again. It now hashes them and reuses the facts of those whose bytes are unchanged."""
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(80)}
+    root = write_tree(tmp_path / "r", files)
+    now = time.time_ns()
+    for rel in files:
+        os.utime(root / rel, ns=(now, now))  # written "just now", as a clone writes
+    first = build(root, **KW)
+    assert first.mode == "full: no previous build"
+    second = build(root, **KW)
+    assert second.files_read == 0
+    assert second.mode == ("incremental: 80 reused (80 written just before the last build, their bytes checked), "
+                           "0 read, 0 removed")
+    third = build(root, **KW)  # still within two seconds of their mtime: checked again, still not read
+    assert third.files_read == 0 and third.mode.startswith("incremental: 80 reused")
+    assert Vault(root).export.read_bytes().count(b'"kind":"artifact"') == 80
+
+
+def test_the_digest_check_takes_only_the_same_bytes(tmp_path: Path) -> None:
+    """New bytes under a stat that did not move (size, mtime and ctime within one tick of a
+    coarse clock) are what the racy check exists for: their facts are never reused."""
+    from dataclasses import replace
+
+    from oracl.builder.incremental import decode_facts, same_bytes
+
+    files = {f"m{i}.py": f"x = {i}\n" for i in range(70)}  # over 64: the two-thread path
+    root = write_tree(tmp_path / "r", files)
+    build(root, **KW)
+    bundle = Vault(root).bundle(Vault(root).read_latest()["build_id"])
+    _, facts = decode_facts((bundle / FACTS_FILE).read_bytes())
+    candidates = [(rel, facts[rel]) for rel in sorted(files)]
+    candidates[3] = (candidates[3][0], replace(candidates[3][1], checksum=hashlib.sha256(b"x = 99\n").hexdigest()))
+    (root / "m5.py").write_text("x = 7\n")  # new bytes and a new stat: refused on the stat
+    got = same_bytes(os.path.realpath(root), candidates)
+    assert got == set(files) - {candidates[3][0], "m5.py"}
+
+
 def test_new_bytes_under_the_old_mtime_and_size_are_read(tmp_path: Path) -> None:
     """`cp -p` / `rsync -t` / `tar x`: same size, old mtime, new bytes – ctime tells."""
     from oracl.read.status import status

@@ -132,6 +132,45 @@ class Previous:
             return None
         return old
 
+    def racy(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
+        """The cached facts of ``rel`` when its stat is the one they were read under but its
+        mtime lies too close to the previous scan for the stat to prove the bytes unchanged
+        (git's "racily clean" file: written just before the build, as a fresh clone's
+        files are). The caller compares the content's digest before taking them."""
+        old = self.facts.get(rel)
+        if old is None or st is None or old.parse_status in NEVER_REUSED or not old.checksum:
+            return None
+        if (stat_mod.S_ISREG(st.st_mode) and st.st_size == old.size_bytes and st.st_mtime_ns == old.mtime_ns
+                and st.st_ctime_ns == old.ctime_ns and st.st_mtime_ns >= self.scan_started_ns - RACY_NS):
+            return old
+        return None
+
+
+def same_bytes(root: str, candidates: list[tuple[str, FileFacts]]) -> set[str]:
+    """The racily clean files whose bytes still hash to the checksum their facts were made
+    from (each opened as the reader opens it, its stat checked again on the descriptor);
+    read and hashed on two threads (hashlib releases the GIL), never parsed."""
+    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    from oracl.builder.pipeline.discover import _open_regular
+
+    def same(item: tuple[str, FileFacts]) -> bool:
+        rel, f = item
+        try:
+            fd, st = _open_regular(root, rel)
+        except Exception:  # noqa: BLE001 – anything odd: the file is simply read again
+            return False
+        with os.fdopen(fd, "rb") as fh:
+            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != (f.size_bytes, f.mtime_ns, f.ctime_ns):
+                return False
+            return hashlib.file_digest(fh, "sha256").hexdigest() == f.checksum
+
+    if len(candidates) < 64:
+        return {rel for rel, f in candidates if same((rel, f))}
+    with ThreadPoolExecutor(2) as pool:
+        return {rel for (rel, _), ok in zip(candidates, pool.map(same, candidates), strict=True) if ok}
+
 
 @dataclass(slots=True)
 class Carry:

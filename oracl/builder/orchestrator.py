@@ -39,6 +39,7 @@ from oracl.builder.incremental import (
     encode_stat,
     load_previous,
     previous_damage,
+    same_bytes,
     settings,
     stat_rows,
 )
@@ -237,17 +238,30 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
     return Discovered(discovery, previous, mode, started)
 
 
-def _select(d: Discovered) -> tuple[dict[str, FileFacts], list[str], list[str], Previous | None, str]:
+def _select(d: Discovered, root: str) -> tuple[dict[str, FileFacts], list[str], list[str], Previous | None, str]:
     """(reusable facts of unchanged files, files to read, files removed, the previous
     build, the mode): everything is read when there is no previous build, or when too much
-    changed for a selective rebuild to pay."""
+    changed for a selective rebuild to pay. A racily clean file (its stat is the one its
+    facts were read under, but written just before that build) is reused when its bytes
+    still hash to its checksum: a fresh clone's first rebuild reads and hashes, never
+    parses, every file the clone wrote in the build's last two seconds."""
     prev = d.previous
     if prev is None:
         return {}, list(d.discovery.files), [], None, d.mode
     reused: dict[str, FileFacts] = {}
+    racy: list[tuple[str, FileFacts]] = []
     for rel in d.discovery.files:
-        f = prev.reusable(rel, d.discovery.stats.get(rel))
+        st = d.discovery.stats.get(rel)
+        f = prev.reusable(rel, st)
         if f is not None:
+            reused[rel] = f
+        else:
+            r = prev.racy(rel, st)
+            if r is not None:
+                racy.append((rel, r))
+    same = same_bytes(root, racy) if racy else set()
+    for rel, f in racy:
+        if rel in same:
             reused[rel] = f
     current = set(d.discovery.files)
     reread = [rel for rel in d.discovery.files if rel not in reused]
@@ -257,7 +271,8 @@ def _select(d: Discovered) -> tuple[dict[str, FileFacts], list[str], list[str], 
         mode = (f"full: {len(reread):,} files to read and {len(removed):,} removed, "
                 f"against {len(prev.facts):,} in the previous build")
         return {}, list(d.discovery.files), [], None, mode
-    mode = f"incremental: {len(reused):,} reused, {len(reread):,} read, {len(removed):,} removed"
+    checked = f" ({len(same):,} written just before the last build, their bytes checked)" if same else ""
+    mode = f"incremental: {len(reused):,} reused{checked}, {len(reread):,} read, {len(removed):,} removed"
     return reused, reread, removed, prev, mode
 
 
@@ -270,7 +285,7 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
     cfg = plan.cfg
     workers = cfg.workers or os.cpu_count() or 1
     learned = load_learned_tags(plan.vault.dir)
-    reused, to_read, removed, previous, mode = _select(d)
+    reused, to_read, removed, previous, mode = _select(d, root)
     fresh: dict[str, FileFacts] = {}
     records: dict[str, ArtifactRecord] = {}
     half = max(1, len(to_read) // 2)
