@@ -399,9 +399,17 @@ print(out["events"], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
 
 
-def test_a_large_coverage_report_is_streamed_in_bounded_memory(repo: Path, tmp_path: Path) -> None:
+def _peak(repo: Path, report: Path) -> tuple[int, int]:
+    """(events stored, peak RSS in MiB) of ``oracl ingest`` of one report, in a process of its own."""
     import subprocess
     import sys
+
+    out = subprocess.run([sys.executable, "-c", _PEAK, str(repo), str(report)], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+def test_a_large_coverage_report_is_streamed_in_bounded_memory(repo: Path, tmp_path: Path) -> None:
 
     files = {f"pkg/m{i}.py": {"executed_lines": list(range(1, 120)),
                               "contexts": {str(n): [f"tests/test_x{i % 50}.py::test_{j}|run" for j in range(4)]
@@ -413,12 +421,7 @@ def test_a_large_coverage_report_is_streamed_in_bounded_memory(repo: Path, tmp_p
     small.write_bytes(orjson.dumps({"meta": {}, "files": {"pkg/app.py": files["pkg/app.py"]}}))
     assert big.stat().st_size > 20_000_000
 
-    def peak(report: Path) -> tuple[int, int]:
-        out = subprocess.run([sys.executable, "-c", _PEAK, str(repo), str(report)], capture_output=True, text=True,
-                             check=True).stdout.split()
-        return int(out[0]), int(out[1])
-
-    (n_small, small_mib), (n_big, big_mib) = peak(small), peak(big)
+    (n_small, small_mib), (n_big, big_mib) = _peak(repo, small), _peak(repo, big)
     assert n_small == n_big == 1  # pkg/app.py's one event in each (the others name no file of the build)
     assert big_mib - small_mib < 16, (small_mib, big_mib)  # a 20 MB report: read as a stream, never whole
 
@@ -428,8 +431,6 @@ def test_a_large_junit_or_sarif_report_is_streamed_in_bounded_memory(repo: Path,
     """Issue 48: a 500 MB SARIF or JUnit report took 3.4–4.4 GB (parsed whole); measured on
     d32a124 at 43 MB JUnit → 819 MiB, 61 MB SARIF → 884 MiB. Each is now read as a stream
     and its events are spooled to disk as they come."""
-    import subprocess
-    import sys
 
     n = 60_000
     big = tmp_path / f"big.{fmt}"
@@ -447,12 +448,7 @@ def test_a_large_junit_or_sarif_report_is_streamed_in_bounded_memory(repo: Path,
     small.write_bytes(JUNIT if fmt == "junit" else SARIF)
     assert big.stat().st_size > 6_000_000
 
-    def peak(report: Path) -> tuple[int, int]:
-        out = subprocess.run([sys.executable, "-c", _PEAK, str(repo), str(report)], capture_output=True, text=True,
-                             check=True).stdout.split()
-        return int(out[0]), int(out[1])
-
-    (n_small, small_mib), (n_big, big_mib) = peak(small), peak(big)
+    (n_small, small_mib), (n_big, big_mib) = _peak(repo, small), _peak(repo, big)
     assert n_small < 10 and n_big == n
     assert big_mib - small_mib < 24, (small_mib, big_mib)  # whole, the report's objects took ~10 × its size
 

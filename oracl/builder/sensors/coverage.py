@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 import ijson
 
-from oracl.builder.sensors.observe import Observation, ranges, xml_events
+from oracl.builder.sensors.observe import Observation, ranges, xml_ends
 from oracl.core.errors import IngestError
 
 
@@ -79,12 +79,7 @@ def parse_cobertura(data: bytes | BinaryIO) -> Iterator[Observation]:
     ``<sources>`` come first in the format)."""
     source = io.BytesIO(data) if isinstance(data, bytes) else data
     sources: list[str] = []
-    stack = []
-    for event, elem in xml_events(source, "Cobertura"):
-        if event == "start":
-            stack.append(elem)
-            continue
-        stack.pop()
+    for elem, parent in xml_ends(source, "Cobertura"):
         if elem.tag == "source" and elem.text and elem.text.strip():
             sources.append(elem.text.strip())
         elif elem.tag == "class":
@@ -92,8 +87,8 @@ def parse_cobertura(data: bytes | BinaryIO) -> Iterator[Observation]:
             lines = [int(x.get("number", "0")) for x in elem.iter("line")
                      if (x.get("number") or "").isdigit() and (x.get("hits") or "0").isdigit()
                      and int(x.get("hits") or 0) > 0]
-            if stack:
-                stack[-1].remove(elem)
+            if parent is not None:
+                parent.remove(elem)
             if name and lines:
                 path = name if not sources or name.startswith("/") else sources[0].rstrip("/") + "/" + name
                 yield Observation("coverage", path, "", "", ranges(lines))

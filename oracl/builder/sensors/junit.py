@@ -13,20 +13,15 @@ import io
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from oracl.builder.sensors.observe import Observation, xml_events
+from oracl.builder.sensors.observe import Observation, xml_ends
 
 
 def parse(data: bytes | BinaryIO) -> Iterator[Observation]:
     source = io.BytesIO(data) if isinstance(data, bytes) else data
-    stack = []
-    for event, elem in xml_events(source, "JUnit"):
-        if event == "start":
-            stack.append(elem)
-            continue
-        stack.pop()
+    for elem, parent in xml_ends(source, "JUnit"):
         if elem.tag != "testcase":
-            if elem.tag in ("testsuite", "testsuites") and stack:
-                stack[-1].remove(elem)  # a finished suite: nothing of it is needed again
+            if elem.tag in ("testsuite", "testsuites") and parent is not None:
+                parent.remove(elem)  # a finished suite: nothing of it is needed again
             continue
         name = elem.get("name") or ""
         classname = elem.get("classname") or ""
@@ -39,7 +34,7 @@ def parse(data: bytes | BinaryIO) -> Iterator[Observation]:
             outcome = "skip"
         else:
             outcome = "pass"
-        if stack:
-            stack[-1].remove(elem)  # the parent holds at most the case being read
+        if parent is not None:
+            parent.remove(elem)  # the parent holds at most the case being read
         if path and name:
             yield Observation("test", path, name, outcome, extra={"class": classname} if classname else {})

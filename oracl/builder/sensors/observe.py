@@ -41,12 +41,20 @@ def ranges_text(spans: tuple[tuple[int, int], ...]) -> str:
     return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)
 
 
-def xml_events(source: Any, what: str) -> Iterator[tuple[str, Any]]:
-    """("start" | "end", element) of an XML report read as a stream, DTDs forbidden (an
-    entity bomb or an external entity is refused, never expanded); IngestError naming
-    ``what`` when it is refused or not well-formed (events already yielded stand)."""
+def xml_ends(source: Any, what: str) -> Iterator[tuple[Any, Any]]:
+    """(element, its parent or None) of each element of an XML report read as a stream, as
+    it ends; the caller drops what it has read (``parent.remove(element)``) so the tree never
+    holds more than the elements still open. DTDs are forbidden (an entity bomb or an
+    external entity is refused, never expanded); IngestError naming ``what`` when the report
+    is refused or not well-formed (what was yielded before stands)."""
+    stack: list[Any] = []
     try:
-        yield from ElementTree.iterparse(source, events=("start", "end"), forbid_dtd=True)
+        for event, elem in ElementTree.iterparse(source, events=("start", "end"), forbid_dtd=True):
+            if event == "start":
+                stack.append(elem)
+                continue
+            stack.pop()
+            yield elem, (stack[-1] if stack else None)
     except DefusedXmlException as exc:
         raise IngestError(f"{what} report refused: {type(exc).__name__} (an XML entity or DTD trick)") from None
     except ElementTree.ParseError as exc:
