@@ -17,6 +17,11 @@ other at every step:
   imports, opening the bundle): the median;
 * the size of ``graph.kuzu`` after the last rebuild.
 
+``--after-copy N`` also times, N times a side, the first rebuild after a copy of the
+workspace (``shutil.copyfile``: every file written just before its first build, as a fresh
+clone's are): the copy, ``oracl build``, then ``oracl build`` again, timed, with the files
+it read and its ratio to the target (2 × a bare stat walk + 2 s).
+
 ``--coverage N`` first ingests, on both sides, a coverage.py JSON report with test contexts
 over the first N Python files (29 lines each, run by 50 tests: one event per file and test,
 as ``oracl ingest`` makes of ``pytest --cov-context=test``'s contexts; N = 2,000 gives
@@ -40,6 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_build import floor  # noqa: E402
+from bench_incremental import stat_walk  # noqa: E402
 
 LAUNCH = "import sys; from oracl.face.launch import main; sys.argv[0] = 'oracl'; main()"
 
@@ -111,6 +117,8 @@ def main() -> None:
     ap.add_argument("--rebuilds", type=int, default=5)
     ap.add_argument("--queries", type=int, default=6)
     ap.add_argument("--query", default="auth cache session")
+    ap.add_argument("--after-copy", type=int, default=0, metavar="N",
+                    help="time N first rebuilds after a fresh copy of the workspace, per side")
     ap.add_argument("--coverage", type=int, default=0, metavar="N",
                     help="ingest a coverage report over N Python files first (events in every build)")
     a = ap.parse_args()
@@ -167,8 +175,26 @@ def main() -> None:
                 target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
                 wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
                 impacts[s["name"]].append(wall)  # type: ignore[index]
+        copies: dict[str, list[tuple[float, str]]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
+        walk = 0.0
+        for i in range(a.after_copy):
+            for s in sides:
+                fresh = scratch / f"copy-{i}-{len(copies[s['name']])}-{sides.index(s)}"  # type: ignore[index]
+                shutil.copytree(a.workspace, fresh, ignore=shutil.ignore_patterns(".oracl"),
+                                copy_function=shutil.copyfile)
+                oracl(s, "build", str(fresh), "-q")
+                wall, proc = oracl(s, "build", str(fresh), "-q")
+                copies[s["name"]].append((wall, proc.stdout.split("\t")[4]))  # type: ignore[index]
+                if not walk:
+                    walk = stat_walk(fresh)[0]
+                shutil.rmtree(fresh, ignore_errors=True)
         for s in sides:
             name = s["name"]
+            if copies[name]:  # type: ignore[index]
+                got = copies[name]  # type: ignore[index]
+                print(f"{name}: first rebuild after a copy {', '.join(f'{w:.2f} s ({r} read)' for w, r in got)}; "
+                      f"÷ (2 × stat walk {walk:.2f} s + 2 s): "
+                      f"{statistics.median(w for w, _ in got) / (2 * walk + 2):.2f}")
             f, r, q = full[name], rebuilds[name], queries[name]  # type: ignore[index]
             print(f"{name}: full build {', '.join(f'{x:.2f}' for x in f)} s "
                   f"({min(f) / base_floor:.2f}–{max(f) / base_floor:.2f} × floor); one-file rebuild median "
