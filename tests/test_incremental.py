@@ -612,11 +612,12 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     module, and moves the calls below it; the docstring's words changed set the doc alone
     (a string column is set only when it changed: any SET of one grows the database file).
     Each build's rows equal a full build's."""
+    from oracl.bundle import database
     from oracl.core import store
     from oracl.core.resources import query
 
-    made = [f"symbols_patch_{op}{t}" for op in ("", "unlink_", "delete_") for t in store.PATCH_RELS]
-    names = {query(n): n for n in (*store.PATCH_SETS, *made, "symbols_patch_update_calls",
+    made = [f"symbols_patch_{op}{t}" for op in ("", "unlink_", "delete_") for t in database.PATCH_RELS]
+    names = {query(n): n for n in (*database.PATCH_SETS, *made, "symbols_patch_update_calls",
                                    "symbols_patch_update_inherits", "symbols_patch_update_references")}
     written: list[str] = []
     execute = store.Store.execute
@@ -709,9 +710,9 @@ def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: 
     appending COPYs): the export, byte for byte, and every symbol table's rows equal a full
     build's, edit after edit; an edit that changes what other files' names resolve to, or a
     damaged symbols.seg, makes the pass whole."""
-    from oracl.core import store
+    from oracl.bundle import database
 
-    monkeypatch.setattr(store, "PATCH_COPY_MIN", copy_min)
+    monkeypatch.setattr(database, "PATCH_COPY_MIN", copy_min)
     root = write_tree(tmp_path / "repo", CALLERS)
     for rel in CALLERS:
         _stamp(root / rel, 0)

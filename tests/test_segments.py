@@ -115,7 +115,7 @@ def test_an_interface_ignores_lines_and_bodies_but_not_names_kinds_bases_or_impo
 def test_the_edge_diff_leaves_equal_pairs_alone_updates_moved_ones_and_remakes_the_rest() -> None:
     """By pair of endpoints: same rows → nothing; one row each side with other properties →
     updated; a pair gone, new, or with another number of rows → unlinked and created."""
-    from oracl.core.store import edge_diff
+    from oracl.bundle.database import edge_diff
 
     def e(s: str, t: str, lines: list[int]) -> dict:
         return {"source": s, "target": t, "confidence": 1.0, "lines": lines}

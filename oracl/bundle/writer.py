@@ -44,22 +44,23 @@ class BundleWriter:
         """The schema and the full-text rows (an Arrow table of path, text) with their
         index: from scratch, or patched into a copy of the ``previous`` bundle's database
         (the rows of ``delete`` removed). Leaves the database closed."""
-        from oracl.core import store
+        from oracl.bundle import database
+        from oracl.core.store import close
 
         if previous is not None:
-            path = store.patch_bundle(self.staging, previous, list(delete), content,
-                                      buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
+            path = database.patch_bundle(self.staging, previous, list(delete), content,
+                                         buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
         else:
-            path = store.start_bundle(self.staging, content, fts=fts, buffer_pool_bytes=pool, threads=threads)
-        store.close(path)
+            path = database.start_bundle(self.staging, content, fts=fts, buffer_pool_bytes=pool, threads=threads)
+        close(path)
 
     def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
                    symbol_patch: tuple[list[str], dict[str, Any]] | None = None) -> None:
         """COPY the graph tables (artifacts, hubs, links, belongs, and the symbol tables
         unless ``symbol_patch`` patches the ones ``write_content`` kept), checkpoint, close."""
-        from oracl.core import store
+        from oracl.bundle import database
 
-        store.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch)
+        database.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch)
 
     def add(self, name: str, data: bytes) -> None:
         atomic_write(self.staging / name, data)
@@ -77,7 +78,7 @@ class BundleWriter:
                 before_flip: Callable[[], None] | None = None) -> Path:
         """Seal, move into place, flip LATEST, publish the export (and keep a snapshot of
         it when ``snapshots`` > 0). Returns the bundle's folder."""
-        from oracl.core.store import fsync_dir
+        from oracl.core.vault import fsync_dir
 
         manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"])
         sig = sign((self.staging / MANIFEST).read_bytes())  # binds every file readers read

@@ -123,6 +123,15 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def fsync_dir(directory: Path) -> None:
+    """Make a folder's entries (a rename into it) durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
     """An exclusive lock on ``folder/.lock`` (the folder made when missing): one writer of
