@@ -73,19 +73,23 @@ def trust(vault_dir: Path) -> dict[str, Any]:
     """Seal the learned files and the proposals as they stand, after a person has read
     them (``oracl learn trust``): each is checked first, and one that is not of its shape
     is a LearnedDataError and nothing is sealed. Returns the files sealed now."""
-    shape = {PROPOSALS: dict, EDGES: (list, dict), TERMS: list, TAGS: dict}
+    shape: dict[str, type | tuple[type, ...]] = {PROPOSALS: dict, EDGES: (list, dict), TERMS: list, TAGS: dict}
     todo = []
     for name in SEALED:
         path = vault_dir / name
         if not path.is_file() or read_sealed(path, kind_of(name)) is not None:
             continue
-        data = json_or_none(path, LearnedDataError)
+        raw = path.read_bytes()  # what is checked is what is sealed
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise LearnedDataError(f"{name} is not readable JSON ({exc}); nothing was sealed") from None
         if name == PROPOSALS:
             load_doc(data)
         elif not isinstance(data, shape[name]):
             raise LearnedDataError(f"{name} is not of its shape (a {'list' if shape[name] is list else 'mapping'}); "
                                    "nothing was sealed")
-        todo.append((path, name, path.read_bytes()))
+        todo.append((path, name, raw))
     with _locked(vault_dir):
         for path, name, raw in todo:
             write_sealed(path, kind_of(name), raw)
