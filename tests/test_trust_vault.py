@@ -239,3 +239,62 @@ def test_a_reader_sizes_its_buffer_pool_from_the_database(tmp_path: Path, monkey
     with Snapshot.open(root) as snap:
         snap.store.rows("MATCH (a:Artifact) RETURN count(a) AS n")
     assert opened[-1] == 700 << 20
+
+
+def test_a_committed_vault_of_links_to_dev_zero_never_hangs_a_command(tmp_path: Path) -> None:
+    """A vault file that came with the tree as a symlink to /dev/zero (git commits links) is
+    never read through: LATEST, the events, a learned file, the decisions log, a journal."""
+    import subprocess
+
+    from .conftest import ORACL
+
+    origin = write_tree(tmp_path / "origin", SAMPLE)
+    for rel in (".oracl/mirror/LATEST.json", ".oracl/events/events.jsonl", ".oracl/learned_terms.json",
+                ".oracl/learn/decisions.jsonl", ".oracl/edits/20260101T000000000000Z-dddddd/journal.json",
+                ".oracl/graph_health_history.jsonl"):
+        (origin / rel).parent.mkdir(parents=True, exist_ok=True)
+        (origin / rel).symlink_to("/dev/zero")
+    git(origin, "init", "-q", ".")
+    git(origin, "add", "-f", "-A")
+    git(origin, "commit", "-qm", "links")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    assert (clone / ".oracl" / "mirror" / "LATEST.json").is_symlink()
+    for args in (("query", "sign", "-r", str(clone)), ("build", str(clone), "-q"), ("query", "sign", "-r", str(clone)),
+                 ("undo", "-r", str(clone)), ("verify", str(clone)), ("learn", "-r", str(clone))):
+        r = subprocess.run([ORACL, *args], capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in r.stderr, (args, r.stderr[-2000:])
+        if args[0] == "build":
+            assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("link", [".oracl", ".oracl/mirror", ".oracl/events", ".oracl/logs", ".oracl/edits",
+                                  ".oracl/learn"])
+def test_a_vault_folder_that_came_as_a_link_is_never_written_through(tmp_path: Path, link: str) -> None:
+    """A committed ``.oracl/events -> /elsewhere`` (or the vault itself as a link) would
+    have every append and every write of the vault land outside the root."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    origin = write_tree(tmp_path / "origin", SAMPLE)
+    (origin / link).parent.mkdir(parents=True, exist_ok=True)
+    (origin / link).symlink_to(outside)
+    git(origin, "init", "-q", ".")
+    git(origin, "add", "-f", "-A")
+    git(origin, "commit", "-qm", "a link")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    junit = tmp_path / "junit.xml"
+    junit.write_text('<testsuite><testcase classname="tests.test_auth" name="test_sign"/></testsuite>')
+    mutation = "@@FILE pkg/util.py\n@@REPLACE\n    return 1\n@@WITH\n    return 2\n@@END\n"
+    codes = []
+    for args, stdin in ((("build", str(clone), "-q"), None), (("query", "sign", "-r", str(clone)), None),
+                        (("ingest", str(junit), "-r", str(clone)), None), (("learn", "-r", str(clone)), None),
+                        (("apply", "-", "-r", str(clone), "--no-build"), mutation)):
+        r = run_cli(*args, input=stdin)
+        assert "Traceback" not in r.stderr, (args, r.stderr[-1500:])
+        codes.append(r.returncode)
+    assert sorted(p.name for p in outside.iterdir()) == []
+    assert codes[0] == 7  # the build refuses by name: nothing of the vault is written through the link
+    assert run_cli("build", str(clone), "-q").stderr.strip() == (
+        f"Error: {clone / link} is a symbolic link (it came with the tree?); the vault writes nothing through it: "
+        "remove it")

@@ -30,7 +30,15 @@ import orjson
 
 from oracl.core.errors import BuildLockedError
 from oracl.core.seal import line_sealed, seal_line, seal_next, user_key, write_sealed
-from oracl.core.vault import EXPORT, LATEST_KIND, READERS_LOCK, Vault, atomic_write
+from oracl.core.vault import (
+    EXPORT,
+    LATEST_KIND,
+    READERS_LOCK,
+    Vault,
+    append_fd,
+    atomic_write,
+    read_control,
+)
 
 EXPORT_DIGEST_KIND = "export-digest"  # the seal of the published ``.sha256``: repair trusts only this user's export
 
@@ -52,7 +60,7 @@ def fault(point: str) -> None:
 def build_lock(vault: Vault) -> Iterator[None]:
     """One build (or bundle rebuild) per vault at a time; a second one fails at once."""
     vault.create()
-    fd = os.open(vault.dir / "build.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(vault.dir / "build.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -178,7 +186,7 @@ def append_health(vault: Vault, row: dict[str, Any]) -> None:
     """One sealed line per build; appended with O_APPEND so concurrent writers never
     interleave."""
     line = seal_line(user_key(), HEALTH_KIND, orjson.dumps(row, option=orjson.OPT_SORT_KEYS)) + b"\n"
-    fd = os.open(vault.dir / HEALTH, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = append_fd(vault.dir / HEALTH)
     try:
         os.write(fd, line)
     finally:
@@ -189,8 +197,8 @@ def read_health(vault: Vault) -> list[dict[str, Any]]:
     """Every line of the health history this user's ORACL wrote (a torn last line, a line
     that came with the tree or one with a flipped byte is skipped: it proves nothing)."""
     try:
-        raw = (vault.dir / HEALTH).read_bytes()
-    except FileNotFoundError:
+        raw = read_control(vault.dir / HEALTH, 1 << 30)
+    except OSError:  # missing, a link, a FIFO: no history this user's oracl wrote
         return []
     rows = []
     key = user_key()

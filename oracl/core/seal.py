@@ -105,12 +105,12 @@ def sidecar(path: Path) -> Path:
 def seal_next(path: Path, kind: str, data: bytes) -> None:
     """Write ``path``'s sidecar so that both what it holds now and ``data`` check; call it
     right before the write of ``data`` (the vault's ``atomic_write``)."""
-    from oracl.core.vault import atomic_write
+    from oracl.core.vault import atomic_write, read_control
 
     key = user_key()
     macs = [mac(key, kind, data)]
     try:
-        now = path.read_bytes()
+        now = read_control(path)
     except OSError:
         now = None
     if now is not None and now != data and is_sealed(path, kind, now):
@@ -120,8 +120,10 @@ def seal_next(path: Path, kind: str, data: bytes) -> None:
 
 def is_sealed(path: Path, kind: str, data: bytes) -> bool:
     """Whether ``data`` (read from ``path``) is what this user's ORACL wrote there."""
+    from oracl.core.vault import read_control
+
     try:
-        doc = orjson.loads(sidecar(path).read_bytes()[:4096])
+        doc = orjson.loads(read_control(sidecar(path), 4096))
     except (OSError, orjson.JSONDecodeError):
         return False
     macs = doc.get("macs") if isinstance(doc, dict) else None
@@ -142,9 +144,13 @@ def write_sealed(path: Path, kind: str, data: bytes) -> None:
 def read_sealed(path: Path, kind: str) -> bytes | None:
     """The bytes of a control file when this user's ORACL wrote them; None when the file
     is missing or its seal does not check (a file that came with the tree)."""
+    from oracl.core.vault import read_control
+
     try:
-        data = path.read_bytes()
+        data = read_control(path)
     except FileNotFoundError:
+        return None
+    except OSError:  # a link, a FIFO, a device, a file far too large: not ours
         return None
     return data if is_sealed(path, kind, data) else None
 

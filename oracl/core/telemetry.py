@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
@@ -72,7 +73,7 @@ def max_log_bytes() -> int:
 def _rotate(path: Path, limit: int) -> None:
     """Shift ``path`` to ``path.1`` (and older ones up) under the folder's lock, when it is
     still over ``limit`` once the lock is held (another process may have rotated it)."""
-    fd = os.open(path.parent / ".rotate.lock", os.O_WRONLY | os.O_CREAT, 0o644)
+    fd = os.open(path.parent / ".rotate.lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
@@ -94,9 +95,10 @@ def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
     exception) on failure."""
     try:
         row = redact_tree(row)
+        from oracl.core.vault import append_fd, make_dirs
+
         logs = vault_dir / "logs"
-        if not logs.is_dir():
-            logs.mkdir(parents=True, exist_ok=True)
+        make_dirs(logs)  # a link to elsewhere is refused before anything is written
         path = logs / name
         limit = max_log_bytes()
         try:
@@ -104,7 +106,7 @@ def append(vault_dir: Path, name: str, row: dict[str, Any]) -> bool:
                 _rotate(path, limit)
         except FileNotFoundError:
             pass
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o644)
+        fd = append_fd(path)  # a link or a FIFO there is never written through
         try:
             os.write(fd, orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n")
         finally:
@@ -145,6 +147,20 @@ def rows(path: Path, count: LineCount | None = None) -> Iterator[dict[str, Any]]
     count.bad += count.partial
 
 
+def _open_regular(path: Path) -> Any:
+    """A vault log opened for reading only when it is a regular file (not a symlink: a
+    vault that came with the tree can hold a link to /dev/zero or a FIFO); None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        fh.close()
+        return None
+    return fh
+
+
 def rows_at(path: Path, start: int = 0, count: LineCount | None = None,
             sealed: Callable[[bytes], bool] | None = None) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """(offset, length, row) of the JSON-object lines of one file from byte ``start`` on,
@@ -152,9 +168,8 @@ def rows_at(path: Path, start: int = 0, count: LineCount | None = None,
     (``count.partial``), and ``count.end`` says where the next read starts."""
     count = count if count is not None else LineCount()
     count.end = start
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 – closed below; a generation may vanish meanwhile
-    except OSError:
+    fh = _open_regular(path)
+    if fh is None:
         return
     with fh:
         fh.seek(start)
@@ -197,7 +212,10 @@ def rows_of(path: Path, spans: Iterable[tuple[int, int]],
             sealed: Callable[[bytes], bool] | None = None) -> Iterator[dict[str, Any] | None]:
     """The rows at the given (offset, length) spans of one file (``rows_at`` said where):
     None for a span that no longer holds a JSON object (or fails ``sealed``)."""
-    with open(path, "rb") as fh:
+    fh = _open_regular(path)
+    if fh is None:
+        return
+    with fh:
         for off, length in spans:
             fh.seek(off)
             raw = fh.read(length)

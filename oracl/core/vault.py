@@ -7,6 +7,7 @@ Every write goes to a temp file in the same folder and is moved into place with
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -73,8 +74,11 @@ class Vault:
 
     def create(self) -> None:
         """The vault folder, with a ``.gitignore`` of ``*`` so that git ignores the vault
-        (itself included) without the repository's own ``.gitignore`` naming it."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        (itself included) without the repository's own ``.gitignore`` naming it. Every
+        folder a build writes in is checked first: none may be a symbolic link (``no_links``)."""
+        make_dirs(self.dir)
+        for sub in ("mirror", "edits", "events", "learn", "logs", "snapshots"):
+            no_links(self.dir / sub)
         ignore = self.dir / ".gitignore"
         if not ignore.exists():
             atomic_write(ignore, b"# written by oracl: the vault is a build output, never committed\n*\n")
@@ -82,7 +86,7 @@ class Vault:
     def read_json(self, path: Path) -> Any:
         """A vault JSON file; NoBuildError when it is missing, VaultError when unreadable."""
         try:
-            return orjson.loads(path.read_bytes())
+            return orjson.loads(read_control(path))
         except FileNotFoundError:
             raise NoBuildError(f"no build in {self.dir}: run `oracl build {self.root}` first") from None
         except (OSError, orjson.JSONDecodeError):
@@ -102,25 +106,98 @@ class Vault:
         return data
 
 
+MAX_CONTROL_BYTES = 256 << 20  # a vault control file (LATEST, a journal, a learned file) is far smaller
+
+
+def read_control(path: Path, limit: int = MAX_CONTROL_BYTES) -> bytes:
+    """A vault control file's bytes, read as the tree's files are: the last component is
+    not followed when it is a symlink, nothing blocks, only a regular file is read, and at
+    most ``limit`` bytes (a vault that came with the tree can hold a link to /dev/zero or a
+    FIFO where LATEST.json should be). FileNotFoundError when missing, OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if st.st_size > limit:
+            raise OSError(f"{path} is over {limit} bytes")
+        return fh.read(limit + 1)[:limit]
+
+
 def json_or_none(path: Path, error: type[Exception]) -> Any:
     """The JSON of a vault file a person may edit (the learned files, the proposals): None
     when it does not exist, ``error`` naming the file when it is not readable JSON."""
     try:
-        return orjson.loads(path.read_bytes())
+        return orjson.loads(read_control(path))
     except FileNotFoundError:
         return None
     except (OSError, orjson.JSONDecodeError) as exc:
         raise error(f"{path.name} is not readable JSON ({exc}); it was left as it is") from None
 
 
+def no_links(path: Path) -> None:
+    """VaultError when ``path`` or a folder between it and the vault (``.oracl`` included)
+    is a symbolic link: a vault that came with the tree can hold ``.oracl/events ->
+    ~/.ssh`` or ``LATEST.json -> ~/.bashrc``, and nothing the vault writes may land outside
+    it. A few ``lstat`` calls, nothing more."""
+    parts = path.parts
+    if VAULT not in parts:
+        return
+    start = len(parts) - 1 - parts[::-1].index(VAULT)
+    for i in range(start, len(parts)):
+        here = Path(*parts[: i + 1])
+        try:
+            st = os.lstat(here)
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(st.st_mode):
+            raise VaultError(f"{here} is a symbolic link (it came with the tree?); the vault writes nothing "
+                             "through it: remove it")
+
+
+def make_dirs(folder: Path) -> None:
+    """``folder`` made when missing, with no symbolic link on its way inside the vault."""
+    no_links(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    no_links(folder)
+
+
 def atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """``data`` at ``path``, whole or not at all: a temporary file beside it (made new,
+    never through whatever stood at its name), renamed over it (a link that stood at
+    ``path`` is replaced, never followed). The folders on the way may not be links."""
+    make_dirs(path.parent)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as fh:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # never written through: whatever stood there (a planted link) goes
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def append_fd(path: Path) -> int:
+    """A descriptor appending to a vault log (events, the health history, decisions, the
+    usage logs), made when missing. A symbolic link or anything but a regular file standing
+    there came with the tree (this user's oracl writes none): it is removed, never written
+    through, and the log starts again. The caller closes the descriptor."""
+    make_dirs(path.parent)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    for _ in range(3):
+        try:
+            fd = os.open(path, flags | os.O_CREAT, 0o644)
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO nobody reads
+                raise
+            os.unlink(path)
+            continue
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+        os.close(fd)
+        os.unlink(path)
+    raise VaultError(f"{path} keeps being replaced by something that is not a regular file; nothing was appended")
 
 
 def fsync_dir(directory: Path) -> None:
@@ -136,8 +213,8 @@ def fsync_dir(directory: Path) -> None:
 def folder_lock(folder: Path) -> Iterator[None]:
     """An exclusive lock on ``folder/.lock`` (the folder made when missing): one writer of
     the folder's files at a time (ingest, learn, an agent's edit); the next one waits."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT, 0o644)
+    make_dirs(folder)
+    fd = os.open(folder / ".lock", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

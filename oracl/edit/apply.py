@@ -31,7 +31,7 @@ import orjson
 from oracl.core.errors import ContractError, EditRefusedError, UndoError, UnsafePathError
 from oracl.core.seal import read_sealed, write_sealed
 from oracl.core.secrets import redact_text
-from oracl.core.vault import Vault, folder_lock
+from oracl.core.vault import Vault, atomic_write, folder_lock, make_dirs, read_control
 from oracl.edit.contract import Edit, Mutation
 from oracl.edit.gates import GATE_NAMES, MAX_RESULT_BYTES, Change, Context, evaluate, kind_of
 
@@ -227,7 +227,10 @@ def _before(folder: Path, i: int, row: dict[str, Any]) -> bytes | None:
     (sealed) journal records; UndoError when they do not match."""
     if row["before"] is None:
         return None
-    data = (folder / "before" / str(i)).read_bytes()
+    try:
+        data = read_control(folder / "before" / str(i), MAX_READ)
+    except OSError:
+        data = None
     if sha256(data) != row["before"]:
         raise UndoError(f"the kept copy of {row['path']} in journal {folder.name} does not match its checksum; "
                         "nothing was put back")
@@ -273,11 +276,11 @@ def commit(root: Path, vault: Vault, files: list[tuple[str, bytes | None, bytes 
     the journal's id. The caller holds the edit lock."""
     edit_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + "-" + uuid.uuid4().hex[:6]
     folder = _journal_dir(vault, edit_id)
-    (folder / "before").mkdir(parents=True)
+    make_dirs(folder / "before")
     rows = []
     for i, (path, before, after, mode) in enumerate(files):
         if before is not None:
-            (folder / "before" / str(i)).write_bytes(before)
+            atomic_write(folder / "before" / str(i), before)
         rows.append({"path": path, "before": sha256(before), "after": sha256(after), "mode": mode})
     doc = {"id": edit_id, "label": label, "state": "applying", "files": rows,
            "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), **(extra or {})}

@@ -23,7 +23,7 @@ from oracl.core.records import ArtifactRecord, Edge, FileFacts
 from oracl.core.seal import read_sealed
 from oracl.core.secrets import redact_text
 from oracl.core.vault import LEARN_DECISIONS as DECISIONS
-from oracl.core.vault import LEARNED_KIND, json_or_none
+from oracl.core.vault import LEARNED_KIND, json_or_none, read_control
 
 HELD_BACK = frozenset({"vendored", "generated", "minified", "lockfile"})  # recorded, not parsed or indexed
 STRIPPED_LEARNED_KEYS = frozenset({"confidence", "source", "sessions", "proposal"})
@@ -201,7 +201,7 @@ def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping
                             "dropped": total - taken}
     if out.header:  # who decided what the learned files hold: the review's log, as it stands
         try:
-            log = (vault / DECISIONS).read_bytes()
+            log = read_control(vault / DECISIONS)
             out.header["decisions"] = {"file": DECISIONS, "sha256": hashlib.sha256(log).hexdigest(),
                                        "rows": log.count(b"\n")}
         except OSError:

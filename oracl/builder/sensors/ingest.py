@@ -46,7 +46,15 @@ from oracl.core.records import (
 )
 from oracl.core.seal import EVENT_KIND, seal_line, user_key
 from oracl.core.secrets import redact_text
-from oracl.core.vault import EVENTS_FILE, STAT_FILE, Vault, atomic_write, folder_lock
+from oracl.core.vault import (
+    EVENTS_FILE,
+    STAT_FILE,
+    Vault,
+    append_fd,
+    atomic_write,
+    folder_lock,
+    make_dirs,
+)
 
 EVENTS = EVENTS_FILE
 REPORTS = "events/reports.json"
@@ -334,7 +342,7 @@ def ingest(root: Path, reports: list[tuple[str, bytes | Path]], note: tuple[str,
                                 "skipped": dict(sorted(skipped.items()))})
             writer.close()
             if writer.count:  # every report read whole: only then does anything reach the vault
-                with open(vault.dir / EVENTS, "ab") as out, open(spool, "rb") as fh:
+                with os.fdopen(append_fd(vault.dir / EVENTS), "ab") as out, open(spool, "rb") as fh:
                     for chunk in iter(lambda: fh.read(1 << 20), b""):  # under the lock: nobody appends meanwhile
                         out.write(chunk)
         finally:
@@ -374,8 +382,11 @@ class _Spool:
     ``MAX_EVENTS_BYTES`` is counted, not written."""
 
     def __init__(self, path: Path, stored: int, key: bytes, at: str, files: Files) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh: BinaryIO | None = open(path, "wb")  # noqa: SIM115 – closed by close()
+        make_dirs(path.parent)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        self.fh: BinaryIO | None = os.fdopen(fd, "wb")
         self.room = MAX_EVENTS_BYTES - stored
         self.key, self.at, self.files = key, at, files
         self.count = 0
@@ -423,6 +434,6 @@ def record(root: Path, events: list[GraduatedEvent], now: datetime | None = None
         except NoBuildError:
             files = Files(vault.root, set())
         rows = [stored(validate(e.to_json(), now), at, files) for e in events]
-        with open(vault.dir / EVENTS, "ab") as fh:
+        with os.fdopen(append_fd(vault.dir / EVENTS), "ab") as fh:
             fh.write(sealed_lines(rows))
     return len(rows)

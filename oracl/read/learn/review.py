@@ -32,7 +32,7 @@ from oracl.core import telemetry
 from oracl.core.errors import LearnedDataError, QueryError
 from oracl.core.seal import read_sealed, write_sealed
 from oracl.core.vault import LEARN_DECISIONS as DECISIONS
-from oracl.core.vault import LEARNED_KIND, folder_lock, json_or_none
+from oracl.core.vault import LEARNED_KIND, append_fd, folder_lock, json_or_none, read_control
 from oracl.read.learn.mine import Mined, mine
 from oracl.read.learn.usage import USAGE_LOG
 from oracl.read.snapshot import Snapshot
@@ -79,7 +79,7 @@ def trust(vault_dir: Path) -> dict[str, Any]:
         path = vault_dir / name
         if not path.is_file() or read_sealed(path, kind_of(name)) is not None:
             continue
-        raw = path.read_bytes()  # what is checked is what is sealed
+        raw = read_control(path)  # what is checked is what is sealed
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
@@ -297,7 +297,7 @@ def _decisions(vault_dir: Path, rows: list[tuple[str, str, str, str]]) -> None:
         return
     data = b"".join(orjson.dumps({"id": i, "decision": d, "by": b, "at": t}, option=orjson.OPT_SORT_KEYS) + b"\n"
                     for i, d, b, t in rows)
-    fd = os.open(vault_dir / DECISIONS, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = append_fd(vault_dir / DECISIONS)
     try:
         os.write(fd, data)
     finally:
