@@ -529,7 +529,11 @@ def serve_http(root: Path | None, host: str = "127.0.0.1", port: int = 8765, tok
     if token_file is not None:
         token = read_token(token_file)
     else:
-        token, kept = user_token(port)
+        try:
+            token, kept = user_token(port)
+        except OSError as exc:
+            raise ConfigError(f"cannot keep a token for the HTTP server in {exc.filename or 'ORACL_HOME'}: "
+                              f"{exc.strerror or exc}; give --token-file FILE") from None
         print(f"oracl mcp: clients send 'Authorization: Bearer {token}' (kept in {kept}, mode 600)",
               file=sys.stderr, flush=True)
     try:
