@@ -309,7 +309,7 @@ def test_the_digest_check_takes_only_the_same_bytes(tmp_path: Path) -> None:
 
     from oracl.builder.incremental import decode_facts, same_bytes
 
-    files = {f"m{i}.py": f"x = {i}\n" for i in range(70)}  # over 64: the two-thread path
+    files = {f"m{i}.py": f"x = {i}\n" for i in range(70)}
     root = write_tree(tmp_path / "r", files)
     build(root, **KW)
     bundle = Vault(root).bundle(Vault(root).read_latest()["build_id"])

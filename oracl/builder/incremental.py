@@ -149,27 +149,23 @@ class Previous:
 def same_bytes(root: str, candidates: list[tuple[str, FileFacts]]) -> set[str]:
     """The racily clean files whose bytes still hash to the checksum their facts were made
     from (each opened as the reader opens it, its stat checked again on the descriptor);
-    read and hashed on two threads (hashlib releases the GIL), never parsed."""
+    read and hashed, never parsed. One thread: 20,003 small files take 0.6 s, where a pool
+    of two handing each file over took 3.3 s (measured)."""
     import hashlib
-    from concurrent.futures import ThreadPoolExecutor
 
     from oracl.builder.pipeline.discover import _open_regular
 
-    def same(item: tuple[str, FileFacts]) -> bool:
-        rel, f = item
+    same: set[str] = set()
+    for rel, f in candidates:
         try:
             fd, st = _open_regular(root, rel)
         except Exception:  # noqa: BLE001 – anything odd: the file is simply read again
-            return False
+            continue
         with os.fdopen(fd, "rb") as fh:
-            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != (f.size_bytes, f.mtime_ns, f.ctime_ns):
-                return False
-            return hashlib.file_digest(fh, "sha256").hexdigest() == f.checksum
-
-    if len(candidates) < 64:
-        return {rel for rel, f in candidates if same((rel, f))}
-    with ThreadPoolExecutor(2) as pool:
-        return {rel for (rel, _), ok in zip(candidates, pool.map(same, candidates), strict=True) if ok}
+            if (st.st_size, st.st_mtime_ns, st.st_ctime_ns) == (f.size_bytes, f.mtime_ns, f.ctime_ns) and \
+                    hashlib.file_digest(fh, "sha256").hexdigest() == f.checksum:
+                same.add(rel)
+    return same
 
 
 @dataclass(slots=True)
