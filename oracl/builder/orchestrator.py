@@ -425,9 +425,7 @@ def plan_symbols(r: Read) -> tuple[Segments | None, str]:
     changed files' rows, and why (not)."""
     if r.previous is None:
         return None, "symbols: whole (no previous build)"
-    if not r.reread:
-        return None, "symbols: whole (nothing changed)"
-    try:
+    try:  # nothing read again (a rebuild after a clone, a touch) too: every row is reused
         manifest = orjson.loads((r.previous.bundle / MANIFEST).read_bytes()).get("files", {})
     except (OSError, orjson.JSONDecodeError, AttributeError):
         return None, "symbols: whole (the previous manifest is unreadable)"
