@@ -37,13 +37,16 @@ def _journal(edit_id: str, path: str, state: str = "applied") -> bytes:
 
 
 def _clone_of(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
-    origin = write_tree(tmp_path / "origin", files)
+    return _commit_and_clone(write_tree(tmp_path / "origin", files), tmp_path / "c" / "clone")
+
+
+def _commit_and_clone(origin: Path, clone: Path) -> Path:
+    """``origin`` committed whole (its ``.oracl/`` forced in) and cloned to ``clone``."""
     git(origin, "init", "-q", ".")
     git(origin, "add", "-f", "-A")
     git(origin, "commit", "-qm", "a repository carrying a vault")
-    clone = tmp_path / "c" / "clone"
-    clone.parent.mkdir()
-    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    clone.parent.mkdir(parents=True, exist_ok=True)
+    git(origin.parent, "clone", "-q", str(origin), str(clone))
     return clone
 
 
@@ -116,11 +119,7 @@ def test_a_committed_build_is_not_trusted_and_a_build_starts_afresh(tmp_path: Pa
            "decision": "fail", "summary": "planted", "reason_codes": ["x"], "event_type": "anomaly",
            "artifacts": {"path": "pkg/util.py", "report": "junit"}, "ingested_at": "2026-12-01T00:00:00Z"}
     (vault / "events" / "events.jsonl").write_bytes(orjson.dumps(row, option=orjson.OPT_SORT_KEYS) + b"\n")
-    git(origin, "init", "-q", ".")
-    git(origin, "add", "-f", "-A")
-    git(origin, "commit", "-qm", "a built vault")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    clone = _commit_and_clone(origin, tmp_path / "clone")
     assert (clone / ".oracl" / "mirror" / "LATEST.json").is_file()
 
     q = run_cli("query", "sign", "-r", str(clone))
@@ -254,11 +253,7 @@ def test_a_committed_vault_of_links_to_dev_zero_never_hangs_a_command(tmp_path: 
                 ".oracl/graph_health_history.jsonl"):
         (origin / rel).parent.mkdir(parents=True, exist_ok=True)
         (origin / rel).symlink_to("/dev/zero")
-    git(origin, "init", "-q", ".")
-    git(origin, "add", "-f", "-A")
-    git(origin, "commit", "-qm", "links")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    clone = _commit_and_clone(origin, tmp_path / "clone")
     assert (clone / ".oracl" / "mirror" / "LATEST.json").is_symlink()
     for args in (("query", "sign", "-r", str(clone)), ("build", str(clone), "-q"), ("query", "sign", "-r", str(clone)),
                  ("undo", "-r", str(clone)), ("verify", str(clone)), ("learn", "-r", str(clone))):
@@ -278,11 +273,7 @@ def test_a_vault_folder_that_came_as_a_link_is_never_written_through(tmp_path: P
     origin = write_tree(tmp_path / "origin", SAMPLE)
     (origin / link).parent.mkdir(parents=True, exist_ok=True)
     (origin / link).symlink_to(outside)
-    git(origin, "init", "-q", ".")
-    git(origin, "add", "-f", "-A")
-    git(origin, "commit", "-qm", "a link")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    clone = _commit_and_clone(origin, tmp_path / "clone")
     junit = tmp_path / "junit.xml"
     junit.write_text('<testsuite><testcase classname="tests.test_auth" name="test_sign"/></testsuite>')
     mutation = "@@FILE pkg/util.py\n@@REPLACE\n    return 1\n@@WITH\n    return 2\n@@END\n"
