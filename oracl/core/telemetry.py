@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import stat
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
@@ -148,17 +147,14 @@ def rows(path: Path, count: LineCount | None = None) -> Iterator[dict[str, Any]]
 
 
 def _open_regular(path: Path) -> Any:
-    """A vault log opened for reading only when it is a regular file (not a symlink: a
-    vault that came with the tree can hold a link to /dev/zero or a FIFO); None otherwise."""
+    """A vault log opened for reading only when it is a regular file (``vault.open_regular``:
+    a vault that came with the tree can hold a link to /dev/zero or a FIFO); None otherwise."""
+    from oracl.core.vault import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        return open_regular(path)
     except OSError:
         return None
-    fh = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        fh.close()
-        return None
-    return fh
 
 
 def rows_at(path: Path, start: int = 0, count: LineCount | None = None,

@@ -114,14 +114,22 @@ def read_control(path: Path, limit: int = MAX_CONTROL_BYTES) -> bytes:
     not followed when it is a symlink, nothing blocks, only a regular file is read, and at
     most ``limit`` bytes (a vault that came with the tree can hold a link to /dev/zero or a
     FIFO where LATEST.json should be). FileNotFoundError when missing, OSError otherwise."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if st.st_size > limit:
+    with open_regular(path) as fh:
+        if os.fstat(fh.fileno()).st_size > limit:
             raise OSError(f"{path} is over {limit} bytes")
         return fh.read(limit + 1)[:limit]
+
+
+def open_regular(path: Path) -> Any:
+    """A vault file opened for reading (binary) only when it is a regular file: the last
+    component is not followed when it is a link, and nothing blocks. OSError otherwise
+    (FileNotFoundError when missing)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        fh.close()
+        raise OSError(f"{path} is not a regular file")
+    return fh
 
 
 def json_or_none(path: Path, error: type[Exception]) -> Any:
