@@ -5,5 +5,5 @@
 MATCH (a:Artifact)<-[l:Link]-(b:Artifact)
 WHERE a.path IN $paths
 RETURN a.path AS at, b.path AS neighbour, l.relation AS relation, l.relation_weight AS weight,
-       l.association_rank AS rank, false AS outgoing, l.target_fragment AS fragment,
-       b.domain AS domain, b.priority AS priority;
+       /*=rank(l)*/ AS rank, false AS outgoing, l.target_fragment AS fragment,
+       b.domain AS domain, /*=priority(b)*/ AS priority;

@@ -6,8 +6,8 @@
 MATCH (a:Artifact)-[b:BelongsTo]->(h:Hub {id: $hub})
 WITH a, b, CASE WHEN a.size_bytes = 0 OR a.parse_status IN ['binary', 'non_utf8', 'unreadable', 'vanished', 'secret_file']
                 THEN 1 ELSE 0 END AS mute
-RETURN a.path AS neighbour, 'belongs_to' AS relation, b.association_rank AS rank,
+RETURN a.path AS neighbour, 'belongs_to' AS relation, /*=rank(b)*/ AS rank,
        b.relation_weight AS weight, true AS outgoing, '' AS source_fragment, '' AS target_fragment,
-       a.domain AS domain, a.priority AS priority
-ORDER BY mute, rank DESC, a.priority DESC, neighbour
+       a.domain AS domain, /*=priority(a)*/ AS priority
+ORDER BY mute, rank DESC, priority DESC, neighbour
 LIMIT $k;

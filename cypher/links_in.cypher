@@ -4,6 +4,6 @@
 MATCH (a:Artifact)-[l:Link]->(b:Artifact)
 WHERE b.path IN $paths
 RETURN a.path AS source, b.path AS target, l.relation AS relation, l.relation_weight AS weight,
-       l.association_rank AS rank, l.confidence AS confidence, l.source_fragment AS source_fragment,
+       /*=rank(l)*/ AS rank, l.confidence AS confidence, l.source_fragment AS source_fragment,
        l.target_fragment AS target_fragment
 ORDER BY target, rank DESC, source;

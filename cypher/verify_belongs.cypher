@@ -3,4 +3,4 @@
 // returns: every hub membership with its κ, w and rank, for `oracl verify`
 MATCH (a:Artifact)-[b:BelongsTo]->(h:Hub)
 RETURN a.path AS source, h.id AS hub, b.confidence AS confidence, b.relation_weight AS weight,
-       b.association_rank AS rank;
+       /*=rank(b)*/ AS rank;

@@ -1,17 +1,18 @@
 // Node tables of the ORACL graph. Applied in file order by oracl/store.py.
 // Artifact is keyed by its repo-relative path (the query plane's handle); `id` is the
 // export's node id (the §2 artifact_id). Tags that every node has are plain columns;
-// the full tag object is kept as JSON in `tags`.
+// the full tag object is kept as JSON in `tags`. A row holds only what the file and its
+// edges determine: priority, δ and link density are derived when read, from these columns
+// and the build's aggregates (oracl/core/derive.py; `/*=priority(a)*/` in a query).
 CREATE NODE TABLE Artifact(
   path STRING PRIMARY KEY, id STRING, checksum STRING, file_type STRING, size_bytes INT64,
   created_at TIMESTAMP, modified_at TIMESTAMP, domain STRING, component STRING,
   lifecycle STRING, classification STRING, content_type STRING, format STRING,
-  placeholder BOOLEAN, parse_status STRING, tags STRING, priority DOUBLE,
-  base_priority DOUBLE, association DOUBLE, delta DOUBLE, link_density DOUBLE,
+  placeholder BOOLEAN, parse_status STRING, tags STRING, p_sum DOUBLE,
+  p_mult DOUBLE, fresh_e DOUBLE, m_role DOUBLE, association DOUBLE, degree INT64,
   link_count INT64, backrefs INT64, usage INT64, line_count INT64, name STRING,
   symbols STRING, headings STRING, detail STRING, history STRING);
-CREATE NODE TABLE Hub(id STRING PRIMARY KEY, domain STRING, association DOUBLE, delta DOUBLE,
-  link_density DOUBLE);
+CREATE NODE TABLE Hub(id STRING PRIMARY KEY, domain STRING, association DOUBLE, degree INT64);
 // Full-text side table (one row per artifact, same key): `text` is one document made of
 // the path's words, the file name, the symbols, the headings and the body's distinct
 // terms. One indexed column costs ~25 % less to index than five (measured, 50k files).

@@ -1,10 +1,11 @@
 // One Artifact→Artifact rel table with a relation property, and a separate
-// Artifact→Hub table (a multi-pair rel table makes 2-hop queries ~100× slower).
+// Artifact→Hub table (a multi-pair rel table makes 2-hop queries ~100× slower). `rank_raw`
+// is the DuoRanker's R; association_rank = R / max R is derived when read (`/*=rank(l)*/`).
 CREATE REL TABLE Link(FROM Artifact TO Artifact, relation STRING, confidence DOUBLE,
-  relation_weight DOUBLE, association_rank DOUBLE, source_fragment STRING,
+  relation_weight DOUBLE, rank_raw DOUBLE, source_fragment STRING,
   target_fragment STRING, producer STRING, provider STRING);
 CREATE REL TABLE BelongsTo(FROM Artifact TO Hub, confidence DOUBLE, relation_weight DOUBLE,
-  association_rank DOUBLE);
+  rank_raw DOUBLE);
 // Symbol edges: one rel table per relation (a multi-pair or property-typed table makes
 // traversals slower). Every resolved edge carries its confidence, how it was resolved
 // (same_scope, imported, inherited, same_package, receiver, unique, unique_member,

@@ -9,7 +9,10 @@ import orjson
 import pytest
 
 from oracl.builder.orchestrator import build
+from oracl.core import derive
+from oracl.core.derive import Terms
 from oracl.core.errors import ConfigError, RootError
+from oracl.core.export import r9
 from oracl.read.snapshot import Snapshot
 from oracl.read.stats import stats
 
@@ -45,7 +48,13 @@ def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
     keys = [(e["source"], e["source_fragment"], e["target"], e["target_fragment"], e["relation"]) for e in doc["edges"]]
     assert keys == sorted(keys)
     h = doc["schema"]
-    assert h["version"] == "wtls-1.2" and h["build_id"] == report.build_id
+    assert h["version"] == "wtls-1.3" and h["build_id"] == report.build_id
+    # the terms every priority and rank is derived from, exact (core/derive.py)
+    t = Terms.from_header(h)
+    assert t.n == len(doc["nodes"]) and (r9(t.mu), r9(t.sigma)) == (h["mu"], h["sigma"])
+    hubs_assoc = sorted(n["association"] for n in hubs)
+    assert r9(t.rank_top) > 0 and max(e["association_rank"] for e in doc["edges"]) == 1.0
+    assert hubs_assoc and all(r9(derive.delta(t, a)) == r9((a - t.mu) / t.sigma) for a in hubs_assoc)
     assert (h["alpha"], h["beta"], h["gamma"], h["lambda"]) == (0.35, 0.5, 0.2, 0.6)
     assert h["counts"]["nodes_by_kind"] == {"artifact": 7, "hub": 4}
     # the project's own package (pyproject name "pkg") maps to the core domain

@@ -239,7 +239,7 @@ def test_call_receivers_and_declared_types() -> None:
 
 def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
     doc = orjson.loads((built / ".oracl" / "weighted_graph_index.json").read_bytes())
-    assert doc["schema"]["version"] == "wtls-1.2"
+    assert doc["schema"]["version"] == "wtls-1.3"
     sym = doc["symbols"]
     assert sym["node_fields"] == ["id", "name", "qualified", "kind", "language", "path", "start", "end", "signature",
                                   "doc", "exported"]

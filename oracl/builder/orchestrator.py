@@ -483,12 +483,12 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     come back as raw doubles, exact) while this process makes the node rows."""
     from array import array
 
-    from oracl.builder.pipeline.duoranker import rank_edges
+    from oracl.builder.pipeline.duoranker import raw_ranks
 
     def rank_job(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
                  cfg: Config) -> Callable[[], list[float]]:
         def ranks() -> bytes:
-            return array("d", rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)).tobytes()
+            return array("d", raw_ranks(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)).tobytes()
 
         task = (InProcess() if len(edges) < RANK_FORK_MIN_EDGES else ex).submit("ranking the edges", ranks)
 
@@ -543,6 +543,8 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
             "symbols": symbols.counts(),
         },
         "mu": graph.mu, "sigma": graph.sigma,
+        # what priority, δ, link density and association_rank are derived from (core/derive.py)
+        "aggregates": graph.terms.to_json() if graph.terms is not None else None,
         "alpha": cfg.alpha, "beta": cfg.beta, "gamma": cfg.gamma, "lambda": cfg.lam,
         "caps": {"neighbourhood": cfg.neighbour_cap, "query_neighbour_guard": cfg.query_neighbour_guard,
                  "priority": cfg.priority_cap},
@@ -623,8 +625,9 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     and published once the export and the vault files are written."""
     from oracl.bundle import tables as tables_of
 
-    links, belongs = tables_of.link_tables(graph.edges, graph.endpoints)
-    tables = {"artifacts": tables_of.artifact_table(graph.nodes), "hubs": tables_of.hub_table(graph.nodes),
+    links, belongs = tables_of.link_tables(graph.edges, graph.endpoints, graph.rank_raw)
+    tables = {"artifacts": tables_of.artifact_table(graph.nodes, graph.stored),
+              "hubs": tables_of.hub_table(graph.nodes, graph.stored),
               "history": tables_of.history_table(graph.nodes), "links": links, "belongs": belongs}
     patch = None
     rows = tables_of.packed_symbol_tables(symbols.packed["nodes"], symbols.packed["edges"])

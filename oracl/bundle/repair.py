@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from datetime import UTC, datetime
+from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from oracl.bundle import provenance, tables
 from oracl.bundle.verify import check_export
 from oracl.bundle.writer import BundleWriter
+from oracl.core.config import NOT_STRUCTURAL
+from oracl.core.derive import Stored, Terms, association, fresh_factor, own_sum
 from oracl.core.errors import (
     BuildLockedError,
     NoBuildError,
@@ -58,6 +62,38 @@ def repair_latest(root: Path, problem: str) -> tuple[str, str]:
                                "run the command again when it has finished") from None
     except OraclError:
         raise
+
+
+def stored_terms(header: dict[str, Any], nodes: list[dict[str, Any]], edges: list[dict[str, Any]],
+                 endpoints: list[tuple[str, str]], association_cap: int) -> tuple[dict[str, Stored], list[float]]:
+    """Each node's stored terms and each edge's raw rank, made again from the export (which
+    holds the derived values, rounded): the association from the incident weights as the
+    build took it (exact), p_sum, the multipliers and the role from the priority detail
+    (exact), the degree from the edges (exact), the freshness factor from the modification
+    time (to the microsecond the export keeps), and R as association_rank × the largest R
+    (within a unit in the last place: what readers derive rounds to the export's value)."""
+    incident: dict[str, list[float]] = defaultdict(list)
+    degree: Counter[str] = Counter()
+    for e, (src, dst) in zip(edges, endpoints, strict=True):
+        degree[src] += 1
+        degree[dst] += 1
+        if e["relation"] not in NOT_STRUCTURAL:
+            incident[src].append(e["relation_weight"])
+            incident[dst].append(e["relation_weight"])
+    out: dict[str, Stored] = {}
+    for n in nodes:
+        key = n["path"] if n["kind"] == "artifact" else n["id"]
+        assoc = association(incident.get(key, []), association_cap)
+        if n["kind"] != "artifact":
+            out[key] = Stored(0.0, 0.0, 0.0, 0.0, assoc, degree[key])
+            continue
+        d = n["priority_detail"]
+        mtime = datetime.fromisoformat(n["modified_at"].replace("Z", "+00:00"))
+        ns = (mtime - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1) * 1000
+        out[key] = Stored(own_sum(d["components"]), d["m_cls"] * d["m_sens"], fresh_factor(ns), d["m_role"],
+                          assoc, degree[key])
+    top = Terms.from_header(header).rank_top
+    return out, [e["association_rank"] * top for e in edges]
 
 
 def rebuild_bundle(root: Path) -> tuple[str, str]:
@@ -102,12 +138,14 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
                                                   cfg.fts_tf_cap))
             spool.close()
             endpoints = [(paths[e["source"]], paths.get(e["target"], e["target"])) for e in edges]
-            links, belongs = tables.link_tables(edges, endpoints)
+            stored, rank_raw = stored_terms(header, nodes, edges, endpoints, cfg.association_cap)
+            links, belongs = tables.link_tables(edges, endpoints, rank_raw)
             writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
                                  threads=cfg.db_threads)
             spool.path.unlink()
             sym_nodes, sym_edges = unpack_symbols(doc)
-            writer.load_graph({"artifacts": tables.artifact_table(nodes), "hubs": tables.hub_table(nodes),
+            writer.load_graph({"artifacts": tables.artifact_table(nodes, stored),
+                               "hubs": tables.hub_table(nodes, stored),
                                "history": tables.history_table(nodes),
                                "links": links, "belongs": belongs, **tables.symbol_tables(sym_nodes, sym_edges)})
             writer.link_export_from(vault.dir)

@@ -67,10 +67,24 @@ def _columns(rows: Sequence[Any], *keys: str | int) -> list[list[Any]]:
     return [list(map(itemgetter(key), rows)) for key in keys]
 
 
-def artifact_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
+# the parts of a priority's detail the repository determines: derived when read, never stored
+DERIVED_DETAIL = ("base", "association", "delta")
+
+
+def stored_detail(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's priority detail as its row stores it: what the file and its edges determine
+    (the components but freshness, the multipliers, the role)."""
+    out = {k: v for k, v in detail.items() if k not in DERIVED_DETAIL}
+    out["components"] = {b: c for b, c in detail["components"].items() if b != "freshness"}
+    return out
+
+
+def artifact_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]) -> pa.Table:
+    """``stored``: each path's stored terms (``weigh.Stored``)."""
     arts = [n for n in nodes if n["kind"] == "artifact"]
     tags = [n["tags"] for n in arts]
-    detail = [n["priority_detail"] for n in arts]
+    detail = [stored_detail(n["priority_detail"]) for n in arts]
+    own = [stored[n["path"]] for n in arts]
     return pa.table({
         "path": _column(arts, "path"), "id": _column(arts, "id"),
         "checksum": _column(arts, "checksum"), "file_type": _column(arts, "file_type"),
@@ -85,11 +99,12 @@ def artifact_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
         "placeholder": pa.array([bool(t.get("placeholder")) for t in tags], pa.bool_()),
         "parse_status": _column(arts, "parse_status"),
         "tags": [orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in tags],
-        "priority": pa.array(_column(arts, "priority"), pa.float64()),
-        "base_priority": pa.array([d["base"] for d in detail], pa.float64()),
-        "association": pa.array([d["association"] for d in detail], pa.float64()),
-        "delta": pa.array([d["delta"] for d in detail], pa.float64()),
-        "link_density": pa.array(_column(arts, "link_density"), pa.float64()),
+        "p_sum": pa.array([o.p_sum for o in own], pa.float64()),
+        "p_mult": pa.array([o.p_mult for o in own], pa.float64()),
+        "fresh_e": pa.array([o.fresh_e for o in own], pa.float64()),
+        "m_role": pa.array([o.m_role for o in own], pa.float64()),
+        "association": pa.array([o.assoc for o in own], pa.float64()),
+        "degree": pa.array([o.degree for o in own], pa.int64()),
         "link_count": pa.array(_column(arts, "link_count"), pa.int64()),
         "backrefs": pa.array(_column(arts, "backrefs"), pa.int64()),
         "usage": pa.array(_column(arts, "usage"), pa.int64()),
@@ -109,27 +124,30 @@ def history_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
                      "text": pa.array([n["history"] for n in arts], pa.string())})
 
 
-def hub_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
+def hub_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]) -> pa.Table:
     hubs = [n for n in nodes if n["kind"] == "hub"]
     return pa.table({
         "id": _column(hubs, "id"), "domain": [h["tags"]["domain"] for h in hubs],
-        "association": pa.array(_column(hubs, "association"), pa.float64()),
-        "delta": pa.array(_column(hubs, "delta"), pa.float64()),
-        "link_density": pa.array(_column(hubs, "link_density"), pa.float64()),
+        "association": pa.array([stored[h["id"]].assoc for h in hubs], pa.float64()),
+        "degree": pa.array([stored[h["id"]].degree for h in hubs], pa.int64()),
     })
 
 
-def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, str]]) -> tuple[pa.Table, pa.Table]:
+def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, str]],
+                rank_raw: Sequence[float]) -> tuple[pa.Table, pa.Table]:
     """The Link and BelongsTo tables; ``endpoints`` gives each edge row's (source path,
-    target path or hub id), in the same order as ``edges``."""
-    links = [(e, ends) for e, ends in zip(edges, endpoints, strict=True) if e["relation"] != "belongs_to"]
-    belongs = [(e, ends) for e, ends in zip(edges, endpoints, strict=True) if e["relation"] == "belongs_to"]
+    target path or hub id) and ``rank_raw`` its raw rank R, in the same order as ``edges``."""
+    rows = list(zip(edges, zip(endpoints, rank_raw, strict=True), strict=True))
+    links = [(e, ends) for e, (ends, _) in rows if e["relation"] != "belongs_to"]
+    belongs = [(e, ends) for e, (ends, _) in rows if e["relation"] == "belongs_to"]
+    links_r = [r for e, (_, r) in rows if e["relation"] != "belongs_to"]
+    belongs_r = [r for e, (_, r) in rows if e["relation"] == "belongs_to"]
     link_tbl = pa.table({
         "from": [ends[0] for _, ends in links], "to": [ends[1] for _, ends in links],
         "relation": [e["relation"] for e, _ in links],
         "confidence": pa.array([e["metadata"]["confidence"] for e, _ in links], pa.float64()),
         "relation_weight": pa.array([e["relation_weight"] for e, _ in links], pa.float64()),
-        "association_rank": pa.array([e["association_rank"] for e, _ in links], pa.float64()),
+        "rank_raw": pa.array(links_r, pa.float64()),
         "source_fragment": [e["source_fragment"] for e, _ in links],
         "target_fragment": [e["target_fragment"] for e, _ in links],
         "producer": [e["metadata"]["producer"] for e, _ in links],
@@ -139,7 +157,7 @@ def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, s
         "from": [ends[0] for _, ends in belongs], "to": [ends[1] for _, ends in belongs],
         "confidence": pa.array([e["metadata"]["confidence"] for e, _ in belongs], pa.float64()),
         "relation_weight": pa.array([e["relation_weight"] for e, _ in belongs], pa.float64()),
-        "association_rank": pa.array([e["association_rank"] for e, _ in belongs], pa.float64()),
+        "rank_raw": pa.array(belongs_r, pa.float64()),
     })
     return link_tbl, belongs_tbl
 

@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from oracl.bundle.provenance import SIDECARS, read_health
+from oracl.core.derive import Terms, with_terms
 from oracl.core.errors import (
     BundleMismatchError,
     DigestError,
@@ -29,7 +30,7 @@ from oracl.core.errors import (
     NoBuildError,
     VaultError,
 )
-from oracl.core.export import rounded, sha256_file, unpack_symbols
+from oracl.core.export import r9, rounded, sha256_file, unpack_symbols
 from oracl.core.sign import VerifyKeys, verify_signature
 from oracl.core.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault
 
@@ -176,14 +177,25 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
         else:
             want_links[(src, dst, e["relation"], e["metadata"]["confidence"], e["relation_weight"],
                         e["association_rank"], e["source_fragment"], e["target_fragment"])] += 1
+    try:  # the terms readers derive priorities and ranks with (the export's header, which the signature covers)
+        terms = Terms.from_header(doc["schema"])
+    except (KeyError, TypeError, ValueError):
+        raise BundleMismatchError("the export's header has no aggregates to derive priorities from") from None
+
+    def named(name: str) -> list[dict[str, Any]]:
+        return store.named(name, with_terms(name, terms, None))
+
+    def served(row: dict[str, Any], *derived: str) -> tuple[Any, ...]:  # as the export rounds them
+        return tuple(r9(v) if k in derived else v for k, v in row.items())
+
     store = Store.open(bundle / DB_FILE, read_only=True)
     try:
-        got_arts = {r["path"]: (r["id"], r["checksum"], r["priority"], _json(orjson.loads(r["tags"])),
+        got_arts = {r["path"]: (r["id"], r["checksum"], r9(r["priority"]), _json(orjson.loads(r["tags"])),
                                 r["symbols"], r["headings"], r["parse_status"], r["history"] or "")
-                    for r in store.named("verify_artifacts")}
-        got_hubs = {r["id"]: (r["a"], r["d"], r["l"]) for r in store.named("verify_hubs")}
-        got_links = Counter(tuple(r.values()) for r in store.named("verify_links"))
-        got_belongs = Counter(tuple(r.values()) for r in store.named("verify_belongs"))
+                    for r in named("verify_artifacts")}
+        got_hubs = {r["id"]: (r9(r["a"]), r9(r["d"]), r9(r["l"])) for r in named("verify_hubs")}
+        got_links = Counter(served(r, "rank") for r in named("verify_links"))
+        got_belongs = Counter(served(r, "rank") for r in named("verify_belongs"))
         got_symbols = {r["id"]: (r["path"], r["a"], r["b"], r["kind"]) for r in store.named("verify_symbols")}
         got_calls = Counter((r["source"], r["target"], r["confidence"], tuple(r["lines"]))
                             for r in store.named("verify_symbol_calls"))

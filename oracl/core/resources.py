@@ -9,6 +9,8 @@ from pathlib import Path
 
 _PKG = Path(__file__).resolve().parents[1]  # the package folder (oracl/), above core/
 _NAME = re.compile(r"^//\s*name:\s*(\S+)", re.M)
+# ``/*=priority(a)*/``: a derived value (oracl/core/derive.py) of the row bound to ``a``
+_DERIVED = re.compile(r"/\*=(\w+)\((\w+)\)\*/")
 
 
 @cache
@@ -41,8 +43,14 @@ def loader_statements(name: str) -> tuple[str, ...]:
 
 @cache
 def query(name: str) -> str:
-    """The one statement of ``cypher/<name>.cypher``."""
-    stmts = statements((data_dir("cypher") / f"{name}.cypher").read_text("utf-8"))
+    """The one statement of ``cypher/<name>.cypher``, each ``/*=priority(a)*/``,
+    ``/*=delta(a)*/``, ``/*=density(a)*/`` and ``/*=rank(l)*/`` replaced by the expression
+    that derives it from the row's stored columns and the build's terms (parameters)."""
+    from oracl.core.derive import CYPHER
+
+    text = (data_dir("cypher") / f"{name}.cypher").read_text("utf-8")
+    text = _DERIVED.sub(lambda m: CYPHER[m.group(1)](m.group(2)), text)
+    stmts = statements(text)
     if len(stmts) != 1:
         raise ValueError(f"cypher/{name}.cypher must hold exactly one statement")
     return stmts[0]

@@ -7,8 +7,10 @@ the bundle plane's (``oracl.bundle.database``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util  # noqa: F401  (kuzu binds Arrow parameters through importlib.util)
 import os
+import re
 import threading
 import time
 import warnings
@@ -130,7 +132,8 @@ class Store:
             if prepared is None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", DeprecationWarning)  # prepare() is deprecated, still the fast path
-                    prepared = self._conn.prepare(statement)
+                    # the derived terms ($d_…, floats) typed at prepare: see core/derive.py's _p
+                    prepared = self._conn.prepare(statement, {k: v for k, v in params.items() if k.startswith("d_")})
                 if len(self._prepared) < 256:
                     self._prepared[statement] = prepared
             return self._conn.execute(prepared, params)
@@ -138,6 +141,12 @@ class Store:
             raise _translate(exc, "query failed") from None
 
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The rows of a statement. Every ``$parameter`` it names must be given: Kùzu 0.11.3
+        reads a missing one as NULL (a derived priority of NULL, silently), or dies inside a
+        UNION."""
+        missing = statement_params(statement) - set(params or ())
+        if missing:
+            raise StoreError(f"the statement needs the parameter(s) {', '.join(sorted(missing))}")
         result = self.execute(statement, params)
         cols = result.get_column_names()
         out = []
@@ -153,6 +162,12 @@ class Store:
         if missing:
             raise StoreError(f"query {name} needs the parameter(s) {', '.join(sorted(missing))}")
         return self.rows(query(name), params)
+
+
+@functools.lru_cache(maxsize=512)
+def statement_params(statement: str) -> frozenset[str]:
+    """The ``$parameters`` a statement names (outside its string literals)."""
+    return frozenset(re.findall(r"\$([A-Za-z_]\w*)", re.sub(r"'(?:[^'\\]|\\.)*'", "''", statement)))
 
 
 def close(path: Path) -> None:

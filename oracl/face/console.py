@@ -28,7 +28,7 @@ from oracl.face.sandbox import run_statement
 from oracl.read.snapshot import Snapshot
 
 HELP = """Statements end with ';' and may span lines. Examples:
-  MATCH (a:Artifact) RETURN a.path, a.priority ORDER BY a.priority DESC LIMIT 5;
+  MATCH (a:Artifact) RETURN a.path, a.association ORDER BY a.association DESC LIMIT 5;
   MATCH (a:Artifact {path: 'README.md'})-[l:Link]->(b) RETURN b.path, l.relation;
   CALL QUERY_FTS_INDEX('Content', 'content_fts', 'export sign', top := 5) RETURN node.path, score;
 Commands: :schema (tables and their columns), :help, :quit (or Ctrl-D)."""

@@ -15,8 +15,10 @@ from typing import Any
 
 import orjson
 
+from oracl.core import derive
 from oracl.core.config import NOT_STRUCTURAL
 from oracl.core.errors import QueryError, UnsafePathError, in_range
+from oracl.core.export import r9
 from oracl.core.locate import candidates, nearest, under
 from oracl.core.paths import BUCKET_WEIGHTS, iso
 from oracl.read.snapshot import Snapshot
@@ -430,16 +432,20 @@ def show(snap: Snapshot, path: str, cwd: Path | None = None) -> dict[str, Any]:
     for e in group_parallel([dict(x, direction="in") for x in in_edges], ("relation", "source")):
         by_relation[e["relation"]]["in"].append(e)
     hub_rows = snap.named("hub_of", {"path": art["path"]})
-    comps = detail["components"]
-    weighted = sum(BUCKET_WEIGHTS[b] * comps[b] for b in BUCKET_WEIGHTS)
+    # the row holds what the file and its edges determine; freshness, P0, δ and the priority
+    # are derived from them and the build's terms (oracl/core/derive.py), as every reader does
+    terms = snap.terms
+    comps = {**detail["components"], "freshness": r9(derive.freshness(terms, art["fresh_e"]))}
+    weighted = art["p_sum"] + derive.FRESH_W * derive.freshness(terms, art["fresh_e"])
     breakdown = {
         "buckets": [{"bucket": b, "weight": w, "signal": comps[b], "contribution": w * comps[b]}
                     for b, w in BUCKET_WEIGHTS.items()],
         "weighted_sum": weighted, "m_cls": detail["m_cls"], "m_sens": detail["m_sens"],
-        "uncapped": weighted * detail["m_cls"] * detail["m_sens"], "cap": params.priority_cap,
-        "base": detail["base"], "alpha": params.alpha,
-        "association": detail["association"], "delta": detail["delta"], "final": art["priority"],
-        # Eq. 5 with the role multiplier, as the build computed it (pipeline/priority.py)
+        "uncapped": weighted * art["p_mult"], "cap": params.priority_cap,
+        "base": derive.base(terms, art["p_sum"], art["p_mult"], art["fresh_e"]), "alpha": params.alpha,
+        "association": art["association"], "delta": art["delta"], "final": art["priority"],
+        "mu": terms.mu, "sigma": terms.sigma,
+        # Eq. 5 with the role multiplier (oracl/core/derive.py)
         "role": detail.get("role", "product"), "m_role": detail.get("m_role", 1.0),
         "formula": "m_role·(P0 + α·max(δ,0)) + α·min(δ,0)",
         "sensitivity": detail.get("sensitivity"), "risk_score": detail.get("risk_score"),

@@ -34,6 +34,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
+from oracl.core.derive import Terms, bind, with_terms
 from oracl.core.errors import NoBuildError, VaultError
 from oracl.core.paths import utc
 from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
@@ -137,6 +138,7 @@ class Memo:
 
 
 _PARAMS: MemoKey[ReadParams] = MemoKey("params")
+_TERMS: MemoKey[Terms] = MemoKey("terms")
 _BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("built_files")
 _LEARNED: MemoKey[Learned] = MemoKey("learned")
 _EVENTS: MemoKey[dict[str, list[dict[str, Any]]]] = MemoKey("events")
@@ -329,8 +331,18 @@ class Snapshot:
         return self.memo.once(_LEARNED, lambda: Learned.read(self.bundle / LEARNED_FILE))
 
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run the named read query ``cypher/<name>.cypher`` on this build."""
-        return self.store.named(name, params)
+        """Run the named read query ``cypher/<name>.cypher`` on this build; the terms its
+        derived values use (``$d_mu`` …: oracl/core/derive.py) come from the build's header."""
+        return self.store.named(name, with_terms(name, self.terms, params))
+
+    def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a compiled read statement on this build, with the terms it derives values from."""
+        return self.store.rows(statement, bind(statement, self.terms, params))
+
+    @property
+    def terms(self) -> Terms:
+        """The repository's terms of this build (the header's aggregates, α and the cap)."""
+        return self.memo.once(_TERMS, lambda: Terms.from_header(self.header))
 
     def cached(self, name: str) -> list[dict[str, Any]]:
         """A parameterless named query, answered once per snapshot."""

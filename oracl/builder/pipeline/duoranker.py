@@ -53,6 +53,13 @@ def _normalise(raw: list[float]) -> list[float]:
 def rank_edges(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[str]],
                beta: float, gamma: float, lam: float, cap: int) -> list[float]:
     """association_rank of each edge, in input order."""
+    return _normalise(raw_ranks(edges, tagsets, beta, gamma, lam, cap))
+
+
+def raw_ranks(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[str]],
+              beta: float, gamma: float, lam: float, cap: int) -> list[float]:
+    """R of each edge, in input order (the bundle stores R; the rank is R / max R,
+    derived when read: oracl/core/derive.py)."""
     out = _capped_out(edges, cap)
     empty: frozenset[str] = frozenset()
     jcache: dict[tuple[str, str], float] = {}
@@ -72,7 +79,7 @@ def rank_edges(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[st
                     s += w_ux * w_xv
             r_inf = inf_cache[pair] = lam * s
         raw.append(w * (gamma + (1 - gamma) * j) + beta * r_inf)
-    return _normalise(raw)
+    return raw
 
 
 def rank_edges_reference(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[str]],

@@ -6,6 +6,7 @@ Output: the export's nodes and edges (artifacts named by their node id, the arti
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
@@ -13,8 +14,10 @@ from dataclasses import dataclass, field
 
 from oracl.builder.extractors.code import CODE_LANGUAGES
 from oracl.builder.pipeline import priority as prio
-from oracl.builder.pipeline.duoranker import rank_edges
+from oracl.builder.pipeline.duoranker import raw_ranks
+from oracl.core import derive
 from oracl.core.config import NOT_STRUCTURAL, Config
+from oracl.core.derive import association
 from oracl.core.export import r9
 from oracl.core.paths import is_test_path, role
 from oracl.core.records import ArtifactNode, ArtifactRecord, Edge, EdgeRow, FileFacts, NodeRow
@@ -46,12 +49,6 @@ def tagset(tags: Mapping[str, object]) -> frozenset[str]:
 
 
 
-def association(incident: list[float], cap: int) -> float:
-    """Eq. 4: mean of the ``cap`` heaviest incident edge weights (0 for an isolated node)."""
-    if not incident:
-        return 0.0
-    top = sorted(incident, reverse=True)[:cap]
-    return sum(top) / len(top)
 
 
 def mean_std(values: list[float]) -> tuple[float, float]:
@@ -71,6 +68,10 @@ class WeightedGraph:
     mu: float
     sigma: float
     hubs: int
+    terms: derive.Terms | None = None
+    # node id (path or hub id) → its stored terms; each edge's raw rank R, in edge order
+    stored: dict[str, derive.Stored] = field(default_factory=dict)
+    rank_raw: list[float] = field(default_factory=list)
     edge_counts: Counter[str] = field(default_factory=Counter)
     # (source path, target path or hub id) of each edge row, in the same order: the bundle's
     # rel tables are keyed by path, the export by node id
@@ -83,8 +84,8 @@ RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Con
 
 def rank_here(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[str]],
               cfg: Config) -> Callable[[], list[float]]:
-    """The DuoRanker ranks, computed now (``weigh``'s default ``rank_job``)."""
-    ranks = rank_edges(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
+    """The DuoRanker's raw values R, computed now (``weigh``'s default ``rank_job``)."""
+    ranks = raw_ranks(edges, tagsets, cfg.beta, cfg.gamma, cfg.lam, cfg.neighbour_cap)
     return lambda: ranks
 
 
@@ -121,9 +122,6 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
         incident[e.target].append(w)
     all_nodes = [r.path for r in records] + [hub_id(d) for d in domains]
     assoc = {n: association(incident.get(n, []), cfg.association_cap) for n in all_nodes}
-    mu, sigma = mean_std(list(assoc.values()))
-    delta = {n: (a - mu) / sigma if sigma > 0 else 0.0 for n, a in assoc.items()}
-    n_nodes = len(all_nodes)
     degree_all = Counter[str]()
     for e in edges:
         degree_all[e.source] += 1
@@ -147,7 +145,11 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
     ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], tagsets, cfg)
 
-    newest = max((f.mtime_ns for f in facts.values()), default=0)
+    newest = max((facts[r.path].mtime_ns for r in records), default=0)
+    # the largest R is filled in once the ranks are in (priorities do not use it)
+    terms = derive.Terms.of(list(assoc.values()), newest, 0.0, cfg.alpha, cfg.priority_cap)
+    mu, sigma = terms.mu, terms.sigma
+    stored: dict[str, derive.Stored] = {}
     node_rows: list[NodeRow] = []
     for r in records:
         f = facts[r.path]
@@ -167,11 +169,18 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
             placeholder=bool(tags["placeholder"]))
         comp = prio.components(inputs)
+        fresh_e = derive.fresh_factor(f.mtime_ns)
+        comp["freshness"] = derive.freshness(terms, fresh_e)  # derived: the newest mtime is the repository's
         for b in CONTINUOUS_BUCKETS:  # the others are exact constants (0, 0.3, 0.5, 1 …)
             comp[b] = r9(comp[b])
         cls = str(tags["classification"])
-        p0 = prio.base_priority(comp, cls, sens, cfg.priority_cap)
+        p_sum = derive.own_sum(comp)
+        p_mult = prio.M_CLS.get(cls, 1.15) * prio.M_SENS[sens]
+        p0 = derive.base(terms, p_sum, p_mult, fresh_e)
         file_role = role(r.path)
+        st = stored[r.path] = derive.Stored(p_sum, p_mult, fresh_e, prio.M_ROLE[file_role], assoc[r.path],
+                                     degree_all[r.path])
+        dl = derive.delta(terms, st.assoc)
         node: ArtifactNode = {  # the record's fields, then these
             **r.to_json(),  # type: ignore[typeddict-item]
             "id": r.artifact_id,
@@ -182,13 +191,12 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
             # an empty file (flask's py.typed) has no content to be important for: its only edge,
             # the hub membership, would make its association the maximum (0.8) and lift it above
             # the code; it keeps what it loses, never what it would gain
-            "priority": r9(prio.final_priority(p0, cfg.alpha, delta[r.path] if f.size_bytes else min(delta[r.path], 0.0),
-                                               file_role)),
-            "link_density": r9(degree_all[r.path] / (n_nodes - 1)) if n_nodes > 1 else 0.0,
+            "priority": r9(derive.priority(terms, p_sum, p_mult, fresh_e, st.m_role, st.assoc, f.size_bytes > 0)),
+            "link_density": r9(derive.link_density(terms, st.degree)),
             "priority_detail": {
                 "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
                 "sensitivity": sens, "risk_score": risk, "base": r9(p0),
-                "association": r9(assoc[r.path]), "delta": r9(delta[r.path]),
+                "association": r9(assoc[r.path]), "delta": r9(dl),
                 "role": file_role, "m_role": prio.M_ROLE[file_role],
             },
             "parse_status": f.parse_status,
@@ -200,23 +208,26 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
         node_rows.append(node)
     for d in domains:
         hid = hub_id(d)
+        stored[hid] = derive.Stored(0.0, 0.0, 0.0, 0.0, assoc[hid], degree_all[hid])
         node_rows.append({"id": hid, "kind": "hub", "tags": {"domain": d},
-                          "association": r9(assoc[hid]), "delta": r9(delta[hid]),
-                          "link_density": r9(degree_all[hid] / (n_nodes - 1)) if n_nodes > 1 else 0.0})
+                          "association": r9(assoc[hid]), "delta": r9(derive.delta(terms, assoc[hid])),
+                          "link_density": r9(derive.link_density(terms, degree_all[hid]))})
 
-    ranks = ranked()
+    raw = ranked()
+    terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
     ids = {r.path: r.artifact_id for r in records}
     edge_rows: list[EdgeRow] = []
     counts: Counter[str] = Counter()
-    for e, w, rank in zip(edges, weights, ranks, strict=True):
+    for e, w, rank in zip(edges, weights, raw, strict=True):
         counts[e.relation] += 1
         edge_rows.append({
             "source": ids[e.source], "target": ids.get(e.target, e.target),
             "relation": e.relation, "source_fragment": e.source_fragment,
             "target_fragment": e.target_fragment,
             "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
-            "relation_weight": w, "association_rank": r9(rank),
+            "relation_weight": w, "association_rank": r9(derive.rank(terms, rank)),
         })
     endpoints = [(e.source, e.target) for e in edges]
     orphans = sum(1 for r in records if degree_aa[r.path] == 0)
-    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), counts, endpoints, orphans)
+    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), terms, stored, raw, counts, endpoints,
+                         orphans)

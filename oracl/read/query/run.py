@@ -636,7 +636,6 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
             if log:
                 _log(snap.vault, out, time.process_time() - c0)
             return out
-    store = snap.store
     pq = SearchQueryBuilder(_domains(snap), now or datetime.now(UTC)).parse(text)
     if echo != text:
         pq = replace(pq, raw=echo)
@@ -647,7 +646,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
         try:
             c = compile_fast(pq, limit)
             compiled.append(c)
-            rows = store.rows(c.cypher, c.params)
+            rows = snap.rows(c.cypher, c.params)
             ranked = [Scored(r, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, [(pq.fast[1], "path", 1.0)]) for r in rows]
             provenance = "mirror"
         except OraclError:
@@ -660,7 +659,7 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
     if pq.fast is None:
         c = compile_query(pq, limit)
         compiled.append(c)
-        rows = store.rows(c.cypher, c.params)
+        rows = snap.rows(c.cypher, c.params)
         history = {} if pq.wildcard else history_scores(snap, pq, c.params.get("k", CANDIDATES_MIN))
         missing = sorted(set(history) - {r["path"] for r in rows})
         if missing:  # files only their history matches join the candidates, through the filters

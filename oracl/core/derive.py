@@ -1,0 +1,247 @@
+"""What the repository determines, derived when it is read (design §4, §6, issue 49).
+
+A file's rows hold only what the file and its edges determine:
+
+* ``p_sum``  Σ_b w_b·c_b over every bucket but freshness (c_b as the export shows it)
+* ``p_mult`` m_cls · m_sens
+* ``fresh_e`` exp((mtime − E) / τ), E = 2000-01-01, τ = 90 days
+* ``m_role``, the association value ``assoc``, the degree (every edge, both directions)
+* each edge's raw DuoRanker value R
+
+The repository's terms are a handful of numbers, the *aggregates*, kept in the header:
+n (nodes), Σassoc and Σassoc² held exactly (integers scaled by 2^1074 and 2^2148, so
+adding and taking away a file's value never drifts), the newest mtime and the largest R.
+From them:
+
+    μ = Σassoc / n            σ = √(Σassoc²/n − μ²)   (σ ≤ 1e-12 → 0)
+    freshness = min(1, fresh_e · K)     K = exp(−(newest − E)/τ)
+    P0        = min(cap, (p_sum + w_fresh·freshness) · p_mult)
+    δ         = (assoc − μ)/σ, 0 when σ = 0
+    priority  = m_role·(P0 + α·max(δ, 0)) + α·min(δ, 0)   (max(δ, 0) is 0 for an empty file)
+    link_density = degree / (n − 1)           association_rank = R / max R
+
+The same operations, in the same order, are spelled once in Python (``priority`` …) and
+once as Cypher (``cypher_priority`` …, the expressions the ``.cypher`` files name with
+``/*=priority(a)*/``): a build, ``show``, ``verify``, the export writer, the web view and
+MCP all go through this module, and a test checks the two agree on a real database.
+
+>>> t = Terms(n=3, s1=fixed(0.5) + fixed(0.25) + fixed(0.75), s2=fixed_sq(0.5) + fixed_sq(0.25) + fixed_sq(0.75),
+...           newest_ns=EPOCH_NS, rank_top=2.0, alpha=0.35, cap=2.0)
+>>> t.mu, round(t.sigma, 12)                         # mean 0.5, √(0.875/3 − 0.25) = √(1/24)
+(0.5, 0.204124145232)
+>>> round(priority(t, 0.2, 1.0, 1.0, 1.0, 0.75, True), 12)   # δ = 0.25/σ = 1.2247…: 0.25 + 0.35·δ
+0.678660705987
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from oracl.core.paths import BUCKET_WEIGHTS
+
+EPOCH_NS = 946_684_800 * 10**9          # 2000-01-01T00:00:00Z
+TAU_NS = 90 * 86_400e9                  # the freshness half-life's scale: 90 days
+FRESH_W = BUCKET_WEIGHTS["freshness"]
+SIGMA_FLOOR = 1e-12                     # a spread below this is none (δ = 0)
+_S1 = 1074                              # every double is an integer times 2^-1074
+_S2 = 2 * _S1
+
+
+def fixed(x: float) -> int:
+    """``x`` · 2^1074, exactly (an integer: every finite double is a multiple of 2^-1074)."""
+    n, d = x.as_integer_ratio()
+    return n << (_S1 - (d.bit_length() - 1))
+
+
+def fixed_sq(x: float) -> int:
+    """``x²`` · 2^2148, exactly."""
+    n, d = x.as_integer_ratio()
+    return (n * n) << (_S2 - 2 * (d.bit_length() - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What a node's row holds of its priority and density: what the file and its edges
+    determine. A hub has only ``assoc`` and ``degree``."""
+
+    p_sum: float
+    p_mult: float
+    fresh_e: float
+    m_role: float
+    assoc: float
+    degree: int
+
+
+def association(incident: list[float], cap: int) -> float:
+    """Eq. 4: mean of the ``cap`` heaviest incident edge weights (0 for an isolated node)."""
+    if not incident:
+        return 0.0
+    top = sorted(incident, reverse=True)[:cap]
+    return sum(top) / len(top)
+
+
+def own_sum(components: dict[str, float]) -> float:
+    """p_sum: Σ_b w_b·c_b over every bucket but freshness, in the buckets' order."""
+    return sum(BUCKET_WEIGHTS[b] * components[b] for b in BUCKET_WEIGHTS if b != "freshness")
+
+
+def fresh_factor(mtime_ns: int) -> float:
+    """A file's stored freshness factor: exp((mtime − E)/τ)."""
+    return math.exp((mtime_ns - EPOCH_NS) / TAU_NS)
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """The repository's terms of one build: the aggregates and the parameters α and cap."""
+
+    n: int               # nodes (artifacts and hubs)
+    s1: int              # Σassoc · 2^1074
+    s2: int              # Σassoc² · 2^2148
+    newest_ns: int       # the newest artifact's mtime
+    rank_top: float      # the largest raw edge rank R
+    alpha: float
+    cap: float
+
+    @property
+    def mu(self) -> float:
+        return float(Fraction(self.s1, self.n << _S1)) if self.n else 0.0
+
+    @property
+    def sigma(self) -> float:
+        if not self.n:
+            return 0.0
+        m = Fraction(self.s1, self.n << _S1)
+        var = Fraction(self.s2, self.n << _S2) - m * m
+        s = math.sqrt(float(var)) if var > 0 else 0.0
+        return s if s > SIGMA_FLOOR else 0.0
+
+    @property
+    def fresh_k(self) -> float:
+        return math.exp(-(self.newest_ns - EPOCH_NS) / TAU_NS)
+
+    def params(self) -> dict[str, Any]:
+        """The Cypher parameters the derived expressions use."""
+        return {"d_mu": self.mu, "d_sigma": self.sigma, "d_alpha": self.alpha, "d_cap": self.cap,
+                "d_fresh_k": self.fresh_k, "d_rank_top": self.rank_top, "d_n1": float(self.n - 1)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The header's ``aggregates``, exact: the sums as hexadecimal integers (JSON numbers
+        are not that wide), the largest R as a hexadecimal float (the export rounds floats)."""
+        return {"n": self.n, "assoc_sum": hex(self.s1), "assoc_sq_sum": hex(self.s2),
+                "newest_mtime_ns": self.newest_ns, "rank_max": self.rank_top.hex()}
+
+    @classmethod
+    def from_header(cls, header: dict[str, Any]) -> Terms:
+        agg = header["aggregates"]
+        return cls(n=int(agg["n"]), s1=int(agg["assoc_sum"], 16), s2=int(agg["assoc_sq_sum"], 16),
+                   newest_ns=int(agg["newest_mtime_ns"]), rank_top=float.fromhex(agg["rank_max"]),
+                   alpha=float(header["alpha"]), cap=float(header["caps"]["priority"]))
+
+    @classmethod
+    def of(cls, assoc: list[float], newest_ns: int, rank_top: float, alpha: float, cap: float) -> Terms:
+        """The terms of a whole build (a full build's, and what a patched one must equal)."""
+        return cls(n=len(assoc), s1=sum(map(fixed, assoc)), s2=sum(map(fixed_sq, assoc)),
+                   newest_ns=newest_ns, rank_top=rank_top, alpha=alpha, cap=cap)
+
+
+def freshness(t: Terms, fresh_e: float) -> float:
+    x = fresh_e * t.fresh_k
+    return 1.0 if x > 1.0 else x
+
+
+def base(t: Terms, p_sum: float, p_mult: float, fresh_e: float) -> float:
+    """P0 = min(cap, (p_sum + w_fresh·freshness) · p_mult)."""
+    s = (p_sum + FRESH_W * freshness(t, fresh_e)) * p_mult
+    return t.cap if s > t.cap else s
+
+
+def delta(t: Terms, assoc: float) -> float:
+    sigma = t.sigma
+    return (assoc - t.mu) / sigma if sigma > 0.0 else 0.0
+
+
+def priority(t: Terms, p_sum: float, p_mult: float, fresh_e: float, m_role: float, assoc: float,
+             nonempty: bool) -> float:
+    """m_role·(P0 + α·max(δ, 0)) + α·min(δ, 0); an empty file keeps only what it loses."""
+    d = delta(t, assoc)
+    up = d if d > 0.0 and nonempty else 0.0
+    down = d if d < 0.0 else 0.0
+    return m_role * (base(t, p_sum, p_mult, fresh_e) + t.alpha * up) + t.alpha * down
+
+
+def link_density(t: Terms, degree: int) -> float:
+    return degree / (t.n - 1) if t.n > 1 else 0.0
+
+
+def rank(t: Terms, raw: float) -> float:
+    return raw / t.rank_top if t.rank_top > 0.0 else 0.0
+
+
+# The Cypher twins: the same operations in the same order, on a row's stored columns and
+# the parameters of ``Terms.params``. Only these constant texts enter a statement.
+
+def _p(name: str) -> str:
+    """A term's parameter. ``Store.execute`` prepares a statement with the terms' values:
+    prepared without them, Kùzu 0.11.3 types an expression of one as ANY, and a UNION then
+    refuses to join it with the other branch's DOUBLE."""
+    return f"$d_{name}"
+
+
+def _cy_delta(assoc: str) -> str:
+    return f"(CASE WHEN {_p('sigma')} > 0.0 THEN ({assoc} - {_p('mu')}) / {_p('sigma')} ELSE 0.0 END)"
+
+
+def _served(expr: str) -> str:
+    """What readers serve: the value rounded as the export stores it (``r9``; the engine's
+    ``round`` gives Python's on 200,000 random values, and ties between equal ranks are
+    broken by priority, then path, as before the values were derived)."""
+    return f"round({expr}, 9)"
+
+
+def cypher_priority(v: str) -> str:
+    fresh = f"(CASE WHEN {v}.fresh_e * {_p('fresh_k')} > 1.0 THEN 1.0 ELSE {v}.fresh_e * {_p('fresh_k')} END)"
+    s = f"(({v}.p_sum + {FRESH_W!r} * {fresh}) * {v}.p_mult)"
+    p0 = f"(CASE WHEN {s} > {_p('cap')} THEN {_p('cap')} ELSE {s} END)"
+    d = _cy_delta(f"{v}.association")
+    up = f"(CASE WHEN {d} > 0.0 AND {v}.size_bytes > 0 THEN {d} ELSE 0.0 END)"
+    down = f"(CASE WHEN {d} < 0.0 THEN {d} ELSE 0.0 END)"
+    return _served(f"({v}.m_role * ({p0} + {_p('alpha')} * {up}) + {_p('alpha')} * {down})")
+
+
+def cypher_delta(v: str) -> str:
+    return _served(_cy_delta(f"{v}.association"))
+
+
+def cypher_density(v: str) -> str:
+    return _served(f"(CASE WHEN {_p('n1')} > 0.0 THEN CAST({v}.degree AS DOUBLE) / {_p('n1')} ELSE 0.0 END)")
+
+
+def cypher_rank(e: str) -> str:
+    return _served(f"(CASE WHEN {_p('rank_top')} > 0.0 THEN {e}.rank_raw / {_p('rank_top')} ELSE 0.0 END)")
+
+
+def with_terms(name: str, t: Terms, params: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``params`` and the terms the named query's derived values use."""
+    from oracl.core.resources import query
+
+    return bind(query(name), t, params)
+
+
+_TERM = re.compile(r"\$(d_\w+)")
+
+
+def bind(statement: str, t: Terms, params: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``params`` and the terms ``statement`` uses (only those: the engine refuses a
+    parameter a statement does not name)."""
+    need = set(_TERM.findall(statement))
+    if not need:
+        return params
+    terms = t.params()
+    return {**{p: terms[p] for p in need if p in terms}, **(params or {})}
+
+
+CYPHER = {"priority": cypher_priority, "delta": cypher_delta, "density": cypher_density, "rank": cypher_rank}
