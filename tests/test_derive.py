@@ -59,11 +59,11 @@ def test_priority_by_hand() -> None:
     assert t.fresh_k == math.exp(-1)
     fresh_e = derive.fresh_factor(EPOCH_NS + 90 * DAY_NS)  # modified when the newest was
     assert fresh_e == math.e
-    assert derive.freshness(t, fresh_e) == pytest.approx(1.0, abs=1e-15) and derive.freshness(t, fresh_e) <= 1.0
+    assert derive.freshness(t, fresh_e) == pytest.approx(1.0, abs=1e-15)
     # 45 days older than the newest: exp(−0.5)
     assert derive.freshness(t, derive.fresh_factor(EPOCH_NS + 45 * DAY_NS)) == pytest.approx(math.exp(-0.5), rel=1e-15)
-    p0 = (0.2 + 0.05 * derive.freshness(t, fresh_e)) * 1.15  # 0.2875
-    assert derive.base(t, 0.2, 1.15, fresh_e) == p0 == pytest.approx(0.2875, abs=1e-15)
+    p0 = derive.base(t, 0.2, 1.15, fresh_e)  # (0.2 + 0.05·1)·1.15
+    assert p0 == pytest.approx(0.2875, abs=1e-15)
     d = derive.delta(t, 0.75)  # 0.25/σ = √1.5
     assert d == pytest.approx(math.sqrt(1.5), rel=1e-15)
     # product, δ > 0: P0 + α·δ = 0.2875 + 0.35·1.224744871… = 0.716160705
@@ -72,8 +72,8 @@ def test_priority_by_hand() -> None:
     assert derive.priority(t, 0.2, 1.15, fresh_e, 1.0, 0.75, False) == p0
     # an example, δ < 0: 0.5·P0 + α·δ = 0.14375 − 0.428660705 = −0.284910705
     assert derive.priority(t, 0.2, 1.15, fresh_e, 0.5, 0.25, True) == pytest.approx(-0.284910704987, abs=1e-12)
-    # the cap: (3.0 + 0.05)·1 > 2
-    assert derive.base(t, 3.0, 1.0, fresh_e) == 2.0
+    # the cap: (3.0 + 0.05)·1 > 2; min(x, c) = (x + c − |x − c|)/2
+    assert derive.base(t, 3.0, 1.0, fresh_e) == 2.0 and derive.base(t, 1.0, 1.0, fresh_e) == pytest.approx(1.05)
     # no spread: δ is 0, the priority is m_role·P0
     flat = terms([0.4, 0.4])
     assert derive.priority(flat, 0.2, 1.15, fresh_e, 0.5, 0.4, True) == 0.5 * derive.base(flat, 0.2, 1.15, fresh_e)

@@ -13,7 +13,7 @@ import math
 import pytest
 
 from oracl.builder.pipeline.annotate import make_record
-from oracl.builder.pipeline.weigh import association, mean_std, tagset, weigh
+from oracl.builder.pipeline.weigh import association, tagset, weigh
 from oracl.core.config import Config
 from oracl.core.records import Edge, FileFacts
 
@@ -114,7 +114,6 @@ def test_edge_rows_carry_weights_and_fragments(graph) -> None:  # type: ignore[n
 def test_helpers() -> None:
     assert association([0.2, 0.9, 0.5], cap=2) == pytest.approx(0.7)
     assert association([], cap=250) == 0.0
-    assert mean_std([1.0, 3.0]) == (2.0, 1.0)
     assert tagset({"domain": "core", "x": ["a", "b"], "placeholder": False}) == frozenset(
         {"domain=core", "x=a", "x=b", "placeholder=false"})
 

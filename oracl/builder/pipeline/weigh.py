@@ -7,7 +7,6 @@ Output: the export's nodes and edges (artifacts named by their node id, the arti
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,16 +48,6 @@ def tagset(tags: Mapping[str, object]) -> frozenset[str]:
 
 
 
-
-
-def mean_std(values: list[float]) -> tuple[float, float]:
-    """Population mean and standard deviation."""
-    if not values:
-        return 0.0, 0.0
-    mu = math.fsum(values) / len(values)
-    sigma = math.sqrt(math.fsum((x - mu) ** 2 for x in values) / len(values))
-    # equal values leave a rounding residue (~1e-16) that would turn δ into noise
-    return mu, sigma if sigma > 1e-12 else 0.0
 
 
 @dataclass(slots=True)
