@@ -7,7 +7,7 @@ RETURN a.path AS path, a.id AS id, a.checksum AS checksum, a.file_type AS file_t
        a.domain AS domain, a.component AS component, a.lifecycle AS lifecycle,
        a.classification AS classification, a.content_type AS content_type, a.format AS format,
        a.placeholder AS placeholder, a.parse_status AS parse_status, a.tags AS tags,
-       /*=priority(a)*/ AS priority, a.p_sum AS p_sum, a.p_mult AS p_mult, a.fresh_e AS fresh_e,
+       /*=own(a)*/ AS priority, a.p_sum AS p_sum, a.p_mult AS p_mult, a.fresh_e AS fresh_e,
        a.m_role AS m_role, a.association AS association, a.degree AS degree,
        /*=delta(a)*/ AS delta, /*=density(a)*/ AS link_density, a.link_count AS link_count,
        a.backrefs AS backrefs, a.usage AS usage, a.line_count AS line_count, a.name AS name,

@@ -2,4 +2,4 @@
 // params: paths LIST(STRING)
 // returns: path, domain and priority of each named artifact
 MATCH (a:Artifact) WHERE a.path IN $paths
-RETURN a.path AS path, a.domain AS domain, /*=priority(a)*/ AS priority, a.checksum AS checksum;
+RETURN a.path AS path, a.domain AS domain, /*=own(a)*/ AS priority, a.checksum AS checksum;

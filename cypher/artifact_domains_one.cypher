@@ -3,4 +3,4 @@
 // (one path: an equality uses the primary-key index, where IN scans the table)
 // returns: path, domain and priority of each named artifact
 MATCH (a:Artifact) WHERE a.path = $path
-RETURN a.path AS path, a.domain AS domain, /*=priority(a)*/ AS priority, a.checksum AS checksum;
+RETURN a.path AS path, a.domain AS domain, /*=own(a)*/ AS priority, a.checksum AS checksum;

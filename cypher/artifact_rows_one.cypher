@@ -5,5 +5,5 @@
 MATCH (a:Artifact)
 WHERE a.path = $path
 RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,
-       a.tags AS tags, /*=priority(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
+       a.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
        a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, 0.0 AS bm25;

@@ -6,4 +6,4 @@ MATCH (a:Artifact)-[l:Link]->(b:Artifact)
 WHERE a.path IN $paths
 RETURN a.path AS at, b.path AS neighbour, l.relation AS relation, l.relation_weight AS weight,
        /*=rank(l)*/ AS rank, true AS outgoing, l.source_fragment AS fragment,
-       b.domain AS domain, /*=priority(b)*/ AS priority;
+       b.domain AS domain, /*=own(b)*/ AS priority;

@@ -9,11 +9,11 @@ WHERE NOT l.relation IN $skip_out
 WITH b, l, /*=rank(l)*/ AS rank ORDER BY rank DESC, b.path LIMIT $guard
 RETURN b.path AS neighbour, l.relation AS relation, rank,
        l.relation_weight AS weight, true AS outgoing, l.source_fragment AS source_fragment,
-       l.target_fragment AS target_fragment, b.domain AS domain, /*=priority(b)*/ AS priority, /*=density(b)*/ AS density
+       l.target_fragment AS target_fragment, b.domain AS domain, /*=own(b)*/ AS priority, /*=density(b)*/ AS density
 UNION ALL
 MATCH (a:Artifact {path: $path})<-[l:Link]-(b:Artifact)
 WHERE NOT l.relation IN $skip_in
 WITH b, l, /*=rank(l)*/ AS rank ORDER BY rank DESC, b.path LIMIT $guard
 RETURN b.path AS neighbour, l.relation AS relation, rank,
        l.relation_weight AS weight, false AS outgoing, l.source_fragment AS source_fragment,
-       l.target_fragment AS target_fragment, b.domain AS domain, /*=priority(b)*/ AS priority, /*=density(b)*/ AS density;
+       l.target_fragment AS target_fragment, b.domain AS domain, /*=own(b)*/ AS priority, /*=density(b)*/ AS density;

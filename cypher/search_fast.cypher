@@ -5,7 +5,7 @@
 MATCH (a:Artifact)
 WHERE /*MATCH*/ /*AND_FILTERS*/
 RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,
-       a.tags AS tags, /*=priority(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
+       a.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
        a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, 1.0 AS bm25
 ORDER BY a.path
 LIMIT $limit;

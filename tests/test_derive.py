@@ -69,14 +69,15 @@ def test_priority_by_hand() -> None:
     # product, δ > 0: P0 + α·δ = 0.2875 + 0.35·1.224744871… = 0.716160705
     assert derive.priority(t, 0.2, 1.15, fresh_e, 1.0, 0.75, True) == pytest.approx(0.716160704987, abs=1e-12)
     # an empty file keeps what it loses, never what it gains: P0 alone
-    assert derive.priority(t, 0.2, 1.15, fresh_e, 1.0, 0.75, False) == p0
+    assert derive.priority(t, 0.2, 1.15, fresh_e, 1.0, 0.75, False) == pytest.approx(p0, abs=1e-15)
     # an example, δ < 0: 0.5·P0 + α·δ = 0.14375 − 0.428660705 = −0.284910705
     assert derive.priority(t, 0.2, 1.15, fresh_e, 0.5, 0.25, True) == pytest.approx(-0.284910704987, abs=1e-12)
-    # the cap: (3.0 + 0.05)·1 > 2; min(x, c) = (x + c − |x − c|)/2
+    # the cap: (3.0 + 0.05)·1 > 2; min(x, c) = 0.5·x + 0.5·c − 0.5·|x − c|
     assert derive.base(t, 3.0, 1.0, fresh_e) == 2.0 and derive.base(t, 1.0, 1.0, fresh_e) == pytest.approx(1.05)
     # no spread: δ is 0, the priority is m_role·P0
     flat = terms([0.4, 0.4])
-    assert derive.priority(flat, 0.2, 1.15, fresh_e, 0.5, 0.4, True) == 0.5 * derive.base(flat, 0.2, 1.15, fresh_e)
+    assert derive.priority(flat, 0.2, 1.15, fresh_e, 0.5, 0.4, True) == pytest.approx(
+        0.5 * derive.base(flat, 0.2, 1.15, fresh_e), abs=1e-15)
 
 
 def test_density_and_rank_by_hand() -> None:
@@ -122,6 +123,7 @@ def test_the_cypher_twins_equal_the_python_functions_on_a_real_database(store: S
               Terms.of([0.5] * 300, newest, 0.0, 0.35, 2.0),   # σ = 0, no rank
               Terms.of([r["association"] for r in rows], EPOCH_NS, 1.0, 0.35, 1.0)):
         stmt = (f"MATCH (a:Artifact)-[l:Link]->(b:Artifact) RETURN a.path AS path, {derive.cypher_priority('a')} AS p, "
+                f"{derive.cypher_own('a')} AS own, "
                 f"{derive.cypher_delta('a')} AS d, {derive.cypher_density('a')} AS ld, {derive.cypher_rank('l')} AS r")
         got = {r["path"]: r for r in store.rows(stmt, derive.bind(stmt, t, None))}
         assert len(got) == 299
@@ -133,6 +135,7 @@ def test_the_cypher_twins_equal_the_python_functions_on_a_real_database(store: S
                     r9(derive.delta(t, r["association"])), r9(derive.link_density(t, r["degree"])),
                     r9(derive.rank(t, r["rank_raw"])))
             assert (g["p"], g["d"], g["ld"], g["r"]) == want, r
+            assert derive.served_priority(t, g["own"]) == g["p"]  # a query that only returns it
 
 
 def test_the_twins_type_in_both_branches_of_a_union(store: Store) -> None:

@@ -8,7 +8,7 @@ from datetime import datetime
 import orjson
 import pytest
 
-from oracl.core.derive import cypher_priority
+from oracl.core.derive import cypher_own
 from oracl.read.query.compile import NODE_EXCLUDE, PREDICATES, compile_fast, compile_query
 from oracl.read.query.parse import parse
 from oracl.read.query.score import propagate_tests, score_rows
@@ -24,7 +24,7 @@ def test_general_path_golden() -> None:
         "MATCH (a:Artifact {path: node.path})\n"
         "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"
         "RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,\n"
-        "       a.tags AS tags, " + cypher_priority("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
+        "       a.tags AS tags, " + cypher_own("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
         "       a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, score AS bm25")
     assert c.params == {"q": "auth authentication login", "k": 200, "domains": ["core"],
                         "since": datetime(2026, 1, 1), "exclude": "(^|[^a-z0-9])(legacy)"}

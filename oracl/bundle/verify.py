@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from oracl.bundle.provenance import SIDECARS, read_health
-from oracl.core.derive import Terms, with_terms
+from oracl.core.derive import Terms, finish, with_terms
 from oracl.core.errors import (
     BundleMismatchError,
     DigestError,
@@ -183,7 +183,7 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
         raise BundleMismatchError("the export's header has no aggregates to derive priorities from") from None
 
     def named(name: str) -> list[dict[str, Any]]:
-        return store.named(name, with_terms(name, terms, None))
+        return finish(store.named(name, with_terms(name, terms, None)), terms)
 
     def served(row: dict[str, Any], *derived: str) -> tuple[Any, ...]:  # as the export rounds them
         return tuple(r9(v) if k in derived else v for k, v in row.items())

@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from oracl.core.derive import Terms, bind, with_terms
+from oracl.core.derive import Terms, bind, finish, with_terms
 from oracl.core.errors import NoBuildError, VaultError
 from oracl.core.paths import utc
 from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
@@ -333,11 +333,11 @@ class Snapshot:
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the named read query ``cypher/<name>.cypher`` on this build; the terms its
         derived values use (``$d_mu`` …: oracl/core/derive.py) come from the build's header."""
-        return self.store.named(name, with_terms(name, self.terms, params))
+        return finish(self.store.named(name, with_terms(name, self.terms, params)), self.terms)
 
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a compiled read statement on this build, with the terms it derives values from."""
-        return self.store.rows(statement, bind(statement, self.terms, params))
+        return finish(self.store.rows(statement, bind(statement, self.terms, params)), self.terms)
 
     @property
     def terms(self) -> Terms:

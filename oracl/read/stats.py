@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from oracl.core import derive
 from oracl.read.snapshot import Snapshot
 
 
@@ -20,7 +21,7 @@ def stats(snap: Snapshot) -> dict[str, Any]:
         "root": header["root"],
         "source_commit": header.get("source_commit"),
         "artifacts": snap.named("count_artifacts")[0]["n"],
-        "hubs": snap.cached("hub_summary"),
+        "hubs": derive.top_members(snap.cached("hub_summary"), snap.terms),
         "edges_by_relation": dict(sorted(by_relation.items())),
         "edges": sum(by_relation.values()),
         "mu": header["mu"],
