@@ -48,6 +48,8 @@ def main() -> int:
     ap.add_argument("workspace", type=Path)
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--scratch", type=Path, default=None)
+    ap.add_argument("--numbers-only", action="store_true",
+                    help="set numbers only: no string, no edge unlinked or created (what they cost, by difference)")
     args = ap.parse_args()
     mirror = args.workspace / ".oracl" / "mirror"
     build_id = orjson.loads((mirror / "LATEST.json").read_bytes())["build_id"]
@@ -79,10 +81,11 @@ def main() -> int:
             w0, t0 = written(), time.perf_counter()
             store.execute("BEGIN TRANSACTION")
             store.execute("MATCH (a:Artifact {path: $p}) SET a.p_sum = a.p_sum + 1e-9, a.association = a.association + 1e-9, "
-                          "a.degree = a.degree + 0, a.fresh_e = a.fresh_e * 1.0000001, a.checksum = $c",
-                          {"p": p, "c": f"{i:064x}"})
-            store.execute("MATCH (a:Artifact {path: $p})-[l:Link]->(:Artifact) DELETE l", {"p": p})
-            for r in out:
+                          "a.degree = a.degree + 0, a.fresh_e = a.fresh_e * 1.0000001", {"p": p})
+            if not args.numbers_only:
+                store.execute("MATCH (a:Artifact {path: $p}) SET a.checksum = $c", {"p": p, "c": f"{i:064x}"})
+                store.execute("MATCH (a:Artifact {path: $p})-[l:Link]->(:Artifact) DELETE l", {"p": p})
+            for r in ([] if args.numbers_only else out):
                 store.execute("MATCH (a:Artifact {path: $p}), (b:Artifact {path: $t}) CREATE (a)-[:Link {relation: $relation, "
                               "confidence: $confidence, relation_weight: $w, rank_raw: $r, source_fragment: $sf, "
                               "target_fragment: $tf, producer: $producer, provider: $provider}]->(b)", {"p": p, **r})
