@@ -155,3 +155,23 @@ def test_a_statement_missing_a_term_is_refused_not_read_as_null(store: Store) ->
     with pytest.raises(StoreError, match="d_alpha"):
         store.rows(stmt, {})
     assert store.rows("RETURN '$not_a_parameter' AS x", {}) == [{"x": "$not_a_parameter"}]
+
+
+def test_the_hub_summary_means_and_top_member_by_hand() -> None:
+    import pyarrow as pa
+
+    t = terms([0.5, 0.5])  # σ = 0: δ = 0, a priority is m_role·P0
+    k = t.fresh_k
+    fe = 1.0 / k  # freshness 1: P0 = (p_sum + 0.05)·p_mult
+    table = pa.table({"hub": ["h:a", "h:a", "h:b"], "p_sum": [0.15, 0.35, 0.05], "p_mult": [1.0, 1.0, 2.0],
+                      "fresh_e": [fe, fe, fe], "m_role": [1.0, 0.5, 1.0], "association": [0.5, 0.5, 0.5],
+                      "size_bytes": [10, 10, 0]})
+    rows = [{"hub": "h:a", "members": 2, "tops": ["z.py", "a.py"], "top_terms": [[0.35, 1.0, fe, 1.0, 0.5, 10.0],
+                                                                                 [0.15, 1.0, fe, 1.0, 0.5, 10.0]]},
+            {"hub": "h:b", "members": 1, "tops": [], "top_terms": []}]
+    out = derive.summary(rows, table, t)
+    # h:a: 0.2 and 0.5·0.4 = 0.2 → mean 0.2; h:b: (0.05 + 0.05)·2 = 0.2
+    assert [(h["hub"], h["members"]) for h in out] == [("h:a", 2), ("h:b", 1)]
+    assert out[0]["mean_priority"] == pytest.approx(0.2, abs=1e-9) and out[1]["mean_priority"] == pytest.approx(0.2, abs=1e-9)
+    # the best-ranked members' highest priority: z.py (0.4) over a.py (0.2); none for h:b
+    assert out[0]["top_member"] == "z.py" and out[1]["top_member"] is None

@@ -268,13 +268,22 @@ def finish(rows: list[dict[str, Any]], t: Terms) -> list[dict[str, Any]]:
     return rows
 
 
-def top_members(rows: list[dict[str, Any]], t: Terms) -> list[dict[str, Any]]:
-    """``hub_summary``'s rows with each hub's top member: of its best-ranked members
-    (``tops``, ``top_terms``), the highest priority, then the first path."""
+def summary(rows: list[dict[str, Any]], member_terms: Any, t: Terms) -> list[dict[str, Any]]:
+    """``hub_summary``'s rows with each hub's mean priority (over ``member_terms``, the Arrow
+    table of ``hub_member_terms``; summed with ``math.fsum``, so the order rows come in does
+    not matter) and its top member: of its best-ranked members (``tops``, ``top_terms``), the
+    highest priority, then the first path."""
+    cols = [member_terms.column(c).to_pylist() for c in
+            ("hub", "p_sum", "p_mult", "fresh_e", "m_role", "association", "size_bytes")]
+    by_hub: dict[str, list[float]] = {}
+    for hub, p_sum, p_mult, fresh_e, m_role, assoc, size in zip(*cols, strict=True):
+        by_hub.setdefault(hub, []).append(r9(priority(t, p_sum, p_mult, fresh_e, m_role, assoc, size > 0)))
     out = []
     for r in rows:
         tops = sorted(zip(r["tops"], r["top_terms"], strict=True), key=lambda pt: (-served_priority(t, pt[1]), pt[0]))
-        out.append({**{k: v for k, v in r.items() if k not in ("tops", "top_terms")},
+        values = by_hub.get(r["hub"], [])
+        out.append({"hub": r["hub"], "members": r["members"],
+                    "mean_priority": math.fsum(values) / len(values) if values else None,
                     "top_member": tops[0][0] if tops else None})
     return out
 

@@ -154,6 +154,16 @@ class Store:
             out.append(dict(zip(cols, result.get_next(), strict=True)))
         return out
 
+    def arrow(self, name: str, params: dict[str, Any] | None = None) -> Any:
+        """The named query's rows as one Arrow table (many rows: no Python object per row)."""
+        missing = query_params(name) - set(params or ())
+        if missing:
+            raise StoreError(f"query {name} needs the parameter(s) {', '.join(sorted(missing))}")
+        try:
+            return self.execute(query(name), params).get_as_arrow(chunk_size=1 << 20)
+        except RuntimeError as exc:
+            raise _translate(exc, "query failed") from None
+
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the named query ``cypher/<name>.cypher``. A parameter it uses and is not given
         is refused here: Kùzu 0.11.3 reports one as an error, except inside a UNION, where

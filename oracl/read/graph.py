@@ -349,7 +349,7 @@ def hub(snap: Snapshot, domain: str | None = None, k: int = 20) -> dict[str, Any
     on ``hub:domain:<d>``)."""
     in_range("-k", k, 1, MAX_K)
     guard = snap.params.query_guard
-    hubs = derive.top_members(snap.cached("hub_summary"), snap.terms)  # an aggregate over every artifact: once per snapshot
+    hubs = snap.hubs()
     if domain is None:
         return {"build_id": snap.build_id, "hubs": hubs, "notices": list(snap.notices)}
     d = domain.removeprefix("hub:domain:").removeprefix("hub:").lower()

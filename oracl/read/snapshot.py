@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from oracl.core.derive import Terms, bind, finish, with_terms
+from oracl.core.derive import Terms, bind, finish, summary, with_terms
 from oracl.core.errors import NoBuildError, VaultError
 from oracl.core.paths import utc
 from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
@@ -139,6 +139,7 @@ class Memo:
 
 _PARAMS: MemoKey[ReadParams] = MemoKey("params")
 _TERMS: MemoKey[Terms] = MemoKey("terms")
+_HUBS: MemoKey[list[dict[str, Any]]] = MemoKey("hubs")
 _BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("built_files")
 _LEARNED: MemoKey[Learned] = MemoKey("learned")
 _EVENTS: MemoKey[dict[str, list[dict[str, Any]]]] = MemoKey("events")
@@ -338,6 +339,12 @@ class Snapshot:
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a compiled read statement on this build, with the terms it derives values from."""
         return finish(self.store.rows(statement, bind(statement, self.terms, params)), self.terms)
+
+    def hubs(self) -> list[dict[str, Any]]:
+        """Every domain hub: members, mean priority, top member (an aggregate over every
+        artifact: once per snapshot)."""
+        return self.memo.once(_HUBS, lambda: summary(self.cached("hub_summary"),
+                                                     self.store.arrow("hub_member_terms"), self.terms))
 
     @property
     def terms(self) -> Terms:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from oracl.core import derive
 from oracl.read.snapshot import Snapshot
 
 
@@ -21,7 +20,7 @@ def stats(snap: Snapshot) -> dict[str, Any]:
         "root": header["root"],
         "source_commit": header.get("source_commit"),
         "artifacts": snap.named("count_artifacts")[0]["n"],
-        "hubs": derive.top_members(snap.cached("hub_summary"), snap.terms),
+        "hubs": snap.hubs(),
         "edges_by_relation": dict(sorted(by_relation.items())),
         "edges": sum(by_relation.values()),
         "mu": header["mu"],
