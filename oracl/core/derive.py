@@ -35,6 +35,7 @@ MCP all go through this module, and a test checks the two agree on a real databa
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -190,7 +191,7 @@ def priority(t: Terms, p_sum: float, p_mult: float, fresh_e: float, m_role: floa
     cold reader prepared the nested form in 0.14 s, this one in 0.04 s, a bare column in 0.02 s.)"""
     k, sd, mos, a, cap = t.fresh_k, t.sigma_div, t.mos, t.alpha, t.cap
     ne = 0.5 if nonempty else 0.0
-    x = p_sum * p_mult + FRESH_W * p_mult * fresh_e * k
+    x = _own(p_sum, p_mult, fresh_e, k)
     ad = abs(assoc / sd - mos)
     return (m_role * 0.5 * p_sum * p_mult + m_role * HALF_FRESH_W * p_mult * fresh_e * k + m_role * 0.5 * cap
             - m_role * 0.5 * abs(x - cap)
@@ -303,10 +304,15 @@ def with_terms(name: str, t: Terms, params: dict[str, Any] | None) -> dict[str, 
 _TERM = re.compile(r"\$(d_\w+)")
 
 
+@functools.lru_cache(maxsize=256)
+def _terms_in(statement: str) -> frozenset[str]:
+    return frozenset(_TERM.findall(statement))
+
+
 def bind(statement: str, t: Terms, params: dict[str, Any] | None) -> dict[str, Any] | None:
     """``params`` and the terms ``statement`` uses (only those: the engine refuses a
     parameter a statement does not name)."""
-    need = set(_TERM.findall(statement))
+    need = _terms_in(statement)
     if not need:
         return params
     terms = t.params()

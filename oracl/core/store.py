@@ -156,9 +156,7 @@ class Store:
 
     def arrow(self, name: str, params: dict[str, Any] | None = None) -> Any:
         """The named query's rows as one Arrow table (many rows: no Python object per row)."""
-        missing = query_params(name) - set(params or ())
-        if missing:
-            raise StoreError(f"query {name} needs the parameter(s) {', '.join(sorted(missing))}")
+        _given(name, params)
         try:
             return self.execute(query(name), params).get_as_arrow(chunk_size=1 << 20)
         except RuntimeError as exc:
@@ -168,10 +166,15 @@ class Store:
         """Run the named query ``cypher/<name>.cypher``. A parameter it uses and is not given
         is refused here: Kùzu 0.11.3 reports one as an error, except inside a UNION, where
         the process dies (a segfault)."""
-        missing = query_params(name) - set(params or ())
-        if missing:
-            raise StoreError(f"query {name} needs the parameter(s) {', '.join(sorted(missing))}")
+        _given(name, params)
         return self.rows(query(name), params)
+
+
+def _given(name: str, params: dict[str, Any] | None) -> None:
+    """Refuse a named query a parameter it uses is not given for (by the query's name)."""
+    missing = query_params(name) - set(params or ())
+    if missing:
+        raise StoreError(f"query {name} needs the parameter(s) {', '.join(sorted(missing))}")
 
 
 @functools.lru_cache(maxsize=512)
