@@ -633,7 +633,9 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     nothing else; a docstring added to ``run`` sets its doc and the lines of ``run`` and the
     module, and moves the calls below it; the docstring's words changed set the doc alone
     (a string column is set only when it changed: any SET of one grows the database file).
-    Each build's rows equal a full build's."""
+    Each build's rows equal a full build's. One bundle is kept, so each build patches a
+    copy of the one before (with a standby, what is written is what moved since the
+    standby's build: ``test_a_standby_is_updated_in_place``)."""
     from oracl.bundle import database
     from oracl.core import store
     from oracl.core.resources import query
@@ -654,7 +656,7 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     for rel in CALLERS:
         _stamp(root / rel, 0)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    build(root, now=t0, **KW)
+    build(root, now=t0, keep_bundles=1, **KW)
     shop = CALLERS["pkg/shop.py"]
     longer = shop.replace("    c = make_cart()\n", "    c = make_cart()\n    n = n + 1\n")
     called = longer.replace("return c.add(n)", "return c.add(n) + c.total()")
@@ -670,7 +672,7 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
         _stamp(root / "pkg/shop.py", step)
         written.clear()
         now = t0 + timedelta(minutes=2 * step)
-        assert build(root, now=now, **KW).symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
+        assert build(root, now=now, keep_bundles=1, **KW).symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
         assert sorted(written) == said, (step, written)
         rows = _symbol_rows(root)
         written.clear()
@@ -693,8 +695,8 @@ def _facts_header(root: Path) -> dict:
 def test_a_database_that_outgrew_its_chain_makes_the_next_build_full(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Each incremental build records the size its chain's database had after the chain's
-    full build; a previous database past ``MAX_GROWTH`` × that size makes the build full,
-    and the mode says why."""
+    full build; a previous database past ``MAX_GROWTH`` × that size (and ``MIN_GROWTH_BYTES``
+    more) makes the build full, and the mode says why."""
     from oracl.builder import incremental
 
     root = write_tree(tmp_path / "repo", CALLERS)
@@ -715,6 +717,7 @@ def test_a_database_that_outgrew_its_chain_makes_the_next_build_full(tmp_path: P
     assert (_facts_header(root)["chain"], _facts_header(root)["base_db_bytes"]) == (2, full)
     now = _db_bytes(root)
     monkeypatch.setattr(incremental, "MAX_GROWTH", 0.5)
+    monkeypatch.setattr(incremental, "MIN_GROWTH_BYTES", 0)
     assert edit(3) == (f"full: the database grew to {now / 2**20:,.0f} MB, {now / full:.2f} × its "
                        f"{full / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
     assert _facts_header(root)["chain"] == 0

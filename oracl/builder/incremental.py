@@ -38,7 +38,8 @@ FORMAT = 6                       # 2: secrets redacted before any fact is taken;
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt
-MAX_GROWTH = 1.5                 # … or once the database outgrew its chain's first by this factor
+MAX_GROWTH = 1.5                 # … or once the database outgrew its chain's first by this factor …
+MIN_GROWTH_BYTES = 64 << 20      # … and by this much (a small database grows by whole column chunks)
 MAX_CHANGED_FRACTION = 0.25      # above this share of changed files a full build is cheaper …
 MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading them is cheap anyway
 
@@ -250,26 +251,31 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
     # a patched database keeps the pages an update rewrote (Kùzu 0.11.3 reuses little of them)
     db_bytes = (bundle / DB_FILE).stat().st_size
     base = int(header.get("base_db_bytes", 0)) or db_bytes  # a chain's first build: the full one
-    if db_bytes > MAX_GROWTH * base:
+    if db_bytes > growth_limit(base):
         return None, (f"full: the database grew to {db_bytes / 2**20:,.0f} MB, {db_bytes / base:.2f} × its "
                       f"{base / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
     return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base), \
         f"incremental: {len(facts):,} files in the previous build"
 
 
+def growth_limit(base: int) -> int:
+    """The size past which a chain's database (``base`` bytes after its full build) is
+    rebuilt to give the space back: Kùzu 0.11.3 reuses few of the pages an update frees."""
+    return int(max(MAX_GROWTH * base, base + MIN_GROWTH_BYTES))
+
+
 def previous_damage(vault: Vault) -> str:
     """Why the database of the bundle LATEST names cannot be a selective build's start
-    ('' when it can, or when there is no such bundle: ``load_previous`` says so): its
-    SHA-256 is checked against the bundle's manifest, streamed."""
-    from oracl.core.export import sha256_file
-    from oracl.core.vault import DB_FILE, MANIFEST
+    ('' when it can, or when there is no such bundle: ``load_previous`` says so): it is
+    checked against the bundle's manifest by its identity (``file_identity``), not read."""
+    from oracl.core.vault import DB_FILE, MANIFEST, file_matches
 
     try:
         latest = vault.read_latest()
         bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
         manifest = orjson.loads((bundle / MANIFEST).read_bytes())
         want = manifest["files"][DB_FILE]
-        got = sha256_file(bundle / DB_FILE)
     except Exception:  # noqa: BLE001 – a missing or unreadable build is load_previous's to report
         return ""
-    return "" if got == want else "the previous bundle's database does not match its manifest"
+    return "" if isinstance(want, str) and file_matches(bundle / DB_FILE, want) else \
+        "the previous bundle's database does not match its manifest"

@@ -215,6 +215,7 @@ class BuildReport:
     signature: str      # ed25519 | hmac-sha256 | unsigned
     orphans: int        # artifacts with no edge to or from another artifact
     symbols_mode: str = ""  # "symbols: whole (why)" or "symbols: the rows of N changed files made again, …"
+    database_mode: str = ""  # "database: made from scratch" | "database: the standby updated in place (…)" | "…: a copy"
     untrusted: tuple[str, ...] = ()  # vault files this user's oracl did not write, ignored (design §11)
 
     def to_json(self) -> dict[str, Any]:
@@ -330,38 +331,96 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         events=sensor_events(plan, facts, previous))
 
 
-def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Task[float]:
-    """The bundle's schema, full-text rows and index – from scratch, or patched into a
-    copy of the previous bundle's database – as a task beside the graph's weighting."""
+@dataclass(frozen=True, slots=True)
+class Content:
+    """The content task, and how the build's database starts: ``catchup`` are files this
+    build did not read whose rows differ in the standby it took over (their symbol rows are
+    made again too); ``why`` says which database was started from."""
+
+    task: Task[float]
+    standby: bool
+    catchup: list[str]
+    why: str
+
+
+def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Content:
+    """The bundle's schema, full-text rows and index – from scratch, in the standby's
+    database brought up to date in place (``database.claim_standby``), or patched into a
+    copy of the previous bundle's – as a task beside the graph's weighting."""
+    from oracl.builder.incremental import growth_limit
+    from oracl.bundle.database import claim_standby
+    from oracl.core.store import reset
+
     cfg = plan.cfg
     pool = cfg.build_buffer_pool(r.text_bytes)
     previous: Path | None = None
     delete: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+    standby, catchup, why = False, [], "database: made from scratch"
     if r.previous is not None:
-        # the copy holds the previous index: give the patch room for its pages
+        # the database holds the previous index: give the patch room for its pages
         db = r.previous.bundle / DB_FILE
         pool = max(pool, cfg.build_buffer_pool(0) + db.stat().st_size // 2)
-        previous = db
         old = r.previous.facts
         delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
+        limit = growth_limit(r.previous.base_db_bytes or db.stat().st_size)
+        checksums, why = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols, max_bytes=limit)
+        if checksums is not None:
+            staged = _catch_up(plan, r, checksums)
+            if staged is None:
+                reset(writer.db)
+                why = "a file the standby needs changed while it was read"
+            else:
+                standby, (catchup, extra, delete) = True, staged
+                why = (f"database: the standby updated in place ({len(catchup):,} more file"
+                       f"{'' if len(catchup) == 1 else 's'} caught up)")
+        if not standby:
+            previous, why = db, f"database: a copy of the latest ({why})"
+    task = ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
+                           cfg.db_threads, previous, delete, keep_symbols and r.previous is not None, standby, extra)
+    return Content(task, standby, catchup, why)
 
-    return ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
-                           cfg.db_threads, previous, delete, keep_symbols and previous is not None)
+
+def _catch_up(plan: Plan, r: Read, checksums: dict[str, str]) -> tuple[
+        list[str], tuple[tuple[str, str], ...], tuple[str, ...]] | None:
+    """What the standby (whose files had ``checksums``) needs beyond this build's reads:
+    (the files it holds other bytes of or lacks, which this build did not read; their
+    full-text rows, read again here; every file whose Content row goes). None when one of
+    those files no longer holds the bytes this build took its facts from."""
+    read_now = set(r.reread)
+    now = {f.path: f.checksum for f in r.facts}
+    behind = sorted(p for p, c in now.items() if p not in read_now and checksums.get(p) != c)
+    root = os.path.realpath(plan.root)
+    rows = []
+    for rel in behind:
+        f, text = read_one(root, rel, plan.cfg)
+        if f.checksum != now[rel]:
+            return None
+        rows.append((rel, text))
+    gone = {p for p in checksums if p not in now} | {p for p in checksums if p in read_now or p in behind}
+    return behind, tuple(rows), tuple(sorted(gone))
 
 
 def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threads: int, previous: Path | None,
-                  delete: tuple[str, ...], keep_symbols: bool = False) -> float:
+                  delete: tuple[str, ...], keep_symbols: bool = False, standby: bool = False,
+                  extra: tuple[tuple[str, str], ...] = ()) -> float:
     """The content task (in a fresh process for the CLI: the index's buffer pool, ≈ 12 × the
-    indexed text while it is built, stays out of the main process). Returns its seconds."""
+    indexed text while it is built, stays out of the main process). Returns its seconds.
+    ``extra``: full-text rows beyond the spool's (the files a standby catches up on)."""
     import pyarrow as pa
+
+    from oracl.bundle.tables import CONTENT_SCHEMA
 
     t0 = time.perf_counter()
     table = pa.ipc.open_file(pa.memory_map(str(spool))).read_all()
+    if extra:
+        table = pa.concat_tables([table, pa.table({"path": [p for p, _ in extra], "text": [t for _, t in extra]},
+                                                  schema=CONTENT_SCHEMA)])
     try:
         writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete,
-                             keep_symbols=keep_symbols)
+                             keep_symbols=keep_symbols, standby=standby)
     except StoreError as exc:
-        if previous is None:
+        if previous is None and not standby:
             raise
         raise PreviousBundleError(f"the previous bundle's database failed ({exc})") from None
     return time.perf_counter() - t0
@@ -433,10 +492,12 @@ def plan_symbols(r: Read) -> tuple[Segments | None, str]:
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
-def make_symbols(r: Read, previous: Segments | None, why: str) -> Symbols:
+def make_symbols(r: Read, previous: Segments | None, why: str, catchup: list[str] = ()) -> Symbols:  # type: ignore[assignment]
+    """The symbol rows: every file's, or (``previous``: the latest build's segments) those
+    of the files read again and of ``catchup`` (files a standby holds other rows of)."""
     if previous is None:
         return Symbols.of(symbol_graph(r.facts, r.index), None, None, why)
-    changed = sorted(r.reread)
+    changed = sorted({*r.reread, *catchup})
     made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed)), None, changed, why)
     mine = set(changed)
     made.segments = previous.replaced(
@@ -619,8 +680,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
 
 
 def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,
-         header: dict[str, Any], spool: Path, content: Task[float], vault_files: Task[bytes],
-         export: Task[bytes]) -> Loaded:
+         header: dict[str, Any], spool: Path, content: Content, vault_files: Task[bytes],
+         export: Task[bytes], based: bool = False) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
     and published once the export and the vault files are written."""
     from oracl.bundle import tables as tables_of
@@ -635,14 +696,16 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         patch = (symbols.patched, rows)
     else:
         tables.update(rows)
-    content_seconds = ex.join(content)
-    writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch)
+    content_seconds = ex.join(content.task)
+    writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
+                      in_place=content.standby)
     del tables
     os.unlink(spool)
     ex.join(vault_files)
     answer = orjson.loads(ex.join(export))
     final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots,
-                           before_flip=lambda: provenance.fault("flip"))
+                           before_flip=lambda: provenance.fault("flip"),
+                           lineage=provenance.lineage(plan.vault, symbols.patched is None) if based else None)
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
                   sum(f.stat().st_size for f in final.iterdir() if f.is_file()))
@@ -735,8 +798,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                   skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
-        symbols = timed("symbols", make_symbols, r, reuse, symbols_why)
-        symbols_mode = symbols.why
+        symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.catchup)
+        symbols_mode, database_mode = symbols.why, content.why
         del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
         # what the later phases need is in the graph rows now: the facts, the index and the
@@ -745,6 +808,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         languages = Counter(f.language or "other" for f in r.facts)
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
+        r_based = r.previous is not None
         stat_files = stat_rows(r.facts)
         all_facts = r.facts
         carried = (r.facts_header, {f.path: f for f in r.facts},
@@ -756,7 +820,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events)
         del stat_files, all_facts
-        loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export)
+        based = r_based
+        loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
+                       based)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
         seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:
@@ -803,5 +869,5 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export_path=str(vault.export), export_sha256=loaded.export_sha256,
         bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
         signature=loaded.signature, orphans=facts.orphans, mode=mode,
-        files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode,
+        files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode, database_mode=database_mode,
         untrusted=untrusted)

@@ -4,11 +4,16 @@ beside the bundle writer and its seal. The engine itself is reached only through
 
 * ``start_bundle``: a fresh database with the schema, the Content rows and the full-text
   index;
-* ``patch_bundle``: a copy of the previous bundle's database with the changed files'
+* ``claim_standby`` and ``refresh_bundle``: the older of the two kept bundles (the
+  *standby*, which no reader holds) taken over by the build and its database brought up to
+  date in place: nothing is copied, and only what moved is written (design §7b, "how a
+  change flows");
+* ``patch_bundle``: else a copy of the previous bundle's database with the changed files'
   Content rows deleted and created again, the graph tables emptied (the symbol tables kept
   for a patch);
-* ``finish_bundle``: the graph tables loaded by COPY, the symbol patch (``edge_diff``:
-  only what moved is written), the history index, the checkpoint.
+* ``finish_bundle``: the graph tables loaded by COPY – or, in a standby, patched row by row
+  where they differ from what it holds (``diff_nodes``, ``diff_edges``) – the symbol patch
+  (``edge_diff``: only what moved is written), the history index, the checkpoint.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import orjson
 from oracl.core.errors import StoreError
 from oracl.core.resources import loader_statements, query, schema_statements
 from oracl.core.store import Store, close, reset
-from oracl.core.vault import DB_FILE
+from oracl.core.vault import DB_FILE, MANIFEST, READERS_LOCK, STAT_FILE, Vault, file_matches
 
 
 def start_bundle(directory: Path, content: Any, *, fts: bool = True,
@@ -100,6 +105,95 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
     return path
 
 
+# the tables a symbol pass made whole replaces in a standby (rel tables first: drop order)
+WHOLE_SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "SymbolName", "Symbol")
+
+
+def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool, max_bytes: int) -> tuple[dict[str, str] | None, str]:
+    """Take over the standby's database for this build: the bundle the latest build
+    started from (named, with its manifest's digest, in the latest manifest's ``lineage``,
+    which LATEST's seal covers), when no reader holds it. Its ``graph.kuzu`` moves into
+    ``staging`` (a rename: nothing is copied) and the rest of it is removed; a crash from
+    here on loses only the standby, while the latest build goes on serving. Returns (the
+    standby's checksum of each file, from its ``stat.bin``: what its Content and symbol
+    rows were made of) or (None, why it cannot be used). ``symbols_kept``: this build
+    patches the symbol tables, which needs the latest build to have patched them too (then
+    they differ from the standby's only in files whose bytes differ)."""
+    import fcntl
+    import hashlib
+    import os
+    import shutil
+
+    try:
+        latest = vault.read_latest()
+        previous = vault.bundle(str(latest.get("bundle", latest["build_id"])))
+        raw = (previous / MANIFEST).read_bytes()
+        if hashlib.sha256(raw).hexdigest() != latest.get("manifest_sha256"):
+            return None, "the latest manifest does not match LATEST.json"
+        lineage = orjson.loads(raw).get("lineage") or {}
+        if not isinstance(lineage, dict) or not isinstance(lineage.get("base"), str):
+            return None, "the latest build started from no bundle"
+        if symbols_kept and lineage.get("symbols_whole") is not False:
+            return None, "the latest build made every symbol row again"
+        standby = vault.bundle(lineage["base"])
+        raw = (standby / MANIFEST).read_bytes()
+        if hashlib.sha256(raw).hexdigest() != lineage.get("base_manifest_sha256"):
+            return None, "the standby's manifest is not the one the latest build started from"
+        files = orjson.loads(raw)["files"]
+        db = standby / DB_FILE
+        if not file_matches(db, files[DB_FILE]):
+            return None, "the standby's database is not the one its manifest seals"
+        if any(Path(str(db) + suffix).exists() for suffix in (".wal", ".shadow")):
+            return None, "the standby's database has a write-ahead log"
+        if db.stat().st_size > max_bytes:
+            return None, f"the standby's database outgrew its chain ({db.stat().st_size / 2**20:,.0f} MB)"
+        stat_raw = (standby / STAT_FILE).read_bytes()
+        if hashlib.sha256(stat_raw).hexdigest() != files[STAT_FILE]:
+            return None, f"the standby's {STAT_FILE} does not match its manifest"
+        checksums = {p: str(row[2]) for p, row in orjson.loads(stat_raw)["files"].items()}
+    except FileNotFoundError:
+        return None, "no standby bundle"
+    except Exception as exc:  # noqa: BLE001 – an unusable standby means a copy, never a failed build
+        return None, f"the standby is unreadable ({type(exc).__name__})"
+    try:
+        fd = os.open(standby / READERS_LOCK, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None, "the standby has no readers' lock"
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None, "a reader holds the standby"
+        os.replace(db, staging / DB_FILE)
+        shutil.rmtree(standby, ignore_errors=True)
+    finally:
+        os.close(fd)
+    return checksums, ""
+
+
+def refresh_bundle(directory: Path, delete: list[str], content: Any, *, buffer_pool_bytes: int = 1 << 30,
+                   threads: int = 2, drop_symbols: bool = False) -> Path:
+    """The claimed standby's database (``claim_standby``) brought up to date in place:
+    the Content rows of ``delete`` removed and those of ``content`` created (one CREATE a
+    row, which keeps the full-text index exact), and, when ``drop_symbols``, the symbol
+    tables emptied for a whole symbol pass. The graph tables are kept: ``finish_bundle``
+    writes only the rows that differ."""
+    path = directory / DB_FILE
+    store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
+    with _transaction(store):
+        if delete:
+            store.execute(query("content_delete"), {"paths": delete})
+        for row in content.to_pylist() if len(content) else []:
+            store.execute(query("content_create"), row)
+    if drop_symbols:
+        for table in WHOLE_SYMBOL_TABLES:
+            store.execute(f"DROP TABLE {table}")
+        for stmt in schema_statements():
+            if _creates(stmt) in WHOLE_SYMBOL_TABLES:
+                store.execute(stmt)
+    return path
+
+
 def _creates(statement: str) -> str:
     """The table a CREATE … TABLE statement makes ('' for any other statement)."""
     words = statement.replace("(", " ").split()
@@ -110,32 +204,239 @@ def _creates(statement: str) -> str:
 
 
 def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
-                  symbol_patch: tuple[list[str], dict[str, Any]] | None = None) -> None:
+                  symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False) -> None:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
     ``after_each`` is called after every COPY (the crash tests kill the process there).
     ``symbol_patch`` = (paths, the symbol tables of those files' rows), for a bundle
     ``patch_bundle`` kept the symbol tables of: those files' edges are deleted and made
     again and their symbols' properties set; the whole symbol tables are then not in
-    ``tables`` and Defines is made from Symbol's rows."""
+    ``tables`` and Defines is made from Symbol's rows. ``in_place``: a standby
+    (``refresh_bundle``): the artifact, hub, history, link and belongs-to rows are written
+    where they differ from what it holds, never loaded again."""
     store = Store.open(path, read_only=False)
     try:
+        copied = dict(tables)
+        if in_place:
+            for name in GRAPH_ROWS:
+                copied.pop(name, None)
+            _refresh_graph(store, tables)
+            if after_each is not None:
+                after_each()
         for stmt in loader_statements("030_copy_graph"):
             param = stmt.rsplit("$", 1)[1]
-            if param not in tables or len(tables[param]) == 0:  # COPY of an empty table is an error in 0.11
+            if param not in copied or len(copied[param]) == 0:  # COPY of an empty table is an error in 0.11
                 continue
-            store.execute(stmt, {param: tables[param]})
+            store.execute(stmt, {param: copied[param]})
             if after_each is not None:
                 after_each()
         if symbol_patch is not None:
-            _patch_symbols(store, *symbol_patch)
+            _patch_symbols(store, *symbol_patch, defines_again=not in_place)
             if after_each is not None:
                 after_each()
-        if len(tables.get("history", ())):
+        if in_place:
+            _history_index(store, len(tables.get("history", ())) > 0)
+        elif len(tables.get("history", ())):
             for stmt in loader_statements("040_history_fts"):
                 store.execute(stmt)
         store.execute("CHECKPOINT")
     finally:
         close(path)
+
+
+# ---- a standby brought up to date: the rows that differ, and nothing else ---------------------
+
+GRAPH_ROWS = ("artifacts", "hubs", "history", "links", "belongs")
+# (table, key column, the query's MATCH for one row): what ``_refresh_graph`` patches
+_NODES = {"artifacts": ("Artifact", "path"), "hubs": ("Hub", "id"), "history": ("History", "path")}
+_EDGES = {"links": ("Link", "Artifact", "path", "Artifact", "path"),
+          "belongs": ("BelongsTo", "Artifact", "path", "Hub", "id")}
+_TEXT_INDEXED = {"History"}  # a full-text indexed table: a changed row is deleted and created again
+
+
+def _is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
+def diff_nodes(old: Any, new: Any, key: str) -> tuple[list[Any], Any, list[dict[str, Any]]]:
+    """What turns the node rows ``old`` into ``new`` (Arrow tables, keyed by ``key``):
+    (the keys removed, the rows added as a table, and for each row whose values moved its
+    key and the columns that moved). Compared a column at a time in Arrow; only the rows
+    that differ become Python objects."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    old, new = _alike(old, new)
+    old_keys, new_keys = old.column(key), new.column(key)
+    removed = old.filter(pc.invert(pc.is_in(old_keys, value_set=new_keys))).column(key).to_pylist()
+    added = new.filter(pc.invert(pc.is_in(new_keys, value_set=old_keys)))
+    renamed = old.rename_columns([c if c == key else f"{c}\x00old" for c in old.column_names])
+    both = new.join(renamed, keys=key, join_type="inner")
+    if not both.num_rows:
+        return removed, added, []
+    moved: dict[str, Any] = {}
+    for col in new.column_names:
+        if col == key:
+            continue
+        a, b = both.column(col), both.column(f"{col}\x00old")
+        same = pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
+        moved[col] = pc.invert(same)
+    anywhere = None
+    for mask in moved.values():
+        anywhere = mask if anywhere is None else pc.or_(anywhere, mask)
+    rows = pc.indices_nonzero(anywhere).to_pylist() if anywhere is not None else []
+    if not rows:
+        return removed, added, []
+    picked = both.take(pa.array(rows))
+    flags = {c: m.take(pa.array(rows)).to_pylist() for c, m in moved.items()}
+    values = {c: picked.column(c).to_pylist() for c in [key, *moved]}
+    changed = [{key: values[key][i], **{c: values[c][i] for c in moved if flags[c][i]}} for i in range(len(rows))]
+    return removed, added, changed
+
+
+def diff_edges(old: Any, new: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """What turns the edge rows ``old`` into ``new`` (Arrow tables with ``from``, ``to``
+    and the properties): ``edge_diff`` of the rows of the endpoint pairs whose rows are
+    not the same on both sides (found by anti-joins and counts in Arrow, so the pairs left
+    alone never become Python objects)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    old, new = _alike(old, new)
+    cols = new.column_names
+
+    def keyed(t: Any) -> Any:  # a null never joins: every key column filled
+        out = []
+        for c in cols:
+            col = t.column(c)
+            out.append(pc.fill_null(col, "\x00") if _is_text(col.type) else col)
+        return pa.table(out, names=cols)
+
+    a, b = keyed(old), keyed(new)
+    pairs: set[tuple[str, str]] = set()
+    for x, y in ((a, b), (b, a)):
+        gone = x.join(y, keys=cols, join_type="left anti")
+        pairs.update(zip(gone.column("from").to_pylist(), gone.column("to").to_pylist(), strict=True))
+    ga, gb = (t.group_by(["from", "to"]).aggregate([([], "count_all")]) for t in (a, b))
+    for x, y in ((ga, gb), (gb, ga)):  # a pair holding as many rows on each side, or not
+        gone = x.join(y, keys=["from", "to", "count_all"], join_type="left anti")
+        pairs.update(zip(gone.column("from").to_pylist(), gone.column("to").to_pylist(), strict=True))
+    if not pairs:
+        return [], [], []
+    froms = pa.array(sorted({p[0] for p in pairs}))
+
+    def rows_of(t: Any) -> list[dict[str, Any]]:
+        near = t.filter(pc.is_in(t.column("from"), value_set=froms)).to_pylist()
+        return [{"source": r.pop("from"), "target": r.pop("to"), **r} for r in near if (r["from"], r["to"]) in pairs]
+
+    return edge_diff(rows_of(old), rows_of(new))
+
+
+def _alike(old: Any, new: Any) -> tuple[Any, Any]:
+    """``old`` (read back from the engine) and ``new`` (built by the build) with the same
+    columns of the same types: a column the build made of nulls only takes the engine's."""
+    import pyarrow as pa
+
+    old = old.select(new.column_names)
+    schema = pa.schema([old.schema.field(f.name) if pa.types.is_null(f.type) else f for f in new.schema])
+    return old.cast(schema), new.cast(schema)
+
+
+def _statements(table: str, key: str, columns: list[str], text: set[str]) -> dict[str, str]:
+    """The statements that patch one row of ``table`` (column names from the bundle's own
+    Arrow tables, never from input): every number, flag and time set together (set in
+    place), each string on its own (a SET of a string rewrites a column chunk), create,
+    delete."""
+    m = f"MATCH (n:{table} {{{key}: $k}})"
+    numbers = [c for c in columns if c != key and c not in text]
+    out = {f"set {c}": f"{m} SET n.{c} = $v" for c in columns if c in text and c != key}
+    if numbers:
+        out["numbers"] = f"{m} SET " + ", ".join(f"n.{c} = ${c}" for c in numbers)
+    out["create"] = f"CREATE (n:{table} {{" + ", ".join(f"{c}: ${c}" for c in columns) + "})"
+    out["delete"] = f"{m} DETACH DELETE n"
+    return out
+
+
+def _refresh_graph(store: Store, tables: dict[str, Any]) -> None:
+    """The artifact, hub, history, link and belongs-to rows of a standby made those of
+    ``tables``, writing only the rows that differ (read back as Arrow, compared there)."""
+    plans: list[tuple[str, dict[str, Any]]] = []
+    adds: list[tuple[str, Any]] = []
+    for name, (table, key) in _NODES.items():
+        new = tables[name]
+        cols = new.column_names
+        old = store.execute(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS `{c}`" for c in cols)
+                            ).get_as_arrow(chunk_size=1 << 20)
+        removed, added, changed = diff_nodes(old, new, key)
+        text = {c for c in cols if _is_text(new.schema.field(c).type)}
+        st = _statements(table, key, cols, text)
+        numbers = [c for c in cols if c != key and c not in text]
+        full = _rows_by_key(new, key, [row[key] for row in changed])
+        for k in removed:
+            plans.append((st["delete"], {"k": k}))
+        for row in changed:
+            if table in _TEXT_INDEXED:  # a full-text row is deleted and created again, never SET
+                plans.append((st["delete"], {"k": row[key]}))
+                plans.append((st["create"], full[row[key]]))
+                continue
+            if any(c in row for c in numbers):
+                plans.append((st["numbers"], {"k": row[key], **{c: full[row[key]][c] for c in numbers}}))
+            for c in row:
+                if c in text and c != key:
+                    plans.append((st[f"set {c}"], {"k": row[key], "v": row[c]}))
+        if len(added):
+            if table in _TEXT_INDEXED or len(added) < 64:  # CREATE keeps a full-text index exact
+                plans.extend((st["create"], r) for r in added.to_pylist())
+            else:
+                adds.append((table, added))
+    with _transaction(store):  # removals and changes of nodes first: edges may need the new ones
+        for stmt, params in plans:
+            store.execute(stmt, params)
+    for table, added in adds:  # COPY runs on its own, outside a transaction
+        store.execute(f"COPY {table} FROM $rows", {"rows": added})
+    edge_plans: list[tuple[str, dict[str, Any]]] = []
+    for name, (table, a_table, a_key, b_table, b_key) in _EDGES.items():
+        new = tables[name]
+        props = [c for c in new.column_names if c not in ("from", "to")]
+        pattern = f"(a:{a_table} {{{a_key}: $source}})-[e:{table}]->(b:{b_table} {{{b_key}: $target}})"
+        old = store.execute(f"MATCH (a:{a_table})-[e:{table}]->(b:{b_table}) RETURN a.{a_key} AS `from`, "
+                            f"b.{b_key} AS `to`, " + ", ".join(f"e.{c} AS `{c}`" for c in props)
+                            ).get_as_arrow(chunk_size=1 << 20)
+        unlink, update, create = diff_edges(old, new)
+        edge_plans.extend((f"MATCH {pattern} DELETE e", r) for r in unlink)
+        edge_plans.extend((f"MATCH {pattern} SET " + ", ".join(f"e.{c} = ${c}" for c in props), r) for r in update)
+        edge_plans.extend((f"MATCH (a:{a_table} {{{a_key}: $source}}), (b:{b_table} {{{b_key}: $target}}) "
+                           f"CREATE (a)-[:{table} {{" + ", ".join(f"{c}: ${c}" for c in props) + "}]->(b)", r)
+                          for r in create)
+    if edge_plans:
+        with _transaction(store):
+            for stmt, params in edge_plans:
+                store.execute(stmt, params)
+
+
+def _rows_by_key(table: Any, key: str, keys: list[Any]) -> dict[Any, dict[str, Any]]:
+    """The rows of ``table`` whose ``key`` is one of ``keys``, as dicts by key."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not keys:
+        return {}
+    at = pc.index_in(pa.array(keys, table.schema.field(key).type), value_set=table.column(key))
+    return {r[key]: r for r in table.take(at).to_pylist()}
+
+
+def _history_index(store: Store, wanted: bool) -> None:
+    """The History table's full-text index as a full build leaves it: there when a file
+    has history, absent when none has."""
+    try:
+        if wanted:
+            for stmt in loader_statements("040_history_fts"):
+                store.execute(stmt)
+        else:
+            store.execute("CALL DROP_FTS_INDEX('History', 'history_fts')")
+    except StoreError:
+        pass  # already so
 
 
 # Each edge a prepared CREATE costs ~0.9 ms; a COPY appending to a rel table costs about
@@ -186,7 +487,7 @@ def edge_diff(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[
     return unlink, update, create
 
 
-def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any]) -> None:
+def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defines_again: bool = True) -> None:
     """The changed files' rows (``tables``: the Arrow tables ``symbol_tables`` makes of
     them) patched into kept symbol tables, writing only what moved: a symbol whose
     properties changed has those properties set again; an edge that starts in those files is left alone when
@@ -225,4 +526,5 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any]) -> No
     for param, plan in plans.items():  # appended after the transaction: COPY runs on its own
         if plan is None and len(tables[param]):
             store.execute(f"COPY {PATCH_RELS[param]} FROM $rows", {"rows": tables[param]})
-    store.execute(query("symbols_defines_again"))
+    if defines_again:  # (a standby keeps its Artifact rows, and a patch keeps every symbol's id)
+        store.execute(query("symbols_defines_again"))

@@ -232,19 +232,45 @@ def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str,
     return out
 
 
-def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any]) -> str:
-    """Seal a bundle: the SHA-256 of each of its files, the export digest and the counts.
-    Returns the manifest's own digest, which LATEST records."""
+def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any],
+                   lineage: dict[str, Any] | None = None) -> str:
+    """Seal a bundle: the SHA-256 of each of its files (the database by its identity on
+    this disk, ``file_identity``: never read whole), the export digest and the counts, and
+    ``lineage`` (what the next build needs to update this bundle's database in place when
+    it is the standby: ``database.claim_standby``). Returns the manifest's own digest,
+    which LATEST records."""
     from oracl.core.export import sha256_file
+    from oracl.core.vault import DB_FILE, file_identity
 
-    files = {f.name: export_sha256 if f.name == EXPORT else sha256_file(f)  # known: not hashed twice
-             for f in sorted(bundle.iterdir())
+    def seal_of(f: Path) -> str:
+        if f.name == EXPORT:
+            return export_sha256  # known: not hashed twice
+        return file_identity(f) if f.name == DB_FILE else sha256_file(f)
+
+    files = {f.name: seal_of(f) for f in sorted(bundle.iterdir())
              if f.is_file() and f.name not in ("manifest.json", READERS_LOCK)}
     manifest = {"build_id": build_id, "export_sha256": export_sha256, "counts": counts, "files": files}
+    if lineage:
+        manifest["lineage"] = lineage
     data = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS)
     atomic_write(bundle / "manifest.json", data)
     (bundle / READERS_LOCK).touch()
     return hashlib.sha256(data).hexdigest()
+
+
+def lineage(vault: Vault, symbols_whole: bool) -> dict[str, Any] | None:
+    """What a build that started from the latest bundle records of it in its manifest:
+    that bundle's name and manifest digest (as LATEST, sealed, holds them) and whether this
+    build made every symbol row again. The next build takes that bundle over as its
+    standby (``database.claim_standby``)."""
+    try:
+        latest = vault.read_latest()
+    except Exception:  # noqa: BLE001 – no latest build: nothing to start from next time
+        return None
+    base, digest = latest.get("bundle", latest.get("build_id")), latest.get("manifest_sha256")
+    if not isinstance(base, str) or not isinstance(digest, str):
+        return None
+    return {"base": base, "base_manifest_sha256": digest, "symbols_whole": symbols_whole}
 
 
 def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str,

@@ -30,9 +30,9 @@ from oracl.core.errors import (
     NoBuildError,
     VaultError,
 )
-from oracl.core.export import r9, rounded, sha256_file, unpack_symbols
+from oracl.core.export import r9, rounded, unpack_symbols
 from oracl.core.sign import VerifyKeys, verify_signature
-from oracl.core.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault
+from oracl.core.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault, file_matches
 
 
 def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
@@ -62,7 +62,7 @@ def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
         path = bundle / name
         if not path.is_file():
             raise LatestError(f"bundle {bundle.name} lacks {name}, which its manifest lists")
-        if sha256_file(path) != digest:
+        if not isinstance(digest, str) or not file_matches(path, digest):
             raise LatestError(f"{name} in bundle {bundle.name} does not match its manifest")
     return latest, bundle, manifest
 

@@ -40,14 +40,19 @@ class BundleWriter:
         return self.staging / DB_FILE
 
     def write_content(self, content: Any, *, fts: bool, pool: int, threads: int,
-                      previous: Path | None = None, delete: tuple[str, ...] = (), keep_symbols: bool = False) -> None:
+                      previous: Path | None = None, delete: tuple[str, ...] = (), keep_symbols: bool = False,
+                      standby: bool = False) -> None:
         """The schema and the full-text rows (an Arrow table of path, text) with their
-        index: from scratch, or patched into a copy of the ``previous`` bundle's database
-        (the rows of ``delete`` removed). Leaves the database closed."""
+        index: from scratch, patched into a copy of the ``previous`` bundle's database, or
+        (``standby``) into the standby's database ``claim_standby`` moved into the staging
+        folder (the rows of ``delete`` removed). Leaves the database closed."""
         from oracl.bundle import database
         from oracl.core.store import close
 
-        if previous is not None:
+        if standby:
+            path = database.refresh_bundle(self.staging, list(delete), content, buffer_pool_bytes=pool,
+                                           threads=threads, drop_symbols=not keep_symbols)
+        elif previous is not None:
             path = database.patch_bundle(self.staging, previous, list(delete), content,
                                          buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
         else:
@@ -55,12 +60,13 @@ class BundleWriter:
         close(path)
 
     def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
-                   symbol_patch: tuple[list[str], dict[str, Any]] | None = None) -> None:
+                   symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False) -> None:
         """COPY the graph tables (artifacts, hubs, links, belongs, and the symbol tables
-        unless ``symbol_patch`` patches the ones ``write_content`` kept), checkpoint, close."""
+        unless ``symbol_patch`` patches the ones ``write_content`` kept) – in a standby
+        (``in_place``), write the rows that differ instead – checkpoint, close."""
         from oracl.bundle import database
 
-        database.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch)
+        database.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch, in_place=in_place)
 
     def add(self, name: str, data: bytes) -> None:
         atomic_write(self.staging / name, data)
@@ -75,12 +81,14 @@ class BundleWriter:
                 provenance.link_or_copy(folder / name, self.staging / name)
 
     def publish(self, export_sha256: str, header: dict[str, Any], *, snapshots: int = 0,
-                before_flip: Callable[[], None] | None = None) -> Path:
+                before_flip: Callable[[], None] | None = None, lineage: dict[str, Any] | None = None) -> Path:
         """Seal, move into place, flip LATEST, publish the export (and keep a snapshot of
-        it when ``snapshots`` > 0). Returns the bundle's folder."""
+        it when ``snapshots`` > 0). ``lineage``: the bundle this build started from
+        (``provenance.lineage``). Returns the bundle's folder."""
         from oracl.core.vault import fsync_dir
 
-        manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"])
+        manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"],
+                                                    lineage)
         sig = sign((self.staging / MANIFEST).read_bytes())  # binds every file readers read
         if sig:
             self.add(MANIFEST_SIG, sig.encode() + b"\n")

@@ -306,11 +306,15 @@ def build_summary(r: dict[str, Any]) -> None:
         _line("mode", r["mode"])
         if r.get("symbols_mode"):
             _line("symbols", r["symbols_mode"].removeprefix("symbols: "))
+        if r.get("database_mode"):
+            _line("database", r["database_mode"].removeprefix("database: "))
     else:
         out().print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
         out().print(f"[dim]{r['mode']}[/]", highlight=False)
         if r.get("symbols_mode"):
             out().print(_field(r["symbols_mode"]), style="dim", markup=False, highlight=False)
+        if r.get("database_mode"):
+            out().print(_field(r["database_mode"]), style="dim", markup=False, highlight=False)
     if r.get("untrusted"):
         err().print(f"Warning: ignored {', '.join(r['untrusted'])}: not written by your oracl (it came with the "
                     "tree, or was edited by hand); `oracl learn trust` takes it after you read it",
