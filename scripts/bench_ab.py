@@ -15,7 +15,9 @@ other at every step:
   each time, an mtime an hour back), then ``oracl build``: the median and the range;
 * ``--queries`` cold queries (``oracl query TEXT`` with ``ORACL_WARM=0``: process start,
   imports, opening the bundle): the median;
-* the size of ``graph.kuzu`` after the last rebuild.
+* the size of ``graph.kuzu`` after the last rebuild; the bytes each rebuild wrote (its
+  process and the children it reaped: ``getrusage(RUSAGE_CHILDREN).ru_oublock`` × 512, which
+  Linux counts from ``/proc/<pid>/io``'s ``write_bytes``); the vault ÷ the tree after them.
 
 ``--after-copy N`` also times, N times a side, the first rebuild after a copy of the
 workspace (``shutil.copyfile``: every file written just before its first build, as a fresh
@@ -50,8 +52,14 @@ from bench_incremental import stat_walk  # noqa: E402
 LAUNCH = "import sys; from oracl.face.launch import main; sys.argv[0] = 'oracl'; main()"
 
 
+WRITTEN: list[int] = [0]  # the bytes the last ``oracl`` call wrote, its children included
+
+
 def oracl(side: dict[str, object], *args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    import resource
+
     env = {**os.environ, "ORACL_WARM": "0"}
+    blocks = resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock
     if side["pythonpath"]:
         env["PYTHONPATH"] = str(side["pythonpath"])
     t0 = time.perf_counter()
@@ -59,6 +67,7 @@ def oracl(side: dict[str, object], *args: str) -> tuple[float, subprocess.Comple
     # `-c` imported the checkout's oracl before PYTHONPATH's (A measured B's code).
     proc = subprocess.run([sys.executable, "-P", "-c", LAUNCH, *args], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
+    WRITTEN[0] = (resource.getrusage(resource.RUSAGE_CHILDREN).ru_oublock - blocks) * 512
     if proc.returncode != 0:
         raise SystemExit(f"oracl {' '.join(args)} failed ({side['name']}): {proc.stderr.strip()[:500]}")
     return wall, proc
@@ -97,6 +106,19 @@ def db_bytes(root: Path) -> int:
     latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())
     db = root / ".oracl" / "mirror" / latest["build_id"] / "graph.kuzu"
     return db.stat().st_size if db.is_file() else sum(p.stat().st_size for p in db.rglob("*") if p.is_file())
+
+
+def tree_bytes(root: Path) -> tuple[int, int]:
+    """(the vault's bytes, the tree's bytes but the vault's), as allocated on disk."""
+    vault = tree = 0
+    for p in root.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            size = p.stat().st_blocks * 512
+            if ".oracl" in p.relative_to(root).parts:
+                vault += size
+            else:
+                tree += size
+    return vault, tree
 
 
 def which(side: dict[str, object]) -> str:
@@ -152,6 +174,7 @@ def main() -> None:
                 wall, _ = oracl(s, "build", str(s["root"]), "--full", "-q")
                 full[s["name"]].append(wall)  # type: ignore[index]
         rebuilds: dict[str, list[float]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
+        written: dict[str, list[int]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
         for n in range(a.rebuilds):
             for s in sides:
                 if a.coverage and n % 2 == 0:  # a covered file: its events are made again
@@ -164,6 +187,7 @@ def main() -> None:
                     touch(s["root"], n)  # type: ignore[arg-type]
                 wall, _ = oracl(s, "build", str(s["root"]), "-q")
                 rebuilds[s["name"]].append(wall)  # type: ignore[index]
+                written[s["name"]].append(WRITTEN[0])  # type: ignore[index]
         queries: dict[str, list[float]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
         for _ in range(a.queries):
             for s in sides:
@@ -202,6 +226,11 @@ def main() -> None:
                   f"{statistics.median(q):.3f} s; graph.kuzu {db_bytes(s['root']) / 1e6:.0f} MB"  # type: ignore[arg-type]
                   + (f"; cold impact of a covered file median {statistics.median(impacts[name]):.3f} s"  # type: ignore[index]
                      if a.coverage else ""))
+            vault, tree = tree_bytes(s["root"])  # type: ignore[arg-type]
+            w = written[name]  # type: ignore[index]
+            print(f"{name}: bytes written by a one-file rebuild median {statistics.median(w) / 1e6:.1f} MB "
+                  f"({min(w) / 1e6:.1f}–{max(w) / 1e6:.1f}); vault {vault / 2**20:,.0f} MiB ÷ tree "
+                  f"{tree / 2**20:,.0f} MiB = {vault / tree:.2f} after {a.rebuilds} rebuilds")
             if a.coverage:
                 print(f"{name}: rebuilds of covered files {', '.join(f'{x:.2f}' for x in r[0::2])} s, "
                       f"of uncovered files {', '.join(f'{x:.2f}' for x in r[1::2])} s")

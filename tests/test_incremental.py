@@ -907,3 +907,63 @@ def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_pa
     doc = _canonical(root)
     assert doc["schema"]["history"]["commits"] == 1 + 200 // 3
     assert any(e["relation"] == "co_change" for e in doc["edges"])
+
+
+def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:
+    """The second rebuild takes over the bundle the latest build started from (the
+    standby): its database moves into the new bundle, nothing is copied, and the file the
+    standby is behind on (edited by the build before) is caught up with the one just
+    edited: the export, the symbol rows and the full-text answer equal a full build's, and
+    verify passes. A reader holding the standby, or a standby whose database is not the one
+    its manifest seals, makes the build patch a copy of the latest instead."""
+    import fcntl
+
+    from oracl.bundle.verify import verify
+    from oracl.core.vault import DB_FILE, READERS_LOCK
+
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    vault = Vault(root)
+    first = build(root, now=t0, **KW)
+    assert first.database_mode == "database: made from scratch"
+
+    def edit(step: int, rel: str, text: str) -> Any:
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        return build(root, now=t0 + timedelta(minutes=2 * step), **KW)
+
+    shop = CALLERS["pkg/shop.py"]
+    one = edit(1, "pkg/shop.py", shop.replace("return c.add(n)", "return c.add(n) + c.total()"))
+    assert one.database_mode == "database: a copy of the latest (the latest build started from no bundle)"
+    standby = Path(first.bundle_path)
+    inode = (standby / DB_FILE).stat().st_ino
+    two = edit(2, "pkg/base.py", CALLERS["pkg/base.py"].replace("return x", '"""Twice."""\n    return x * 2'))
+    assert two.database_mode == "database: the standby updated in place (1 more file caught up)", two.database_mode
+    assert two.mode == "incremental: 3 reused, 1 read, 0 removed"
+    assert not standby.exists() and (Path(two.bundle_path) / DB_FILE).stat().st_ino == inode  # moved, not copied
+    assert Path(one.bundle_path).is_dir()  # the latest build's bundle is only read
+    now = t0 + timedelta(minutes=5)
+    export, rows, answer = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root), _answer(root)
+    assert (export, rows, answer) == _full_rows_beside(root, now, answer=True)
+    assert verify(root)[0].startswith("latest: ")
+    # a reader holding the standby (the bundle of build one): a copy of the latest
+    held = os.open(Path(one.bundle_path) / READERS_LOCK, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_SH)
+        three = edit(3, "pkg/shop.py", shop + "# three\n")
+    finally:
+        os.close(held)
+    assert three.database_mode == "database: a copy of the latest (a reader holds the standby)"
+    # a standby whose database moved after it was sealed (the bundle of build two)
+    os.utime(Path(two.bundle_path) / DB_FILE, ns=(1, 1))
+    four = edit(4, "pkg/shop.py", shop + "# four\n")
+    assert four.database_mode == ("database: a copy of the latest (the standby's database is not the one its "
+                                  "manifest seals)")
+    five = edit(5, "pkg/cart.py", CALLERS["pkg/cart.py"] + "# five\n")
+    assert five.database_mode == "database: the standby updated in place (1 more file caught up)"
+    export, rows, answer = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root), _answer(root)
+    assert (export, rows, answer) == _full_rows_beside(root, t0 + timedelta(minutes=11), answer=True)
+    assert verify(root)[0].startswith("latest: ")
+    assert len([p for p in vault.mirror.iterdir() if p.is_dir()]) == 2
