@@ -356,7 +356,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
     previous: Path | None = None
     delete: tuple[str, ...] = ()
     extra: tuple[tuple[str, str], ...] = ()
-    standby, catchup, why = False, [], "database: made from scratch"
+    standby, why = False, "database: made from scratch"
+    catchup: list[str] = []
     if r.previous is not None:
         # the database holds the previous index: give the patch room for its pages
         db = r.previous.bundle / DB_FILE
@@ -492,7 +493,7 @@ def plan_symbols(r: Read) -> tuple[Segments | None, str]:
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
-def make_symbols(r: Read, previous: Segments | None, why: str, catchup: list[str] = ()) -> Symbols:  # type: ignore[assignment]
+def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = ()) -> Symbols:
     """The symbol rows: every file's, or (``previous``: the latest build's segments) those
     of the files read again and of ``catchup`` (files a standby holds other rows of)."""
     if previous is None:
