@@ -170,13 +170,13 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
     from oracl.builder import incremental
 
     decoded: list[int] = []
-    decode = incremental.decode_facts
+    decode = incremental.read_facts
 
-    def counted(data: bytes):  # type: ignore[no-untyped-def]
-        decoded.append(len(data))
-        return decode(data)
+    def counted(bundle: Path, head: dict):  # type: ignore[no-untyped-def]
+        decoded.append(len(head["shards"]))
+        return decode(bundle, head)
 
-    monkeypatch.setattr(incremental, "decode_facts", counted)
+    monkeypatch.setattr(incremental, "read_facts", counted)
     carry = incremental.Carry() if carried else None
     rng = random.Random(seed)
     root = tmp_path / "repo"
@@ -228,8 +228,8 @@ def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monk
     from oracl.core.errors import OraclError
 
     decoded: list[int] = []
-    decode = incremental.decode_facts
-    monkeypatch.setattr(incremental, "decode_facts", lambda data: decoded.append(1) or decode(data))
+    decode = incremental.read_facts
+    monkeypatch.setattr(incremental, "read_facts", lambda bundle, head: decoded.append(1) or decode(bundle, head))
     root = _one_file_repo(tmp_path)
     vault = Vault(root)
     carry = incremental.Carry()
@@ -329,13 +329,13 @@ def test_the_digest_check_takes_only_the_same_bytes(tmp_path: Path) -> None:
     coarse clock) are what the racy check exists for: their facts are never reused."""
     from dataclasses import replace
 
-    from oracl.builder.incremental import decode_facts, same_bytes
+    from oracl.builder.incremental import decode_head, read_facts, same_bytes
 
     files = {f"m{i}.py": f"x = {i}\n" for i in range(70)}
     root = write_tree(tmp_path / "r", files)
     build(root, **KW)
     bundle = Vault(root).bundle(Vault(root).read_latest()["build_id"])
-    _, facts = decode_facts((bundle / FACTS_FILE).read_bytes())
+    facts = read_facts(bundle, decode_head((bundle / FACTS_FILE).read_bytes()))
     candidates = [(rel, facts[rel]) for rel in sorted(files)]
     candidates[3] = (candidates[3][0], replace(candidates[3][1], checksum=hashlib.sha256(b"x = 99\n").hexdigest()))
     (root / "m5.py").write_text("x = 7\n")  # new bytes and a new stat: refused on the stat
@@ -967,3 +967,31 @@ def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:
     assert (export, rows, answer) == _full_rows_beside(root, t0 + timedelta(minutes=11), answer=True)
     assert verify(root)[0].startswith("latest: ")
     assert len([p for p in vault.mirror.iterdir() if p.is_dir()]) == 2
+
+
+def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
+    """The facts are kept in shards by path: an edit writes the edited file's shard and
+    the head, and hard-links every other shard from the bundle before (the manifest takes
+    their digests as that build checked them); a shard with one flipped bit makes the
+    next build full, and says why."""
+    from oracl.builder.incremental import SHARDS, shard_name
+
+    files = {f"pkg/m{i}.py": f"x = {i}\n" for i in range(80)}
+    root = write_tree(tmp_path / "r", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    first = Path(build(root, now=t0, **KW).bundle_path)
+    shards = sorted(p.name for p in first.glob("facts.*.bin"))
+    assert shards == sorted({shard_name(rel) for rel in files}) and 30 < len(shards) <= SHARDS
+    (root / "pkg/m7.py").write_text("x = 700\n")
+    _stamp(root / "pkg/m7.py", 1)
+    second = Path(build(root, now=t0 + timedelta(minutes=2), **KW).bundle_path)
+    moved = [n for n in shards if (second / n).stat().st_ino != (first / n).stat().st_ino]
+    assert moved == [shard_name("pkg/m7.py")]
+    manifest = orjson.loads((second / "manifest.json").read_bytes())["files"]
+    assert all(manifest[n] == hashlib.sha256((second / n).read_bytes()).hexdigest() for n in shards)
+    data = bytearray((second / moved[0]).read_bytes())
+    data[len(data) // 2] ^= 1
+    (second / moved[0]).write_bytes(bytes(data))
+    assert build(root, now=t0 + timedelta(minutes=4), **KW).mode == "full: the facts cache does not match its manifest"

@@ -1,9 +1,12 @@
 """Selective rebuilds (design §2 "selective hashing"): what a build may reuse from the
 previous one, and the two files each bundle carries for it.
 
-* ``facts.bin`` – the Phase 1 facts of every file (orjson, never pickle: a vault can come
-  from anywhere), with the settings they were derived under. A later build reuses the
-  facts of a file whose ``(path, size, mtime_ns, ctime_ns)`` is unchanged and re-reads the others.
+* ``facts.bin`` – the head: the settings the facts were derived under and the SHA-256 of
+  each shard ``facts.NN.bin`` (``SHARDS`` of them, a file's shard by its path's hash), which
+  hold the Phase 1 facts of their files (orjson, never pickle: a vault can come from
+  anywhere). A later build reuses the facts of a file whose ``(path, size, mtime_ns,
+  ctime_ns)`` is unchanged and re-reads the others; it writes only the shards that hold a
+  changed file and hard-links the others from the bundle before.
 * ``stat.bin`` – path → (size, mtime_ns, checksum, parse status, ctime_ns) plus the build's time and commit:
   all ``oracl status`` needs, without opening the database or parsing the export.
 
@@ -34,7 +37,8 @@ from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
 
-FORMAT = 6                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros
+FORMAT = 7                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros; 7: in shards
+SHARDS = 256                     # facts.NN.bin: a one-file change rewrites ~1/256 of the facts
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
 MAX_CHAIN = 16                   # incremental bundles in a row before the content is rebuilt
@@ -71,25 +75,99 @@ _WHY = {"format": "the cache format changed", "tool_version": "the tool version 
         "fts": "the full-text setting changed", "schema_sha256": "the database schema changed"}
 
 
+def shard_name(path: str) -> str:
+    """The shard file that holds ``path``'s facts."""
+    h = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=1).digest()[0]
+    return f"facts.{h % SHARDS:02x}.bin"
+
+
+def encode_shard(facts: list[FileFacts]) -> bytes:
+    return orjson.dumps([[getattr(f, name) for name in FIELDS] for f in facts])
+
+
 def encode_facts(facts: list[FileFacts], header: dict[str, Any]) -> bytes:
+    """The facts of ``facts`` in one document (the head's fields with every row): what
+    ``write_facts`` splits into shards."""
     rows = [[getattr(f, name) for name in FIELDS] for f in facts]
     return orjson.dumps({**header, "fields": FIELDS, "facts": rows})
+
+
+def write_facts(folder: Path, facts: list[FileFacts], header: dict[str, Any], previous: Previous | None,
+                changed: set[str], write: Any) -> dict[str, str]:
+    """The head and the shards of ``facts`` in ``folder``: a shard that holds no path of
+    ``changed`` (read again, added or removed) and that the previous build wrote is
+    hard-linked from its bundle, not written; ``write(path, bytes)`` writes the others.
+    Returns the SHA-256 of every shard linked (already known: the manifest takes them
+    without reading the files again)."""
+    import os
+
+    from oracl.core.vault import FACTS_FILE
+
+    by_shard: dict[str, list[FileFacts]] = {}
+    for f in facts:
+        by_shard.setdefault(shard_name(f.path), []).append(f)
+    moved = {shard_name(p) for p in changed}
+    old = previous.shards if previous is not None else {}
+    digests: dict[str, str] = {}
+    linked: dict[str, str] = {}
+    for name in sorted(by_shard):
+        if previous is not None and name not in moved and name in old:
+            try:
+                os.link(previous.bundle / name, folder / name)
+            except OSError:
+                pass
+            else:
+                digests[name] = linked[name] = old[name]
+                continue
+        data = encode_shard(by_shard[name])
+        write(folder / name, data)
+        digests[name] = hashlib.sha256(data).hexdigest()
+    write(folder / FACTS_FILE, orjson.dumps({**header, "fields": FIELDS, "shards": digests}))
+    return linked
 
 
 def _tuple(value: Any) -> Any:
     return tuple(_tuple(v) if isinstance(v, list) else v for v in value)
 
 
+def decode_head(data: bytes) -> dict[str, Any]:
+    """The head of a facts cache; ValueError when it is not one of this format."""
+    doc = orjson.loads(data)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or tuple(doc.get("fields", ())) != FIELDS \
+            or not isinstance(doc.get("shards"), dict):
+        raise ValueError("not a facts cache of this version")
+    return doc
+
+
+def read_facts(bundle: Path, head: dict[str, Any]) -> dict[str, FileFacts]:
+    """Every file's facts from the shards ``head`` lists, each checked against its digest
+    there; ValueError when one is missing or does not match."""
+    out: dict[str, FileFacts] = {}
+    for name, digest in sorted(head["shards"].items()):
+        if not isinstance(name, str) or not name.startswith("facts.") or "/" in name:
+            raise ValueError("a shard outside the bundle")
+        data = (bundle / name).read_bytes()
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise ValueError(f"{name} does not match its digest")
+        out.update(decode_rows(orjson.loads(data)))
+    return out
+
+
 def decode_facts(data: bytes) -> tuple[dict[str, Any], dict[str, FileFacts]]:
-    """(header, facts by path); ValueError when the file is not a facts cache of this format."""
+    """(header, facts by path) of one document ``encode_facts`` made; ValueError when it is
+    not a facts document of this format."""
     doc = orjson.loads(data)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or tuple(doc.get("fields", ())) != FIELDS:
         raise ValueError("not a facts cache of this version")
+    return doc, decode_rows(doc.pop("facts"))
+
+
+def decode_rows(rows: list[list[Any]]) -> dict[str, FileFacts]:
     idx = {name: i for i, name in enumerate(FIELDS)}
     imports, nested = idx["imports"], [idx[n] for n in _NESTED]
     apis, spaces = idx["sensitive_apis"], idx["namespaces"]
     out: dict[str, FileFacts] = {}
-    for row in doc.pop("facts"):
+    for row in rows:
         for i in nested:
             if row[i]:
                 row[i] = tuple(map(tuple, row[i]))
@@ -99,7 +177,7 @@ def decode_facts(data: bytes) -> tuple[dict[str, Any], dict[str, FileFacts]]:
         row[apis] = tuple(row[apis])
         row[spaces] = tuple(row[spaces])
         out[row[0]] = FileFacts(*row)
-    return doc, out
+    return out
 
 
 def stat_rows(facts: list[FileFacts]) -> dict[str, list[object]]:
@@ -120,6 +198,7 @@ class Previous:
     scan_started_ns: int
     chain: int          # incremental builds since the content was last built from scratch
     base_db_bytes: int = 0  # the database's size when this chain started (after its full build)
+    shards: dict[str, str] = field(default_factory=dict)  # its facts shards' names and SHA-256
 
     def reusable(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
         """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged:
@@ -216,15 +295,11 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
     from oracl.core.errors import NoBuildError
     from oracl.core.vault import DB_FILE
 
-    raw = b""
     try:
         latest = vault.read_latest()
         bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
         manifest = orjson.loads((bundle / "manifest.json").read_bytes())
-        kept = (carry is not None and carry.bundle == bundle and bool(carry.facts_sha256)
-                and manifest.get("files", {}).get(FACTS_FILE) == carry.facts_sha256)
-        if not kept:
-            raw = (bundle / FACTS_FILE).read_bytes()
+        raw = (bundle / FACTS_FILE).read_bytes()
     except NoBuildError:
         return None, "full: no previous build"
     except FileNotFoundError:
@@ -233,14 +308,25 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
         return None, f"full: the previous build is unreadable ({type(exc).__name__})"
     if not (bundle / DB_FILE).is_file():
         return None, "full: the previous bundle has no database"
-    if kept and carry is not None:
-        header, facts = carry.header, carry.facts
+    digest = hashlib.sha256(raw).hexdigest()
+    if manifest.get("files", {}).get(FACTS_FILE) != digest:
+        return None, "full: the facts cache does not match its manifest"
+    try:
+        head = decode_head(raw)
+    except (ValueError, TypeError, orjson.JSONDecodeError):
+        return None, "full: the facts cache is unreadable"
+    if carry is not None and carry.bundle == bundle and carry.facts_sha256 == digest:
+        header, facts = head, carry.facts
     else:
-        if manifest.get("files", {}).get(FACTS_FILE) != hashlib.sha256(raw).hexdigest():
-            return None, "full: the facts cache does not match its manifest"
         try:
-            header, facts = decode_facts(raw)
-        except (ValueError, TypeError, KeyError, IndexError, orjson.JSONDecodeError):
+            header, facts = head, read_facts(bundle, head)
+        except FileNotFoundError:
+            return None, "full: the previous build has no facts cache"
+        except ValueError as exc:
+            if "does not match" in str(exc):
+                return None, "full: the facts cache does not match its manifest"
+            return None, "full: the facts cache is unreadable"
+        except (TypeError, KeyError, IndexError, OSError, orjson.JSONDecodeError):
             return None, "full: the facts cache is unreadable"
     for key, value in settings(read_digest, fts).items():
         if header.get(key) != value:
@@ -254,7 +340,7 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
     if db_bytes > growth_limit(base):
         return None, (f"full: the database grew to {db_bytes / 2**20:,.0f} MB, {db_bytes / base:.2f} × its "
                       f"{base / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
-    return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base), \
+    return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base, dict(head["shards"])), \
         f"incremental: {len(facts):,} files in the previous build"
 
 

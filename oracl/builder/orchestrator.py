@@ -35,13 +35,13 @@ from oracl.builder.incremental import (
     MIN_CHANGED_FOR_FULL,
     Carry,
     Previous,
-    encode_facts,
     encode_stat,
     load_previous,
     previous_damage,
     same_bytes,
     settings,
     stat_rows,
+    write_facts,
 )
 from oracl.builder.pipeline import interface as interface_of
 from oracl.builder.pipeline.annotate import (
@@ -87,7 +87,6 @@ from oracl.core.vault import (
     EVENTS_BUNDLE_FILE,
     EVENTS_FILE,
     EVENTS_INDEX_FILE,
-    FACTS_FILE,
     HEADER_FILE,
     INTERFACE_FILE,
     LEARNED_FILE,
@@ -444,13 +443,13 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
         merged = merge_edges(e.phase2, e.phase3, r.overlay, nodes)
 
     def write_vault_files() -> bytes:
-        atomic_write(staging / FACTS_FILE, encode_facts(r.facts, r.facts_header))
+        linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write)
         edges_dir = pending / "edges"
         write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(x) for x in e.phase2))
         write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(x) for x in e.phase3))
         write_jsonl(edges_dir / "all_edges.jsonl", (edge_to_json(x) for x in merged.edges))
         write_jsonl(pending / "index.jsonl", (rec.to_json() for rec in r.records))
-        return b""
+        return orjson.dumps(linked)  # the digests of the facts shards linked, not written: known
 
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
 
@@ -702,9 +701,9 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
                       in_place=content.standby)
     del tables
     os.unlink(spool)
-    ex.join(vault_files)
+    known = orjson.loads(ex.join(vault_files))
     answer = orjson.loads(ex.join(export))
-    final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots,
+    final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots, known=known,
                            before_flip=lambda: provenance.fault("flip"),
                            lineage=provenance.lineage(plan.vault, symbols.patched is None) if based else None)
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's

@@ -233,18 +233,21 @@ def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str,
 
 
 def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any],
-                   lineage: dict[str, Any] | None = None) -> str:
+                   lineage: dict[str, Any] | None = None, known: dict[str, str] | None = None) -> str:
     """Seal a bundle: the SHA-256 of each of its files (the database by its identity on
     this disk, ``file_identity``: never read whole), the export digest and the counts, and
     ``lineage`` (what the next build needs to update this bundle's database in place when
-    it is the standby: ``database.claim_standby``). Returns the manifest's own digest,
-    which LATEST records."""
+    it is the standby: ``database.claim_standby``). ``known``: the digests of files
+    hard-linked from the bundle before (its facts shards), taken as they are. Returns the
+    manifest's own digest, which LATEST records."""
     from oracl.core.export import sha256_file
     from oracl.core.vault import DB_FILE, file_identity
 
     def seal_of(f: Path) -> str:
         if f.name == EXPORT:
             return export_sha256  # known: not hashed twice
+        if known and f.name in known:
+            return known[f.name]
         return file_identity(f) if f.name == DB_FILE else sha256_file(f)
 
     files = {f.name: seal_of(f) for f in sorted(bundle.iterdir())

@@ -81,14 +81,16 @@ class BundleWriter:
                 provenance.link_or_copy(folder / name, self.staging / name)
 
     def publish(self, export_sha256: str, header: dict[str, Any], *, snapshots: int = 0,
-                before_flip: Callable[[], None] | None = None, lineage: dict[str, Any] | None = None) -> Path:
+                before_flip: Callable[[], None] | None = None, lineage: dict[str, Any] | None = None,
+                known: dict[str, str] | None = None) -> Path:
         """Seal, move into place, flip LATEST, publish the export (and keep a snapshot of
         it when ``snapshots`` > 0). ``lineage``: the bundle this build started from
-        (``provenance.lineage``). Returns the bundle's folder."""
+        (``provenance.lineage``); ``known``: the SHA-256 of files linked from the bundle
+        before (checked when it was read), not read again. Returns the bundle's folder."""
         from oracl.core.vault import fsync_dir
 
         manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"],
-                                                    lineage)
+                                                    lineage, known)
         sig = sign((self.staging / MANIFEST).read_bytes())  # binds every file readers read
         if sig:
             self.add(MANIFEST_SIG, sig.encode() + b"\n")
