@@ -64,8 +64,14 @@ def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_vault_files(built_sample) -> None:  # type: ignore[no-untyped-def]
+    """The JSON-lines files are written when asked for (``jsonl``), and removed by a build
+    that does not write them, so none describes an earlier tree."""
+    from oracl.builder.orchestrator import build
+
     root, report = built_sample
     vault = root / ".oracl"
+    assert not (vault / "index.jsonl").exists() and not (vault / "edges").exists()
+    report = build(root, buffer_pool_bytes=64 << 20, workers=1, jsonl=True)
     index = [orjson.loads(x) for x in (vault / "index.jsonl").read_bytes().splitlines()]
     assert sorted(r["path"] for r in index) == sorted(p for p in SAMPLE)
     for name in ("phase2_edges", "phase3_edges", "all_edges"):
@@ -77,6 +83,8 @@ def test_vault_files(built_sample) -> None:  # type: ignore[no-untyped-def]
     assert latest["build_id"] == report.build_id
     manifest = orjson.loads((vault / "mirror" / report.build_id / "manifest.json").read_bytes())
     assert manifest["export_sha256"] == digest and "graph.kuzu" in manifest["files"]
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    assert not (vault / "index.jsonl").exists() and not list((vault / "edges").glob("*.jsonl"))
 
 
 def test_bundle_matches_export_and_fts_answers(built_sample) -> None:  # type: ignore[no-untyped-def]

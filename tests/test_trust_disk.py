@@ -69,7 +69,7 @@ def test_a_failed_build_leaves_the_vault_files_of_the_last_published_one(tmp_pat
     from oracl.builder.orchestrator import build
     from oracl.core.errors import ConfigError
 
-    root = write_tree(tmp_path / "repo", SAMPLE)
+    root = write_tree(tmp_path / "repo", {**SAMPLE, "pyproject.toml": '[project]\nname = "pkg"\n[tool.oracl]\njsonl = true\n'})
     build(root, buffer_pool_bytes=64 << 20, workers=1)
     vault = root / ".oracl"
     names = ["index.jsonl", "edges/all_edges.jsonl", "edges/phase2_edges.jsonl", "edges/phase3_edges.jsonl"]
@@ -80,12 +80,12 @@ def test_a_failed_build_leaves_the_vault_files_of_the_last_published_one(tmp_pat
     assert r.returncode == -9
     assert {n: (vault / n).read_bytes() for n in names} == before
     assert len(list(vault.glob(".pending-*"))) == 1  # what the killed build wrote waits outside the vault's files
-    (root / "pyproject.toml").write_text('[tool.oracl]\nalpha = "not a number"\n')
+    (root / "pyproject.toml").write_text('[tool.oracl]\njsonl = true\nalpha = "not a number"\n')
     try:
         build(root, buffer_pool_bytes=64 << 20, workers=1)
     except ConfigError:
         pass
-    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\n[tool.oracl]\njsonl = true\n')
     assert {n: (vault / n).read_bytes() for n in names} == before
     build(root, buffer_pool_bytes=64 << 20, workers=1)
     rows = [orjson.loads(x) for x in (vault / "index.jsonl").read_bytes().splitlines()]

@@ -444,6 +444,8 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
 
     def write_vault_files() -> bytes:
         linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write)
+        if not plan.cfg.jsonl:
+            return orjson.dumps(linked)
         edges_dir = pending / "edges"
         write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(x) for x in e.phase2))
         write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(x) for x in e.phase3))
@@ -707,6 +709,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
                            before_flip=lambda: provenance.fault("flip"),
                            lineage=provenance.lineage(plan.vault, symbols.patched is None) if based else None)
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
+    if not plan.cfg.jsonl:  # none written: an earlier build's would describe another tree
+        provenance.drop_jsonl(plan.vault)
     return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
                   sum(f.stat().st_size for f in final.iterdir() if f.is_file()))
 

@@ -123,6 +123,19 @@ def move_pending(vault: Vault, build_id: str) -> None:
     shutil.rmtree(src, ignore_errors=True)
 
 
+JSONL_FILES = ("index.jsonl", "edges/phase2_edges.jsonl", "edges/phase3_edges.jsonl", "edges/all_edges.jsonl")
+
+
+def drop_jsonl(vault: Vault) -> None:
+    """The vault's JSON-lines files removed (a build that did not write them: ``jsonl``
+    off), so that none describes an earlier tree."""
+    for name in JSONL_FILES:
+        try:
+            os.unlink(vault.dir / name)
+        except FileNotFoundError:
+            pass
+
+
 def drop_pending(vault: Vault, build_id: str) -> None:
     shutil.rmtree(vault.dir / f"{PENDING}{build_id}", ignore_errors=True)
 

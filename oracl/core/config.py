@@ -75,6 +75,9 @@ class Config:
     query_neighbour_guard: int = 5000
     priority_cap: float = 2.0
     two_layer: bool = False
+    # the vault's JSON-lines files (index.jsonl, edges/*.jsonl): ~60 MB written whole by
+    # every build at 20k files, read by nothing in ORACL, so written only when asked for
+    jsonl: bool = False
     workers: int = 0                            # 0 = one per core
     buffer_pool_bytes: int = 0                  # 0 = sized from the full text (see build_buffer_pool)
     db_threads: int = 2

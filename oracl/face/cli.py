@@ -160,6 +160,7 @@ def build(
     query_guard: Annotated[int | None, typer.Option(metavar="N", help="Neighbours a query may consider [5000].")] = None,
     skip_phase: Annotated[list[str] | None, typer.Option("--skip-phase", metavar="PHASE", help="Leave out a phase: phase2, phase3 or fts (repeatable).")] = None,
     two_layer: Annotated[bool, typer.Option("--two-layer", help="Event-sourced evidence partitions per producer (same edges).")] = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="Also write the vault's JSON-lines files (index.jsonl, edges/*.jsonl).")] = False,
     no_gitignore: Annotated[bool, typer.Option("--no-gitignore", help="Index files .gitignore excludes.")] = False,
     workers: Annotated[int | None, typer.Option(metavar="N", help="Reader processes (default: one per core).")] = None,
     full: Annotated[bool, typer.Option("--full", help="Read every file again instead of reusing the unchanged ones.")] = False,
@@ -174,8 +175,9 @@ def build(
     folder is in, else the current folder.
 
     Selective by default: files whose (path, size, mtime, ctime) did not change since the
-    previous build are not read again, and the bundle starts from a copy of the previous
-    one; the result equals a full build's. --full reads everything."""
+    previous build are not read again, and the database is the older kept bundle's brought
+    up to date in place (or a copy of the previous one's); the result equals a full build's.
+    --full reads everything."""
     from oracl.builder.orchestrator import build as run_build
     from oracl.core.vault import check_root
     from oracl.face.render import build_line, build_progress, build_summary
@@ -183,7 +185,8 @@ def build(
     overrides: dict[str, Any] = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
                  "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,
                  "query_neighbour_guard": query_guard, "workers": workers,
-                 "two_layer": True if two_layer else None, "gitignore": False if no_gitignore else None}
+                 "two_layer": True if two_layer else None, "gitignore": False if no_gitignore else None,
+                 "jsonl": True if jsonl else None}
     root = _root(root, root_opt, building=True)
     try:
         check_root(root)
