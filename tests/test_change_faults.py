@@ -280,7 +280,11 @@ for line in sys.stdin:
 """
 
 
-def test_a_reader_holds_its_snapshot_for_ten_minutes_across_twenty_builds_and_a_compaction(tmp_path: Path) -> None:
+def test_a_reader_holds_its_snapshot_for_ten_minutes_across_twenty_builds_and_a_compaction(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracl.builder import incremental
+
+    monkeypatch.setattr(incremental, "MAX_CHAIN", 16)  # the compaction at the 17th build
     files = _chain(40)
     root = _dated(tmp_path / "r", files)
     t0 = datetime(2026, 6, 1, tzinfo=UTC)

@@ -862,8 +862,13 @@ def _commit(root: Path, step: int) -> None:
 def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_path: Path) -> None:
     """200 steps of one to three edits (adds, edits, deletes, renames; Python, JavaScript,
     TypeScript, Go, Rust, Java, Markdown, YAML, a language the tree did not have yet) with a
-    commit every few steps: every step reads only what changed; the first step, every 20th
-    and the last, the export, the full-text answer and every symbol table equal a full build's."""
+    commit every few steps and two branch switches (many files at once): every step reads
+    only what changed; the first step, every 20th and the last, the export, the full-text
+    answer and every symbol table equal a full build's and verify passes. Most builds take
+    over the standby in place (design §7b), and no chain of incremental builds forces a
+    full one."""
+    from oracl.bundle.verify import verify
+
     rng = random.Random(29)
     root = tmp_path / "repo"
     names: list[str] = []
@@ -883,16 +888,32 @@ def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_pa
     build(root, now=t0, **KW)
     languages_seen: set[str] = set()
     checked = 0
+    modes: list[str] = []
     for step in range(1, 201):
-        touched: set[str] = set()
-        for _ in range(rng.randint(1, 3)):
-            touched |= _poly_edit(root, rng, step, names)
-        touched &= set(names)
+        touched: set[str] | None = set()
+        if step == 50:
+            subprocess.run(["git", "-C", str(root), "branch", "side"], check=True, capture_output=True)
+        if step in (60, 70):  # to the side branch (the tree of step 50) and back: many files at once
+            _commit(root, step)
+            subprocess.run(["git", "-C", str(root), "checkout", "-q", "side" if step == 60 else "main"], check=True,
+                           capture_output=True)
+            names[:] = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                              if p.is_file() and not {".git", ".oracl"} & set(p.relative_to(root).parts))
+            touched = None
+        else:
+            for _ in range(rng.randint(1, 3)):
+                touched |= _poly_edit(root, rng, step, names)
+            touched &= set(names)
         if step % 3 == 0:
             _commit(root, step)
         now = t0 + timedelta(minutes=2 * step)
         report = build(root, now=now, **KW)
-        assert report.files_read == len(touched) or report.mode.startswith("full: 16"), (step, report.mode)
+        # the one full build allowed: the database past its growth bound (Kùzu 0.11.3 reuses
+        # few freed pages: this 20 MB database grows ~0.35 MB a build), rebuilt to give it back
+        compacted = report.mode.startswith("full: the database grew to ")
+        assert report.mode.startswith("incremental") or compacted, (step, report.mode)
+        assert touched is None or compacted or report.files_read == len(touched), (step, report.mode)
+        modes.append(report.database_mode)
         languages_seen |= set(report.languages)
         if step % 20 and step != 200 and step != 1:
             continue
@@ -902,10 +923,14 @@ def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_pa
         assert export == full_export, f"step {step}: {_first_difference(orjson.loads(export), orjson.loads(full_export))}"
         assert rows == full_rows, f"step {step}: {[t for t in rows if rows[t] != full_rows[t]]}"
         assert answer == full_answer, f"step {step}: the full-text answers differ: {answer} vs {full_answer}"
+        assert verify(root)[0].startswith("latest: ")
     assert checked == 11
     assert {"python", "javascript", "typescript", "go", "rust", "java", "markdown", "yaml"} <= languages_seen, languages_seen
+    assert sum(m.startswith("database: the standby updated in place") for m in modes) > 150, sorted(set(modes))
     doc = _canonical(root)
-    assert doc["schema"]["history"]["commits"] == 1 + 200 // 3
+    count = subprocess.run(["git", "-C", str(root), "rev-list", "--count", "HEAD"], check=True, capture_output=True,
+                           text=True).stdout
+    assert doc["schema"]["history"]["commits"] == int(count) > 50  # (the side branch's commits are not on main)
     assert any(e["relation"] == "co_change" for e in doc["edges"])
 
 
@@ -995,3 +1020,4 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
     data[len(data) // 2] ^= 1
     (second / moved[0]).write_bytes(bytes(data))
     assert build(root, now=t0 + timedelta(minutes=4), **KW).mode == "full: the facts cache does not match its manifest"
+
