@@ -108,6 +108,38 @@ def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp
     _equals_full(root)
 
 
+@pytest.mark.parametrize("point", [*(f"after {p}" for p in PHASES if p not in ("discover", "history", "phase2")),
+                                   "copy", "sealed", "flip"])
+def test_sigkill_while_a_standby_is_updated_in_place_leaves_the_latest_serving(tmp_path: Path, point: str) -> None:
+    """A build that takes over the standby (the bundle the latest build started from),
+    killed at each step – before the takeover, inside the in-place update (``copy``: after
+    the rows are written), after sealing, before the flip: the latest build serves
+    untouched, verify passes, and the next build (which may have lost the standby: it then
+    patches a copy) equals a full build."""
+    files = _chain(40)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    _dated(root, {"pkg/m3.py": files["pkg/m3.py"] + "# three\n"}, step=1)
+    latest = build(root, **KW)  # the chain's second build: the first is now its standby
+    _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=2)
+    crashed = run_cli("build", str(root), "-q", "--workers", "1", env={**clean_env(), "ORACL_FAULT": point})
+    assert crashed.returncode == -9, (point, crashed.stderr)
+    assert verify(root)[0].startswith("latest: ")
+    published = point == "after load"
+    assert (_latest_bundle(root).name == latest.build_id) != published
+    assert _callers(root, "f6") == (["pkg/m7.py#f7"] if published else [])
+    report = build(root, **KW)
+    assert report.mode.startswith("incremental: "), report.mode
+    lost = point not in ("after read", "after load")  # the killed build had taken the standby over
+    assert report.database_mode == ("database: a copy of the latest (no standby bundle)" if lost else
+                                    "database: the standby updated in place (1 more file caught up)"), \
+        (point, report.database_mode)
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
+    assert verify(root)[0].startswith("latest: ")
+    _equals_full(root)
+
+
 def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_resolves_every_file(
         tmp_path: Path) -> None:
     files = _chain(30)
