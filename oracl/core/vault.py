@@ -170,10 +170,12 @@ def make_dirs(folder: Path) -> None:
     no_links(folder)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     """``data`` at ``path``, whole or not at all: a temporary file beside it (made new,
     never through whatever stood at its name), renamed over it (a link that stood at
-    ``path`` is replaced, never followed). The folders on the way may not be links."""
+    ``path`` is replaced, never followed). The folders on the way may not be links.
+    ``durable=False``: not synced to the disk first (a cache whose loss after a power cut
+    only costs a full build: the facts shards; 256 fsyncs cost 0.14 s here against 0.09 s)."""
     make_dirs(path.parent)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
@@ -182,7 +184,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
         fh.flush()
-        os.fsync(fh.fileno())
+        if durable:
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 
