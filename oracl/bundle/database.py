@@ -86,23 +86,33 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
     reset(path)
     shutil.copyfile(previous, path)
     store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
-    with _transaction(store):
-        if delete:
-            store.execute(query("content_delete"), {"paths": delete})
-        # one CREATE per row: an UNWIND of several rows indexes only some of them (0.11.3)
-        for row in content.to_pylist() if len(content) else []:
-            store.execute(query("content_create"), row)
+    _patch_content(store, delete, content)
     try:  # an index blocks dropping its table; a build without history has none
         store.execute("CALL DROP_FTS_INDEX('History', 'history_fts')")
     except StoreError:
         pass
-    dropped = [t for t in GRAPH_TABLES if not (keep_symbols and t in SYMBOL_TABLES)]
-    for table in dropped:
+    _empty(store, [t for t in GRAPH_TABLES if not (keep_symbols and t in SYMBOL_TABLES)])
+    return path
+
+
+def _patch_content(store: Store, delete: list[str], content: Any) -> None:
+    """The Content rows of ``delete`` removed and those of ``content`` created, in one
+    transaction: one CREATE per row (an UNWIND of several rows indexes only some of them
+    in 0.11.3)."""
+    with _transaction(store):
+        if delete:
+            store.execute(query("content_delete"), {"paths": delete})
+        for row in content.to_pylist() if len(content) else []:
+            store.execute(query("content_create"), row)
+
+
+def _empty(store: Store, tables: list[str] | tuple[str, ...]) -> None:
+    """``tables`` dropped (in the order given: rel tables first) and made again empty."""
+    for table in tables:
         store.execute(f"DROP TABLE {table}")
     for stmt in schema_statements():
-        if _creates(stmt) in dropped:
+        if _creates(stmt) in tables:
             store.execute(stmt)
-    return path
 
 
 # the tables a symbol pass made whole replaces in a standby (rel tables first: drop order)
@@ -180,17 +190,9 @@ def refresh_bundle(directory: Path, delete: list[str], content: Any, *, buffer_p
     writes only the rows that differ."""
     path = directory / DB_FILE
     store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
-    with _transaction(store):
-        if delete:
-            store.execute(query("content_delete"), {"paths": delete})
-        for row in content.to_pylist() if len(content) else []:
-            store.execute(query("content_create"), row)
+    _patch_content(store, delete, content)
     if drop_symbols:
-        for table in WHOLE_SYMBOL_TABLES:
-            store.execute(f"DROP TABLE {table}")
-        for stmt in schema_statements():
-            if _creates(stmt) in WHOLE_SYMBOL_TABLES:
-                store.execute(stmt)
+        _empty(store, WHOLE_SYMBOL_TABLES)
     return path
 
 
