@@ -812,7 +812,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         languages = Counter(f.language or "other" for f in r.facts)
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
-        r_based = r.previous is not None
+        based = r.previous is not None  # this build started from the latest: its manifest names it (lineage)
         stat_files = stat_rows(r.facts)
         all_facts = r.facts
         carried = (r.facts_header, {f.path: f for f in r.facts},
@@ -824,7 +824,6 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events)
         del stat_files, all_facts
-        based = r_based
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
                        based)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
