@@ -16,6 +16,7 @@ from oracl.core.export import r9
 from oracl.read.snapshot import Snapshot
 from oracl.read.stats import stats
 
+from . import conftest
 from .conftest import SAMPLE, git, on_latest, write_learned, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
@@ -25,7 +26,7 @@ RECORD_FIELDS = {"artifact_id", "checksum", "path", "file_type", "size_bytes", "
 
 
 def export_of(root: Path) -> dict:
-    return orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    return orjson.loads(conftest.export_of(root))
 
 
 def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
@@ -77,12 +78,12 @@ def test_vault_files(built_sample) -> None:  # type: ignore[no-untyped-def]
     for name in ("phase2_edges", "phase3_edges", "all_edges"):
         assert (vault / "edges" / f"{name}.jsonl").stat().st_size > 0
     import hashlib
-    digest = (vault / "weighted_graph_index.json.sha256").read_text().split()[0]
-    assert digest == hashlib.sha256((vault / "weighted_graph_index.json").read_bytes()).hexdigest()
+    digest = (vault / "export.idx.sha256").read_text().split()[0]
+    assert digest == hashlib.sha256((vault / "export.idx").read_bytes()).hexdigest() == report.export_root
     latest = orjson.loads((vault / "mirror" / "LATEST.json").read_bytes())
     assert latest["build_id"] == report.build_id
     manifest = orjson.loads((vault / "mirror" / report.build_id / "manifest.json").read_bytes())
-    assert manifest["export_sha256"] == digest and "graph.kuzu" in manifest["files"]
+    assert manifest["export_root"] == digest and "graph.kuzu" in manifest["files"]
     build(root, buffer_pool_bytes=64 << 20, workers=1)
     assert not (vault / "index.jsonl").exists() and not list((vault / "edges").glob("*.jsonl"))
 

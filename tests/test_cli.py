@@ -12,6 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.conftest import export_of
+
 from .conftest import run_cli, run_tty
 
 
@@ -116,7 +118,7 @@ def test_unreadable_file_gets_a_record(tmp_path: Path) -> None:
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert orjson.loads(r.stdout.strip().splitlines()[-1]) == {"ok": 1, "unreadable": 1}
-    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    doc = orjson.loads(export_of(root))
     locked = next(n for n in doc["nodes"] if n.get("path") == "locked.py")
     assert locked["tags"]["parse_error"] == "unreadable" and locked["checksum"] == ""
 

@@ -15,6 +15,7 @@ from oracl.builder.orchestrator import build
 from oracl.builder.sensors.ingest import ingest, sealed_lines
 from oracl.core.export import canonical_bytes
 from oracl.core.vault import EVENTS_BUNDLE_FILE, EVENTS_INDEX_FILE
+from tests.conftest import export_of
 
 from .conftest import write_tree
 from .test_sensors import COVERAGE, FILES, JUNIT, NOW, event
@@ -149,10 +150,10 @@ def test_a_selective_build_of_a_real_tree_equals_a_full_one(tmp_path: Path) -> N
     report = build(root, buffer_pool_bytes=64 << 20, workers=1)
     assert report.mode.startswith("incremental")
     selective = (Path(report.bundle_path) / EVENTS_BUNDLE_FILE).read_bytes()
-    head = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())["schema"]["events"]
+    head = orjson.loads(export_of(root))["schema"]["events"]
     full = build(root, buffer_pool_bytes=64 << 20, workers=1, full=True)
     assert (Path(full.bundle_path) / EVENTS_BUNDLE_FILE).read_bytes() == selective
-    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    doc = orjson.loads(export_of(root))
     assert doc["schema"]["events"] == head and head["stale"] == 1  # pkg/util.py's coverage, recorded before the edit
     assert canonical_bytes(doc["events"]) == selective
     with Memory.open(root) as mem:

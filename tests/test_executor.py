@@ -18,6 +18,7 @@ from oracl.builder.orchestrator import build
 from oracl.core.errors import ChildError, QueryError
 from oracl.core.vault import DB_FILE, MANIFEST, Vault
 from oracl.read.graph import parse_range
+from tests.conftest import export_of
 
 from .conftest import SAMPLE, write_tree
 
@@ -90,7 +91,7 @@ def test_no_fork_beside_a_thread_or_an_open_engine(tmp_path: Path) -> None:
 
 
 def _export(root: Path) -> dict:
-    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    doc = orjson.loads(export_of(root))
     for key in ("build_id", "generated_at"):
         doc["schema"].pop(key)
     return doc

@@ -1,30 +1,57 @@
-"""``oracl export``: the latest build's canonical export on demand, byte for byte the
-bundle's, checked against LATEST's digest before anything is written. Real builds, real
-processes."""
+"""``oracl export``: the latest build's canonical export on demand, assembled from its
+parts byte for byte as the export writer gives it, checked against LATEST's root and each
+part's digest before anything is written. Real builds, real processes."""
 
 from __future__ import annotations
 
 import hashlib
 import subprocess
+from pathlib import Path
+from typing import Any
 
 import orjson
 
+from oracl.builder import orchestrator
 from oracl.core.errors import ConfigError, DigestError
-from oracl.core.vault import EXPORT, Vault
+from oracl.core.export import export_bytes
+from oracl.core.parts import decode_index
+from oracl.core.vault import EXPORT_INDEX, Vault
 
-from .conftest import ORACL, run_cli
-
-
-def _bundle_export(root) -> bytes:  # type: ignore[no-untyped-def]
-    vault = Vault(root)
-    return (vault.bundle(vault.read_latest()["bundle"]) / EXPORT).read_bytes()
+from .conftest import ORACL, SAMPLE, export_of, run_cli, write_tree
 
 
-def test_export_writes_the_bundles_bytes_to_stdout_and_to_a_file(built_sample, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_assembled_export_is_the_export_writers_bytes(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """What the parts assemble to equals ``export_bytes`` of the build's own rows (the
+    derived priorities, δ, freshness, densities and ranks included), on a full build and
+    on a rebuild that changed one file and made the newest mtime move."""
+    root = write_tree(tmp_path / "repo", SAMPLE)
+    want: list[bytes] = []
+    start = orchestrator.start_export
+
+    def spy(plan: Any, ex: Any, header: Any, graph: Any, symbols: Any, *rest: Any) -> Any:
+        if symbols.segments is None:  # a whole symbol pass: its packed rows are every row
+            events = rest[4] if len(rest) > 4 else None
+            want.append(export_bytes(header, graph.nodes, graph.edges, symbols.packed,
+                                     events=events.section if events is not None else None))
+        return start(plan, ex, header, graph, symbols, *rest)
+
+    monkeypatch.setattr(orchestrator, "start_export", spy)
+    orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
+    assert export_of(root) == want[-1]
+    (root / "pkg" / "extra.py").write_text("def more():\n    return 2\n")  # a file added: a whole symbol pass
+    orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
+    assert len(want) == 2 and export_of(root) == want[-1]
+    doc = orjson.loads(want[-1])
+    assert {n["path"] for n in doc["nodes"] if n["kind"] == "artifact"} == {*SAMPLE, "pkg/extra.py"}
+
+
+def test_export_writes_the_assembled_bytes_to_stdout_and_to_a_file(built_sample, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root, report = built_sample
-    want = _bundle_export(root)
+    want = export_of(root)
     digest = hashlib.sha256(want).hexdigest()
-    assert digest == report.export_sha256 == Vault(root).read_latest()["export_sha256"]
+    vault = Vault(root)
+    index = (vault.bundle(vault.read_latest()["bundle"]) / EXPORT_INDEX).read_bytes()
+    assert hashlib.sha256(index).hexdigest() == report.export_root == vault.read_latest()["export_root"]
     r = subprocess.run([ORACL, "export", "-r", str(root)], capture_output=True, timeout=120)
     assert (r.returncode, r.stdout, r.stderr) == (0, want, b"")
     assert set(orjson.loads(r.stdout)) == {"edges", "nodes", "schema", "symbols"}
@@ -32,25 +59,24 @@ def test_export_writes_the_bundles_bytes_to_stdout_and_to_a_file(built_sample, t
     r2 = run_cli("export", str(root), "-o", str(out))
     assert r2.returncode == 0, r2.stderr
     assert out.read_bytes() == want
-    assert r2.stdout == (f"wrote {out}: {len(want):,} bytes, sha256 {digest}, build {report.build_id}, unsigned\n")
+    assert r2.stdout == (f"wrote {out}: {len(want):,} bytes, sha256 {digest}, root {report.export_root[:16]}…, "
+                         f"build {report.build_id}, unsigned\n")
     r3 = run_cli("export", str(root), "-o", str(out), "--json")
-    assert orjson.loads(r3.stdout) == {"build_id": report.build_id, "sha256": digest, "bytes": len(want),
-                                       "path": str(out), "signature": None}
+    assert orjson.loads(r3.stdout) == {"build_id": report.build_id, "root": report.export_root, "sha256": digest,
+                                       "bytes": len(want), "path": str(out), "signature": None}
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".graph")) == []  # no temporary left
 
 
-def test_a_damaged_export_writes_nothing_and_exits_11(built_sample, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_part_writes_nothing_and_exits_11(built_sample, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root, report = built_sample
     vault = Vault(root)
-    src = vault.bundle(vault.read_latest()["bundle"]) / EXPORT
-    data = bytearray(src.read_bytes())
+    index = decode_index((vault.bundle(vault.read_latest()["bundle"]) / EXPORT_INDEX).read_bytes())
+    digest = index["sections"]["symbol_nodes"][0][0]
+    part = vault.parts / digest[:2] / digest
+    data = bytearray(part.read_bytes())
     data[len(data) // 2] ^= 1
-    src.chmod(0o644)
-    src.write_bytes(bytes(data))  # (the vault's top-level export is the same file: a hard link)
-    got = hashlib.sha256(bytes(data)).hexdigest()
-    line = (f"Error: the export of build {report.build_id} does not match the digest LATEST.json records "
-            f"({got[:16]}… ≠ {report.export_sha256[:16]}…); nothing was written: run `oracl verify` and "
-            "`oracl repair`\n")
+    part.write_bytes(bytes(data))
+    line = f"Error: the export's part {digest[:16]}… does not match its digest\n"
     r = subprocess.run([ORACL, "export", "-r", str(root)], capture_output=True, text=True, timeout=120)
     assert (r.returncode, r.stdout, r.stderr) == (DigestError.exit_code, "", line)
     out = tmp_path / "graph.json"
@@ -59,6 +85,9 @@ def test_a_damaged_export_writes_nothing_and_exits_11(built_sample, tmp_path) ->
     assert (r2.returncode, r2.stdout, r2.stderr) == (DigestError.exit_code, "", line)
     assert out.read_text() == "the previous export\n"  # untouched, and no temporary beside it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.json", "repo"]
+    # verify names the same part, with the same exit code
+    v = run_cli("verify", str(root))
+    assert (v.returncode, v.stderr) == (DigestError.exit_code, line)
 
 
 def test_bad_destinations_are_one_line_each(built_sample, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -22,6 +22,7 @@ from oracl.builder.orchestrator import build
 from oracl.core.export import unpack_symbols
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.read.query import run
+from tests.conftest import export_of
 
 from .conftest import on_latest, write_learned, write_tree
 
@@ -79,7 +80,7 @@ def _stamp(path: Path, step: int) -> None:
 
 
 def _canonical(root: Path) -> dict:
-    doc = orjson.loads(Vault(root).export.read_bytes())
+    doc = orjson.loads(export_of(root))
     for key in ("build_id", "generated_at"):
         doc["schema"].pop(key)
     return doc
@@ -278,7 +279,7 @@ def test_a_racily_clean_file_is_read_again(tmp_path: Path) -> None:
     os.utime(recent, ns=(now, now))
     report = build(root, **KW)
     assert report.mode.startswith("incremental") and report.files_read == 1, report.mode
-    row = next(n for n in orjson.loads(Vault(root).export.read_bytes())["nodes"] if n.get("path") == "pkg/a.py")
+    row = next(n for n in orjson.loads(export_of(root))["nodes"] if n.get("path") == "pkg/a.py")
     assert row["checksum"] == hashlib.sha256(b"y = 2\n").hexdigest()
 
 
@@ -299,7 +300,7 @@ def test_files_written_just_before_a_build_are_checked_by_digest_not_read_again(
                            "0 read, 0 removed")
     third = build(root, **KW)  # still within two seconds of their mtime: checked again, still not read
     assert third.files_read == 0 and third.mode.startswith("incremental: 80 reused")
-    assert Vault(root).export.read_bytes().count(b'"kind":"artifact"') == 80
+    assert export_of(root).count(b'"kind":"artifact"') == 80
 
 
 def test_a_rebuild_with_nothing_read_reuses_every_symbol_row_and_equals_a_full_build(tmp_path: Path) -> None:
@@ -357,7 +358,7 @@ def test_new_bytes_under_the_old_mtime_and_size_are_read(tmp_path: Path) -> None
     assert status(root)["modified"] == ["pkg/a.py"]
     report = build(root, **KW)
     assert report.mode == "incremental: 2 reused, 1 read, 0 removed"
-    row = next(n for n in orjson.loads(Vault(root).export.read_bytes())["nodes"] if n.get("path") == "pkg/a.py")
+    row = next(n for n in orjson.loads(export_of(root))["nodes"] if n.get("path") == "pkg/a.py")
     assert row["checksum"] == hashlib.sha256(b"x = 9\n").hexdigest()
 
 

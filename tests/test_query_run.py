@@ -14,6 +14,7 @@ from oracl.builder.orchestrator import build
 from oracl.core.errors import OraclError
 from oracl.read.query import run
 from oracl.read.snapshot import Snapshot
+from tests.conftest import export_of
 
 from .conftest import SAMPLE, on_latest, run_cli, run_tty, write_learned, write_tree
 
@@ -131,7 +132,7 @@ def test_searches_and_learned_data_leave_priority_alone(tmp_path: Path) -> None:
     write_learned(root / ".oracl" / "learned_terms.json",
         '[{"term": "helper", "path": "pkg/util.py", "confidence": 0.5, "sessions": 3}]')
     build(root, **SMALL)
-    doc = orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    doc = orjson.loads(export_of(root))
     util = next(n for n in doc["nodes"] if n.get("path") == "pkg/util.py")
     assert util["usage"] == 0 and util["priority_detail"]["components"]["usage"] == 0.0
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import export_of
+
 pytest.importorskip("ray")
 
 from .conftest import SAMPLE, run_cli, write_tree  # noqa: E402
@@ -20,7 +22,7 @@ FILES = {**SAMPLE, **{f"pkg/gen/m{i}.py": f"from pkg.auth import sign\n\n\ndef f
 
 
 def _export(root: Path, build_id: str) -> bytes:
-    data = (root / ".oracl" / "weighted_graph_index.json").read_bytes()
+    data = export_of(root)
     data = data.replace(build_id.encode(), b"BUILD")
     return re.sub(rb'"generated_at":"[^"]*"', b'"generated_at":"T"', data)
 

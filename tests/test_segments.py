@@ -11,6 +11,7 @@ import pytest
 from oracl.builder.pipeline.symbols import SymbolGraph, interface
 from oracl.builder.segments import Segments
 from oracl.core.export import export_bytes, pack_symbols
+from oracl.core.parts import PartStore
 from oracl.core.records import FileFacts
 
 # one path a prefix of another ("a/b.py", "a/b.pyi"), a folder beside a file of its name
@@ -58,20 +59,30 @@ def test_the_segments_joined_are_the_export_section_and_count_like_the_graph() -
     assert (segs.files["a/b.py"].n_nodes, segs.files["a/b.py"].n_edges) == (2, 2)  # not a/b.pyi's rows
 
 
-def test_the_bundle_file_round_trips_and_a_replaced_segment_is_the_only_change() -> None:
+def _joined(store: PartStore, parts: list[list]) -> bytes:  # type: ignore[type-arg]
+    return b",".join(store.get(d) for d, _ in parts)
+
+
+def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The parts joined are the section's rows; the bundle's file places every file's rows
+    in them; a changed file's group is joined again from its previous part, every other
+    group's part is kept unread. Groups here close after "a/b.py" (CRC-32 forced)."""
+    monkeypatch.setattr("oracl.core.parts.closes", lambda key: key == "a/b.py")
+    store = PartStore(tmp_path / "parts")
     g = _graph()
     facts = [_facts(p) for p in PATHS]
-    segs = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, facts)
-    section, placed = segs.placed()
-    assert section == segs.section()
-    export = export_bytes({"version": "x"}, [{"id": "z.py", "kind": "artifact"}], [], symbols_section=section)
-    index = segs.encode(placed, len(export) - 1 - len(section))
-    assert len(index) < len(section)  # an index into the export: the rows are not stored twice
-    back = Segments.decode(index, export)
-    assert back.section() == segs.section() and back.counts() == segs.counts()
-    assert bytes(back.files["a/b.py"].edges) == bytes(segs.files["a/b.py"].edges)
+    packed = pack_symbols(g.nodes, g.edges)
+    segs = Segments.of_packed(packed, g.sites, facts)
+    edge_parts, node_parts, seg_file = segs.put(store)
+    whole = orjson.loads(orjson.dumps(packed, option=orjson.OPT_SORT_KEYS))
+    assert orjson.loads(b"[" + _joined(store, node_parts) + b"]") == whole["nodes"]
+    assert orjson.loads(b"[" + _joined(store, edge_parts) + b"]") == whole["edges"]
+    # order: a/b-c.py, a/b.py | a/b.pyi, a/b/c.py (no rows), z.py: two node parts, two edge parts
+    assert (len(node_parts), len(edge_parts), store.written) == (2, 2, 4)
+    back = Segments.index(seg_file)
+    assert back.counts() == segs.counts()
     assert {p: s.interface for p, s in back.files.items()} == {f.path: interface(f) for f in facts}
-    # z.py's function gains a line: its segment alone is made again
+    # z.py's function gains a line: its segment alone is made again, its group's parts alone written
     g2 = _graph()
     for n in g2.nodes:
         if n["id"] == "z.py#f":
@@ -79,12 +90,28 @@ def test_the_bundle_file_round_trips_and_a_replaced_segment_is_the_only_change()
     fresh = Segments.of_packed(pack_symbols([n for n in g2.nodes if n["path"] == "z.py"],
                                             [e for e in g2.edges if e["source"].startswith("z.py#")]),
                                {"z.py": [1, 0]}, [_facts("z.py")])
-    patched = back.replaced(fresh, ["z.py"])
-    assert patched.section() == orjson.dumps(pack_symbols(g2.nodes, g2.edges), option=orjson.OPT_SORT_KEYS)
+    read: list[str] = []
+
+    class Counting(PartStore):
+        def get(self, digest: str) -> bytes:
+            read.append(digest)
+            return super().get(digest)
+
+    store2 = Counting(store.root)
+    edges2, nodes2, _ = back.replaced(fresh, ["z.py"]).put(store2)
+    want = orjson.loads(orjson.dumps(pack_symbols(g2.nodes, g2.edges), option=orjson.OPT_SORT_KEYS))
+    assert orjson.loads(b"[" + _joined(store, nodes2) + b"]") == want["nodes"]
+    assert orjson.loads(b"[" + _joined(store, edges2) + b"]") == want["edges"]
+    assert nodes2[0] == node_parts[0] and edges2[0] == edge_parts[0]      # the first group: kept
+    assert nodes2[1] != node_parts[1]    # z.py's group: a new node part (a/b.pyi's rows read from the old one)
+    assert edges2[1] == edge_parts[1]    # joined again, the same bytes: not written again
+    assert store2.written == 1 and read == [node_parts[1][0], edge_parts[1][0]]  # only that group's parts read
     with pytest.raises(ValueError):
-        Segments.decode(index, export[: len(export) // 2])  # segments lying past the end of the export
+        Segments.index(b'{"format":2,"files":{}}')
+    bad = orjson.loads(seg_file)
+    bad["files"]["z.py"][3] = 10**6  # z.py's node rows said to lie past its part's end
     with pytest.raises(ValueError):
-        Segments.decode(b'{"format":1,"files":{}}', export)
+        Segments.index(orjson.dumps(bad))
 
 
 def test_an_interface_ignores_lines_and_bodies_but_not_names_kinds_bases_or_imports() -> None:

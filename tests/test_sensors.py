@@ -17,6 +17,7 @@ from oracl.builder.sensors.ingest import EVENTS, detect, ingest, validate
 from oracl.builder.sensors.observe import ranges, ranges_text
 from oracl.core import records
 from oracl.core.errors import IngestError
+from tests.conftest import export_of
 
 from .conftest import run_cli, write_tree
 
@@ -235,7 +236,7 @@ def test_ingest_from_the_command_line(repo: Path, tmp_path: Path) -> None:
 # ---- phase 6: events in the build, and what uses them ----------------------------------------
 
 def _export(root: Path) -> dict:
-    return orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes())
+    return orjson.loads(export_of(root))
 
 
 def test_phase_6_weights_by_hand() -> None:

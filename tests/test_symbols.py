@@ -24,6 +24,7 @@ from oracl.core.walk import walk
 from oracl.read import callgraph
 from oracl.read.memory import Memory
 from oracl.read.snapshot import Snapshot
+from tests.conftest import export_of
 
 from .conftest import git, run_cli, run_tty, write_tree
 
@@ -238,7 +239,7 @@ def test_call_receivers_and_declared_types() -> None:
 
 
 def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
-    doc = orjson.loads((built / ".oracl" / "weighted_graph_index.json").read_bytes())
+    doc = orjson.loads(export_of(built))
     assert doc["schema"]["version"] == "wtls-1.3"
     sym = doc["symbols"]
     assert sym["node_fields"] == ["id", "name", "qualified", "kind", "language", "path", "start", "end", "signature",

@@ -6,7 +6,7 @@ to a frozen output; nothing is shared and mutated between them. Children are the
 executor's alone: in process for the library (``oracl.build``), forked by the CLI.
 
 >>> report = build(Path("my-repo"))            # doctest: +SKIP
->>> report.counts["artifacts"], report.export_sha256[:8]
+>>> report.counts["artifacts"], report.export_root[:8]
 """
 
 from __future__ import annotations
@@ -77,9 +77,18 @@ from oracl.core.errors import (
 )
 from oracl.core.export import (
     canonical_bytes,
-    export_bytes,
+    edge_sort_key,
     pack_symbols,
     sha256_hex,
+)
+from oracl.core.parts import (
+    INDEX,
+    Parts,
+    encode_index,
+    put_rows,
+    store_of,
+    stored_edge,
+    stored_node,
 )
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
 from oracl.core.vault import (
@@ -165,7 +174,7 @@ class Edges:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    export_sha256: str
+    export_root: str
     signature: str
     export_seconds: float
     content_seconds: float
@@ -204,7 +213,7 @@ class BuildReport:
     seconds: dict[str, float]
     peak_rss_mib: dict[str, int]
     export_path: str
-    export_sha256: str
+    export_root: str
     bundle_path: str
     fts: bool
     two_layer: bool
@@ -634,35 +643,51 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
-                 learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None) -> Task[bytes]:
-    """The canonical export, its digest, its signature, ``header.json`` and ``stat.bin``,
-    written into the staging bundle as a task: it serialises and hashes the rows while this
-    process builds the bundle's Arrow tables and loads them (the rows are only read on both
-    sides). A bundle always carries the export it was loaded from."""
+                 learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
+                 whole: bool = False) -> Task[bytes]:
+    """The export as parts (``core/parts.py``: the parts the store lacks written, the
+    index, its digest and its signature), ``header.json`` and ``stat.bin``, written into
+    the staging bundle as a task: it serialises and hashes the rows while this process
+    builds the bundle's Arrow tables and loads them (the rows are only read on both
+    sides). ``whole``: every part written again, even one the store holds (a full build
+    heals a damaged part)."""
     def work() -> bytes:
         from oracl.core.sign import sign
 
         t0 = time.perf_counter()
-        segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others' bytes as they were
+        store = store_of(plan.vault.dir)
+        segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others in their parts
+        sections: dict[str, Parts] = {}
+        nodes = sorted(graph.nodes, key=lambda n: n["id"])
+        stored = graph.stored
+        sections["nodes"] = put_rows(store, [stored_node(n, stored[n.get("path", n["id"])]) for n in nodes],
+                                     [n["id"] for n in nodes], rewrite=whole)
+        del nodes
+        order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))
+        raw = graph.rank_raw
+        sections["edges"] = put_rows(store, [stored_edge(graph.edges[i], raw[i]) for i in order],
+                                     [graph.edges[i]["source"] for i in order], rewrite=whole)
+        del order
+        if events is not None and events.section is not None:
+            sections["events"] = [[store.put(events.section, rewrite=whole), len(events.section)]]
+        if segs is None and not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
+            segs = Segments.of_packed(symbols.packed, symbols.sites, facts)
         if segs is not None:
-            segs.attach()  # the previous export read and checked here, beside the load, not before it
-        packed = None
-        if segs is None:
+            sections["symbol_edges"], sections["symbol_nodes"], seg_file = segs.put(store, rewrite=whole)
+            writer.add(SYMBOLS_FILE, seg_file)
+        else:
             packed = symbols.packed
-            if not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
-                segs, packed = Segments.of_packed(packed, symbols.sites, facts), None
-        section, placed = segs.placed() if segs is not None else (None, {})
-        data = export_bytes(header, graph.nodes, graph.edges, packed, symbols_section=section,
-                            events=events.section if events is not None else None)
-        if segs is not None and section is not None:  # the section ends just before the export's last byte
-            writer.add(SYMBOLS_FILE, segs.encode(placed, len(data) - 1 - len(section)))
-        digest = sha256_hex(data)
-        name = plan.vault.export.name
-        writer.add(name, data)
-        writer.add(name + ".sha256", f"{digest}  {name}\n".encode())
-        sig = sign(data)
+            sections["symbol_nodes"] = put_rows(store, packed["nodes"], [r[0] for r in packed["nodes"]],
+                                                rewrite=whole)
+            sections["symbol_edges"] = put_rows(store, packed["edges"], [r[0] for r in packed["edges"]],
+                                                rewrite=whole)
+        index = encode_index(header, {k: v for k, v in sections.items() if v or k in ("events",)})
+        digest = sha256_hex(index)
+        writer.add(INDEX, index)
+        writer.add(INDEX + ".sha256", f"{digest}  {INDEX}\n".encode())
+        sig = sign(index)
         if sig:
-            writer.add(name + ".sig", sig.encode() + b"\n")
+            writer.add(INDEX + ".sig", sig.encode() + b"\n")
         writer.add(HEADER_FILE, canonical_bytes(header))
         if learned_doc is not None:
             writer.add(LEARNED_FILE, canonical_bytes(learned_doc))
@@ -676,7 +701,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             "source_commit": header["source_commit"], "dirty": header["dirty"],
             "config_sha256": header["config_sha256"]}))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
-                             "seconds": time.perf_counter() - t0})
+                             "seconds": time.perf_counter() - t0, "parts_written": store.written,
+                             "parts_bytes": store.written_bytes})
 
     return ex.submit("writing the export", work)
 
@@ -822,7 +848,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         del r, e, merged
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc(), events)
+                       learned.bundle_doc(), events, not based)
         del stat_files, all_facts
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
                        based)
@@ -860,6 +886,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         "mode": mode, "files_read": files_read,
     })
     provenance.prune_bundles(vault, keep=max(1, plan.cfg.keep_bundles), current=plan.build_id)
+    provenance.prune_parts(vault)
     return BuildReport(
         build_id=plan.build_id, root=str(plan.root.resolve()), files_seen=d.discovery.seen,
         files_indexed=n_records, skipped=dict(sorted(d.discovery.skipped.items())),
@@ -869,7 +896,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         skipped_by_suffix=dict(sorted(d.discovery.skipped_suffixes.items(), key=lambda kv: (-kv[1], kv[0]))),
         counts=header["counts"], dropped_edges=dict(sorted(dropped.items())),
         mu=facts.mu, sigma=facts.sigma, seconds=seconds, peak_rss_mib=peak_mib,
-        export_path=str(vault.export), export_sha256=loaded.export_sha256,
+        export_path=str(vault.export_index), export_root=loaded.export_root,
         bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
         signature=loaded.signature, orphans=facts.orphans, mode=mode,
         files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode, database_mode=database_mode,

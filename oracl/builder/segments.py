@@ -9,12 +9,15 @@ holds a ``#``; within a file the rows keep the phase's order. So the export's se
 the segments joined, byte for byte what ``pack_symbols`` of the whole graph gives, and a
 rebuild whose changed files kept their interface re-encodes only those files.
 
-``symbols.seg``: JSON, each file's interface, counts, and where its rows lie in the
-bundle's own export (which holds them: nothing is stored twice).
+The section is kept as parts of the vault's store (``core/parts.py``), files grouped by
+their path; ``symbols.seg``: JSON, each file's interface, counts, and where its rows lie
+in those parts (which hold them: nothing is stored twice). A rebuild joins again only the
+groups of the files it made again, reading those groups' previous parts.
 
 >>> packed = pack_symbols(graph.nodes, graph.edges)                     # doctest: +SKIP
 >>> Segments.of_packed(packed, graph.sites, facts).section() == orjson.dumps(packed, option=orjson.OPT_SORT_KEYS)
 True
+>>> edge_parts, node_parts, seg_file = segments.put(store)               # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ import orjson
 
 from oracl.builder.pipeline.symbols import interface
 from oracl.core.export import SYMBOL_EDGE_FIELDS, SYMBOL_NODE_FIELDS
+from oracl.core.parts import Parts, PartStore, grouped
 from oracl.core.records import FileFacts
-from oracl.core.vault import EXPORT, SYMBOLS_FILE
+from oracl.core.vault import SYMBOLS_FILE
 
-FORMAT = 2  # 2: an index into the bundle's export (1 copied the rows)
+FORMAT = 3  # 3: where the rows lie in the vault's parts (2: in the bundle's export; 1 copied them)
+Part = tuple[str, int]  # a part of the store: its digest and length
 _NODE_FIELDS = orjson.dumps(list(SYMBOL_NODE_FIELDS))
 _EDGE_FIELDS = orjson.dumps(list(SYMBOL_EDGE_FIELDS))
 
@@ -54,10 +59,10 @@ class Segment:
 @dataclass(slots=True)
 class Segments:
     files: dict[str, Segment] = field(default_factory=dict)
-    # rows still to be read from the previous bundle's export (``index``): path → (node
-    # offset, node length, edge offset, edge length), and (the export, its manifest digest)
-    spans: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
-    source: tuple[Path, str] | None = None
+    # rows still in the previous build's parts (``index``): path → (node part, offset,
+    # length, edge part, offset, length), a part as (digest, its length) or None; read
+    # only for a group that is made again (``put``)
+    spans: dict[str, tuple[Part | None, int, int, Part | None, int, int]] = field(default_factory=dict)
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
@@ -87,29 +92,7 @@ class Segments:
         for p in paths:
             files[p] = fresh.files[p]
             spans.pop(p, None)
-        return Segments(files, spans, self.source if spans else None)
-
-    def attach(self) -> None:
-        """Read the rows ``index`` left in the previous export, once it is checked against
-        its manifest digest (a ``PreviousBundleError`` when it is not: the build starts
-        again, full). The export task calls this, so that the build itself never waits
-        for a read and a hash of the whole previous export."""
-        if self.source is None:
-            return
-        from oracl.core.errors import PreviousBundleError
-
-        path, digest = self.source
-        try:
-            export = path.read_bytes()
-        except OSError as exc:
-            raise PreviousBundleError(f"the previous export could not be read ({type(exc).__name__})") from None
-        if hashlib.sha256(export).hexdigest() != digest:
-            raise PreviousBundleError("the previous export does not match its manifest")
-        blob = memoryview(export)  # the file the manifest names: ``index`` checked the spans against its size
-        for p, (n_off, n_len, e_off, e_len) in self.spans.items():
-            seg = self.files[p]
-            seg.nodes, seg.edges = blob[n_off:n_off + n_len], blob[e_off:e_off + e_len]
-        self.spans, self.source = {}, None
+        return Segments(files, spans)
 
     # -- reading --------------------------------------------------------------------------
     def ordered(self) -> list[str]:
@@ -117,36 +100,14 @@ class Segments:
 
     def section(self) -> bytes:
         """The export's ``symbols`` value: exactly ``orjson.dumps(pack_symbols(nodes, edges),
-        option=OPT_SORT_KEYS)`` of the graph the segments hold."""
-        return self.placed()[0]
-
-    def placed(self) -> tuple[bytes, dict[str, tuple[int, int]]]:
-        """``section()`` and where each file's node and edge rows start in it."""
+        option=OPT_SORT_KEYS)`` of the graph the segments hold (every row made or read)."""
         if self.spans:
-            raise ValueError("the previous export's rows are not read yet (Segments.attach)")
+            raise ValueError("rows of the previous build's parts are not read yet")
         order = self.ordered()
-        head = b'{"edge_fields":' + _EDGE_FIELDS + b',"edges":['
-        middle = b'],"node_fields":' + _NODE_FIELDS + b',"nodes":['
-        at: dict[str, list[int]] = {p: [0, 0] for p in order}
-        parts: list[bytes | memoryview] = [head]
-        offset = len(head)
-        for key, gap in ((1, middle), (0, b"]}")):
-            first = True
-            for p in order:
-                seg = self.files[p]
-                rows, n = (seg.nodes, seg.n_nodes) if key == 0 else (seg.edges, seg.n_edges)
-                if not n:
-                    continue
-                if not first:
-                    parts.append(b",")
-                    offset += 1
-                first = False
-                at[p][key] = offset
-                parts.append(rows)
-                offset += len(rows)
-            parts.append(gap)
-            offset += len(gap)
-        return b"".join(parts), {p: (a, b) for p, (a, b) in at.items()}
+        edges = b",".join(bytes(self.files[p].edges) for p in order if self.files[p].n_edges)
+        nodes = b",".join(bytes(self.files[p].nodes) for p in order if self.files[p].n_nodes)
+        return (b'{"edge_fields":' + _EDGE_FIELDS + b',"edges":[' + edges + b'],"node_fields":' + _NODE_FIELDS
+                + b',"nodes":[' + nodes + b"]}")
 
     def counts(self) -> dict[str, Any]:
         """What ``SymbolGraph.counts`` says of the whole graph."""
@@ -159,43 +120,116 @@ class Segments:
                 "calls_unresolved": sum(s.unresolved for s in self.files.values()),
                 "calls_too_ambiguous": sum(s.dropped for s in self.files.values())}
 
-    # -- the bundle's file: an index into the bundle's export, which holds the rows ----------
-    def encode(self, placed: dict[str, tuple[int, int]], base: int) -> bytes:
-        """``symbols.seg``: each file's interface, counts and where its rows lie in the
-        export (``placed`` from ``placed()``, ``base`` the offset of the section in the
-        export's bytes). The rows themselves are not copied: the export holds them."""
-        index = {p: [s.interface, base + placed[p][0], len(s.nodes), base + placed[p][1], len(s.edges), s.n_nodes,
-                     s.n_edges, s.by_relation, s.unresolved, s.dropped]
-                 for p in self.ordered() for s in (self.files[p],)}
-        return orjson.dumps({"format": FORMAT, "files": index})
+    # -- the parts and the bundle's file ----------------------------------------------------
+    def put(self, store: PartStore, *, rewrite: bool = False) -> tuple[Parts, Parts, bytes]:
+        """The symbol section in parts (``core/parts.py``: files in groups by their path),
+        and ``symbols.seg``: (edge parts, node parts, the file). A group none of whose files
+        was made again keeps its parts as they were, unread, when their lengths add up
+        (they hold those files' rows and no other); another is joined again from the rows
+        made and the rows sliced from the previous parts."""
+        order = self.ordered()
+        cache: dict[str, bytes] = {}
+        sections: tuple[Parts, Parts] = ([], [])  # nodes, edges
+        where: dict[str, list[int]] = {p: [-1, 0, 0, -1, 0, 0] for p in order}
+        table: list[list[Any]] = []  # every part symbols.seg names, (digest, length)
+        for a, b in grouped(order):
+            group = order[a:b]
+            for key in (0, 1):
+                counts = [(p, self.files[p].n_nodes if key == 0 else self.files[p].n_edges) for p in group]
+                full = [p for p, n in counts if n]
+                if not full:
+                    continue
+                kept = _kept(self.spans, full, key, store)
+                if kept is not None and not rewrite:
+                    digest, size = kept
+                    offsets = [(p, self.spans[p][1 + 3 * key], self.spans[p][2 + 3 * key]) for p in full]
+                else:
+                    chunks: list[bytes | memoryview] = []
+                    offsets, at = [], 0
+                    for p in full:
+                        span = self.spans.get(p)
+                        if span is None:
+                            seg = self.files[p]
+                            rows = seg.nodes if key == 0 else seg.edges
+                        else:
+                            part, off, n = span[3 * key], span[1 + 3 * key], span[2 + 3 * key]
+                            assert part is not None
+                            if part[0] not in cache:
+                                cache[part[0]] = _read_part(store, part[0])
+                            rows = memoryview(cache[part[0]])[off:off + n]
+                        if chunks:
+                            chunks.append(b",")
+                            at += 1
+                        offsets.append((p, at, len(rows)))
+                        chunks.append(rows)
+                        at += len(rows)
+                    data = b"".join(chunks)
+                    digest, size = store.put(data, rewrite=rewrite), len(data)
+                sections[key].append([digest, size])
+                table.append([digest, size])
+                for p, off, n in offsets:
+                    w = where[p]
+                    w[3 * key], w[1 + 3 * key], w[2 + 3 * key] = len(table) - 1, off, n
+        index = {p: [s.interface, *where[p], s.n_nodes, s.n_edges, s.by_relation, s.unresolved, s.dropped]
+                 for p in order for s in (self.files[p],)}
+        encoded = orjson.dumps({"format": FORMAT, "parts": table, "files": index})
+        self.spans = {}
+        return sections[1], sections[0], encoded
 
     @classmethod
-    def index(cls, data: bytes, export: Path, digest: str, size: int) -> Segments:
-        """The segments a ``symbols.seg`` places in its bundle's export (the file
-        ``export`` of ``size`` bytes, whose manifest digest is ``digest``), their rows not
-        read yet: ``attach`` reads them. ValueError when it is not one of this format or a
-        segment lies outside the export; the rows stay bytes, never parsed."""
+    def index(cls, data: bytes) -> Segments:
+        """The segments a ``symbols.seg`` places in the store's parts, their rows not
+        read (``put`` reads the parts of the groups it makes again). ValueError when it is
+        not one of this format or a segment lies outside its part."""
         head = orjson.loads(data)
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ValueError("not a symbols file of this format")
-        out = cls(source=(export, digest))
-        for p, (iface, n_off, n_len, e_off, e_len, n_nodes, n_edges, rel, unresolved, dropped) in head["files"].items():
-            if min(n_off, e_off, n_len, e_len) < 0 or n_off + n_len > size or e_off + e_len > size:
-                raise ValueError("a segment lies outside the export")
+        table = [(str(d), int(n)) for d, n in head["parts"]]
+        out = cls()
+        for p, (iface, n_part, n_off, n_len, e_part, e_off, e_len, n_nodes, n_edges, rel, unresolved,
+                dropped) in head["files"].items():
+            parts: list[tuple[str, int] | None] = []
+            for part, off, n in ((n_part, n_off, n_len), (e_part, e_off, e_len)):
+                if part == -1:
+                    parts.append(None)
+                    continue
+                if not 0 <= part < len(table) or min(off, n) < 0 or off + n > table[part][1]:
+                    raise ValueError("a segment lies outside its part")
+                parts.append(table[part])
             out.files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
-            out.spans[p] = (n_off, n_len, e_off, e_len)
+            out.spans[p] = (parts[0], n_off, n_len, parts[1], e_off, e_len)
         return out
 
-    @classmethod
-    def decode(cls, data: bytes, export: bytes) -> Segments:
-        """The segments a ``symbols.seg`` places in its bundle's ``export`` bytes, read."""
-        blob = memoryview(export)
-        out = cls.index(data, Path(), "", len(blob))
-        for p, (n_off, n_len, e_off, e_len) in out.spans.items():
-            seg = out.files[p]
-            seg.nodes, seg.edges = blob[n_off:n_off + n_len], blob[e_off:e_off + e_len]
-        out.spans, out.source = {}, None
-        return out
+
+def _kept(spans: dict[str, tuple[Part | None, int, int, Part | None, int, int]], full: list[str], key: int,
+          store: PartStore) -> Part | None:
+    """The previous part of a group none of whose files (``full``: those with rows) was
+    made again, when its length is their rows' and the commas between: it holds them and
+    nothing else. None when the group must be joined again."""
+    parts = set()
+    total = 0
+    for p in full:
+        span = spans.get(p)
+        if span is None or span[3 * key] is None:
+            return None
+        parts.add(span[3 * key])
+        total += span[2 + 3 * key]
+    if len(parts) != 1:
+        return None
+    part = parts.pop()
+    assert part is not None
+    if part[1] != total + len(full) - 1 or not store.has(part[0], part[1]):
+        return None
+    return part
+
+
+def _read_part(store: PartStore, digest: str) -> bytes:
+    from oracl.core.errors import DigestError, PreviousBundleError
+
+    try:
+        return store.get(digest)
+    except DigestError as exc:
+        raise PreviousBundleError(f"the previous build's symbol rows could not be read ({exc})") from None
 
 
 def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts], reread: list[str],
@@ -209,16 +243,12 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
         return None, "a path holds a '#'"
     try:
         data = (bundle / SYMBOLS_FILE).read_bytes()
-        size = (bundle / EXPORT).stat().st_size
     except OSError:
-        return None, f"the previous build has no {SYMBOLS_FILE} or export"
+        return None, f"the previous build has no {SYMBOLS_FILE}"
     if manifest_files.get(SYMBOLS_FILE) != hashlib.sha256(data).hexdigest():
         return None, f"{SYMBOLS_FILE} does not match its manifest"
-    digest = manifest_files.get(EXPORT)
-    if not isinstance(digest, str):
-        return None, "the previous manifest lists no export"
-    try:  # the export's rows are read, and it is checked against the manifest, by the export task
-        segs = Segments.index(data, bundle / EXPORT, digest, size)
+    try:  # the rows stay in the parts: read only for the groups made again, by the export task
+        segs = Segments.index(data)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
     if len(segs.files) != len(facts) or any(f.path not in segs.files for f in facts):

@@ -5,17 +5,19 @@ points the crash tests use.
 Layout of one build (everything under ``.oracl/``)::
 
     mirror/<build_id>/graph.kuzu              the Kùzu bundle
-    mirror/<build_id>/weighted_graph_index.json (+ .sha256, .sig)   the export of that build
-    mirror/<build_id>/manifest.json           SHA-256 of each file, export digest, counts
+    mirror/<build_id>/export.idx (+ .sha256, .sig)   the export of that build: its index
+    parts/<2 hex>/<sha256>                    the parts every kept index names (core/parts.py)
+    mirror/<build_id>/manifest.json           SHA-256 of each file, export root, counts
     mirror/<build_id>/readers.lock            shared-locked by every process reading it
     mirror/LATEST.json                        the bundle readers open, flipped atomically
-    weighted_graph_index.json (+ sidecars)    hard links to the latest bundle's export
-    snapshots/<build_id>/…                    hard links to earlier exports, newest N kept
+    export.idx (+ sidecars)                   hard links to the latest bundle's export index
+    snapshots/<build_id>/…                    hard links to earlier export indexes, newest N kept
     graph_health_history.jsonl                one line per build
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -28,10 +30,11 @@ from typing import Any
 
 import orjson
 
-from oracl.core.errors import BuildLockedError
+from oracl.core.errors import BuildLockedError, OraclError
 from oracl.core.seal import line_sealed, seal_line, seal_next, user_key, write_sealed
 from oracl.core.vault import (
     EXPORT,
+    EXPORT_INDEX,
     LATEST_KIND,
     READERS_LOCK,
     Vault,
@@ -42,7 +45,8 @@ from oracl.core.vault import (
 
 EXPORT_DIGEST_KIND = "export-digest"  # the seal of the published ``.sha256``: repair trusts only this user's export
 
-SIDECARS = (EXPORT, EXPORT + ".sha256", EXPORT + ".sig")
+SIDECARS = (EXPORT_INDEX, EXPORT_INDEX + ".sha256", EXPORT_INDEX + ".sig")
+LEGACY = (EXPORT, EXPORT + ".sha256", EXPORT + ".sig")  # the whole export a build before parts kept at the top
 HEALTH = "graph_health_history.jsonl"
 FAULT_ENV = "ORACL_FAULT"
 
@@ -166,11 +170,15 @@ def link_or_copy(src: Path, dst: Path) -> None:
 
 
 def publish_export(vault: Vault, bundle: Path) -> None:
-    """Make the bundle's export (and its sidecars) the vault's top-level copy, one atomic
-    rename each (``verify`` reads the bundle's own and accepts a copy a kill left behind)."""
+    """Make the bundle's export index (and its sidecars) the vault's top-level copy, one
+    atomic rename each (``verify`` reads the bundle's own and accepts a copy a kill left
+    behind); the whole export an older build kept there goes."""
+    for name in LEGACY:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(vault.dir / name)
     for name in SIDECARS:
         src = bundle / name
-        if name == EXPORT + ".sha256" and src.exists():  # what repair may trust: sealed (design §11)
+        if name == EXPORT_INDEX + ".sha256" and src.exists():  # what repair may trust: sealed (design §11)
             seal_next(vault.dir / name, EXPORT_DIGEST_KIND, src.read_bytes())
         if src.exists():
             link_or_copy(src, vault.dir / name)
@@ -180,7 +188,8 @@ def publish_export(vault: Vault, bundle: Path) -> None:
 
 
 def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:
-    """A timestamped copy (hard links) of the export and its sidecars; oldest rotated out."""
+    """A timestamped copy (hard links) of the export index and its sidecars (their parts
+    stay in the store while an index names them); oldest rotated out."""
     target = vault.dir / "snapshots" / build_id
     target.mkdir(parents=True, exist_ok=True)
     for name in SIDECARS:
@@ -193,6 +202,27 @@ def snapshot(vault: Vault, bundle: Path, build_id: str, keep: int) -> Path:
 
 
 HEALTH_KIND = "health"  # what a health line's seal binds it to (core.seal)
+
+
+def prune_parts(vault: Vault) -> int:
+    """Remove the parts no kept index names (the bundles', the snapshots', the top-level
+    one): under the build lock, after the bundles were pruned. When an index is there
+    but cannot be read, nothing goes (its parts may be all a build has). Returns how many went."""
+    from oracl.core.parts import decode_index, digests, store_of
+
+    indexes = [vault.export_index]
+    for folder in (vault.mirror, vault.dir / "snapshots"):
+        if folder.is_dir():
+            indexes += [b / EXPORT_INDEX for b in folder.iterdir() if b.is_dir()]
+    keep: set[str] = set()
+    for path in indexes:
+        try:
+            keep |= digests(decode_index(path.read_bytes()))
+        except FileNotFoundError:
+            continue
+        except (OSError, OraclError):
+            return 0
+    return store_of(vault.dir).prune(keep)
 
 
 def append_health(vault: Vault, row: dict[str, Any]) -> None:
@@ -245,7 +275,7 @@ def health_trend(rows: list[dict[str, Any]], threshold: float) -> list[dict[str,
     return out
 
 
-def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict[str, Any],
+def write_manifest(bundle: Path, build_id: str, export_root: str, counts: dict[str, Any],
                    lineage: dict[str, Any] | None = None, known: dict[str, str] | None = None) -> str:
     """Seal a bundle: the SHA-256 of each of its files (the database by its identity on
     this disk, ``file_identity``: never read whole), the export digest and the counts, and
@@ -257,15 +287,15 @@ def write_manifest(bundle: Path, build_id: str, export_sha256: str, counts: dict
     from oracl.core.vault import DB_FILE, file_identity
 
     def seal_of(f: Path) -> str:
-        if f.name == EXPORT:
-            return export_sha256  # known: not hashed twice
+        if f.name == EXPORT_INDEX:
+            return export_root  # known: not hashed twice
         if known and f.name in known:
             return known[f.name]
         return file_identity(f) if f.name == DB_FILE else sha256_file(f)
 
     files = {f.name: seal_of(f) for f in sorted(bundle.iterdir())
              if f.is_file() and f.name not in ("manifest.json", READERS_LOCK)}
-    manifest = {"build_id": build_id, "export_sha256": export_sha256, "counts": counts, "files": files}
+    manifest = {"build_id": build_id, "export_root": export_root, "counts": counts, "files": files}
     if lineage:
         manifest["lineage"] = lineage
     data = orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS)
@@ -289,11 +319,11 @@ def lineage(vault: Vault, symbols_whole: bool) -> dict[str, Any] | None:
     return {"base": base, "base_manifest_sha256": digest, "symbols_whole": symbols_whole}
 
 
-def flip_latest(vault: Vault, build_id: str, export_sha256: str, generated_at: str,
+def flip_latest(vault: Vault, build_id: str, export_root: str, generated_at: str,
                 manifest_sha256: str) -> None:
     """Point readers at a sealed bundle: one atomic rename of LATEST.json."""
     write_sealed(vault.latest, LATEST_KIND, orjson.dumps({"build_id": build_id, "bundle": build_id,
-                                             "export_sha256": export_sha256,
+                                             "export_root": export_root,
                                              "manifest_sha256": manifest_sha256,
                                              "generated_at": generated_at},
                                             option=orjson.OPT_SORT_KEYS))

@@ -2,8 +2,8 @@
 
 ``verify`` checks, in order: LATEST names a bundle whose manifest matches its files; the
 manifest's signature (``manifest.json.sig``: it binds the database, the facts, the stat
-rows and the header readers read); the export matches its ``.sha256`` and is the export
-LATEST names, and its own signature; what readers serve from the Kùzu bundle (header,
+rows and the header readers read); the export's index matches its ``.sha256`` and is the
+export LATEST names, and its own signature; every part it names matches its digest; what readers serve from the Kùzu bundle (header,
 artifacts with their checksums, priorities, tags and symbols, hubs, every edge) equals
 the export; and no later build than this one is recorded in the health history (a
 replayed older build). Signatures are checked when there is one, when a key is
@@ -31,8 +31,9 @@ from oracl.core.errors import (
     VaultError,
 )
 from oracl.core.export import r9, rounded, unpack_symbols
+from oracl.core.parts import assemble_bytes, decode_index, digests, store_of
 from oracl.core.sign import VerifyKeys, verify_signature
-from oracl.core.vault import EXPORT, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault, file_matches
+from oracl.core.vault import EXPORT_INDEX, HEADER_FILE, MANIFEST, MANIFEST_SIG, Vault, file_matches
 
 
 def _latest_bundle(vault: Vault) -> tuple[dict[str, Any], Path, dict[str, Any]]:
@@ -75,22 +76,33 @@ def _read_sidecar(path: Path) -> str | None:
 
 
 def check_export(folder: Path, keys: VerifyKeys, *, require_signature: bool) -> tuple[bytes, list[str]]:
-    """Digest and signature of the export in ``folder`` (a bundle, or the vault for its
-    top-level copy); returns its bytes and what was checked."""
+    """Digest and signature of the export index in ``folder`` (a bundle, or the vault for
+    its top-level copy); returns the index's bytes and what was checked (its parts are
+    checked against their digests when ``export_doc`` reads them)."""
     try:
-        data = (folder / EXPORT).read_bytes()
+        data = (folder / EXPORT_INDEX).read_bytes()
     except FileNotFoundError:
         raise NoBuildError(f"no export in {folder}: run `oracl build` first") from None
-    side = _read_sidecar(folder / (EXPORT + ".sha256"))
+    side = _read_sidecar(folder / (EXPORT_INDEX + ".sha256"))
     if side is None:
-        raise DigestError(f"{EXPORT}.sha256 is missing")
+        raise DigestError(f"{EXPORT_INDEX}.sha256 is missing")
     digest = hashlib.sha256(data).hexdigest()
     if side.split()[0:1] != [digest]:
-        raise DigestError(f"{EXPORT} does not match its .sha256 digest")
-    checked = [f"digest: sha256 {digest[:16]}… matches {EXPORT}.sha256"]
-    sig = _read_sidecar(folder / (EXPORT + ".sig"))
+        raise DigestError(f"{EXPORT_INDEX} does not match its .sha256 digest")
+    checked = [f"digest: sha256 {digest[:16]}… matches {EXPORT_INDEX}.sha256 (the export's root)"]
+    sig = _read_sidecar(folder / (EXPORT_INDEX + ".sig"))
     checked.append(verify_signature(data, sig, keys, required=require_signature))
     return data, checked
+
+
+def export_doc(vault: Vault, index: bytes) -> tuple[dict[str, Any], str]:
+    """The export an index names, assembled from the vault's parts (each checked against
+    its digest: a DigestError names the first that is not), parsed; and a line saying so."""
+    idx = decode_index(index)
+    store = store_of(vault.dir)
+    data = assemble_bytes(store, idx)
+    n = len(digests(idx))
+    return orjson.loads(data), f"parts: {n} match their digests ({len(data):,} bytes of export)"
 
 
 def _same_files(a: Path, b: Path) -> bool:
@@ -134,15 +146,16 @@ def verify(root: Path, *, public_key_file: Path | None = None, require_signature
     checked.append(verify_signature(raw_manifest, _read_sidecar(bundle / MANIFEST_SIG), keys,
                                     required=require_signature, what="the bundle's manifest").replace(
                                         "signature:", "bundle signature:", 1))
-    own = bundle if (bundle / EXPORT).is_file() else vault.dir  # a bundle holds its export
+    own = bundle if (bundle / EXPORT_INDEX).is_file() else vault.dir  # a bundle holds its export index
     data, more = check_export(own, keys, require_signature=require_signature)
     checked += more
     digest = hashlib.sha256(data).hexdigest()
-    if manifest.get("export_sha256") != digest or latest.get("export_sha256") != digest:
+    if manifest.get("export_root") != digest or latest.get("export_root") != digest:
         raise LatestError("the vault's export is not the export of the bundle LATEST names")
     if own == bundle:
         checked.append(_top_level_copy(vault, bundle, keys, require_signature))
-    doc = orjson.loads(data)
+    doc, parts_line = export_doc(vault, data)
+    checked.append(parts_line)
     checked.append(_served_matches(bundle, doc))
     checked.append(_not_replayed(vault, str(latest["build_id"])))
     return checked

@@ -11,7 +11,7 @@ the previous build untouched; ``abort`` removes the staging folder.
 
 >>> w = BundleWriter(vault, build_id)                                 # doctest: +SKIP
 >>> w.write_content(table, fts=True); w.load_graph(tables)            # doctest: +SKIP
->>> w.publish(export_sha256, header)                                  # doctest: +SKIP
+>>> w.publish(export_root, header)                                  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class BundleWriter:
             if (folder / name).exists():
                 provenance.link_or_copy(folder / name, self.staging / name)
 
-    def publish(self, export_sha256: str, header: dict[str, Any], *, snapshots: int = 0,
+    def publish(self, export_root: str, header: dict[str, Any], *, snapshots: int = 0,
                 before_flip: Callable[[], None] | None = None, lineage: dict[str, Any] | None = None,
                 known: dict[str, str] | None = None) -> Path:
         """Seal, move into place, flip LATEST, publish the export (and keep a snapshot of
@@ -89,7 +89,7 @@ class BundleWriter:
         before (checked when it was read), not read again. Returns the bundle's folder."""
         from oracl.core.vault import fsync_dir
 
-        manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_sha256, header["counts"],
+        manifest_sha256 = provenance.write_manifest(self.staging, self.build_id, export_root, header["counts"],
                                                     lineage, known)
         sig = sign((self.staging / MANIFEST).read_bytes())  # binds every file readers read
         if sig:
@@ -100,7 +100,7 @@ class BundleWriter:
         if before_flip is not None:
             before_flip()
         # the bundle holds the export and its sidecars: LATEST flips to a bundle that is whole
-        provenance.flip_latest(self.vault, self.build_id, export_sha256, header["generated_at"], manifest_sha256)
+        provenance.flip_latest(self.vault, self.build_id, export_root, header["generated_at"], manifest_sha256)
         provenance.fault("flipped")
         provenance.publish_export(self.vault, self.final)
         provenance.fault("published")

@@ -22,7 +22,9 @@ import orjson
 from oracl.core.errors import NoBuildError, RootError, VaultError
 
 VAULT = ".oracl"
-EXPORT = "weighted_graph_index.json"
+EXPORT = "weighted_graph_index.json"   # the canonical export's name: `oracl export` writes it on demand
+EXPORT_INDEX = "export.idx"     # a bundle's export: its header and the digest of each part (core/parts.py)
+PARTS_DIR = "parts"             # the vault's content-addressed parts of every kept export
 # the files of a bundle (named here so callers need not import the engine or the build)
 DB_FILE = "graph.kuzu"
 HEADER_FILE = "header.json"     # the build's header: parameters, counts, commit (what readers use)
@@ -54,8 +56,13 @@ class Vault:
         self.dir = root / VAULT
 
     @property
-    def export(self) -> Path:
-        return self.dir / EXPORT
+    def export_index(self) -> Path:
+        """The top-level copy of the latest bundle's export index (a hard link)."""
+        return self.dir / EXPORT_INDEX
+
+    @property
+    def parts(self) -> Path:
+        return self.dir / PARTS_DIR
 
     @property
     def mirror(self) -> Path:

@@ -1236,10 +1236,12 @@ def export_cmd(
 ) -> None:
     """Write the latest build's canonical export (weighted_graph_index.json).
 
-    The bytes are the build's own, checked against the SHA-256 that LATEST.json records
-    before any is written: to stdout, or with -o to FILE, written beside it and renamed
-    into place. A mismatch writes nothing and exits 11, as `oracl verify` does. With -o,
-    says what was written (--json: build_id, sha256, bytes, path, signature)."""
+    A build keeps its export as parts under a signed index (.oracl/export.idx); this
+    assembles the canonical JSON from them, the index checked against the root that
+    LATEST.json records and every part against its digest before any byte is written: to
+    stdout, or with -o to FILE, written beside it and renamed into place. A mismatch writes
+    nothing and exits 11, as `oracl verify` does. With -o, says what was written (--json:
+    build_id, root, sha256 of the bytes, bytes, path, signature)."""
     from oracl.face import render
     from oracl.read.export import export_to
     from oracl.read.snapshot import Snapshot
@@ -1259,7 +1261,8 @@ def export_cmd(
     if as_json:
         _print_json(done.to_json())
     else:
-        render.plain_line(f"wrote {done.path}: {done.bytes:,} bytes, sha256 {done.sha256}, build {done.build_id}"
+        render.plain_line(f"wrote {done.path}: {done.bytes:,} bytes, sha256 {done.sha256}, root {done.root[:16]}…, "
+                          f"build {done.build_id}"
                           + (f", signature {done.signature}" if done.signature else ", unsigned"))
 
 

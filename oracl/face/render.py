@@ -347,7 +347,8 @@ def build_summary(r: dict[str, Any]) -> None:
     kv("Seconds per phase", secs, section="seconds")
     signed = ("no – the export is unsigned (set ORACL_ED25519_PRIVATE_KEY; `oracl keygen` makes a key)"
               if r["signature"] == "unsigned" else r["signature"])
-    for name, value in (("export", r["export_path"]), ("sha256", r["export_sha256"]),
+    for name, value in (("export", f"{r['export_path']} (`oracl export -o FILE` writes the JSON)"),
+                        ("root", r["export_root"]),
                         ("bundle", r["bundle_path"]), ("signed", signed)):
         if plain():
             _line(name, value)

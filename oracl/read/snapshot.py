@@ -42,7 +42,7 @@ from oracl.core.vault import (
     DB_FILE,
     EVENTS_BUNDLE_FILE,
     EVENTS_INDEX_FILE,
-    EXPORT,
+    EXPORT_INDEX,
     HEADER_FILE,
     LEARNED_FILE,
     READERS_LOCK,
@@ -257,13 +257,13 @@ class Snapshot:
     @property
     def header(self) -> dict[str, Any]:
         """The build's header: the bundle's ``header.json``; for a bundle made before it
-        existed, the header of the bundle's export (or the vault's)."""
+        existed, the header of the bundle's export index (or the vault's)."""
         if self._header is None:
             try:
                 self._header = orjson.loads((self.bundle / HEADER_FILE).read_bytes())
             except (OSError, orjson.JSONDecodeError):
-                path = self.bundle / EXPORT
-                self._header = self.vault.read_json(path if path.is_file() else self.vault.export)["schema"]
+                path = self.bundle / EXPORT_INDEX
+                self._header = self.vault.read_json(path if path.is_file() else self.vault.export_index)["header"]
         return self._header
 
     @property
@@ -383,7 +383,7 @@ def _problem(vault: Vault) -> str:
         latest = vault.read_latest()
         bundle = vault.bundle(str(latest.get("bundle", latest["build_id"])))
     except NoBuildError:
-        if not vault.export.is_file():
+        if not vault.export_index.is_file():
             raise
         return "LATEST.json is not sealed by your oracl" if vault.latest.is_file() else "LATEST.json is missing"
     except VaultError as exc:

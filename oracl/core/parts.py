@@ -1,0 +1,333 @@
+"""The export kept as parts (design §7, issue 49 step 3): what a change rewrites is its parts
+and a small index, not the whole canonical JSON.
+
+A bundle's export is ``export.idx``, an *index*: the build's header and, section by
+section, the SHA-256 and length of each *part* in order. A part is a run of rows, kept
+once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>``: a build
+writes the parts it has not got, and every bundle, snapshot and the vault's top-level
+index name parts in the same store. The SHA-256 of the index is the export's *root*
+(LATEST, the manifest and ``.sha256`` record it; ``.sig`` signs the index's bytes): the
+index names every part by its digest, so the root covers every byte, as a Merkle tree of
+two levels.
+
+Rows are grouped by a key, a group closing after a key whose CRC-32 is 0 modulo
+``GROUP``: the artifact graph's nodes by their id, its edges by their source, the symbol
+graph's rows by their file. A group's bounds depend on its own keys only, so a file added,
+changed or removed changes its own group's part and no other.
+
+The artifact graph's rows are kept with what their file determines, not with what the
+repository does (design §6 "Stored and derived"): a node's row lacks its priority, P0, δ,
+freshness and link density and carries its stored terms under ``"~"``; an edge's lacks its
+association rank and carries its raw rank R. ``assemble`` derives those values from the
+header's aggregates (``core/derive.py``, as the build does) and gives the canonical export
+byte for byte: an edit that moves the newest mtime or μ rewrites no other file's part.
+
+>>> index = write_export(store, header, node_rows, edge_rows, symbols, events)   # doctest: +SKIP
+>>> b"".join(assemble(store, index)) == export_bytes(header, nodes, edges, packed)  # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import stat
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from oracl.core import derive
+from oracl.core.errors import DigestError
+from oracl.core.export import SYMBOL_EDGE_FIELDS, SYMBOL_NODE_FIELDS, r9, rounded
+from oracl.core.vault import EXPORT_INDEX, PARTS_DIR, atomic_write, make_dirs
+
+FORMAT = 1
+INDEX = EXPORT_INDEX
+STORE = PARTS_DIR
+GROUP = 64          # a group closes after a key whose CRC-32 % GROUP == 0: ~64 files, nodes or sources a part
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+SECTIONS = ("edges", "events", "nodes", "symbol_edges", "symbol_nodes")  # the index's sections, as they lie
+
+
+def closes(key: str) -> bool:
+    """Whether a group closes after ``key`` (its own bytes decide, nothing else).
+
+    >>> [k for k in ("a.py", "b.py", "c.py", "x", "y") if closes(k)]
+    []
+    >>> closes("lib/util_7.py") == (zlib.crc32(b"lib/util_7.py") % GROUP == 0)
+    True
+    """
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % GROUP == 0
+
+
+def grouped(keys: Sequence[str]) -> list[tuple[int, int]]:
+    """The ``[start, end)`` runs of ``keys`` (sorted, equal keys together) that make the
+    parts: a run ends after the last of equal keys that ``closes``.
+
+    >>> grouped([])
+    []
+    >>> grouped(["a", "a", "b"])  # none of them closes: one run
+    [(0, 3)]
+    """
+    out: list[tuple[int, int]] = []
+    start, n = 0, len(keys)
+    for i, k in enumerate(keys):
+        if (i + 1 == n or keys[i + 1] != k) and closes(k):
+            out.append((start, i + 1))
+            start = i + 1
+    if start < n:
+        out.append((start, n))
+    return out
+
+
+@dataclass(slots=True)
+class PartStore:
+    """The vault's content-addressed parts: ``root/<2 hex>/<sha256>``."""
+
+    root: Path
+    written: int = 0        # parts this process wrote (a build's report)
+    written_bytes: int = 0
+    seen: set[str] = field(default_factory=set)  # digests known to be in the store (written or checked)
+
+    def path(self, digest: str) -> Path:
+        if not _DIGEST.fullmatch(digest):
+            raise DigestError(f"the export's index names a part {digest[:70]!r}, which is not a SHA-256")
+        return self.root / digest[:2] / digest
+
+    def put(self, data: bytes, *, rewrite: bool = False) -> str:
+        """Store ``data`` (when the store lacks it, or always with ``rewrite``: a full
+        build heals a damaged part) and return its digest. Not synced to the disk: a part a
+        power cut loses fails its digest, and the next build starts again, whole."""
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in self.seen and not rewrite:
+            return digest
+        path = self.path(digest)
+        if rewrite or not _same_size(path, len(data)):
+            atomic_write(path, data, durable=False)
+            self.written += 1
+            self.written_bytes += len(data)
+        self.seen.add(digest)
+        return digest
+
+    def has(self, digest: str, size: int) -> bool:
+        if digest in self.seen:
+            return True
+        if _same_size(self.path(digest), size):
+            self.seen.add(digest)
+            return True
+        return False
+
+    def get(self, digest: str) -> bytes:
+        """A part's bytes, checked against its name (a DigestError names what is wrong)."""
+        path = self.path(digest)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            raise DigestError(f"the export's part {digest[:16]}… is missing from {self.root}") from None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise DigestError(f"the export's part {digest[:16]}… is not a regular file")
+            data = fh.read()
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise DigestError(f"the export's part {digest[:16]}… does not match its digest")
+        self.seen.add(digest)
+        return data
+
+    def prune(self, keep: set[str]) -> int:
+        """Remove the parts no index names (``keep``); returns how many went."""
+        gone = 0
+        if not self.root.is_dir():
+            return 0
+        for sub in self.root.iterdir():
+            if not sub.is_dir() or sub.is_symlink():
+                continue
+            for f in sub.iterdir():
+                if f.name not in keep:
+                    with contextlib.suppress(OSError):
+                        f.unlink()
+                        gone += 1
+                        self.seen.discard(f.name)
+        return gone
+
+
+def _same_size(path: Path, size: int) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == size
+
+
+def store_of(vault_dir: Path) -> PartStore:
+    make_dirs(vault_dir / STORE)
+    return PartStore(vault_dir / STORE)
+
+
+# ---- the artifact graph's rows: stored, and derived when assembled -----------------------
+
+def stored_node(row: dict[str, Any], st: derive.Stored) -> dict[str, Any]:
+    """A node's row as a part keeps it: the derived values out, the stored terms in (exact:
+    orjson writes the shortest text that reads back to the same double)."""
+    out = dict(row)
+    if row["kind"] == "artifact":
+        del out["priority"], out["link_density"]
+        detail = dict(row["priority_detail"])
+        del detail["base"], detail["delta"]
+        comp = dict(detail["components"])
+        del comp["freshness"]
+        detail["components"] = comp
+        out["priority_detail"] = detail
+        out["~"] = [st.p_sum, st.p_mult, st.fresh_e, st.m_role, st.assoc, st.degree]
+    else:
+        del out["delta"], out["link_density"]
+        out["~"] = [st.assoc, st.degree]
+    return out
+
+
+def stored_edge(row: dict[str, Any], raw: float) -> dict[str, Any]:
+    out = dict(row)
+    del out["association_rank"]
+    out["~"] = raw
+    return out
+
+
+def derived_node(row: dict[str, Any], t: derive.Terms) -> dict[str, Any]:
+    """A stored node row with its derived values, exactly as the weighting phase writes
+    them (``builder/pipeline/weigh.py``)."""
+    terms = row.pop("~")
+    if row["kind"] == "artifact":
+        p_sum, p_mult, fresh_e, m_role, assoc, degree = terms
+        row["priority"] = r9(derive.priority(t, p_sum, p_mult, fresh_e, m_role, assoc, row["size_bytes"] > 0))
+        row["link_density"] = r9(derive.link_density(t, degree))
+        detail = row["priority_detail"]
+        detail["base"] = r9(derive.base(t, p_sum, p_mult, fresh_e))
+        detail["delta"] = r9(derive.delta(t, assoc))
+        detail["components"]["freshness"] = r9(derive.freshness(t, fresh_e))
+    else:
+        assoc, degree = terms
+        row["delta"] = r9(derive.delta(t, assoc))
+        row["link_density"] = r9(derive.link_density(t, degree))
+    return row
+
+
+def derived_edge(row: dict[str, Any], t: derive.Terms) -> dict[str, Any]:
+    row["association_rank"] = r9(derive.rank(t, row.pop("~")))
+    return row
+
+
+def stored_terms(rows: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]], str]) -> dict[str, derive.Stored]:
+    """The stored terms of the node rows of parts (``repair``: exact, not made again from
+    rounded values), by ``key`` of each row."""
+    out: dict[str, derive.Stored] = {}
+    for row in rows:
+        terms = row["~"]
+        if row["kind"] == "artifact":
+            out[key(row)] = derive.Stored(*terms[:5], int(terms[5]))
+        else:
+            out[key(row)] = derive.Stored(0.0, 0.0, 0.0, 0.0, terms[0], int(terms[1]))
+    return out
+
+
+# ---- writing ------------------------------------------------------------------------------
+
+Parts = list[list[Any]]  # [[digest, length], …] in order
+
+
+def put_rows(store: PartStore, rows: Sequence[Any], keys: Sequence[str], *, rewrite: bool = False) -> Parts:
+    """Rows (JSON values) in parts by ``keys`` (one per row, sorted): each part the rows
+    of its group as the export writes them, comma-joined, no brackets."""
+    out: Parts = []
+    for a, b in grouped(keys):
+        data = orjson.dumps(rows[a:b], option=orjson.OPT_SORT_KEYS)[1:-1]
+        out.append([store.put(data, rewrite=rewrite), len(data)])
+    return out
+
+
+def encode_index(header: dict[str, Any], sections: dict[str, Parts]) -> bytes:
+    """The index: the header as the export holds it and each section's parts."""
+    return orjson.dumps({"format": FORMAT, "header": rounded(header), "sections": sections},
+                        option=orjson.OPT_SORT_KEYS)
+
+
+def decode_index(data: bytes) -> dict[str, Any]:
+    """An index, its shape checked (a DigestError when it is not one of this format)."""
+    try:
+        doc = orjson.loads(data)
+        ok = (isinstance(doc, dict) and doc.get("format") == FORMAT and isinstance(doc.get("header"), dict)
+              and isinstance(doc.get("sections"), dict))
+        for name, parts in doc["sections"].items() if ok else ():
+            ok = ok and name in SECTIONS and isinstance(parts, list) and all(
+                isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and _DIGEST.fullmatch(p[0])
+                and isinstance(p[1], int) and p[1] > 0 for p in parts)
+    except (orjson.JSONDecodeError, TypeError, KeyError):
+        ok = False
+    if not ok:
+        raise DigestError(f"{INDEX} is not an export index of format {FORMAT}")
+    return doc
+
+
+def digests(index: dict[str, Any]) -> set[str]:
+    return {p[0] for parts in index["sections"].values() for p in parts}
+
+
+# ---- assembling -----------------------------------------------------------------------------
+
+_NODE_FIELDS = orjson.dumps(list(SYMBOL_NODE_FIELDS))
+_EDGE_FIELDS = orjson.dumps(list(SYMBOL_EDGE_FIELDS))
+
+
+def _joined(store: PartStore, parts: Parts, transform: Callable[[bytes], bytes] | None = None) -> Iterator[bytes]:
+    for i, (digest, _size) in enumerate(parts):
+        if i:
+            yield b","
+        data = store.get(digest)
+        yield transform(data) if transform is not None else data
+
+
+def assemble(store: PartStore, index: dict[str, Any]) -> Iterator[bytes]:
+    """The canonical export's bytes, in pieces (each part checked against its digest as it
+    is read; a DigestError stops it): what ``export_bytes`` gives of the same graph."""
+    header = index["header"]
+    sections = index["sections"]
+    t = derive.Terms.from_header(header) if header.get("aggregates") else None
+
+    def rows(data: bytes, one: Callable[[dict[str, Any], derive.Terms], dict[str, Any]]) -> bytes:
+        if t is None:
+            raise DigestError("the export's header has no aggregates to derive its rows with")
+        out = [one(r, t) for r in orjson.loads(b"[" + data + b"]")]
+        return orjson.dumps(out, option=orjson.OPT_SORT_KEYS)[1:-1]
+
+    yield b'{"edges":['
+    yield from _joined(store, sections.get("edges", []), lambda d: rows(d, derived_edge))
+    yield b"]"
+    if "events" in sections:
+        yield b',"events":'
+        yield from (store.get(digest) for digest, _ in sections["events"])
+    yield b',"nodes":['
+    yield from _joined(store, sections.get("nodes", []), lambda d: rows(d, derived_node))
+    yield b'],"schema":'
+    yield orjson.dumps(header, option=orjson.OPT_SORT_KEYS)
+    yield b',"symbols":{"edge_fields":' + _EDGE_FIELDS + b',"edges":['
+    yield from _joined(store, sections.get("symbol_edges", []))
+    yield b'],"node_fields":' + _NODE_FIELDS + b',"nodes":['
+    yield from _joined(store, sections.get("symbol_nodes", []))
+    yield b"]}}"
+
+
+def assemble_bytes(store: PartStore, index: dict[str, Any]) -> bytes:
+    return b"".join(assemble(store, index))
+
+
+def stored_rows(store: PartStore, index: dict[str, Any], section: str) -> list[dict[str, Any]]:
+    """The rows of a section as the parts keep them (``nodes``, ``edges``: with their
+    stored terms under ``"~"``)."""
+    out: list[dict[str, Any]] = []
+    for digest, _size in index["sections"].get(section, []):
+        out += orjson.loads(b"[" + store.get(digest) + b"]")
+    return out
