@@ -20,7 +20,7 @@ import pytest
 from oracl.builder.orchestrator import build
 from oracl.bundle.verify import verify
 from oracl.core.errors import OraclError, QueryError
-from oracl.core.vault import EXPORT, MANIFEST, SYMBOLS_FILE, Vault
+from oracl.core.vault import MANIFEST, SYMBOLS_FILE, Vault
 from oracl.read.memory import Memory
 
 from .conftest import ORACL, git, run_cli, write_tree
@@ -161,17 +161,22 @@ def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_r
 
 @pytest.mark.parametrize("executor_kind", ["in-process", "processes"])
 def test_a_flipped_byte_in_the_previous_export_makes_the_next_build_full(tmp_path: Path, executor_kind: str) -> None:
-    """The previous export's rows are read, and it is checked against its manifest, by the
-    export task beside the load: a damaged one makes the build start again, full, and its
+    """The previous build's symbol rows of a group made again are read from their part,
+    checked against its digest, by the export task beside the load: a damaged part makes
+    the build start again, full (every part written again: the damage is healed), and its
     mode says why; the answer equals a full build's."""
     files = _chain(30)
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
-    _flip_a_byte(_latest_bundle(root) / EXPORT)
+    seg = orjson.loads((_latest_bundle(root) / SYMBOLS_FILE).read_bytes())
+    digest = seg["parts"][seg["files"]["pkg/m7.py"][1]][0]  # the part of m7's group: read to join it again
+    part = Vault(root).parts / digest[:2] / digest
+    _flip_a_byte(part)
     _edit_m7_to_call_f6(root, files)
     report = build(root, executor_kind=executor_kind, **KW)
-    assert (report.mode, report.symbols_mode) == ("full: the previous export does not match its manifest",
-                                                  "symbols: whole (no previous build)")
+    assert (report.mode, report.symbols_mode) == (
+        "full: the previous build's symbol rows could not be read (the export's part "
+        f"{digest[:16]}… does not match its digest)", "symbols: whole (no previous build)")
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     assert verify(root)[0].startswith("latest: ")
     _equals_full(root)

@@ -31,7 +31,7 @@ def test_build_json_and_stats(sample_repo: Path) -> None:
 def test_build_summary_is_readable(sample_repo: Path) -> None:
     code, shown = run_tty("build", str(sample_repo), "--workers", "1", cols=120)
     assert code == 0, shown
-    for needle in ("Files", "indexed", "edges: imports", "μ (association mean)", "Seconds per phase", "sha256"):
+    for needle in ("Files", "indexed", "edges: imports", "μ (association mean)", "Seconds per phase", "root"):
         assert needle in shown
     code, quiet = run_tty("build", str(sample_repo), "-q", "--workers", "1", cols=120)  # -q: one line
     lines = quiet.strip().splitlines()

@@ -128,5 +128,5 @@ def test_an_engine_error_on_the_previous_database_makes_the_build_full(tmp_path:
     report = build(root, **SMALL)
     assert report.mode.startswith("full: the previous bundle's database failed (")
     full = build(root, full=True, **SMALL)
-    assert full.export_sha256 != "" and _export(root)["nodes"]
+    assert full.export_root != "" and _export(root)["nodes"]
     assert not list(vault.mirror.glob("*.tmp"))

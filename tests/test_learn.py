@@ -22,7 +22,7 @@ from oracl.read.learn import mine as M
 from oracl.read.learn.usage import TIME, used_paths
 from oracl.read.memory import Memory
 
-from .conftest import run_cli, write_learned, write_tree
+from .conftest import export_of, run_cli, write_learned, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -354,7 +354,7 @@ def test_the_loop_end_to_end(repo: Path) -> None:
     decisions_log = (vault / "learn" / "decisions.jsonl").read_bytes()
     assert header["learned"]["decisions"] == {"file": "learn/decisions.jsonl", "rows": 2,
                                               "sha256": hashlib.sha256(decisions_log).hexdigest()}
-    export = orjson.loads((vault / "weighted_graph_index.json").read_bytes())
+    export = orjson.loads(export_of(repo))
     assert export["schema"]["learned"] == header["learned"]  # inside the signed export
     assert run_cli("verify", "-r", str(repo)).returncode == 0
     why = run_cli("query", "signing", "-r", str(repo), "--explain").stdout

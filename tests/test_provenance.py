@@ -44,7 +44,7 @@ def test_signed_build_verifies_and_tampering_fails(sample_repo: Path, keys) -> N
     r = run_cli("build", str(sample_repo), "-q", "--workers", "1", env=signed_env(priv))
     assert r.returncode == 0, r.stderr
     vault = sample_repo / ".oracl"
-    assert (vault / "weighted_graph_index.json.sig").read_text().startswith("ed25519:")
+    assert (vault / "export.idx.sig").read_text().startswith("ed25519:")
     assert "BEGIN PRIVATE KEY" not in "".join(p.read_text(errors="ignore") for p in vault.rglob("*")
                                               if p.is_file() and p.stat().st_size < 1 << 20)
     ok = run_cli("verify", str(sample_repo), "--public-key", str(pub), env=clean_env())
@@ -68,7 +68,7 @@ def flip_byte(path: Path, offset: int = 40) -> None:
 
 
 @pytest.mark.parametrize(("target", "code", "message"), [
-    ("export", 11, "Error: weighted_graph_index.json does not match its .sha256 digest"),
+    ("export", 11, "Error: export.idx does not match its .sha256 digest"),
     ("signature", 12, "Error: the Ed25519 signature does not match the export"),
     ("manifest", 15, "Error: the manifest of bundle"),
 ])
@@ -79,12 +79,12 @@ def test_one_flipped_byte_fails_verify(sample_repo: Path, keys, target: str, cod
     bundle = vault.bundle(vault.read_latest()["bundle"])
     if target == "export":
         # a private copy first: the top-level export is a hard link to the bundle's
-        data = vault.export.read_bytes()
-        vault.export.unlink()
-        vault.export.write_bytes(data)
-        flip_byte(vault.export)
+        data = vault.export_index.read_bytes()
+        vault.export_index.unlink()
+        vault.export_index.write_bytes(data)
+        flip_byte(vault.export_index)
     elif target == "signature":
-        sig = vault.dir / "weighted_graph_index.json.sig"
+        sig = vault.dir / "export.idx.sig"
         text = sig.read_text()
         sig.unlink()
         head, b64 = text.split(":", 1)
@@ -108,10 +108,10 @@ def test_bundle_content_mismatch_and_missing_bundle(sample_repo: Path) -> None:
     from oracl.bundle.provenance import flip_latest, write_manifest
 
     manifest = orjson.loads((new / "manifest.json").read_bytes())
-    digest = write_manifest(new, manifest["build_id"], manifest["export_sha256"], manifest["counts"])
+    digest = write_manifest(new, manifest["build_id"], manifest["export_root"], manifest["counts"])
     r = run_cli("verify", str(sample_repo), env=clean_env())
     assert r.returncode == 15 and "does not match the digest LATEST.json records" in r.stderr
-    flip_latest(vault, manifest["build_id"], manifest["export_sha256"], "t", digest)
+    flip_latest(vault, manifest["build_id"], manifest["export_root"], "t", digest)
     r = run_cli("verify", str(sample_repo), env=clean_env())
     assert (r.returncode, r.stderr.strip()) == (14, "Error: the bundle holds 7 artifacts, the export 8")
     import shutil
@@ -130,7 +130,7 @@ def test_require_signature(built_sample) -> None:  # type: ignore[no-untyped-def
 def test_hmac_signing(sample_repo: Path) -> None:
     env = {**clean_env(), "ORACL_HMAC_KEY": "team-secret"}
     assert run_cli("build", str(sample_repo), "-q", "--workers", "1", env=env).returncode == 0
-    assert (sample_repo / ".oracl" / "weighted_graph_index.json.sig").read_text().startswith("hmac-sha256:")
+    assert (sample_repo / ".oracl" / "export.idx.sig").read_text().startswith("hmac-sha256:")
     assert run_cli("verify", str(sample_repo), env=env).returncode == 0
     assert run_cli("verify", str(sample_repo), env={**env, "ORACL_HMAC_KEY": "wrong"}).returncode == 12
 
@@ -144,7 +144,7 @@ def test_snapshots_rotate_and_health_history(sample_repo: Path) -> None:
     snaps = sorted(p.name for p in (sample_repo / ".oracl" / "snapshots").iterdir())
     assert snaps == ids[1:]
     for snap in snaps:
-        assert (sample_repo / ".oracl" / "snapshots" / snap / "weighted_graph_index.json.sha256").is_file()
+        assert (sample_repo / ".oracl" / "snapshots" / snap / "export.idx.sha256").is_file()
     rows = read_health(Vault(sample_repo))
     assert [r["build_id"] for r in rows] == ids
     assert [r["counts"]["artifacts"] for r in rows] == [9, 10, 11]
@@ -264,7 +264,7 @@ def test_missing_bundle_without_export_says_run_build(built_sample) -> None:  # 
     import shutil
 
     shutil.rmtree(report.bundle_path)
-    for name in ("weighted_graph_index.json", "weighted_graph_index.json.sha256"):
+    for name in ("export.idx", "export.idx.sha256"):
         (root / ".oracl" / name).unlink()
     s = run_cli("stats", str(root), env=clean_env())
     assert s.returncode == 7
@@ -305,8 +305,8 @@ def test_reader_never_sees_an_error_or_a_mix_during_builds(tmp_path: Path) -> No
     assert len({s[0] for s in seen}) >= 2  # the reader moved on to newer builds
 
 
-PUBLISH_POINTS = ["sealed", "flip", "flipped", "published weighted_graph_index.json",
-                  "published weighted_graph_index.json.sha256", "published weighted_graph_index.json.sig",
+PUBLISH_POINTS = ["sealed", "flip", "flipped", "published export.idx",
+                  "published export.idx.sha256", "published export.idx.sig",
                   "published"]
 
 
@@ -326,7 +326,7 @@ def test_sigkill_at_each_step_of_publish_leaves_verify_passing(tmp_path: Path, k
     assert v.returncode == 0, v.stderr
     lines = orjson.loads(v.stdout)["checks"]
     behind = any("still an earlier build's" in line for line in lines)
-    assert behind == (point.startswith("published ") and point != "published weighted_graph_index.json.sig"
+    assert behind == (point.startswith("published ") and point != "published export.idx.sig"
                       or point == "flipped"), lines
     again = run_cli("build", str(root), "-q", "--workers", "1", env=env)
     assert again.returncode == 0, again.stderr
@@ -338,13 +338,13 @@ def test_a_forged_top_level_export_that_matches_its_own_digest_fails(built_sampl
     import hashlib
 
     root, _ = built_sample
-    top = root / ".oracl" / "weighted_graph_index.json"
+    top = root / ".oracl" / "export.idx"
     forged = top.read_bytes().replace(b'"nodes"', b'"nodes" ', 1)
     top.unlink()  # a new file: the bundle's hard-linked copy stays as it was
     top.write_bytes(forged)
-    (root / ".oracl" / "weighted_graph_index.json.sha256").unlink()
-    (root / ".oracl" / "weighted_graph_index.json.sha256").write_text(
-        hashlib.sha256(forged).hexdigest() + "  weighted_graph_index.json\n")
+    (root / ".oracl" / "export.idx.sha256").unlink()
+    (root / ".oracl" / "export.idx.sha256").write_text(
+        hashlib.sha256(forged).hexdigest() + "  export.idx\n")
     v = run_cli("verify", str(root), env=clean_env())
     assert (v.returncode, v.stderr.strip()) == (
-        15, "Error: the vault's top-level weighted_graph_index.json is neither LATEST's nor an earlier build's")
+        15, "Error: the vault's top-level export.idx is neither LATEST's nor an earlier build's")

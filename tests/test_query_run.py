@@ -162,7 +162,7 @@ HOSTILE = st.one_of(
 def test_hostile_strings_only_give_results_or_one_line_errors(tmp_path_factory: pytest.TempPathFactory) -> None:
     root = write_tree(tmp_path_factory.mktemp("h") / "r", SAMPLE)
     build(root, **SMALL)
-    export = root / ".oracl" / "weighted_graph_index.json"
+    export = root / ".oracl" / "export.idx"
     digest = hashlib.sha256(export.read_bytes()).hexdigest()
     from oracl.read.stats import stats
 

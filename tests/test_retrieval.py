@@ -21,7 +21,7 @@ from oracl.core.paths import role
 from oracl.read.query import chunks, frames, run
 from oracl.read.query.chunks import Chunk, best_spans, score_chunks
 
-from .conftest import on_latest, run_cli, write_tree
+from .conftest import export_of, on_latest, run_cli, write_tree
 
 SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 
@@ -309,11 +309,7 @@ def test_cochange_kappa_by_hand() -> None:
 
 def test_history_is_in_the_build_and_ends_at_head(repo: Path) -> None:
     vault = repo / ".oracl"
-    doc = orjson.loads((vault / "mirror" / "weighted_graph_index.json").read_bytes()) if (
-        vault / "mirror" / "weighted_graph_index.json").exists() else None
-    if doc is None:
-        latest = orjson.loads((vault / "mirror" / "LATEST.json").read_bytes())
-        doc = orjson.loads((vault / "mirror" / latest["build_id"] / "weighted_graph_index.json").read_bytes())
+    doc = orjson.loads(export_of(vault.parent))
     assert doc["schema"]["history"]["commits"] == 3
     ids = {n["id"]: n.get("path") for n in doc["nodes"]}
     co = sorted((ids[e["source"]], ids[e["target"]], e["metadata"]["confidence"]) for e in doc["edges"]

@@ -46,8 +46,8 @@ def _tamper_symbol(repo: Path) -> None:
     store.execute("CHECKPOINT")
     close(bundle / "graph.kuzu")
     manifest = orjson.loads((bundle / "manifest.json").read_bytes())
-    digest = write_manifest(bundle, manifest["build_id"], manifest["export_sha256"], manifest["counts"])
-    flip_latest(vault, latest["build_id"], latest["export_sha256"], latest["generated_at"], digest)
+    digest = write_manifest(bundle, manifest["build_id"], manifest["export_root"], manifest["counts"])
+    flip_latest(vault, latest["build_id"], latest["export_root"], latest["generated_at"], digest)
 
 
 def test_a_signed_bundle_edited_under_a_resealed_manifest_fails(repo: Path, tmp_path: Path) -> None:
@@ -71,18 +71,27 @@ def test_an_unsigned_bundle_edited_fails_the_comparison_with_the_export(repo: Pa
 
 
 def _forge_export(repo: Path) -> None:
-    """Edit the export and recompute its .sha256; drop LATEST so a reader repairs."""
+    """Edit the export (a forged part in the store, the index pointing at it) and
+    recompute the index's .sha256; drop LATEST so a reader repairs."""
+    from oracl.core.parts import store_of
+
     vault = Vault(repo)
-    doc = orjson.loads(vault.export.read_bytes())
-    for n in doc["nodes"]:
-        if n.get("path") == "pkg/auth.py":
-            n["symbols"] = [["forged", "function", 5, 7]]
+    store = store_of(vault.dir)
+    doc = orjson.loads(vault.export_index.read_bytes())
+    for part in doc["sections"]["nodes"]:
+        rows = orjson.loads(b"[" + store.get(part[0]) + b"]")
+        if any(n.get("path") == "pkg/auth.py" for n in rows):
+            for n in rows:
+                if n.get("path") == "pkg/auth.py":
+                    n["symbols"] = [["forged", "function", 5, 7]]
+            forged = orjson.dumps(rows, option=orjson.OPT_SORT_KEYS)[1:-1]
+            part[:] = [store.put(forged), len(forged)]
     data = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
-    vault.export.unlink()  # a hard link to the bundle's copy: write a new file
-    vault.export.write_bytes(data)
-    side = vault.dir / "weighted_graph_index.json.sha256"
+    vault.export_index.unlink()  # a hard link to the bundle's copy: write a new file
+    vault.export_index.write_bytes(data)
+    side = vault.dir / "export.idx.sha256"
     side.unlink()
-    side.write_text(f"{hashlib.sha256(data).hexdigest()}  weighted_graph_index.json\n")
+    side.write_text(f"{hashlib.sha256(data).hexdigest()}  export.idx\n")
     vault.latest.unlink()
 
 
@@ -113,9 +122,9 @@ def test_a_replayed_older_build_is_caught_by_the_health_history(repo: Path, tmp_
     vault = Vault(repo)
     old_latest = vault.latest.read_bytes()
     old_id = orjson.loads(old_latest)["build_id"]
-    old_export = {n: (vault.dir / n).read_bytes() for n in ("weighted_graph_index.json",
-                                                            "weighted_graph_index.json.sha256",
-                                                            "weighted_graph_index.json.sig")}
+    old_export = {n: (vault.dir / n).read_bytes() for n in ("export.idx",
+                                                            "export.idx.sha256",
+                                                            "export.idx.sig")}
     (repo / "pkg" / "new.py").write_text("X = 1\n")
     _build(repo, env)
     new_id = vault.read_latest()["build_id"]
