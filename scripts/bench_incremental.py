@@ -68,7 +68,9 @@ def bundle_floor(root: Path) -> tuple[float, str]:
         with open(Path(tmp) / "graph.kuzu", "rb") as fh:
             hashlib.file_digest(fh, "sha256")
         parts["hash db"] = time.perf_counter() - t0
-        data = (bundle / "weighted_graph_index.json").read_bytes()
+        from oracl.core.parts import latest_export
+
+        data = latest_export(root)
         t0 = time.perf_counter()
         (Path(tmp) / "export.json").write_bytes(data)
         hashlib.sha256(data).hexdigest()

@@ -74,10 +74,11 @@ def main() -> None:
                      f"+{(statistics.median(ours) / statistics.median(base) - 1) * 100:.1f} %")
         print(line + f"; symbols phase median {statistics.median(phase):.1f} s")
     from oracl.core.export import unpack_symbols
+    from oracl.core.parts import latest_export
     from oracl.read import callgraph
     from oracl.read.snapshot import Snapshot
 
-    nodes, edges = unpack_symbols(orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    nodes, edges = unpack_symbols(orjson.loads(latest_export(root)))
     called = {e["target"] for e in edges if e["relation"] == "calls"}
     pool = sorted(n["id"] for n in nodes if n["id"] in called and n["kind"] != "module")
     del nodes, edges

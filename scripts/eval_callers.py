@@ -24,6 +24,7 @@ from pathlib import Path
 import orjson
 
 from oracl.core.export import unpack_symbols
+from oracl.core.parts import latest_export
 from oracl.core.paths import is_test_path
 from oracl.read import callgraph
 from oracl.read.snapshot import Snapshot
@@ -34,7 +35,7 @@ SCOPES = ("all", "non-test")  # jedi cannot type a pytest fixture (`def test_x(a
 
 
 def sample(snap: Snapshot, n: int, seed: int) -> list[dict]:
-    nodes, _ = unpack_symbols(orjson.loads((snap.root / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    nodes, _ = unpack_symbols(orjson.loads(latest_export(snap.root)))
     rows = [s for s in nodes
             if s["kind"] in ("function", "method", "async_function") and s["language"] == "python"
             and not is_test_path(s["path"]) and not s["name"].startswith("__")

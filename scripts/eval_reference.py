@@ -55,6 +55,7 @@ from pathlib import Path
 import orjson
 
 from oracl.core.export import unpack_symbols
+from oracl.core.parts import latest_export
 from oracl.core.paths import is_test_path
 from oracl.read import callgraph
 from oracl.read.snapshot import Snapshot
@@ -565,7 +566,7 @@ def evaluate(clone: Path, n: int, seed: int, rows_out: list[dict]) -> dict:
             defs, calls = reference(docs, clone)
             indexed = {d["path"] for d in docs}
     snap = Snapshot.open(clone)
-    nodes, _ = unpack_symbols(orjson.loads((clone / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    nodes, _ = unpack_symbols(orjson.loads(latest_export(clone)))
     ours: dict[str, list[dict]] = defaultdict(list)
     for s in nodes:
         if s["kind"] != "module":

@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from oracl.core.export import unpack_symbols
+from oracl.core.parts import latest_export
 from oracl.core.paths import is_test_path
 from oracl.read import callgraph
 from oracl.read.snapshot import Snapshot
@@ -34,7 +35,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
     root = args.checkout.resolve()
-    every, _ = unpack_symbols(orjson.loads((root / ".oracl" / "weighted_graph_index.json").read_bytes()))
+    every, _ = unpack_symbols(orjson.loads(latest_export(root)))
     nodes = [n for n in every if n["language"] in args.language
              and n["kind"] in ("function", "method") and not is_test_path(n["path"]) and len(n["name"]) >= 3]
     nodes.sort(key=lambda n: n["id"])

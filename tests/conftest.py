@@ -108,12 +108,9 @@ def on_latest(fn, root: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
 def export_of(root: Path, bundle: str | None = None) -> bytes:
     """The canonical export of the latest build of ``root`` (or of ``bundle``), assembled
     from its index and parts as ``oracl export`` does (every part checked)."""
-    from oracl.core.parts import assemble_bytes, decode_index, store_of
-    from oracl.core.vault import EXPORT_INDEX, Vault
+    from oracl.core.parts import latest_export
 
-    vault = Vault(root)
-    folder = vault.bundle(bundle or str(vault.read_latest()["bundle"]))
-    return assemble_bytes(store_of(vault.dir), decode_index((folder / EXPORT_INDEX).read_bytes()))
+    return latest_export(root, bundle)
 
 
 _ANSI = __import__("re").compile(r"\x1b\[[0-9;?]*[A-Za-z]")

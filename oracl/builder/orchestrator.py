@@ -660,7 +660,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         sections: dict[str, Parts] = {}
         nodes = sorted(graph.nodes, key=lambda n: n["id"])
         stored = graph.stored
-        sections["nodes"] = put_rows(store, [stored_node(n, stored[n.get("path", n["id"])]) for n in nodes],
+        sections["nodes"] = put_rows(store, [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in nodes],
                                      [n["id"] for n in nodes], rewrite=whole)
         del nodes
         order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))

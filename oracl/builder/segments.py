@@ -40,6 +40,15 @@ from oracl.core.vault import SYMBOLS_FILE
 
 FORMAT = 3  # 3: where the rows lie in the vault's parts (2: in the bundle's export; 1 copied them)
 Part = tuple[str, int]  # a part of the store: its digest and length
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a file's node or edge rows lie in the previous build's parts."""
+
+    part: Part | None   # None: the file has no such rows
+    off: int
+    n: int
 _NODE_FIELDS = orjson.dumps(list(SYMBOL_NODE_FIELDS))
 _EDGE_FIELDS = orjson.dumps(list(SYMBOL_EDGE_FIELDS))
 
@@ -59,10 +68,9 @@ class Segment:
 @dataclass(slots=True)
 class Segments:
     files: dict[str, Segment] = field(default_factory=dict)
-    # rows still in the previous build's parts (``index``): path → (node part, offset,
-    # length, edge part, offset, length), a part as (digest, its length) or None; read
-    # only for a group that is made again (``put``)
-    spans: dict[str, tuple[Part | None, int, int, Part | None, int, int]] = field(default_factory=dict)
+    # rows still in the previous build's parts (``index``): path → (its node rows, its edge
+    # rows); read only for a group that is made again (``put``)
+    spans: dict[str, tuple[Span, Span]] = field(default_factory=dict)
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
@@ -142,21 +150,21 @@ class Segments:
                 kept = _kept(self.spans, full, key, store)
                 if kept is not None and not rewrite:
                     digest, size = kept
-                    offsets = [(p, self.spans[p][1 + 3 * key], self.spans[p][2 + 3 * key]) for p in full]
+                    offsets = [(p, self.spans[p][key].off, self.spans[p][key].n) for p in full]
                 else:
                     chunks: list[bytes | memoryview] = []
                     offsets, at = [], 0
                     for p in full:
-                        span = self.spans.get(p)
-                        if span is None:
+                        pair = self.spans.get(p)
+                        if pair is None:  # made by this build
                             seg = self.files[p]
                             rows = seg.nodes if key == 0 else seg.edges
-                        else:
-                            part, off, n = span[3 * key], span[1 + 3 * key], span[2 + 3 * key]
-                            assert part is not None
-                            if part[0] not in cache:
-                                cache[part[0]] = _read_part(store, part[0])
-                            rows = memoryview(cache[part[0]])[off:off + n]
+                        else:  # sliced from its previous part
+                            span = pair[key]
+                            assert span.part is not None
+                            if span.part[0] not in cache:
+                                cache[span.part[0]] = _read_part(store, span.part[0])
+                            rows = memoryview(cache[span.part[0]])[span.off:span.off + span.n]
                         if chunks:
                             chunks.append(b",")
                             at += 1
@@ -188,36 +196,36 @@ class Segments:
         out = cls()
         for p, (iface, n_part, n_off, n_len, e_part, e_off, e_len, n_nodes, n_edges, rel, unresolved,
                 dropped) in head["files"].items():
-            parts: list[tuple[str, int] | None] = []
+            spans: list[Span] = []
             for part, off, n in ((n_part, n_off, n_len), (e_part, e_off, e_len)):
                 if part == -1:
-                    parts.append(None)
+                    spans.append(Span(None, 0, 0))
                     continue
                 if not 0 <= part < len(table) or min(off, n) < 0 or off + n > table[part][1]:
                     raise ValueError("a segment lies outside its part")
-                parts.append(table[part])
+                spans.append(Span(table[part], off, n))
             out.files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
-            out.spans[p] = (parts[0], n_off, n_len, parts[1], e_off, e_len)
+            out.spans[p] = (spans[0], spans[1])
         return out
 
 
-def _kept(spans: dict[str, tuple[Part | None, int, int, Part | None, int, int]], full: list[str], key: int,
-          store: PartStore) -> Part | None:
+def _kept(spans: dict[str, tuple[Span, Span]], full: list[str], key: int, store: PartStore) -> Part | None:
     """The previous part of a group none of whose files (``full``: those with rows) was
     made again, when its length is their rows' and the commas between: it holds them and
     nothing else. None when the group must be joined again."""
-    parts = set()
+    parts: set[Part] = set()
     total = 0
     for p in full:
-        span = spans.get(p)
-        if span is None or span[3 * key] is None:
+        pair = spans.get(p)
+        if pair is None or pair[key].part is None:
             return None
-        parts.add(span[3 * key])
-        total += span[2 + 3 * key]
+        span = pair[key]
+        assert span.part is not None
+        parts.add(span.part)
+        total += span.n
     if len(parts) != 1:
         return None
     part = parts.pop()
-    assert part is not None
     if part[1] != total + len(full) - 1 or not store.has(part[0], part[1]):
         return None
     return part

@@ -35,7 +35,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,7 +171,7 @@ def store_of(vault_dir: Path) -> PartStore:
 
 # ---- the artifact graph's rows: stored, and derived when assembled -----------------------
 
-def stored_node(row: dict[str, Any], st: derive.Stored) -> dict[str, Any]:
+def stored_node(row: Mapping[str, Any], st: derive.Stored) -> dict[str, Any]:
     """A node's row as a part keeps it: the derived values out, the stored terms in (exact:
     orjson writes the shortest text that reads back to the same double)."""
     out = dict(row)
@@ -190,7 +190,7 @@ def stored_node(row: dict[str, Any], st: derive.Stored) -> dict[str, Any]:
     return out
 
 
-def stored_edge(row: dict[str, Any], raw: float) -> dict[str, Any]:
+def stored_edge(row: Mapping[str, Any], raw: float) -> dict[str, Any]:
     out = dict(row)
     del out["association_rank"]
     out["~"] = raw
@@ -228,7 +228,8 @@ def stored_terms(rows: Iterable[dict[str, Any]], key: Callable[[dict[str, Any]],
     for row in rows:
         terms = row["~"]
         if row["kind"] == "artifact":
-            out[key(row)] = derive.Stored(*terms[:5], int(terms[5]))
+            p_sum, p_mult, fresh_e, m_role, assoc, degree = terms
+            out[key(row)] = derive.Stored(p_sum, p_mult, fresh_e, m_role, assoc, int(degree))
         else:
             out[key(row)] = derive.Stored(0.0, 0.0, 0.0, 0.0, terms[0], int(terms[1]))
     return out
@@ -331,3 +332,14 @@ def stored_rows(store: PartStore, index: dict[str, Any], section: str) -> list[d
     for digest, _size in index["sections"].get(section, []):
         out += orjson.loads(b"[" + store.get(digest) + b"]")
     return out
+
+
+def latest_export(root: Path, bundle: str | None = None) -> bytes:
+    """The canonical export of the latest build of ``root`` (or of the kept ``bundle``),
+    assembled from its index and parts, each checked (for scripts and tests; a reader
+    goes through ``read/export.py``, under the bundle's reader lock)."""
+    from oracl.core.vault import Vault
+
+    vault = Vault(root)
+    folder = vault.bundle(bundle or str(vault.read_latest()["bundle"]))
+    return assemble_bytes(store_of(vault.dir), decode_index((folder / INDEX).read_bytes()))
