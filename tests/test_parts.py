@@ -1,0 +1,112 @@
+"""The export's parts (``oracl/core/parts.py``): groups closed by their own keys, a store
+that writes only what it lacks and checks what it reads, an index of a known shape, and
+parts removed only when no kept index names them. Real files, real builds."""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.bundle import provenance
+from oracl.builder.orchestrator import build
+from oracl.core.errors import DigestError
+from oracl.core.parts import GROUP, PartStore, closes, decode_index, digests, encode_index, grouped, put_rows
+from oracl.core.vault import EXPORT_INDEX, Vault
+
+from .conftest import SAMPLE, export_of, write_tree
+
+SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
+
+
+def test_a_group_closes_after_a_key_whose_crc_is_zero_modulo_the_group_size() -> None:
+    keys = [f"k{i:03d}" for i in range(400)]
+    closing = [k for k in keys if zlib.crc32(k.encode()) % GROUP == 0]
+    assert [k for k in keys if closes(k)] == closing and 0 < len(closing) < 20
+    runs = grouped(keys)
+    assert runs[0][0] == 0 and runs[-1][1] == len(keys)
+    assert all(a == b for (_, a), (b, _) in zip(runs, runs[1:], strict=False))  # contiguous, nothing skipped
+    assert [keys[b - 1] for _, b in runs[:-1]] == closing[:len(runs) - 1]       # each run ends on a closing key
+    # equal keys stay together: a run never ends inside them
+    first = closing[0]
+    twice = sorted([*keys, first])
+    assert all(twice[b - 1] != twice[b] for _, b in grouped(twice)[:-1])
+    # a key added before the first closing key changes the first run only
+    more = sorted([*keys, "k000a"])
+    assert grouped(more)[1:] == [(a + 1, b + 1) for a, b in runs[1:]]
+
+
+def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path) -> None:
+    store = PartStore(tmp_path / "parts")
+    rows = [{"id": f"n{i}", "v": i} for i in range(5)]
+    parts = put_rows(store, rows, [r["id"] for r in rows])
+    joined = b",".join(store.get(d) for d, _ in parts)
+    assert orjson.loads(b"[" + joined + b"]") == rows
+    assert sum(n for _, n in parts) + len(parts) - 1 == len(joined)
+    again = PartStore(store.root)
+    assert put_rows(again, rows, [r["id"] for r in rows]) == parts and again.written == 0  # there already
+    digest = parts[0][0]
+    path = store.root / digest[:2] / digest
+    path.write_bytes(path.read_bytes()[:-1] + b" ")
+    with pytest.raises(DigestError, match=f"part {digest[:16]}… does not match its digest"):
+        PartStore(store.root).get(digest)
+    path.unlink()
+    with pytest.raises(DigestError, match="is missing"):
+        PartStore(store.root).get(digest)
+    for hostile in ("../../etc/passwd", "A" * 64, digest[:63]):  # a name from an index never leaves the store
+        with pytest.raises(DigestError, match="not a SHA-256"):
+            store.get(hostile)
+    # a rewrite (a full build) writes every part again, healing a damaged one
+    healer = PartStore(store.root)
+    assert put_rows(healer, rows, [r["id"] for r in rows], rewrite=True) == parts
+    assert healer.written == len(parts) and PartStore(store.root).get(digest)
+
+
+def test_an_index_has_one_shape() -> None:
+    good = encode_index({"version": "x", "mu": 0.1 + 0.2}, {"nodes": [["a" * 64, 3]]})
+    doc = decode_index(good)
+    assert doc["header"]["mu"] == 0.3 and digests(doc) == {"a" * 64}  # the header as the export rounds it
+    bad = [b"[]", b"{}", b"not json", orjson.dumps({"format": 1, "header": {}, "sections": {"nodes": [["x", 3]]}}),
+           orjson.dumps({"format": 1, "header": {}, "sections": {"other": []}}),
+           orjson.dumps({"format": 1, "header": {}, "sections": {"nodes": [["a" * 64, 0]]}}),
+           orjson.dumps({"format": 2, "header": {}, "sections": {}})]
+    for data in bad:
+        with pytest.raises(DigestError, match="is not an export index"):
+            decode_index(data)
+
+
+def test_parts_go_when_no_kept_index_names_them(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, snapshots=1, **SMALL)
+    vault = Vault(root)
+
+    def named() -> set[str]:  # by the kept bundles, the snapshots and the top-level index
+        out: set[str] = set()
+        for b in [*vault.mirror.iterdir(), *(vault.dir / "snapshots").iterdir(), vault.dir]:
+            if (b / EXPORT_INDEX).is_file():
+                out |= digests(decode_index((b / EXPORT_INDEX).read_bytes()))
+        return out
+
+    def stored() -> set[str]:
+        return {p.name for p in vault.parts.rglob("*") if p.is_file()}
+
+    first = named()
+    assert stored() == first
+    for i in range(3):  # each rebuild changes one file: its group's parts are new, the old ones go with their bundle
+        (root / "pkg" / "util.py").write_text(f"def helper():\n    return {i + 2}\n")
+        build(root, snapshots=1, **SMALL)
+        assert stored() == named()
+    assert first - stored()  # the first build's changed parts are gone with its bundle
+    stray = vault.parts / "ab" / ("ab" + "0" * 62)
+    stray.parent.mkdir(exist_ok=True)
+    stray.write_bytes(b"x")  # a part no index names (a killed build's)
+    garbage = vault.dir / "snapshots" / "x"
+    garbage.mkdir(parents=True)
+    (garbage / EXPORT_INDEX).write_bytes(b"damaged")  # an index that cannot be read: nothing is removed
+    assert provenance.prune_parts(vault) == 0 and stray.exists()
+    (garbage / EXPORT_INDEX).unlink()
+    assert provenance.prune_parts(vault) == 1 and not stray.exists()
+    assert hashlib.sha256(export_of(root)).hexdigest()  # the latest export still assembles, every part checked
