@@ -11,10 +11,19 @@ from pathlib import Path
 import orjson
 import pytest
 
-from oracl.bundle import provenance
 from oracl.builder.orchestrator import build
+from oracl.bundle import provenance
 from oracl.core.errors import DigestError
-from oracl.core.parts import GROUP, PartStore, closes, decode_index, digests, encode_index, grouped, put_rows
+from oracl.core.parts import (
+    GROUP,
+    PartStore,
+    closes,
+    decode_index,
+    digests,
+    encode_index,
+    grouped,
+    put_rows,
+)
 from oracl.core.vault import EXPORT_INDEX, Vault
 
 from .conftest import SAMPLE, export_of, write_tree
