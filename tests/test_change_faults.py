@@ -20,6 +20,7 @@ import pytest
 from oracl.builder.orchestrator import build
 from oracl.bundle.verify import verify
 from oracl.core.errors import OraclError, QueryError
+from oracl.core.parts import decode_index, digests, store_of
 from oracl.core.vault import MANIFEST, SYMBOLS_FILE, Vault
 from oracl.read.memory import Memory
 
@@ -105,7 +106,25 @@ def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp
         assert report.symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
+    assert _stored_parts(root) == _named_parts(root)  # what the killed build wrote and no index names: gone
     _equals_full(root)
+
+
+def _named_parts(root: Path) -> set[str]:
+    """The parts a kept export index (bundles, snapshots, the top-level copy) or a kept
+    bundle's symbols.seg names."""
+    vault = root / ".oracl"
+    indexes = [*vault.glob("mirror/*/export.idx"), *vault.glob("snapshots/*/export.idx"), vault / "export.idx"]
+    named = set().union(*(digests(decode_index(i.read_bytes())) for i in indexes if i.is_file()))
+    for seg in vault.glob(f"mirror/*/{SYMBOLS_FILE}"):
+        named |= {d for d, _ in orjson.loads(seg.read_bytes())["groups"]}
+    for stat in vault.glob("mirror/*/stat.bin"):
+        named |= {d for d, _ in orjson.loads(stat.read_bytes())["parts"]}
+    return named
+
+
+def _stored_parts(root: Path) -> set[str]:
+    return {p.name for p in (root / ".oracl" / "parts").rglob("*") if p.is_file()}
 
 
 @pytest.mark.parametrize("point", [*(f"after {p}" for p in PHASES if p not in ("discover", "history", "phase2")),
@@ -168,8 +187,10 @@ def test_a_flipped_byte_in_the_previous_export_makes_the_next_build_full(tmp_pat
     files = _chain(30)
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
+    store = store_of(root / ".oracl")
     seg = orjson.loads((_latest_bundle(root) / SYMBOLS_FILE).read_bytes())
-    digest = seg["parts"][seg["files"]["pkg/m7.py"][1]][0]  # the part of m7's group: read to join it again
+    entry = next(e for e in (orjson.loads(store.get(d)) for d, _ in seg["groups"]) if "pkg/m7.py" in e)
+    digest = entry["pkg/m7.py"][1]  # the node part of m7's group: read to join the group again
     part = Vault(root).parts / digest[:2] / digest
     _flip_a_byte(part)
     _edit_m7_to_call_f6(root, files)

@@ -24,7 +24,7 @@ from oracl.core.parts import (
     grouped,
     put_rows,
 )
-from oracl.core.vault import EXPORT_INDEX, Vault
+from oracl.core.vault import EXPORT_INDEX, STAT_FILE, SYMBOLS_FILE, Vault
 
 from .conftest import SAMPLE, export_of, write_tree
 
@@ -92,11 +92,15 @@ def test_parts_go_when_no_kept_index_names_them(tmp_path: Path) -> None:
     build(root, snapshots=1, **SMALL)
     vault = Vault(root)
 
-    def named() -> set[str]:  # by the kept bundles, the snapshots and the top-level index
+    def named() -> set[str]:  # by the kept bundles (their index and symbols.seg), the snapshots, the top level
         out: set[str] = set()
         for b in [*vault.mirror.iterdir(), *(vault.dir / "snapshots").iterdir(), vault.dir]:
             if (b / EXPORT_INDEX).is_file():
                 out |= digests(decode_index((b / EXPORT_INDEX).read_bytes()))
+            if (b / SYMBOLS_FILE).is_file():
+                out |= {d for d, _ in orjson.loads((b / SYMBOLS_FILE).read_bytes())["groups"]}
+            if (b / STAT_FILE).is_file():
+                out |= {d for d, _ in orjson.loads((b / STAT_FILE).read_bytes())["parts"]}
         return out
 
     def stored() -> set[str]:

@@ -78,8 +78,8 @@ def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_p
     assert orjson.loads(b"[" + _joined(store, node_parts) + b"]") == whole["nodes"]
     assert orjson.loads(b"[" + _joined(store, edge_parts) + b"]") == whole["edges"]
     # order: a/b-c.py, a/b.py | a/b.pyi, a/b/c.py (no rows), z.py: two node parts, two edge parts
-    assert (len(node_parts), len(edge_parts), store.written) == (2, 2, 4)
-    back = Segments.index(seg_file)
+    assert (len(node_parts), len(edge_parts), store.written) == (2, 2, 6)  # and the two groups' entries
+    back = Segments.index(seg_file, store)
     assert back.counts() == segs.counts()
     assert {p: s.interface for p, s in back.files.items()} == {f.path: interface(f) for f in facts}
     # z.py's function gains a line: its segment alone is made again, its group's parts alone written
@@ -105,13 +105,20 @@ def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_p
     assert nodes2[0] == node_parts[0] and edges2[0] == edge_parts[0]      # the first group: kept
     assert nodes2[1] != node_parts[1]    # z.py's group: a new node part (a/b.pyi's rows read from the old one)
     assert edges2[1] == edge_parts[1]    # joined again, the same bytes: not written again
-    assert store2.written == 1 and read == [node_parts[1][0], edge_parts[1][0]]  # only that group's parts read
+    # only that group's parts read; its node part and its entry written
+    assert store2.written == 2 and read == [node_parts[1][0], edge_parts[1][0]]
     with pytest.raises(ValueError):
-        Segments.index(b'{"format":2,"files":{}}')
-    bad = orjson.loads(seg_file)
-    bad["files"]["z.py"][3] = 10**6  # z.py's node rows said to lie past its part's end
-    with pytest.raises(ValueError):
-        Segments.index(orjson.dumps(bad))
+        Segments.index(b'{"format":2,"files":{}}', store)
+    head = orjson.loads(seg_file)
+    entry = orjson.loads(store.get(head["groups"][1][0]))
+    entry["z.py"][3] = 10**6  # z.py's node rows said to lie past its part's end
+    data = orjson.dumps(entry)
+    head["groups"][1] = [store.put(data), len(data)]
+    with pytest.raises(ValueError, match="outside its part"):
+        Segments.index(orjson.dumps(head), store)
+    head["groups"][1] = ["0" * 64, 10]  # an entry the store lacks
+    with pytest.raises(ValueError, match="missing"):
+        Segments.index(orjson.dumps(head), store)
 
 
 def test_an_interface_ignores_lines_and_bodies_but_not_names_kinds_bases_or_imports() -> None:

@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from oracl.core.parts import PartStore, put_map
 from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
@@ -184,9 +185,12 @@ def stat_rows(facts: list[FileFacts]) -> dict[str, list[object]]:
     return {f.path: [f.size_bytes, f.mtime_ns, f.checksum, f.parse_status, f.ctime_ns] for f in facts}
 
 
-def encode_stat(files: dict[str, list[object]], header: dict[str, Any]) -> bytes:
-    """``stat.bin``: the build's id, time and commit and each file's stat and checksum."""
-    return orjson.dumps({"format": FORMAT, **header, "files": files})
+def encode_stat(files: dict[str, list[object]], header: dict[str, Any], store: PartStore,
+                rewrite: bool = False) -> bytes:
+    """``stat.bin``: the build's id, time and commit, and the parts (``core/parts.py``)
+    that hold each file's stat and checksum, grouped by path: a rebuild writes the part of
+    the changed file's group (``core.parts.stat_files`` reads them)."""
+    return orjson.dumps({"format": FORMAT, **header, "parts": put_map(store, files, rewrite=rewrite)})
 
 
 @dataclass(slots=True)

@@ -84,6 +84,7 @@ from oracl.core.export import (
 from oracl.core.parts import (
     INDEX,
     Parts,
+    PartStore,
     encode_index,
     put_rows,
     store_of,
@@ -490,7 +491,7 @@ class Symbols:
         return self.segments.counts() if self.segments is not None else self.totals
 
 
-def plan_symbols(r: Read) -> tuple[Segments | None, str]:
+def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
     """The previous build's per-file symbol rows, when this build may remake only the
     changed files' rows, and why (not)."""
     if r.previous is None:
@@ -499,7 +500,7 @@ def plan_symbols(r: Read) -> tuple[Segments | None, str]:
         manifest = orjson.loads((r.previous.bundle / MANIFEST).read_bytes()).get("files", {})
     except (OSError, orjson.JSONDecodeError, AttributeError):
         return None, "symbols: whole (the previous manifest is unreadable)"
-    segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts)
+    segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts, store)
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
@@ -699,7 +700,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
-            "config_sha256": header["config_sha256"]}))
+            "config_sha256": header["config_sha256"]}, store, whole))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,
                              "parts_bytes": store.written_bytes})
@@ -822,7 +823,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         progress("discover", len(d.discovery.files), len(d.discovery.files))
         r = timed("read", read, plan, ex, d, progress, writer.staging)
         untrusted = tuple(r.learned.untrusted)
-        reuse, symbols_why = plan_symbols(r)
+        reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
         e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),

@@ -10,8 +10,8 @@ the segments joined, byte for byte what ``pack_symbols`` of the whole graph give
 rebuild whose changed files kept their interface re-encodes only those files.
 
 The section is kept as parts of the vault's store (``core/parts.py``), files grouped by
-their path; ``symbols.seg``: JSON, each file's interface, counts, and where its rows lie
-in those parts (which hold them: nothing is stored twice). A rebuild joins again only the
+their path; ``symbols.seg``: JSON, the parts that hold each group's entry: its files' interfaces,
+counts, and where their rows lie in the section's parts (which hold them: nothing is stored twice). A rebuild joins again only the
 groups of the files it made again, reading those groups' previous parts.
 
 >>> packed = pack_symbols(graph.nodes, graph.edges)                     # doctest: +SKIP
@@ -38,7 +38,7 @@ from oracl.core.parts import Parts, PartStore, grouped
 from oracl.core.records import FileFacts
 from oracl.core.vault import SYMBOLS_FILE
 
-FORMAT = 3  # 3: where the rows lie in the vault's parts (2: in the bundle's export; 1 copied them)
+FORMAT = 4  # 4: group entries in parts (3: one file listing every file; 2: offsets in the bundle's export; 1 copied them)
 Part = tuple[str, int]  # a part of the store: its digest and length
 
 
@@ -134,14 +134,16 @@ class Segments:
         and ``symbols.seg``: (edge parts, node parts, the file). A group none of whose files
         was made again keeps its parts as they were, unread, when their lengths add up
         (they hold those files' rows and no other); another is joined again from the rows
-        made and the rows sliced from the previous parts."""
+        made and the rows sliced from the previous parts. Each group's entry (its files'
+        interfaces, counts and where their rows lie) is a part too: ``symbols.seg`` names
+        the entries, so a rebuild writes the entries of the groups it joined again."""
         order = self.ordered()
         cache: dict[str, bytes] = {}
         sections: tuple[Parts, Parts] = ([], [])  # nodes, edges
-        where: dict[str, list[int]] = {p: [-1, 0, 0, -1, 0, 0] for p in order}
-        table: list[list[Any]] = []  # every part symbols.seg names, (digest, length)
+        entries: Parts = []
         for a, b in grouped(order):
             group = order[a:b]
+            where: dict[str, list[Any]] = {p: [None, 0, 0, 0, None, 0, 0, 0] for p in group}
             for key in (0, 1):
                 counts = [(p, self.files[p].n_nodes if key == 0 else self.files[p].n_edges) for p in group]
                 full = [p for p, n in counts if n]
@@ -174,38 +176,43 @@ class Segments:
                     data = b"".join(chunks)
                     digest, size = store.put(data, rewrite=rewrite), len(data)
                 sections[key].append([digest, size])
-                table.append([digest, size])
                 for p, off, n in offsets:
-                    w = where[p]
-                    w[3 * key], w[1 + 3 * key], w[2 + 3 * key] = len(table) - 1, off, n
-        index = {p: [s.interface, *where[p], s.n_nodes, s.n_edges, s.by_relation, s.unresolved, s.dropped]
-                 for p in order for s in (self.files[p],)}
-        encoded = orjson.dumps({"format": FORMAT, "parts": table, "files": index})
+                    where[p][4 * key:4 * key + 4] = [digest, size, off, n]
+            entry = orjson.dumps({p: [s.interface, *where[p], s.n_nodes, s.n_edges, s.by_relation, s.unresolved,
+                                      s.dropped] for p in group for s in (self.files[p],)})
+            entries.append([store.put(entry, rewrite=rewrite), len(entry)])
         self.spans = {}
-        return sections[1], sections[0], encoded
+        return sections[1], sections[0], orjson.dumps({"format": FORMAT, "groups": entries})
 
     @classmethod
-    def index(cls, data: bytes) -> Segments:
-        """The segments a ``symbols.seg`` places in the store's parts, their rows not
-        read (``put`` reads the parts of the groups it makes again). ValueError when it is
-        not one of this format or a segment lies outside its part."""
+    def index(cls, data: bytes, store: PartStore) -> Segments:
+        """The segments a ``symbols.seg`` places in the store's parts (its group entries
+        read from the store, each checked against its digest), their rows not read
+        (``put`` reads the parts of the groups it makes again). ValueError when it is not
+        one of this format, an entry is missing or damaged, or a segment lies outside its part."""
+        from oracl.core.errors import DigestError
+
         head = orjson.loads(data)
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ValueError("not a symbols file of this format")
-        table = [(str(d), int(n)) for d, n in head["parts"]]
         out = cls()
-        for p, (iface, n_part, n_off, n_len, e_part, e_off, e_len, n_nodes, n_edges, rel, unresolved,
-                dropped) in head["files"].items():
-            spans: list[Span] = []
-            for part, off, n in ((n_part, n_off, n_len), (e_part, e_off, e_len)):
-                if part == -1:
-                    spans.append(Span(None, 0, 0))
-                    continue
-                if not 0 <= part < len(table) or min(off, n) < 0 or off + n > table[part][1]:
-                    raise ValueError("a segment lies outside its part")
-                spans.append(Span(table[part], off, n))
-            out.files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
-            out.spans[p] = (spans[0], spans[1])
+        for digest, _size in head["groups"]:
+            try:
+                entry = orjson.loads(store.get(str(digest)))
+            except DigestError as exc:
+                raise ValueError(str(exc)) from None
+            for p, (iface, n_digest, n_size, n_off, n_len, e_digest, e_size, e_off, e_len, n_nodes, n_edges, rel,
+                    unresolved, dropped) in entry.items():
+                spans: list[Span] = []
+                for part, size, off, n in ((n_digest, n_size, n_off, n_len), (e_digest, e_size, e_off, e_len)):
+                    if part is None:
+                        spans.append(Span(None, 0, 0))
+                        continue
+                    if min(off, n) < 0 or off + n > size:
+                        raise ValueError("a segment lies outside its part")
+                    spans.append(Span((str(part), int(size)), off, n))
+                out.files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
+                out.spans[p] = (spans[0], spans[1])
         return out
 
 
@@ -241,7 +248,7 @@ def _read_part(store: PartStore, digest: str) -> bytes:
 
 
 def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts], reread: list[str],
-             removed: list[str], previous: dict[str, FileFacts]) -> tuple[Segments | None, str]:
+             removed: list[str], previous: dict[str, FileFacts], store: PartStore) -> tuple[Segments | None, str]:
     """The previous build's segments when only the files read again need their rows made
     (every one of them kept its interface, no file came or went, no path holds a ``#``),
     and why (not)."""
@@ -256,7 +263,7 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
     if manifest_files.get(SYMBOLS_FILE) != hashlib.sha256(data).hexdigest():
         return None, f"{SYMBOLS_FILE} does not match its manifest"
     try:  # the rows stay in the parts: read only for the groups made again, by the export task
-        segs = Segments.index(data)
+        segs = Segments.index(data, store)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
     if len(segs.files) != len(facts) or any(f.path not in segs.files for f in facts):

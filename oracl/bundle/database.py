@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from oracl.core.errors import StoreError
+from oracl.core.parts import stat_files
 from oracl.core.resources import loader_statements, query, schema_statements
 from oracl.core.store import Store, close, reset
 from oracl.core.vault import DB_FILE, MANIFEST, READERS_LOCK, STAT_FILE, Vault, file_matches
@@ -160,7 +161,7 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool, max_bytes:
         stat_raw = (standby / STAT_FILE).read_bytes()
         if hashlib.sha256(stat_raw).hexdigest() != files[STAT_FILE]:
             return None, f"the standby's {STAT_FILE} does not match its manifest"
-        checksums = {p: str(row[2]) for p, row in orjson.loads(stat_raw)["files"].items()}
+        checksums = {p: str(row[2]) for p, row in stat_files(stat_raw, standby.parent.parent)[1].items()}
     except FileNotFoundError:
         return None, "no standby bundle"
     except Exception as exc:  # noqa: BLE001 – an unusable standby means a copy, never a failed build

@@ -205,22 +205,30 @@ HEALTH_KIND = "health"  # what a health line's seal binds it to (core.seal)
 
 
 def prune_parts(vault: Vault) -> int:
-    """Remove the parts no kept index names (the bundles', the snapshots', the top-level
-    one): under the build lock, after the bundles were pruned. When an index is there
-    but cannot be read, nothing goes (its parts may be all a build has). Returns how many went."""
+    """Remove the parts nothing kept names: the export indexes (the bundles', the
+    snapshots', the top-level one), the bundles' ``symbols.seg`` (its group entries) and
+    ``stat.bin`` (its rows). Under the build lock, after the bundles were pruned. When one
+    of those files is there but cannot be read, nothing goes (its parts may be all a build
+    has). Returns how many went."""
     from oracl.core.parts import decode_index, digests, store_of
+    from oracl.core.vault import STAT_FILE, SYMBOLS_FILE
 
-    indexes = [vault.export_index]
+    def listed(key: str) -> Any:  # the [digest, length] pairs a JSON file lists under key
+        return lambda data: {str(d) for d, _ in orjson.loads(data).get(key, [])}  # (an older format lists none)
+
+    readers = {EXPORT_INDEX: lambda data: digests(decode_index(data)), SYMBOLS_FILE: listed("groups"),
+               STAT_FILE: listed("parts")}
+    named: list[Path] = [vault.export_index]
     for folder in (vault.mirror, vault.dir / "snapshots"):
         if folder.is_dir():
-            indexes += [b / EXPORT_INDEX for b in folder.iterdir() if b.is_dir()]
+            named += [b / name for b in folder.iterdir() if b.is_dir() for name in readers]
     keep: set[str] = set()
-    for path in indexes:
+    for path in named:
         try:
-            keep |= digests(decode_index(path.read_bytes()))
+            keep |= readers[path.name](path.read_bytes())
         except FileNotFoundError:
             continue
-        except (OSError, OraclError):
+        except (OSError, OraclError, ValueError, KeyError, TypeError, AttributeError):
             return 0
     return store_of(vault.dir).prune(keep)
 

@@ -343,3 +343,39 @@ def latest_export(root: Path, bundle: str | None = None) -> bytes:
     vault = Vault(root)
     folder = vault.bundle(bundle or str(vault.read_latest()["bundle"]))
     return assemble_bytes(store_of(vault.dir), decode_index((folder / INDEX).read_bytes()))
+
+
+# ---- maps kept in parts: ``stat.bin``'s rows -------------------------------------------------
+
+def put_map(store: PartStore, mapping: dict[str, Any], *, rewrite: bool = False) -> Parts:
+    """A map from paths in parts, grouped by key as rows are: each part a JSON object of
+    its group's entries, so a change writes its own group's part."""
+    keys = sorted(mapping)
+    out: Parts = []
+    for a, b in grouped(keys):
+        data = orjson.dumps({k: mapping[k] for k in keys[a:b]})
+        out.append([store.put(data, rewrite=rewrite), len(data)])
+    return out
+
+
+def get_map(store: PartStore, parts: Parts) -> dict[str, Any]:
+    """The map ``put_map`` kept (each part checked against its digest)."""
+    out: dict[str, Any] = {}
+    for digest, _size in parts:
+        out.update(orjson.loads(store.get(str(digest))))
+    return out
+
+
+def stat_files(data: bytes, vault_dir: Path) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """A bundle's ``stat.bin`` read: (its header: the build's id, time, commit …, path →
+    [size, mtime_ns, checksum, status, ctime_ns]). The rows are in the vault's parts
+    (``"parts"``); a ``stat.bin`` of an older format holds them itself (``"files"``).
+    Raises ValueError (or a DigestError) when it cannot be read."""
+    doc = orjson.loads(data)
+    if not isinstance(doc, dict):
+        raise ValueError("stat.bin is not an object")
+    if "files" in doc:
+        files = doc.pop("files")
+    else:
+        files = get_map(PartStore(vault_dir / STORE), doc.pop("parts"))
+    return doc, files

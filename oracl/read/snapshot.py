@@ -35,7 +35,8 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from oracl.core.derive import Terms, bind, finish, summary, with_terms
-from oracl.core.errors import NoBuildError, VaultError
+from oracl.core.errors import NoBuildError, OraclError, VaultError
+from oracl.core.parts import stat_files
 from oracl.core.paths import utc
 from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
 from oracl.core.vault import (
@@ -365,10 +366,9 @@ class Snapshot:
 
     def _built_files(self, database: bool) -> tuple[dict[str, Any], dict[str, list[Any]]]:
         try:
-            doc = orjson.loads((self.bundle / STAT_FILE).read_bytes())
-            files = doc.pop("files")
+            doc, files = stat_files((self.bundle / STAT_FILE).read_bytes(), self.vault.dir)
             info = {k: doc.get(k) for k in ("generated_at", "source_commit")}
-        except (OSError, orjson.JSONDecodeError, KeyError, AttributeError, TypeError):
+        except (OSError, OraclError, ValueError, KeyError, AttributeError, TypeError):
             if not database:
                 raise VaultError(f"bundle {self.bundle.name} has no readable {STAT_FILE}") from None
             files = {r["path"]: [r["size"], _micros(r["mtime"]) * 1000, r["checksum"], "ok"]

@@ -31,8 +31,9 @@ import orjson
 
 from oracl.builder.sensors import coverage, junit, sarif
 from oracl.builder.sensors.observe import Observation, ranges_text
-from oracl.core.errors import IngestError, NoBuildError
+from oracl.core.errors import IngestError, NoBuildError, OraclError
 from oracl.core.locate import resolve
+from oracl.core.parts import stat_files
 from oracl.core.paths import utc
 from oracl.core.records import (
     DECISIONS,
@@ -154,16 +155,16 @@ class Files:
     def of(cls, vault: Vault) -> Files:
         try:
             latest = vault.read_latest()
-            doc = orjson.loads((vault.bundle(str(latest["build_id"])) / STAT_FILE).read_bytes())
+            _, files = stat_files((vault.bundle(str(latest["build_id"])) / STAT_FILE).read_bytes(), vault.dir)
         except NoBuildError:
             raise
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+        except (OSError, OraclError, ValueError, KeyError, TypeError) as exc:
             raise NoBuildError(f"the latest build's file list is not readable ({exc}); build again") from None
-        paths = set(doc["files"])
+        paths = set(files)
         by_name: dict[str, list[str]] = defaultdict(list)
         for p in paths:
             by_name[p.rsplit("/", 1)[-1]].append(p)
-        checksums = {p: str(v[2]) for p, v in doc["files"].items() if isinstance(v, list) and len(v) > 2}
+        checksums = {p: str(v[2]) for p, v in files.items() if isinstance(v, list) and len(v) > 2}
         return cls(vault.root, paths, dict(by_name), checksums)
 
     def map(self, written: str) -> str | None:
