@@ -43,7 +43,7 @@ def main() -> None:
             fh.write(f"# bytes_by_phase {i}\n")
         marks: list[tuple[str, int, int]] = []
 
-        def progress(name: str, done: int, total: int | None) -> None:
+        def progress(name: str, done: int, total: int | None, marks: list[tuple[str, int, int]] = marks) -> None:
             if done == 0 and total is None:
                 marks.append((name, *io_now()))
 
