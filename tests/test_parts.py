@@ -123,3 +123,37 @@ def test_parts_go_when_no_kept_index_names_them(tmp_path: Path) -> None:
     (garbage / EXPORT_INDEX).unlink()
     assert provenance.prune_parts(vault) == 1 and not stray.exists()
     assert hashlib.sha256(export_of(root)).hexdigest()  # the latest export still assembles, every part checked
+
+
+def test_parts_that_came_with_the_tree_are_written_over_or_refused(tmp_path: Path) -> None:
+    """A clone whose committed vault holds a part under the name this build's part will
+    have, with other bytes: the first build (full) writes every part again, so the export
+    assembles and verifies; a link standing for a folder of the store is refused, in one
+    line, and nothing is written through it."""
+    from oracl.bundle.verify import verify
+    from oracl.core.errors import VaultError
+
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, **SMALL)
+    vault = Vault(root)
+    index = decode_index(vault.export_index.read_bytes())
+    planted = {d: (vault.parts / d[:2] / d) for d in digests(index)}
+    clone = tmp_path / "clone"
+    write_tree(clone, SAMPLE)
+    for d, path in planted.items():  # the same names, bytes of the same length that are not theirs
+        target = clone / ".oracl" / "parts" / d[:2] / d
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(b"x" * path.stat().st_size)
+    build(clone, **SMALL)
+    assert verify(clone)[0].startswith("latest: ")
+    assert orjson.loads(export_of(clone))["schema"]["counts"]["nodes"] == index["header"]["counts"]["nodes"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    other = write_tree(tmp_path / "other", SAMPLE)
+    (other / ".oracl" / "parts").mkdir(parents=True)
+    for i in range(256):  # every folder a part can go to
+        (other / ".oracl" / "parts" / f"{i:02x}").symlink_to(outside)
+    with pytest.raises(VaultError, match="is a symbolic link"):
+        build(other, **SMALL)
+    assert list(outside.iterdir()) == []  # nothing landed outside the vault
+    assert not Vault(other).latest.exists()

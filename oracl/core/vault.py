@@ -84,7 +84,7 @@ class Vault:
         (itself included) without the repository's own ``.gitignore`` naming it. Every
         folder a build writes in is checked first: none may be a symbolic link (``no_links``)."""
         make_dirs(self.dir)
-        for sub in ("mirror", "edits", "events", "learn", "logs", "snapshots"):
+        for sub in ("mirror", "edits", "events", "learn", "logs", "snapshots", PARTS_DIR):
             no_links(self.dir / sub)
         ignore = self.dir / ".gitignore"
         if not ignore.exists():
