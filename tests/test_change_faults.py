@@ -227,7 +227,7 @@ def test_a_symbol_index_naming_a_file_the_previous_build_no_longer_has_is_not_us
     (bundle / MANIFEST).write_bytes(orjson.dumps(manifest))
     _dated(root, {"pkg/m7.py": files["pkg/m7.py"].replace("return 7", "return f6() + 7")}, step=2)
     report = build(root, **KW)
-    assert report.symbols_mode == "symbols: whole (symbols.seg does not list the same files)"
+    assert report.symbols_mode == "symbols: whole (symbols.seg does not list the previous build's files)"
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     _equals_full(root)
 
@@ -241,7 +241,8 @@ def test_an_edit_calling_into_a_file_removed_in_the_same_build_equals_a_full_bui
     _dated(root, {"pkg/m10.py": files["pkg/m10.py"] + "\n\ndef g():\n    return f9() + f8()\n"}, step=1)
     report = build(root, **KW)
     assert report.mode == "incremental: 28 reused, 1 read, 1 removed"
-    assert report.symbols_mode == "symbols: whole (files were added or removed)"
+    assert report.symbols_mode == ("symbols: every file's rows made again, 1 moved and 1 gone written "
+                                   "(files were added or removed)")
     assert _callers(root, "f9") == ["pkg/m10.py#g"]
     with pytest.raises(QueryError, match="no symbol named 'f8'"):  # no dangling call edge to it
         _callers(root, "f8")

@@ -29,17 +29,21 @@ def test_the_assembled_export_is_the_export_writers_bytes(tmp_path: Path, monkey
     start = orchestrator.start_export
 
     def spy(plan: Any, ex: Any, header: Any, graph: Any, symbols: Any, *rest: Any) -> Any:
+        events = rest[4] if len(rest) > 4 else None
+        section = events.section if events is not None else None
         if symbols.segments is None:  # a whole symbol pass: its packed rows are every row
-            events = rest[4] if len(rest) > 4 else None
-            want.append(export_bytes(header, graph.nodes, graph.edges, symbols.packed,
-                                     events=events.section if events is not None else None))
+            want.append(export_bytes(header, graph.nodes, graph.edges, symbols.packed, events=section))
+        elif not symbols.segments.spans:  # every file's rows made again (a file came): all in the segments
+            want.append(export_bytes(header, graph.nodes, graph.edges, symbols_section=symbols.segments.section(),
+                                     events=section))
         return start(plan, ex, header, graph, symbols, *rest)
 
     monkeypatch.setattr(orchestrator, "start_export", spy)
     orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
     assert export_of(root) == want[-1]
-    (root / "pkg" / "extra.py").write_text("def more():\n    return 2\n")  # a file added: a whole symbol pass
-    orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
+    (root / "pkg" / "extra.py").write_text("def more():\n    return 2\n")  # a file added: every file's rows again
+    report = orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
+    assert report.symbols_mode.startswith("symbols: every file's rows made again"), report.symbols_mode
     assert len(want) == 2 and export_of(root) == want[-1]
     doc = orjson.loads(want[-1])
     assert {n["path"] for n in doc["nodes"] if n["kind"] == "artifact"} == {*SAMPLE, "pkg/extra.py"}

@@ -19,7 +19,7 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -350,6 +350,9 @@ class Content:
     standby: bool
     catchup: list[str]
     why: str
+    # the files whose symbol rows the standby holds otherwise: those caught up, those it has
+    # and this build has not, those the latest build's rows moved in (its lineage)
+    symbols_catchup: list[str] = field(default_factory=list)
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Content:
@@ -367,6 +370,7 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
     extra: tuple[tuple[str, str], ...] = ()
     standby, why = False, "database: made from scratch"
     catchup: list[str] = []
+    symbols_catchup: list[str] = []
     if r.previous is not None:
         # the database holds the previous index: give the patch room for its pages
         db = r.previous.bundle / DB_FILE
@@ -374,7 +378,7 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
         old = r.previous.facts
         delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
         limit = growth_limit(r.previous.base_db_bytes or db.stat().st_size)
-        checksums, why = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols, max_bytes=limit)
+        checksums, why, moved = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols, max_bytes=limit)
         if checksums is not None:
             staged = _catch_up(plan, r, checksums)
             if staged is None:
@@ -382,13 +386,15 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
                 why = "a file the standby needs changed while it was read"
             else:
                 standby, (catchup, extra, delete) = True, staged
+                here = {f.path for f in r.facts}
+                symbols_catchup = sorted({*catchup, *(p for p in checksums if p not in here), *moved})
                 why = (f"database: the standby updated in place ({len(catchup):,} more file"
                        f"{'' if len(catchup) == 1 else 's'} caught up)")
         if not standby:
             previous, why = db, f"database: a copy of the latest ({why})"
     task = ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
                            cfg.db_threads, previous, delete, keep_symbols and r.previous is not None, standby, extra)
-    return Content(task, standby, catchup, why)
+    return Content(task, standby, catchup, why, symbols_catchup)
 
 
 def _catch_up(plan: Plan, r: Read, checksums: dict[str, str]) -> tuple[
@@ -471,10 +477,11 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
 @dataclass(slots=True)
 class Symbols:
     """The symbol graph of this build: ``packed`` holds every row (a whole pass), or, when
-    ``segments`` came from the previous build, only the rows that start in ``patched``
-    (the files read again, none of which changed what other files resolve to). The rows
-    are kept as the export packs them (``pack_symbols``: lists, not the phase's dicts,
-    which go once packed: at 50k polyglot files the build's peak fell 2,069 → 2,014 MiB)."""
+    ``segments`` came from the previous build, only the rows of ``patched`` (the files
+    whose rows the database is patched with). The rows are kept as the export packs them
+    (``pack_symbols``: lists, not the phase's dicts, which go once packed: at 50k polyglot
+    files the build's peak fell 2,069 → 2,014 MiB). ``moved``: files whose rows were made
+    again though their bytes did not change (the next build's standby catches them up)."""
 
     packed: dict[str, Any]
     sites: dict[str, list[int]]   # SymbolGraph.sites of the rows made
@@ -482,6 +489,7 @@ class Symbols:
     segments: Segments | None
     patched: list[str] | None
     why: str
+    moved: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str) -> Symbols:
@@ -493,7 +501,7 @@ class Symbols:
 
 def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
     """The previous build's per-file symbol rows, when this build may remake only the
-    changed files' rows, and why (not)."""
+    changed files' rows or compare every file's with them, and why (not)."""
     if r.previous is None:
         return None, "symbols: whole (no previous build)"
     try:  # nothing read again (a rebuild after a clone, a touch) too: every row is reused
@@ -504,13 +512,37 @@ def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
-def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = ()) -> Symbols:
-    """The symbol rows: every file's, or (``previous``: the latest build's segments) those
-    of the files read again and of ``catchup`` (files a standby holds other rows of)."""
+def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = (),
+                 store: PartStore | None = None) -> Symbols:
+    """The symbol rows: every file's (no previous segments); or those of the files read
+    again and of ``catchup`` (files a standby holds other rows of; those no longer here
+    only lose theirs); or (``previous.compare``) every file's, compared with the previous
+    build's so that the database is patched only for the files whose rows moved."""
     if previous is None:
         return Symbols.of(symbol_graph(r.facts, r.index), None, None, why)
-    changed = sorted({*r.reread, *catchup})
-    made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed)), None, changed, why)
+    here = {f.path for f in r.facts}
+    gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
+    if previous.compare:
+        assert store is not None
+        made = Symbols.of(symbol_graph(r.facts, r.index), None, None, why)
+        fresh = Segments.of_packed(made.packed, made.sites, r.facts)
+        moved = previous.moved(fresh, store)
+        gone = [p for p in previous.files if p not in here]
+        # (the files read again too: a standby holds older rows of them even when this
+        # build's equal the latest's)
+        patched = sorted({*moved, *gone, *gone_too, *r.reread, *(p for p in catchup if p in here)})
+        keep = set(patched)
+        nodes = [n for n in made.packed["nodes"] if n[5] in keep]  # (SYMBOL_NODE_FIELDS: path is the 6th)
+        edges = [e for e in made.packed["edges"] if e[0].split("#", 1)[0] in keep]
+        made.packed = {**made.packed, "nodes": nodes, "edges": edges}
+        made.segments, made.patched = fresh, patched
+        made.moved = sorted(set(moved) - set(r.reread))
+        made.why = (f"symbols: every file's rows made again, {len(moved):,} moved and {len(gone):,} gone "
+                    f"written ({why.removeprefix('symbols: ')})")
+        return made
+    changed = sorted({*r.reread, *(p for p in catchup if p in here)})
+    made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed)), None, sorted({*changed, *gone_too}),
+                      why)
     mine = set(changed)
     made.segments = previous.replaced(
         Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
@@ -734,7 +766,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     answer = orjson.loads(ex.join(export))
     final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots, known=known,
                            before_flip=lambda: provenance.fault("flip"),
-                           lineage=provenance.lineage(plan.vault, symbols.patched is None) if based else None)
+                           lineage=provenance.lineage(plan.vault, symbols.patched is None, symbols.moved)
+                           if based else None)
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     if not plan.cfg.jsonl:  # none written: an earlier build's would describe another tree
         provenance.drop_jsonl(plan.vault)
@@ -829,7 +862,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                   skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
-        symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.catchup)
+        symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
+                        store_of(plan.vault.dir))
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)

@@ -71,6 +71,9 @@ class Segments:
     # rows still in the previous build's parts (``index``): path → (its node rows, its edge
     # rows); read only for a group that is made again (``put``)
     spans: dict[str, tuple[Span, Span]] = field(default_factory=dict)
+    # the previous build's, when every file's rows are made again and compared with them
+    # (a file came or went, or changed what other files' names resolve to): ``moved``
+    compare: bool = False
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
@@ -103,6 +106,26 @@ class Segments:
         return Segments(files, spans)
 
     # -- reading --------------------------------------------------------------------------
+    def moved(self, fresh: Segments, store: PartStore) -> list[str]:
+        """The files of ``fresh`` whose rows are not these segments' (new ones included),
+        the previous rows read from their parts (each part once, checked: a damaged one is
+        a PreviousBundleError and the build starts again, whole)."""
+        cache: dict[str, bytes] = {}
+
+        def rows(span: Span) -> bytes | memoryview:
+            if span.part is None:
+                return b""
+            if span.part[0] not in cache:
+                cache[span.part[0]] = _read_part(store, span.part[0])
+            return memoryview(cache[span.part[0]])[span.off:span.off + span.n]
+
+        out = []
+        for p, seg in fresh.files.items():
+            pair = self.spans.get(p)
+            if pair is None or bytes(seg.nodes) != rows(pair[0]) or bytes(seg.edges) != rows(pair[1]):
+                out.append(p)
+        return sorted(out)
+
     def ordered(self) -> list[str]:
         return sorted(self.files, key=lambda p: p + "#")
 
@@ -249,11 +272,12 @@ def _read_part(store: PartStore, digest: str) -> bytes:
 
 def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts], reread: list[str],
              removed: list[str], previous: dict[str, FileFacts], store: PartStore) -> tuple[Segments | None, str]:
-    """The previous build's segments when only the files read again need their rows made
-    (every one of them kept its interface, no file came or went, no path holds a ``#``),
-    and why (not)."""
-    if removed or any(p not in previous for p in reread):
-        return None, "files were added or removed"
+    """The previous build's segments, and why: when only the files read again need their
+    rows made (every one of them kept its interface, no file came or went), to be replaced
+    for those files; when a file came or went or changed its interface, to compare every
+    file's rows made again with (``compare``: the database is then patched for the files
+    whose rows moved, not loaded again). None (a whole pass) when no path may hold a ``#``
+    or the previous segments cannot be used."""
     if any("#" in f.path for f in facts):
         return None, "a path holds a '#'"
     try:
@@ -266,10 +290,18 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
         segs = Segments.index(data, store)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
-    if len(segs.files) != len(facts) or any(f.path not in segs.files for f in facts):
-        return None, f"{SYMBOLS_FILE} does not list the same files"
+    if len(segs.files) != len(previous) or any(p not in segs.files for p in previous):
+        return None, f"{SYMBOLS_FILE} does not list the previous build's files"
     by_path = {f.path: f for f in facts}
-    for p in reread:
-        if interface(by_path[p]) != segs.files[p].interface:
-            return None, f"{p} changed what other files' names resolve to"
+    why = ""
+    if removed or any(p not in previous for p in reread):
+        why = "files were added or removed"
+    else:
+        for p in reread:
+            if interface(by_path[p]) != segs.files[p].interface:
+                why = f"{p} changed what other files' names resolve to"
+                break
+    if why:
+        segs.compare = True
+        return segs, why
     return segs, f"the rows of {len(reread):,} changed file{'' if len(reread) == 1 else 's'} made again, the others reused"

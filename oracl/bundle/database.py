@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from oracl.bundle.tables import symbol_names
 from oracl.core.errors import StoreError
 from oracl.core.parts import stat_files
 from oracl.core.resources import loader_statements, query, schema_statements
@@ -120,16 +121,19 @@ def _empty(store: Store, tables: list[str] | tuple[str, ...]) -> None:
 WHOLE_SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "SymbolName", "Symbol")
 
 
-def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool, max_bytes: int) -> tuple[dict[str, str] | None, str]:
+def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
+                  max_bytes: int) -> tuple[dict[str, str] | None, str, tuple[str, ...]]:
     """Take over the standby's database for this build: the bundle the latest build
     started from (named, with its manifest's digest, in the latest manifest's ``lineage``,
     which LATEST's seal covers), when no reader holds it. Its ``graph.kuzu`` moves into
     ``staging`` (a rename: nothing is copied) and the rest of it is removed; a crash from
     here on loses only the standby, while the latest build goes on serving. Returns (the
     standby's checksum of each file, from its ``stat.bin``: what its Content and symbol
-    rows were made of) or (None, why it cannot be used). ``symbols_kept``: this build
-    patches the symbol tables, which needs the latest build to have patched them too (then
-    they differ from the standby's only in files whose bytes differ)."""
+    rows were made of, "", the files whose symbol rows the latest build made again though
+    their bytes did not change: ``lineage["symbols_moved"]``) or (None, why it cannot be
+    used, ()). ``symbols_kept``: this build patches the symbol tables, which needs the
+    latest build to have patched them too (then they differ from the standby's only in
+    files whose bytes differ, and in those it names as moved)."""
     import fcntl
     import hashlib
     import os
@@ -140,46 +144,47 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool, max_bytes:
         previous = vault.bundle(str(latest.get("bundle", latest["build_id"])))
         raw = (previous / MANIFEST).read_bytes()
         if hashlib.sha256(raw).hexdigest() != latest.get("manifest_sha256"):
-            return None, "the latest manifest does not match LATEST.json"
+            return None, "the latest manifest does not match LATEST.json", ()
         lineage = orjson.loads(raw).get("lineage") or {}
         if not isinstance(lineage, dict) or not isinstance(lineage.get("base"), str):
-            return None, "the latest build started from no bundle"
+            return None, "the latest build started from no bundle", ()
         if symbols_kept and lineage.get("symbols_whole") is not False:
-            return None, "the latest build made every symbol row again"
+            return None, "the latest build made every symbol row again", ()
+        moved = tuple(str(p) for p in lineage.get("symbols_moved", ()))
         standby = vault.bundle(lineage["base"])
         raw = (standby / MANIFEST).read_bytes()
         if hashlib.sha256(raw).hexdigest() != lineage.get("base_manifest_sha256"):
-            return None, "the standby's manifest is not the one the latest build started from"
+            return None, "the standby's manifest is not the one the latest build started from", ()
         files = orjson.loads(raw)["files"]
         db = standby / DB_FILE
         if not file_matches(db, files[DB_FILE]):
-            return None, "the standby's database is not the one its manifest seals"
+            return None, "the standby's database is not the one its manifest seals", ()
         if any(Path(str(db) + suffix).exists() for suffix in (".wal", ".shadow")):
-            return None, "the standby's database has a write-ahead log"
+            return None, "the standby's database has a write-ahead log", ()
         if db.stat().st_size > max_bytes:
-            return None, f"the standby's database outgrew its chain ({db.stat().st_size / 2**20:,.0f} MB)"
+            return None, f"the standby's database outgrew its chain ({db.stat().st_size / 2**20:,.0f} MB)", ()
         stat_raw = (standby / STAT_FILE).read_bytes()
         if hashlib.sha256(stat_raw).hexdigest() != files[STAT_FILE]:
-            return None, f"the standby's {STAT_FILE} does not match its manifest"
+            return None, f"the standby's {STAT_FILE} does not match its manifest", ()
         checksums = {p: str(row[2]) for p, row in stat_files(stat_raw, standby.parent.parent)[1].items()}
     except FileNotFoundError:
-        return None, "no standby bundle"
+        return None, "no standby bundle", ()
     except Exception as exc:  # noqa: BLE001 – an unusable standby means a copy, never a failed build
-        return None, f"the standby is unreadable ({type(exc).__name__})"
+        return None, f"the standby is unreadable ({type(exc).__name__})", ()
     try:
         fd = os.open(standby / READERS_LOCK, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        return None, "the standby has no readers' lock"
+        return None, "the standby has no readers' lock", ()
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            return None, "a reader holds the standby"
+            return None, "a reader holds the standby", ()
         os.replace(db, staging / DB_FILE)
         shutil.rmtree(standby, ignore_errors=True)
     finally:
         os.close(fd)
-    return checksums, ""
+    return checksums, "", moved
 
 
 def refresh_bundle(directory: Path, delete: list[str], content: Any, *, buffer_pool_bytes: int = 1 << 30,
@@ -492,15 +497,28 @@ def edge_diff(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[
 
 def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defines_again: bool = True) -> None:
     """The changed files' rows (``tables``: the Arrow tables ``symbol_tables`` makes of
-    them) patched into kept symbol tables, writing only what moved: a symbol whose
-    properties changed has those properties set again; an edge that starts in those files is left alone when
-    it is as it was, updated when only its properties moved, else unlinked and created
-    (or, when a table has many such edges, all of those files' edges in it are deleted and
-    appended again by COPY); then Defines is made again."""
+    them) patched into kept symbol tables, writing only what moved: a symbol of those
+    files that is no longer there is removed with its edges, one that is new is made (and
+    its Defines edge, in a standby), one whose properties changed has those properties set
+    again; an edge that starts in those files is left alone when it is as it was, updated
+    when only its properties moved, else unlinked and created (or, when a table has many
+    such edges, all of those files' edges in it are deleted and appended again by COPY);
+    then Defines is made again (``defines_again``: a copy, whose Artifact rows were loaded
+    again). When symbols came or went, the SymbolName table is made again from every
+    symbol's names, as a full build makes it (per-key writes to it did not stay exact
+    across checkpoints in Kùzu 0.11.3: the 200-step incremental test caught a row whose ids
+    were another key's)."""
     was = {r["id"]: r for r in store.named("symbols_patch_old_symbols", {"paths": paths})}
+    new_rows = tables["symbols"].to_pylist()
+    now = {n["id"] for n in new_rows}
+    drop = sorted(i for i in was if i not in now)
+    make = [n for n in new_rows if n["id"] not in was]
+    names_move = bool(drop or make)
     sets = []  # (statement, params): only the properties that changed
-    for n in tables["symbols"].to_pylist():
-        old = was.get(n["id"], {})
+    for n in new_rows:
+        old = was.get(n["id"])
+        if old is None:
+            continue
         for name, props in PATCH_SETS.items():
             if any(n[k] != old.get(k) for k in props):
                 sets.append((name, {"id": n["id"], **{k: n[k] for k in props}}))
@@ -512,7 +530,22 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
         many = touched > PATCH_COPY_MIN and \
             touched > store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"] // 300
         plans[param] = None if many else diff  # None: delete them all, append them all by COPY
+    if drop:  # removed first, and checkpointed: a node made in the same transaction as a
+        # DETACH DELETE took over a deleted symbol's incoming call edge (Kùzu 0.11.3, caught
+        # by the 200-step incremental test: the new symbol's edge held the old one's lines)
+        with _transaction(store):
+            for param, plan in plans.items():
+                for row in plan[0] if plan is not None else ():
+                    store.execute(query(f"symbols_patch_unlink_{param}"), row)
+            for i in drop:
+                store.execute(query("symbols_patch_drop_symbol"), {"id": i})
+        store.execute("CHECKPOINT")
+        plans = {k: (None if v is None else ([], v[1], v[2])) for k, v in plans.items()}
     with _transaction(store):
+        for n in make:
+            store.execute(query("symbols_patch_create_symbol"), n)
+            if not defines_again:
+                store.execute(query("symbols_patch_define"), {"path": n["path"], "id": n["id"]})
         for name, params in sets:
             store.execute(query(name), params)
         for param, plan in plans.items():
@@ -526,6 +559,14 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
                 store.execute(query(f"symbols_patch_update_{param}"), row)
             for row in create:
                 store.execute(query(f"symbols_patch_{param}"), row)
+    if names_move:  # the SymbolName table made again from every symbol's names (ids in row order)
+        import pyarrow as pa
+
+        every = sorted(((r["id"], r["name"], r["qualified"], r["kind"]) for r in store.named("symbols_patch_all_names")))
+        names = symbol_names(every)
+        _empty(store, ("SymbolName",))
+        store.execute("COPY SymbolName FROM $rows", {"rows": pa.table({
+            "key": list(names), "ids": pa.array(list(names.values()), pa.list_(pa.string()))})})
     for param, plan in plans.items():  # appended after the transaction: COPY runs on its own
         if plan is None and len(tables[param]):
             store.execute(f"COPY {PATCH_RELS[param]} FROM $rows", {"rows": tables[param]})

@@ -312,11 +312,13 @@ def write_manifest(bundle: Path, build_id: str, export_root: str, counts: dict[s
     return hashlib.sha256(data).hexdigest()
 
 
-def lineage(vault: Vault, symbols_whole: bool) -> dict[str, Any] | None:
+def lineage(vault: Vault, symbols_whole: bool, symbols_moved: list[str] | None = None) -> dict[str, Any] | None:
     """What a build that started from the latest bundle records of it in its manifest:
-    that bundle's name and manifest digest (as LATEST, sealed, holds them) and whether this
-    build made every symbol row again. The next build takes that bundle over as its
-    standby (``database.claim_standby``)."""
+    that bundle's name and manifest digest (as LATEST, sealed, holds them), whether this
+    build made every symbol row again, and which files' symbol rows it made again though
+    their bytes did not change (``symbols_moved``: a file came, went or changed what names
+    resolve to). The next build takes that bundle over as its standby
+    (``database.claim_standby``) and catches those files up."""
     try:
         latest = vault.read_latest()
     except Exception:  # noqa: BLE001 – no latest build: nothing to start from next time
@@ -324,7 +326,10 @@ def lineage(vault: Vault, symbols_whole: bool) -> dict[str, Any] | None:
     base, digest = latest.get("bundle", latest.get("build_id")), latest.get("manifest_sha256")
     if not isinstance(base, str) or not isinstance(digest, str):
         return None
-    return {"base": base, "base_manifest_sha256": digest, "symbols_whole": symbols_whole}
+    out: dict[str, Any] = {"base": base, "base_manifest_sha256": digest, "symbols_whole": symbols_whole}
+    if symbols_moved:
+        out["symbols_moved"] = sorted(symbols_moved)
+    return out
 
 
 def flip_latest(vault: Vault, build_id: str, export_root: str, generated_at: str,

@@ -173,16 +173,27 @@ _N = {k: i for i, k in enumerate(SYMBOL_NODE_FIELDS)}
 _E = {k: i for i, k in enumerate(SYMBOL_EDGE_FIELDS)}
 
 
+def name_keys(name: str, qualified: str, kind: str) -> set[str]:
+    """The SymbolName keys a symbol is found by: its name and qualified name, lower-cased
+    (a module by its qualified name only)."""
+    return {name.lower(), qualified.lower()} if kind != "module" else {qualified.lower()}
+
+
+def symbol_names(nodes: Sequence[Sequence[Any]]) -> dict[str, list[str]]:
+    """SymbolName's rows of packed symbol rows: key → the ids found by it, in row order."""
+    i_id, i_name, i_qualified, i_kind = _N["id"], _N["name"], _N["qualified"], _N["kind"]
+    names: dict[str, list[str]] = {}
+    for n in nodes:
+        for key in name_keys(n[i_name], n[i_qualified], n[i_kind]):
+            names.setdefault(key, []).append(n[i_id])
+    return names
+
+
 def packed_symbol_tables(nodes: Sequence[Sequence[Any]], edges: Sequence[Sequence[Any]]) -> dict[str, pa.Table]:
     """The Symbol, SymbolName, Defines, Contains, Calls, Inherits and References tables of
     the symbol graph's rows packed as the export holds them (``pack_symbols``: one list a
     row, in ``SYMBOL_NODE_FIELDS`` / ``SYMBOL_EDGE_FIELDS`` order)."""
-    i_id, i_name, i_qualified, i_kind = _N["id"], _N["name"], _N["qualified"], _N["kind"]
-    names: dict[str, list[str]] = {}
-    for n in nodes:
-        keys = {n[i_name].lower(), n[i_qualified].lower()} if n[i_kind] != "module" else {n[i_qualified].lower()}
-        for key in keys:
-            names.setdefault(key, []).append(n[i_id])
+    names = symbol_names(nodes)
     by: dict[str, list[Sequence[Any]]] = {r: [] for r in ("calls", "contains", "inherits", "references")}
     i_relation = _E["relation"]
     for e in edges:
