@@ -111,18 +111,11 @@ class Segments:
         the previous rows read from their parts (each part once, checked: a damaged one is
         a PreviousBundleError and the build starts again, whole)."""
         cache: dict[str, bytes] = {}
-
-        def rows(span: Span) -> bytes | memoryview:
-            if span.part is None:
-                return b""
-            if span.part[0] not in cache:
-                cache[span.part[0]] = _read_part(store, span.part[0])
-            return memoryview(cache[span.part[0]])[span.off:span.off + span.n]
-
         out = []
         for p, seg in fresh.files.items():
             pair = self.spans.get(p)
-            if pair is None or bytes(seg.nodes) != rows(pair[0]) or bytes(seg.edges) != rows(pair[1]):
+            if pair is None or bytes(seg.nodes) != _sliced(store, pair[0], cache) \
+                    or bytes(seg.edges) != _sliced(store, pair[1], cache):
                 out.append(p)
         return sorted(out)
 
@@ -185,11 +178,7 @@ class Segments:
                             seg = self.files[p]
                             rows = seg.nodes if key == 0 else seg.edges
                         else:  # sliced from its previous part
-                            span = pair[key]
-                            assert span.part is not None
-                            if span.part[0] not in cache:
-                                cache[span.part[0]] = _read_part(store, span.part[0])
-                            rows = memoryview(cache[span.part[0]])[span.off:span.off + span.n]
+                            rows = _sliced(store, pair[key], cache)
                         if chunks:
                             chunks.append(b",")
                             at += 1
@@ -259,6 +248,15 @@ def _kept(spans: dict[str, tuple[Span, Span]], full: list[str], key: int, store:
     if part[1] != total + len(full) - 1 or not store.has(part[0], part[1]):
         return None
     return part
+
+
+def _sliced(store: PartStore, span: Span, cache: dict[str, bytes]) -> bytes | memoryview:
+    """A file's rows as its previous part holds them (each part read once into ``cache``)."""
+    if span.part is None:
+        return b""
+    if span.part[0] not in cache:
+        cache[span.part[0]] = _read_part(store, span.part[0])
+    return memoryview(cache[span.part[0]])[span.off:span.off + span.n]
 
 
 def _read_part(store: PartStore, digest: str) -> bytes:
