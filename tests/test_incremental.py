@@ -1023,3 +1023,86 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
     (second / moved[0]).write_bytes(bytes(data))
     assert build(root, now=t0 + timedelta(minutes=4), **KW).mode == "full: the facts cache does not match its manifest"
 
+
+
+def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived builder keeps the symbol resolver's tables: an edit that keeps every
+    name (lines moved, bodies and calls changed) declares only the edited files again, and
+    the export is a full build's; an edit that renames a symbol builds the tables again."""
+    from oracl.builder import incremental, orchestrator
+
+    kept: list[bool] = []
+    real = orchestrator.symbol_graph
+
+    def spy(facts, idx, only=None, table=None):  # type: ignore[no-untyped-def]
+        kept.append(table is not None)
+        return real(facts, idx, only, table)
+
+    monkeypatch.setattr(orchestrator, "symbol_graph", spy)
+    again: list[set[str] | None] = []
+    real_again = orchestrator.edges_to_make
+    monkeypatch.setattr(orchestrator, "edges_to_make",
+                        lambda *a: again.append(real_again(*a)) or again[-1])  # type: ignore[func-returns-value]
+    files = {
+        "docs/a.md": "# A\n\nSee [usage](b.md#usage) and [b](b.md).\n",
+        "docs/b.md": "# B\n\n## Usage\n\nRun it.\n",
+        "svc/types.go": "package svc\n\ntype Store struct{ n int }\n\nfunc New() *Store { return &Store{} }\n",
+        "svc/methods.go": "package svc\n\nfunc (s *Store) Get() int { return s.n }\n\n"
+                          "func (s *Store) Put(v int) { s.n = v; s.Get() }\n",
+        "svc/use.go": "package svc\n\nfunc Use() int { s := New(); s.Put(1); return s.Get() }\n",
+        "pkg/base.py": "class Base:\n    def step(self):\n        return 1\n",
+        "pkg/child.py": "from pkg.base import Base\n\n\nclass Child(Base):\n    def run(self):\n"
+                        "        return self.step()\n",
+        "pkg/use.py": "from pkg.child import Child\n\n\ndef main():\n    return Child().run()\n",
+        "pkg/a.py": "class A:\n    def go(self):\n        return 1\n",
+        "pkg/b.py": "class B:\n    def go(self):\n        return 2\n",
+        "pkg/two.py": "from pkg.a import A\nfrom pkg.b import B\n\n\ndef one():\n    s = A()\n    return s.go()\n\n\n"
+                      "def two():\n    s = B()\n    return s.go()\n",
+        "c/add.h": "int add(int a, int b);\n",
+        "c/add.c": "#include \"add.h\"\n\nint add(int a, int b) { return a + b; }\n",
+        "c/main.c": "#include \"add.h\"\n\nint main(void) { return add(1, 2); }\n",
+    }
+    root = write_tree(tmp_path / "repo", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    carry = incremental.Carry()
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    assert build(root, now=t0, carry=carry, **KW).mode == "full: no previous build"
+    assert carry.symbol_table is not None
+    edits = [  # (path, new text, a kept table serves the build, the files whose edges are made again)
+        ("svc/types.go", "package svc\n\n// Store holds n.\n// (two lines more)\ntype Store struct{ n int }\n\n"
+                         "func New() *Store { return &Store{n: 1} }\n", True, {"svc/types.go"}),
+        ("svc/methods.go", "package svc\n\n\nfunc (s *Store) Get() int { return s.n + 1 }\n\n"
+                           "func (s *Store) Put(v int) { s.n = v }\n", True, {"svc/methods.go"}),
+        ("pkg/base.py", "\n\nclass Base:\n    \"\"\"The base.\"\"\"\n\n    def step(self):\n        return 2\n", True,
+         {"pkg/base.py", "pkg/child.py"}),  # (the import of Base names its lines)
+        ("pkg/child.py", "from pkg.base import Base\n\n\nclass Child(Base):\n    def run(self):\n"
+                         "        x = self.step()\n        return x + self.step()\n", True, {"pkg/child.py", "pkg/use.py"}),
+        ("pkg/two.py", "\"\"\"Two.\n\nThree lines more.\n\"\"\"\nfrom pkg.a import A\nfrom pkg.b import B\n\n\n"
+                       "def one():\n    s = A()\n    return s.go()\n\n\ndef two():\n    s = B()\n    return s.go()\n", True,
+         {"pkg/two.py"}),
+        ("c/add.c", "#include \"add.h\"\n\n/* adds */\nint add(int a, int b) {\n  return b + a;\n}\n", True, {"c/add.c"}),
+        ("docs/b.md", "# B\n\nMore words.\n\nAnd more.\n\n## Usage\n\nRun it.\n", True, {"docs/a.md", "docs/b.md"}),
+        ("docs/b.md", "# B\n\n## Running\n\nRun it.\n", True, None),  # an anchor gone: every file's edges
+        ("pkg/base.py", "class Base:\n    def stride(self):\n        return 1\n", False, None),  # a name changed
+        ("pkg/child.py", "from pkg.base import Base\n\n\nclass Child(Base):\n    def run(self):\n"
+                         "        return self.stride()\n", True, {"pkg/child.py", "pkg/use.py"}),
+    ]
+    for step, (rel, text, served, made_again) in enumerate(edits, 1):
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        kept.clear()
+        again.clear()
+        report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry, **KW)
+        assert report.files_read == 1, report.mode
+        assert kept == [served], (step, rel, report.symbols_mode)
+        assert again == [made_again], (step, rel)
+        incremental_export = _canonical(root)
+        full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
+        assert incremental_export == full[0], f"step {step}: {_first_difference(incremental_export, full[0])}"
+    edges = {(e["source"], e["target"], e["relation"]) for e in unpack_symbols(full[0])[1]}
+    assert ("svc/types.go#Store", "svc/methods.go#Store.Get", "contains") in edges  # attached across files
+    assert ("pkg/child.py#Child", "pkg/base.py#Base", "inherits") in edges
+    assert ("pkg/child.py#Child.run", "pkg/base.py#Base.stride", "calls") in edges
+    assert ("pkg/two.py#two", "pkg/b.py#B.go", "calls") in edges  # by the type in its own lines
+    assert ("pkg/two.py#two", "pkg/a.py#A.go", "calls") not in edges

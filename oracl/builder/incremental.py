@@ -268,6 +268,10 @@ class Carry:
     # the learned tags): reused for a file whose facts are the same object, while both are equal
     records: dict[str, tuple[FileFacts, Any]] = field(default_factory=dict)
     made_under: tuple[Any, Any] | None = None
+    # the symbol resolver's tables that bundle's build left (``symbols.SymbolTable``)
+    symbol_table: Any = None
+    # each file's Phase 2 and Phase 3 edges that bundle's build made (``providers.edges_per_file``)
+    edges: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -283,6 +287,7 @@ class Carry:
     def forget(self) -> None:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
         self.records, self.made_under = {}, None
+        self.symbol_table = self.edges = None
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

@@ -28,7 +28,17 @@ import orjson
 
 from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
-from oracl.builder.extractors.providers import OVERLAY, PHASE2, PHASE3, phase2_edges, phase3_edges
+from oracl.builder.extractors.providers import (
+    OVERLAY,
+    PHASE2,
+    PHASE3,
+    edges_per_file,
+    edges_to_make,
+    phase2_edges,
+    phase2_of,
+    phase3_edges,
+    phase3_of,
+)
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import (
     MAX_CHANGED_FRACTION,
@@ -60,7 +70,7 @@ from oracl.builder.pipeline.merge import (
     merge_edges,
     write_jsonl,
 )
-from oracl.builder.pipeline.symbols import SymbolGraph, symbol_graph
+from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, weigh
 from oracl.builder.segments import Segments, reusable
 from oracl.bundle import provenance
@@ -472,6 +482,20 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
 
 
+def kept_edges(plan: Plan, r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
+    """For each of Phase 2 and Phase 3: (the edges per file a long-lived builder kept from
+    the previous build, the files whose edges are made again), or (None, None) for a whole
+    pass (``edges_to_make``)."""
+    carry = plan.carry
+    whole = ((None, None), (None, None))
+    if carry is None or carry.edges is None or r.previous is None or carry.bundle != r.previous.bundle:
+        return whole
+    again = edges_to_make(r.facts, r.previous.facts, carry.edges, set(r.reread))
+    if again is None:
+        return whole
+    return (carry.edges[0], again), (carry.edges[1], again)
+
+
 # ---- The symbol graph, whole or for the changed files -------------------------------------
 
 @dataclass(slots=True)
@@ -490,10 +514,13 @@ class Symbols:
     patched: list[str] | None
     why: str
     moved: list[str] = field(default_factory=list)
+    table: SymbolTable | None = None  # the resolver's tables, kept for a long-lived builder's next build
 
     @classmethod
-    def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str) -> Symbols:
-        return cls(pack_symbols(g.nodes, g.edges), g.sites, g.counts(), segments, patched, why)
+    def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str,
+           keep_table: bool = False) -> Symbols:
+        return cls(pack_symbols(g.nodes, g.edges), g.sites, g.counts(), segments, patched, why,
+                   table=g.table if keep_table else None)
 
     def counts(self) -> dict[str, Any]:
         return self.segments.counts() if self.segments is not None else self.totals
@@ -513,18 +540,22 @@ def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
 
 
 def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = (),
-                 store: PartStore | None = None) -> Symbols:
+                 store: PartStore | None = None, carry: Carry | None = None) -> Symbols:
     """The symbol rows: every file's (no previous segments); or those of the files read
     again and of ``catchup`` (files a standby holds other rows of; those no longer here
     only lose theirs); or (``previous.compare``) every file's, compared with the previous
-    build's so that the database is patched only for the files whose rows moved."""
+    build's so that the database is patched only for the files whose rows moved.
+    ``carry``: a long-lived builder's; the resolver's tables it kept from the previous
+    build are reused when only some files' rows are made (their names did not change), and
+    this build's are kept in ``Symbols.table``."""
+    keep_table = carry is not None
     if previous is None:
-        return Symbols.of(symbol_graph(r.facts, r.index), None, None, why)
+        return Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
     here = {f.path for f in r.facts}
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare:
         assert store is not None
-        made = Symbols.of(symbol_graph(r.facts, r.index), None, None, why)
+        made = Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts)
         moved = previous.moved(fresh, store)
         gone = [p for p in previous.files if p not in here]
@@ -541,8 +572,10 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
                     f"written ({why.removeprefix('symbols: ')})")
         return made
     changed = sorted({*r.reread, *(p for p in catchup if p in here)})
-    made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed)), None, sorted({*changed, *gone_too}),
-                      why)
+    kept = carry.symbol_table if carry is not None and r.previous is not None and \
+        carry.bundle == r.previous.bundle else None
+    made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept), None,
+                      sorted({*changed, *gone_too}), why, keep_table)
     mine = set(changed)
     made.segments = previous.replaced(
         Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
@@ -859,11 +892,19 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
-        e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
-                  skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
+        by_file = None
+        if plan.carry is not None and not plan.skip & {"phase2", "phase3"}:  # kept per file for the next build
+            again = kept_edges(plan, r)
+            by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0]),
+                       timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1]))
+            e = Edges([x for f in r.facts for x in by_file[0][f.path]],
+                      [x for f in r.facts for x in by_file[1][f.path]] + history.edges)
+        else:
+            e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
+                      skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
-                        store_of(plan.vault.dir))
+                        store_of(plan.vault.dir), plan.carry)
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
@@ -880,7 +921,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
         learned, events = r.learned, r.events
-        del r, e, merged
+        del r, e, merged  # (by_file: a long-lived builder keeps it)
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events, not based)
@@ -891,6 +932,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:
             plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)
+            if plan.carry.bundle is not None:
+                plan.carry.symbol_table, plan.carry.edges = symbols.table, by_file
         ok = True
     finally:
         if not ok and plan.carry is not None:

@@ -26,10 +26,11 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from oracl.builder.extractors.ecosystems import Ecosystems
+from oracl.builder.extractors.ecosystems import HELD_BACK, Ecosystems
 from oracl.builder.extractors.resolve import (
     IndexView,
     fragment,
+    heading_slug,
     nearest,
     subject_names,
 )
@@ -285,11 +286,7 @@ def _named_subjects(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tupl
     family = FAMILY.get(f.language, f.language)
     stems: dict[str, str] = {}
     for d in sorted(dirs):
-        for p in _eco(idx).dir_files.get(d, []):
-            other = idx.facts[p]
-            if is_test_path(p) or FAMILY.get(other.language, other.language) != family:
-                continue
-            stem = p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+        for stem, p in _dir_stems(idx, d, family).items():
             stems.setdefault(stem, p)
     hits: dict[str, list[int]] = {}
     for name, line in names:
@@ -304,6 +301,23 @@ def _named_subjects(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tupl
                 break
     return sorted(((t, lines[0]) for t, lines in hits.items() if len(lines) >= TEST_NAME_MIN),
                   key=lambda x: x[0])
+
+
+def _dir_stems(idx: IndexView, d: str, family: str) -> dict[str, str]:
+    """The non-test files of directory ``d`` in ``family`` by lower-cased stem (the first
+    in the directory's order wins), memoised on the index: every test file of a directory
+    asks for the same ones."""
+    key = ("stems", f"{family}\x00{d}")
+    hit = idx.memo.get(key)
+    if hit is None:
+        stems: dict[str, str] = {}
+        for p in _eco(idx).dir_files.get(d, []):
+            other = idx.facts[p]
+            if is_test_path(p) or FAMILY.get(other.language, other.language) != family:
+                continue
+            stems.setdefault(p.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower(), p)
+        hit = idx.memo[key] = [stems]
+    return hit[0]
 
 
 def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
@@ -387,13 +401,24 @@ PROVIDERS: tuple[tuple[str, Provider], ...] = (
 )
 
 
+def phase2_of(f: FileFacts, idx: IndexView) -> list[Edge]:
+    """Phase 2 of one file: its imports through the module map and its Markdown links."""
+    return [*python_imports(f, idx, PHASE2), *code_imports(f, idx, PHASE2), *markdown_links(f, idx, PHASE2)]
+
+
+def phase3_of(f: FileFacts, idx: IndexView, providers: tuple[tuple[str, Provider], ...] = PROVIDERS) -> list[Edge]:
+    """Phase 3 of one file: every registered provider over it."""
+    out: list[Edge] = []
+    for _, provider in providers:
+        out.extend(provider(f, idx, PHASE3))
+    return out
+
+
 def phase2_edges(facts: list[FileFacts], idx: IndexView) -> list[Edge]:
     """Phase 2: imports through the module map and Markdown links over the Phase 1 index."""
     out: list[Edge] = []
     for f in facts:
-        out.extend(python_imports(f, idx, PHASE2))
-        out.extend(code_imports(f, idx, PHASE2))
-        out.extend(markdown_links(f, idx, PHASE2))
+        out.extend(phase2_of(f, idx))
     return out
 
 
@@ -402,6 +427,46 @@ def phase3_edges(facts: list[FileFacts], idx: IndexView,
     """Phase 3: every registered provider over every file."""
     out: list[Edge] = []
     for f in facts:
-        for _, provider in providers:
-            out.extend(provider(f, idx, PHASE3))
+        out.extend(phase3_of(f, idx, providers))
     return out
+
+
+def edge_interface(f: FileFacts) -> tuple[object, ...]:
+    """What the providers read of ``f`` while resolving *another* file's edges, but the
+    lines: its language and whether it is held back, its manifest and namespaces, its
+    symbols' names and kinds (imports, test calls, JVM classes) and its headings' anchors.
+    Two versions of a file with the same interface give every other file the same edges
+    but for the fragments of the edges that point into it (a symbol's or a heading's lines):
+    the files with an edge to it are the only others whose edges can move."""
+    return (f.path, f.language, f.parse_status if f.parse_status in HELD_BACK else "", f.manifest, f.namespaces,
+            tuple((s[0], s[1]) for s in f.symbols), tuple(d[0] for d in f.symbol_details),
+            tuple(heading_slug(h[0]) for h in f.headings))
+
+
+def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
+                  by_file: tuple[dict[str, list[Edge]], ...], changed: set[str]) -> set[str] | None:
+    """The files whose Phase 2 and Phase 3 edges must be made again after ``changed``
+    files changed, the others' kept from the build whose files were ``previous``
+    (``by_file``: each file's edges of each phase): the changed files and the files with an
+    edge into one of them. None when keeping any would not give a full pass's edges: a file
+    was added or removed, or a changed file's ``edge_interface`` moved."""
+    if len(facts) != len(previous) or any(f.path not in previous for f in facts):
+        return None
+    if any(edge_interface(f) != edge_interface(previous[f.path]) for f in facts if f.path in changed):
+        return None
+    again = set(changed)
+    for lists in by_file:
+        for source, edges in lists.items():
+            if source not in again and any(e.target in changed for e in edges):
+                again.add(source)
+    return again
+
+
+def edges_per_file(facts: list[FileFacts], idx: IndexView, make: Callable[[FileFacts, IndexView], list[Edge]],
+                   kept: dict[str, list[Edge]] | None = None, again: set[str] | None = None
+                   ) -> dict[str, list[Edge]]:
+    """Each file's edges of one phase (``make``: ``phase2_of`` or ``phase3_of``), in file
+    order; with ``kept``, those of the files not in ``again`` are the kept lists."""
+    if kept is None or again is None:
+        return {f.path: make(f, idx) for f in facts}
+    return {f.path: make(f, idx) if f.path in again else kept[f.path] for f in facts}

@@ -87,6 +87,7 @@ class SymbolGraph:
     dropped: int = 0         # call sites naming more than MAX_CANDIDATES definitions
     # path → [call sites unresolved, too ambiguous] of that file's calls
     sites: dict[str, list[int]] = field(default_factory=dict)
+    table: SymbolTable | None = None  # the resolver's tables this graph was made with
 
     def counts(self) -> dict[str, Any]:
         by_relation: dict[str, int] = defaultdict(int)
@@ -224,112 +225,149 @@ def interface(f: FileFacts) -> str:
     return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | None = None) -> SymbolGraph:
+@dataclass(slots=True)
+class SymbolTable:
+    """What every file's names give the resolver, kept by a long-lived builder (``oracl
+    watch``) between builds: the tables after the declarations, the members attached to
+    types declared elsewhere, and the bases. While no file is added or removed and every
+    changed file keeps its ``interface``, the next build's tables are these with the changed
+    files' spans moved (``symbol_graph(table=…)``): the other files' names are not read again."""
+
+    t: _Files
+    attached: list[tuple[str, str]]  # (type id, member id): a member declared outside its type
+
+
+def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str, list[tuple[int, int, str]]],
+             module_id: dict[str, str], rows_of: dict[str, list[dict[str, Any]]]) -> None:
+    """One code file's symbols entered in the resolver's tables ``t`` (its scopes in
+    ``spans``); with ``own``, its symbol rows and ``contains`` edges made in ``g`` too."""
+    fam = FAMILY.get(f.language, f.language)
+    directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+    mid = f"{f.path}#"
+    module_id[f.path] = mid
+    if own:
+        g.nodes.append({"id": mid, "name": _module_name(f), "qualified": f.path, "kind": "module",
+                        "language": f.language, "path": f.path, "start": 1, "end": max(1, f.line_count),
+                        "signature": "", "doc": "", "exported": True})
+    t.kind[mid], t.path[mid] = "module", f.path
+    scope_rows: list[tuple[int, int, str]] = []
+    by_qualified: dict[str, str] = {}
+    details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else \
+        tuple((s[0], "", "") for s in f.symbols)
+    # one symbol per qualified name and file: overloads, a property's setter, a redefinition.
+    # Python keeps the last definition (the one the name is bound to at run time), the
+    # others the first; the other definitions' lines still belong to it.
+    # TypeScript's declaration merging: `interface X` and `function X`/`const X = …` are two
+    # symbols (a type and a value), the value's id marked with its kind (`…#X@function`)
+    merging = f.language in ("typescript", "tsx")
+    rep: dict[tuple[str, bool], int] = {}
+    for i, (declared, d) in enumerate(zip(f.symbols, details, strict=True)):
+        rkey = (d[0], merging and declared[1] not in TYPE_ONLY)
+        if f.language == "python" or rkey not in rep:
+            rep[rkey] = i
+    others: list[tuple[int, int, str]] = []
+    for i, ((name, kind, start, end), (qualified, signature, doc)) in enumerate(zip(f.symbols, details, strict=True)):
+        value = merging and kind not in TYPE_ONLY
+        if rep[(qualified, value)] != i:
+            others.append((start, end, qualified))
+            continue
+        short = qualified.rsplit(".", 1)[-1] or name
+        sid = f"{f.path}#{qualified}@{kind}" if value and (qualified, False) in rep else f"{f.path}#{qualified}"
+        t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
+        if f.language in ("c", "cpp") and signature.endswith(";"):
+            t.prototypes.add(sid)
+        if own:  # the other files' rows are never made: only their names are known
+            row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
+                   "language": f.language, "path": f.path, "start": start, "end": end,
+                   "signature": signature, "doc": doc,
+                   "exported": _exported(f.language, short, qualified, signature)}
+            g.nodes.append(row)
+            rows_of[f.path].append(row)
+        parent_q = qualified.rsplit(".", 1)[0] if "." in qualified else ""
+        parent = by_qualified.get(parent_q) if parent_q else None
+        by_qualified.setdefault(qualified, sid)
+        if parent is not None:
+            if own:
+                _edge(g, parent, sid, "contains", 1.0, "defined", 1, start)
+            t.parent[sid] = parent
+            if t.kind.get(parent) in TYPE_KINDS:
+                t.members.setdefault(parent, {}).setdefault(short, sid)
+                t.owner[sid] = parent
+            else:
+                t.nested.setdefault(parent, {}).setdefault(short, sid)
+        elif not parent_q:
+            if own:
+                _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
+            t.top[f.path].setdefault(short, []).append(sid)
+            t.by_dir[(directory, short)].append(sid)
+        else:  # a member of a type declared elsewhere (Go receivers, Rust impls, C++ out-of-line)
+            if own:
+                _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
+            t.by_dir[(directory, parent_q.rsplit(".", 1)[-1] + "." + short)].append(sid)
+        if kind in TYPE_KINDS:
+            t.types[f.path].setdefault(short, sid)
+            t.types_named[(fam, short.lower())].append(sid)
+        t.by_short[(fam, short)].append(sid)
+        if kind in SCOPES:
+            scope_rows.append((start, end, sid))
+    scope_rows.extend((a, b, by_qualified[q]) for a, b, q in others
+                      if t.kind.get(by_qualified[q]) in SCOPES)
+    spans[f.path] = scope_rows
+
+
+def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | None = None,
+                 table: SymbolTable | None = None) -> SymbolGraph:
     """The symbols of every code file and the edges between them. With ``only``, the
     rows that start in those files: every file's names are still known to the resolver,
     but only these files' symbols, and the edges whose source is one of their symbols,
     are made (what a selective rebuild needs when no other file's resolution can have
-    changed: see ``interface``)."""
+    changed: see ``interface``). ``table`` (with ``only``): the previous build's tables,
+    valid for these facts but for the spans of the files in ``only``; they are updated in
+    place and only those files are declared again. The graph's ``table`` is the tables
+    this build leaves."""
     g = SymbolGraph()
 
     def mine(path: str) -> bool:
         return only is None or path in only
 
-    t = _Files()
     spans: dict[str, list[tuple[int, int, str]]] = {}   # path → (start, end, id) of scopes
     module_id: dict[str, str] = {}
     rows_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
     code = [f for f in facts if f.language in CODE_LANGUAGES and (f.symbols or f.calls)]
-    for f in code:
-        fam = FAMILY.get(f.language, f.language)
-        directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
-        mid = f"{f.path}#"
-        module_id[f.path] = mid
-        own = mine(f.path)
-        if own:
-            g.nodes.append({"id": mid, "name": _module_name(f), "qualified": f.path, "kind": "module",
-                            "language": f.language, "path": f.path, "start": 1, "end": max(1, f.line_count),
-                            "signature": "", "doc": "", "exported": True})
-        t.kind[mid], t.path[mid] = "module", f.path
-        scope_rows: list[tuple[int, int, str]] = []
-        by_qualified: dict[str, str] = {}
-        details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else \
-            tuple((s[0], "", "") for s in f.symbols)
-        # one symbol per qualified name and file: overloads, a property's setter, a redefinition.
-        # Python keeps the last definition (the one the name is bound to at run time), the
-        # others the first; the other definitions' lines still belong to it.
-        # TypeScript's declaration merging: `interface X` and `function X`/`const X = …` are two
-        # symbols (a type and a value), the value's id marked with its kind (`…#X@function`)
-        merging = f.language in ("typescript", "tsx")
-        rep: dict[tuple[str, bool], int] = {}
-        for i, (declared, d) in enumerate(zip(f.symbols, details, strict=True)):
-            rkey = (d[0], merging and declared[1] not in TYPE_ONLY)
-            if f.language == "python" or rkey not in rep:
-                rep[rkey] = i
-        others: list[tuple[int, int, str]] = []
-        for i, ((name, kind, start, end), (qualified, signature, doc)) in enumerate(zip(f.symbols, details, strict=True)):
-            value = merging and kind not in TYPE_ONLY
-            if rep[(qualified, value)] != i:
-                others.append((start, end, qualified))
+    if table is not None:
+        assert only is not None, "a kept table serves a build of some files' rows"
+        t = table.t
+        for f in code:
+            if f.path in only:  # declared on their own; only their spans are new to the tables
+                scratch = _Files()
+                _declare(scratch, g, f, True, spans, module_id, rows_of)
+                t.span.update(scratch.span)
+        attached = table.attached
+        for holder, sid in attached:
+            if mine(t.path[holder]):
+                _edge(g, holder, sid, "contains", 1.0, "defined", 1, 0)
+    else:
+        t = _Files()
+        for f in code:
+            _declare(t, g, f, mine(f.path), spans, module_id, rows_of)
+        # members declared outside their type (Go methods, Rust impls): attach by the type's name
+        attached = []
+        for (directory, dotted), ids in list(t.by_dir.items()):
+            if "." not in dotted:
                 continue
-            short = qualified.rsplit(".", 1)[-1] or name
-            sid = f"{f.path}#{qualified}@{kind}" if value and (qualified, False) in rep else f"{f.path}#{qualified}"
-            t.kind[sid], t.path[sid], t.span[sid] = kind, f.path, (start, end)
-            if f.language in ("c", "cpp") and signature.endswith(";"):
-                t.prototypes.add(sid)
-
-            if own:  # the other files' rows are never made: only their names are known
-                row = {"id": sid, "name": short, "qualified": qualified, "kind": kind,
-                       "language": f.language, "path": f.path, "start": start, "end": end,
-                       "signature": signature, "doc": doc,
-                       "exported": _exported(f.language, short, qualified, signature)}
-                g.nodes.append(row)
-                rows_of[f.path].append(row)
-            parent_q = qualified.rsplit(".", 1)[0] if "." in qualified else ""
-            parent = by_qualified.get(parent_q) if parent_q else None
-            by_qualified.setdefault(qualified, sid)
-            if parent is not None:
-                if own:
-                    _edge(g, parent, sid, "contains", 1.0, "defined", 1, start)
-                t.parent[sid] = parent
-                if t.kind.get(parent) in TYPE_KINDS:
-                    t.members.setdefault(parent, {}).setdefault(short, sid)
-                    t.owner[sid] = parent
-                else:
-                    t.nested.setdefault(parent, {}).setdefault(short, sid)
-            elif not parent_q:
-                if own:
-                    _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
-                t.top[f.path].setdefault(short, []).append(sid)
-                t.by_dir[(directory, short)].append(sid)
-            else:  # a member of a type declared elsewhere (Go receivers, Rust impls, C++ out-of-line)
-                if own:
-                    _edge(g, mid, sid, "contains", 1.0, "defined", 1, start)
-                t.by_dir[(directory, parent_q.rsplit(".", 1)[-1] + "." + short)].append(sid)
-            if kind in TYPE_KINDS:
-                t.types[f.path].setdefault(short, sid)
-                t.types_named[(fam, short.lower())].append(sid)
-            t.by_short[(fam, short)].append(sid)
-            if kind in SCOPES:
-                scope_rows.append((start, end, sid))
-        scope_rows.extend((a, b, by_qualified[q]) for a, b, q in others
-                          if t.kind.get(by_qualified[q]) in SCOPES)
-        spans[f.path] = scope_rows
-    # members declared outside their type (Go methods, Rust impls): attach by the type's name
-    for (directory, dotted), ids in list(t.by_dir.items()):
-        if "." not in dotted:
-            continue
-        type_name, member = dotted.split(".", 1)
-        owners = [i for i in t.by_dir.get((directory, type_name), ()) if t.kind.get(i) in TYPE_KINDS]
-        if len(owners) == 1:
-            for sid in ids:
-                t.members.setdefault(owners[0], {}).setdefault(member, sid)
-                t.owner[sid] = owners[0]
-                if mine(t.path[owners[0]]):
-                    _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
+            type_name, member = dotted.split(".", 1)
+            owners = [i for i in t.by_dir.get((directory, type_name), ()) if t.kind.get(i) in TYPE_KINDS]
+            if len(owners) == 1:
+                for sid in ids:
+                    t.members.setdefault(owners[0], {}).setdefault(member, sid)
+                    t.owner[sid] = owners[0]
+                    attached.append((owners[0], sid))
+                    if mine(t.path[owners[0]]):
+                        _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
+    g.table = SymbolTable(t, attached)
     r = _Resolver(t, idx)
     for f in code:
-        if not f.bases:
+        if not f.bases or (table is not None and not mine(f.path)):
             continue  # reading a file's imports is this pass's cost: only files that name a base pay it
         r.file(f)
         for owner_q, written, relation, line in f.bases:
@@ -338,7 +376,8 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
                 continue
             for target, how, n in r.type_name(f, written):
                 if target != src:
-                    t.bases[src].append(target)
+                    if table is None:  # (a kept table's bases are whole: type_name never reads them)
+                        t.bases[src].append(target)
                     if mine(f.path):
                         _edge(g, src, target, relation, _kappa(how, n), how, n, line)
     for f in code:
