@@ -24,6 +24,10 @@ workspace (``shutil.copyfile``: every file written just before its first build, 
 clone's are): the copy, ``oracl build``, then ``oracl build`` again, timed, with the files
 it read and its ratio to the target (2 × a bare stat walk + 2 s).
 
+``--resident N`` also runs ``scripts/bench_resident.py`` on each side's copy (after the
+rebuilds): one long-lived builder, as ``oracl watch``, timing N saves → fresh answers; the
+two sides take turns, twice each.
+
 ``--coverage N`` first ingests, on both sides, a coverage.py JSON report with test contexts
 over the first N Python files (29 lines each, run by 50 tests: one event per file and test,
 as ``oracl ingest`` makes of ``pytest --cov-context=test``'s contexts; N = 2,000 gives
@@ -71,6 +75,21 @@ def oracl(side: dict[str, object], *args: str) -> tuple[float, subprocess.Comple
     if proc.returncode != 0:
         raise SystemExit(f"oracl {' '.join(args)} failed ({side['name']}): {proc.stderr.strip()[:500]}")
     return wall, proc
+
+
+def resident_run(side: dict[str, object], edits: int) -> dict[str, object]:
+    """``bench_resident.py`` on the side's copy, under the side's code."""
+    import orjson
+
+    env = dict(os.environ)
+    if side["pythonpath"]:
+        env["PYTHONPATH"] = str(side["pythonpath"])
+    proc = subprocess.run([sys.executable, "-P", str(HERE / "bench_resident.py"), str(side["root"]), "--edits",
+                           str(edits), "--json"], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_resident.py failed ({side['name']}): {proc.stderr.strip()[-500:]}")
+    out: dict[str, object] = orjson.loads(proc.stdout.strip().splitlines()[-1])
+    return out
 
 
 def touch(root: Path, n: int) -> None:
@@ -143,6 +162,8 @@ def main() -> None:
                     help="time N first rebuilds after a fresh copy of the workspace, per side")
     ap.add_argument("--coverage", type=int, default=0, metavar="N",
                     help="ingest a coverage report over N Python files first (events in every build)")
+    ap.add_argument("--resident", type=int, default=0, metavar="N",
+                    help="time N saves → fresh answers of a long-lived builder, per side (bench_resident.py)")
     a = ap.parse_args()
     repo = HERE.parent
     scratch = Path(tempfile.mkdtemp(prefix="oracl-ab-"))
@@ -199,6 +220,10 @@ def main() -> None:
                 target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
                 wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
                 impacts[s["name"]].append(wall)  # type: ignore[index]
+        resident: dict[str, list[dict[str, object]]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
+        for _ in range(2 if a.resident else 0):
+            for s in sides:
+                resident[s["name"]].append(resident_run(s, a.resident))  # type: ignore[index]
         copies: dict[str, list[tuple[float, str]]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
         walk = 0.0
         for i in range(a.after_copy):
@@ -231,6 +256,10 @@ def main() -> None:
             print(f"{name}: bytes written by a one-file rebuild median {statistics.median(w) / 1e6:.1f} MB "
                   f"({min(w) / 1e6:.1f}–{max(w) / 1e6:.1f}); vault {vault / 2**20:,.0f} MiB ÷ tree "
                   f"{tree / 2**20:,.0f} MiB = {vault / tree:.2f} after {a.rebuilds} rebuilds")
+            for run in resident[name]:  # type: ignore[index]
+                print(f"{name}: resident {a.resident} saves: build p50 {run['build_p50']:.2f} s, save → answer "
+                      f"p50 {run['answer_p50']:.2f} s / p95 {run['answer_p95']:.2f} s (the edited file found "
+                      f"{run['found']} of {run['edits']})")
             if a.coverage:
                 print(f"{name}: rebuilds of covered files {', '.join(f'{x:.2f}' for x in r[0::2])} s, "
                       f"of uncovered files {', '.join(f'{x:.2f}' for x in r[1::2])} s")

@@ -1,0 +1,80 @@
+"""A long-lived builder's save → fresh answer, as ``oracl watch`` makes it.
+
+    python scripts/bench_resident.py ROOT [--edits 8] [--json]
+
+One process builds ROOT with a kept ``Carry`` (what ``oracl watch`` keeps between builds,
+its helpers forked as the CLI's are), then ``--edits`` times: appends a line holding a new
+word to one Python file (a different file each time), builds, and searches for that word
+on a fresh snapshot of the latest build. Printed: each save's build seconds and
+save → answer seconds (p50 and p95), and whether every answer found the edited file.
+The first edit after the first build is timed like the others. Watching for the file
+event itself is not timed (``watchfiles`` wakes within its debounce)."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def main() -> None:
+    from oracl.builder.incremental import Carry
+    from oracl.builder.orchestrator import build
+    from oracl.read.query.run import search
+    from oracl.read.snapshot import Snapshot
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", type=Path)
+    ap.add_argument("--edits", type=int, default=8)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    root = args.root
+    files = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts)[: max(1, args.edits)]
+    carry = Carry()
+    t0 = time.perf_counter()
+    build(root, carry=carry, executor_kind="processes")
+    first = time.perf_counter() - t0
+    builds: list[float] = []
+    answers: list[float] = []
+    found = 0
+    modes: list[str] = []
+    for i in range(args.edits):
+        f = files[i % len(files)]
+        word = f"residentword{i}x{time.time_ns() % 10**6}"
+        t0 = time.perf_counter()
+        with open(f, "a") as fh:
+            fh.write(f"\n# {word}\n")
+        report = build(root, carry=carry, executor_kind="processes")
+        t1 = time.perf_counter()
+        with Snapshot.open(root) as snap:
+            hits = search(snap, word, limit=5, log=False).results
+        t2 = time.perf_counter()
+        builds.append(t1 - t0)
+        answers.append(t2 - t0)
+        modes.append(report.mode)
+        rel = f.relative_to(root).as_posix()
+        found += any(h["path"] == rel for h in hits)
+    out = {"first_build": round(first, 3), "builds": [round(x, 3) for x in builds],
+           "answers": [round(x, 3) for x in answers],
+           "build_p50": round(statistics.median(builds), 3), "answer_p50": round(statistics.median(answers), 3),
+           "answer_p95": round(percentile(answers, 0.95), 3), "found": found, "edits": args.edits,
+           "modes": sorted(set(modes))}
+    if args.json:
+        sys.stdout.write(orjson.dumps(out).decode() + "\n")
+    else:
+        print(f"resident: {args.edits} saves, build p50 {out['build_p50']:.2f} s, save → answer p50 "
+              f"{out['answer_p50']:.2f} s / p95 {out['answer_p95']:.2f} s; the edited file found {found} of "
+              f"{args.edits}; first build {first:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
