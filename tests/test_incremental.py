@@ -1043,6 +1043,10 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
     real_again = orchestrator.edges_to_make
     monkeypatch.setattr(orchestrator, "edges_to_make",
                         lambda *a: again.append(real_again(*a)) or again[-1])  # type: ignore[func-returns-value]
+    reweighed: list[bool] = []
+    real_reweigh = orchestrator.reweigh
+    monkeypatch.setattr(orchestrator, "reweigh",
+                        lambda *a: reweighed.append((g := real_reweigh(*a)) is not None) or g)  # type: ignore[func-returns-value]
     files = {
         "docs/a.md": "# A\n\nSee [usage](b.md#usage) and [b](b.md).\n",
         "docs/b.md": "# B\n\n## Usage\n\nRun it.\n",
@@ -1100,6 +1104,7 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         incremental_export = _canonical(root)
         full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
         assert incremental_export == full[0], f"step {step}: {_first_difference(incremental_export, full[0])}"
+    assert len(reweighed) == len(edits) and sum(reweighed) >= 5, reweighed  # the weights kept but where edges moved
     edges = {(e["source"], e["target"], e["relation"]) for e in unpack_symbols(full[0])[1]}
     assert ("svc/types.go#Store", "svc/methods.go#Store.Get", "contains") in edges  # attached across files
     assert ("pkg/child.py#Child", "pkg/base.py#Base", "inherits") in edges

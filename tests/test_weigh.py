@@ -150,3 +150,46 @@ def test_an_empty_file_gains_nothing_from_its_association() -> None:
     assert typed["priority_detail"]["delta"] == pytest.approx((0.8 - mu) / sigma, abs=1e-8) and (0.8 - mu) / sigma > 0
     assert typed["priority"] == typed["priority_detail"]["base"]
     assert c["priority"] == pytest.approx(c["priority_detail"]["base"] + 0.35 * (0.8 - mu) / sigma, abs=1e-8)
+
+
+def _three(cfg: Config, b_mtime: int = T, b_size: int = 1, mention: str = "L3-3",
+           imports: str = "imports") -> tuple[list, dict, list]:  # type: ignore[type-arg]
+    fs = {"core/a.py": facts("core/a.py", module_docstring=True, defs=2, documented_defs=1),
+          "core/b.py": FileFacts(path="core/b.py", artifact_id=f"id-b-{b_mtime}-{b_size}", checksum="0" * 64,
+                                 size_bytes=b_size, mtime_ns=b_mtime, ctime_ns=T, parse_status="ok"),
+          "docs/c.md": facts("docs/c.md")}
+    records = [make_record(f, cfg) for f in fs.values()]
+    merged = [Edge("core/a.py", "core/b.py", imports, 1.0, "L1-1"),
+              Edge("docs/c.md", "core/a.py", "references", 0.95, "L2-2"),
+              Edge("docs/c.md", "core/b.py", "mentions", 0.6, mention)]
+    return records, fs, merged
+
+
+def _same(a, b) -> None:  # type: ignore[no-untyped-def]
+    assert a.nodes == b.nodes and a.edges == b.edges and a.stored == b.stored and a.terms == b.terms
+    assert (a.mu, a.sigma, a.hubs, a.rank_raw, a.edge_counts, a.endpoints, a.orphans) == \
+        (b.mu, b.sigma, b.hubs, b.rank_raw, b.edge_counts, b.endpoints, b.orphans)
+
+
+def test_reweigh_gives_weighs_graph_when_the_structure_stays() -> None:
+    """A long-lived builder's weighing: an edit of B (newer: the repository's newest mtime
+    moves, so every row's freshness, P0 and priority do; B's artifact id moves, so every edge
+    row naming B does; a mention's line moves) gives exactly the graph ``weigh`` makes of the
+    new inputs; an edge whose relation moved, or another domain, gives None."""
+    from oracl.builder.pipeline.weigh import reweigh
+
+    cfg = Config()
+    before = weigh(*_three(cfg), cfg, keep=True)
+    later = T + 30 * 86_400 * 10**9
+    records, fs, merged = _three(cfg, b_mtime=later, b_size=7, mention="L9-9")
+    records = [records[0], records[1], before.structure.records[2]]  # C unchanged: the very record kept
+    fs["docs/c.md"] = before.structure.facts[2]
+    fresh = weigh(records, fs, merged, cfg)
+    again = reweigh(before, records, fs, merged, cfg)
+    assert again is not None
+    _same(again, fresh)
+    assert node(again, "id-docs/c.md")["priority_detail"]["components"]["freshness"] == \
+        pytest.approx(math.exp(-30 / 90))  # C is now 30 days older than the newest file
+    assert {e["target"] for e in again.edges if e["source"] == "id-core/a.py"} >= {f"id-b-{later}-7"}
+    moved = weigh(*_three(cfg), cfg, keep=True)
+    assert reweigh(moved, *_three(cfg, imports="references"), cfg) is None

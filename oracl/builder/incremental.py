@@ -272,6 +272,8 @@ class Carry:
     symbol_table: Any = None
     # each file's Phase 2 and Phase 3 edges that bundle's build made (``providers.edges_per_file``)
     edges: tuple[dict[str, Any], dict[str, Any]] | None = None
+    # the weighted graph that bundle's build made, with its structure (``weigh.reweigh``)
+    graph: Any = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -287,7 +289,7 @@ class Carry:
     def forget(self) -> None:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
         self.records, self.made_under = {}, None
-        self.symbol_table = self.edges = None
+        self.symbol_table = self.edges = self.graph = None
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

@@ -71,7 +71,7 @@ from oracl.builder.pipeline.merge import (
     write_jsonl,
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
-from oracl.builder.pipeline.weigh import WeightedGraph, weigh
+from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
 from oracl.builder.segments import Segments, reusable
 from oracl.bundle import provenance
 from oracl.bundle.writer import BundleWriter
@@ -639,9 +639,16 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
 
     # usage (design §4) has no feed: being returned is not evidence, and what was used reaches
     # the graph only as reviewed, query-local learned data (§9), never as a global prior
-    return weigh(r.records, {f.path: f for f in r.facts}, merged.edges, plan.cfg,
-                 Counter(), _sensitivity_overrides(plan.cfg, r.facts), rank_job=rank_job,
-                 history=history.messages)
+    facts = {f.path: f for f in r.facts}
+    overrides = _sensitivity_overrides(plan.cfg, r.facts)
+    carry = plan.carry
+    if carry is not None and carry.graph is not None and r.previous is not None and carry.bundle == r.previous.bundle:
+        again = reweigh(carry.graph, r.records, facts, merged.edges, plan.cfg, Counter(), overrides, history.messages)
+        carry.graph = None  # its rows are this build's now (changed in place)
+        if again is not None:
+            return again
+    return weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
+                 history=history.messages, keep=carry is not None)
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -908,6 +915,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
+        kept_graph = graph if plan.carry is not None else None
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
@@ -933,7 +941,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         if plan.carry is not None and carried is not None:
             plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)
             if plan.carry.bundle is not None:
-                plan.carry.symbol_table, plan.carry.edges = symbols.table, by_file
+                plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
         ok = True
     finally:
         if not ok and plan.carry is not None:

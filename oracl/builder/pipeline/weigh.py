@@ -66,6 +66,7 @@ class WeightedGraph:
     # rel tables are keyed by path, the export by node id
     endpoints: list[tuple[str, str]] = field(default_factory=list)
     orphans: int = 0  # artifacts with no artifact–artifact edge
+    structure: Structure | None = None  # kept for ``reweigh`` (a long-lived builder's)
 
 
 RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
@@ -78,19 +79,30 @@ def rank_here(edges: list[tuple[str, str, float]], tagsets: dict[str, frozenset[
     return lambda: ranks
 
 
-def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
-          cfg: Config, usage: Mapping[str, int] | None = None,
-          sensitivity_overrides: Mapping[str, str] | None = None,
-          rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None) -> WeightedGraph:
-    """``rank_job`` starts the edge ranking and returns a function that waits for it: the
-    builder runs it in a second process while this one makes the node rows. ``history``
-    is each file's past commit messages (design §5c). Edges of a relation in
-    ``NOT_STRUCTURAL`` (co-change) are weighted and ranked like every edge but do not
-    count towards association, degree or back-references: they say the files changed
-    together, not that one depends on the other."""
-    history = history or {}
-    usage = usage or {}
-    sensitivity_overrides = sensitivity_overrides or {}
+@dataclass(slots=True)
+class Structure:
+    """What the edges determine of every node, whatever the files' contents: the weights,
+    the association values, the degrees, who refers to whom, which files are tested, the
+    tag sets the ranking compared. Kept (``WeightedGraph.structure``) for ``reweigh``."""
+
+    edges: list[Edge]                 # merged + hub membership, in row order
+    weights: list[float]
+    assoc: dict[str, float]
+    degree_all: Counter[str]
+    degree_aa: Counter[str]
+    referrers: dict[str, set[str]]
+    referred: dict[str, set[str]]
+    tested: set[str]
+    tagsets: dict[str, frozenset[str]]
+    domains: list[str]
+    # the inputs it was made from, compared by ``reweigh``
+    records: list[ArtifactRecord] = field(default_factory=list)
+    facts: list[FileFacts] = field(default_factory=list)
+    merged: list[Edge] = field(default_factory=list)
+    settings: tuple[object, ...] = ()
+
+
+def _structure(records: list[ArtifactRecord], merged: list[Edge], cfg: Config) -> Structure:
     domains = sorted({str(r.tags["domain"]) for r in records})
     hub_edges = [Edge(r.path, hub_id(str(r.tags["domain"])), "belongs_to", 1.0, "", "", "hubs", "hubs")
                  for r in records]
@@ -132,91 +144,211 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
 
     tagsets = {r.path: tagset(r.tags) for r in records}
     tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
-    ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], tagsets, cfg)
+    return Structure(edges, weights, assoc, degree_all, degree_aa, referrers, referred, tested, tagsets, domains)
+
+
+def _artifact_node(r: ArtifactRecord, f: FileFacts, s: Structure, terms: derive.Terms, newest: int,
+                   usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
+                   history: Mapping[str, str]) -> tuple[ArtifactNode, derive.Stored]:
+    """One artifact's node row and its stored terms."""
+    tags = r.tags
+    fmt = str(tags.get("format", ""))
+    risk = prio.risk_score(r.path, len(f.sensitive_apis), f.secret_key_names)
+    sens = prio.sensitivity(risk, f.key_material or f.credential_literal,
+                            sensitivity_overrides.get(r.path, ""))
+    testing = 1.0 if r.path in s.tested else 0.5 if is_test_path(r.path) else 0.0
+    inputs = prio.PriorityInputs(
+        risk_score=risk, degree=s.degree_aa[r.path], usage=usage.get(r.path, r.usage),
+        backrefs=len(s.referrers[r.path] - {r.path}), lifecycle=str(tags["lifecycle"]),
+        testing=testing,
+        documentation=prio.documentation_signal(fmt, f.module_docstring, f.defs, f.documented_defs,
+                                                code=f.language in CODE_LANGUAGES),
+        age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
+        estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
+        placeholder=bool(tags["placeholder"]))
+    comp = prio.components(inputs)
+    fresh_e = derive.fresh_factor(f.mtime_ns)
+    comp["freshness"] = derive.freshness(terms, fresh_e)  # derived: the newest mtime is the repository's
+    for b in CONTINUOUS_BUCKETS:  # the others are exact constants (0, 0.3, 0.5, 1 …)
+        comp[b] = r9(comp[b])
+    cls = str(tags["classification"])
+    p_sum = derive.own_sum(comp)
+    p_mult = prio.M_CLS.get(cls, 1.15) * prio.M_SENS[sens]
+    p0 = derive.base(terms, p_sum, p_mult, fresh_e)
+    file_role = role(r.path)
+    assoc = s.assoc[r.path]
+    st = derive.Stored(p_sum, p_mult, fresh_e, prio.M_ROLE[file_role], assoc, s.degree_all[r.path])
+    dl = derive.delta(terms, st.assoc)
+    node: ArtifactNode = {  # the record's fields, then these
+        **r.to_json(),  # type: ignore[typeddict-item]
+        "id": r.artifact_id,
+        "kind": "artifact",
+        "usage": inputs.usage,
+        "link_count": len(s.referred[r.path]),
+        "backrefs": inputs.backrefs,
+        # an empty file (flask's py.typed) has no content to be important for: its only edge,
+        # the hub membership, would make its association the maximum (0.8) and lift it above
+        # the code; it keeps what it loses, never what it would gain
+        "priority": r9(derive.priority(terms, p_sum, p_mult, fresh_e, st.m_role, st.assoc, f.size_bytes > 0)),
+        "link_density": r9(derive.link_density(terms, st.degree)),
+        "priority_detail": {
+            "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
+            "sensitivity": sens, "risk_score": risk, "base": r9(p0),
+            "association": r9(assoc), "delta": r9(dl),
+            "role": file_role, "m_role": prio.M_ROLE[file_role],
+        },
+        "parse_status": f.parse_status,
+        "line_count": f.line_count,
+        "symbols": f.symbols,      # tuples serialise as JSON arrays
+        "headings": f.headings,
+        "history": history.get(r.path, ""),
+    }
+    return node, st
+
+
+def _derive_again(node: ArtifactNode, st: derive.Stored, terms: derive.Terms, nonempty: bool) -> None:
+    """An artifact row's derived values made again under other terms, exactly as
+    ``_artifact_node`` makes them (its stored terms and every other field as they were)."""
+    detail = node["priority_detail"]
+    detail["components"]["freshness"] = r9(derive.freshness(terms, st.fresh_e))
+    detail["base"] = r9(derive.base(terms, st.p_sum, st.p_mult, st.fresh_e))
+    detail["delta"] = r9(derive.delta(terms, st.assoc))
+    node["priority"] = r9(derive.priority(terms, st.p_sum, st.p_mult, st.fresh_e, st.m_role, st.assoc, nonempty))
+    node["link_density"] = r9(derive.link_density(terms, st.degree))
+
+
+def _hub_rows(s: Structure, terms: derive.Terms, stored: dict[str, derive.Stored]) -> list[NodeRow]:
+    rows: list[NodeRow] = []
+    for d in s.domains:
+        hid = hub_id(d)
+        stored[hid] = derive.Stored(0.0, 0.0, 0.0, 0.0, s.assoc[hid], s.degree_all[hid])
+        rows.append({"id": hid, "kind": "hub", "tags": {"domain": d},
+                     "association": r9(s.assoc[hid]), "delta": r9(derive.delta(terms, s.assoc[hid])),
+                     "link_density": r9(derive.link_density(terms, s.degree_all[hid]))})
+    return rows
+
+
+def _edge_row(e: Edge, w: float, rank: float, ids: Mapping[str, str], terms: derive.Terms) -> EdgeRow:
+    return {
+        "source": ids[e.source], "target": ids.get(e.target, e.target),
+        "relation": e.relation, "source_fragment": e.source_fragment,
+        "target_fragment": e.target_fragment,
+        "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
+        "relation_weight": w, "association_rank": r9(derive.rank(terms, rank)),
+    }
+
+
+def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
+          cfg: Config, usage: Mapping[str, int] | None = None,
+          sensitivity_overrides: Mapping[str, str] | None = None,
+          rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None,
+          keep: bool = False) -> WeightedGraph:
+    """``rank_job`` starts the edge ranking and returns a function that waits for it: the
+    builder runs it in a second process while this one makes the node rows. ``history``
+    is each file's past commit messages (design §5c). Edges of a relation in
+    ``NOT_STRUCTURAL`` (co-change) are weighted and ranked like every edge but do not
+    count towards association, degree or back-references: they say the files changed
+    together, not that one depends on the other. ``keep``: the graph keeps its
+    ``structure`` and inputs, for ``reweigh`` of the next build (a long-lived builder's)."""
+    history = history or {}
+    usage = usage or {}
+    sensitivity_overrides = sensitivity_overrides or {}
+    s = _structure(records, merged, cfg)
+    edges, weights = s.edges, s.weights
+    ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], s.tagsets, cfg)
 
     newest = max((facts[r.path].mtime_ns for r in records), default=0)
     # the largest R is filled in once the ranks are in (priorities do not use it)
-    terms = derive.Terms.of(list(assoc.values()), newest, 0.0, cfg.alpha, cfg.priority_cap)
+    terms = derive.Terms.of(list(s.assoc.values()), newest, 0.0, cfg.alpha, cfg.priority_cap)
     mu, sigma = terms.mu, terms.sigma
     stored: dict[str, derive.Stored] = {}
     node_rows: list[NodeRow] = []
     for r in records:
-        f = facts[r.path]
-        tags = r.tags
-        fmt = str(tags.get("format", ""))
-        risk = prio.risk_score(r.path, len(f.sensitive_apis), f.secret_key_names)
-        sens = prio.sensitivity(risk, f.key_material or f.credential_literal,
-                                sensitivity_overrides.get(r.path, ""))
-        testing = 1.0 if r.path in tested else 0.5 if is_test_path(r.path) else 0.0
-        inputs = prio.PriorityInputs(
-            risk_score=risk, degree=degree_aa[r.path], usage=usage.get(r.path, r.usage),
-            backrefs=len(referrers[r.path] - {r.path}), lifecycle=str(tags["lifecycle"]),
-            testing=testing,
-            documentation=prio.documentation_signal(fmt, f.module_docstring, f.defs, f.documented_defs,
-                                                    code=f.language in CODE_LANGUAGES),
-            age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
-            estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
-            placeholder=bool(tags["placeholder"]))
-        comp = prio.components(inputs)
-        fresh_e = derive.fresh_factor(f.mtime_ns)
-        comp["freshness"] = derive.freshness(terms, fresh_e)  # derived: the newest mtime is the repository's
-        for b in CONTINUOUS_BUCKETS:  # the others are exact constants (0, 0.3, 0.5, 1 …)
-            comp[b] = r9(comp[b])
-        cls = str(tags["classification"])
-        p_sum = derive.own_sum(comp)
-        p_mult = prio.M_CLS.get(cls, 1.15) * prio.M_SENS[sens]
-        p0 = derive.base(terms, p_sum, p_mult, fresh_e)
-        file_role = role(r.path)
-        st = stored[r.path] = derive.Stored(p_sum, p_mult, fresh_e, prio.M_ROLE[file_role], assoc[r.path],
-                                     degree_all[r.path])
-        dl = derive.delta(terms, st.assoc)
-        node: ArtifactNode = {  # the record's fields, then these
-            **r.to_json(),  # type: ignore[typeddict-item]
-            "id": r.artifact_id,
-            "kind": "artifact",
-            "usage": inputs.usage,
-            "link_count": len(referred[r.path]),
-            "backrefs": inputs.backrefs,
-            # an empty file (flask's py.typed) has no content to be important for: its only edge,
-            # the hub membership, would make its association the maximum (0.8) and lift it above
-            # the code; it keeps what it loses, never what it would gain
-            "priority": r9(derive.priority(terms, p_sum, p_mult, fresh_e, st.m_role, st.assoc, f.size_bytes > 0)),
-            "link_density": r9(derive.link_density(terms, st.degree)),
-            "priority_detail": {
-                "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
-                "sensitivity": sens, "risk_score": risk, "base": r9(p0),
-                "association": r9(assoc[r.path]), "delta": r9(dl),
-                "role": file_role, "m_role": prio.M_ROLE[file_role],
-            },
-            "parse_status": f.parse_status,
-            "line_count": f.line_count,
-            "symbols": f.symbols,      # tuples serialise as JSON arrays
-            "headings": f.headings,
-            "history": history.get(r.path, ""),
-        }
+        node, stored[r.path] = _artifact_node(r, facts[r.path], s, terms, newest, usage, sensitivity_overrides,
+                                              history)
         node_rows.append(node)
-    for d in domains:
-        hid = hub_id(d)
-        stored[hid] = derive.Stored(0.0, 0.0, 0.0, 0.0, assoc[hid], degree_all[hid])
-        node_rows.append({"id": hid, "kind": "hub", "tags": {"domain": d},
-                          "association": r9(assoc[hid]), "delta": r9(derive.delta(terms, assoc[hid])),
-                          "link_density": r9(derive.link_density(terms, degree_all[hid]))})
+    node_rows.extend(_hub_rows(s, terms, stored))
 
     raw = ranked()
     terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
     ids = {r.path: r.artifact_id for r in records}
-    edge_rows: list[EdgeRow] = []
-    counts: Counter[str] = Counter()
-    for e, w, rank in zip(edges, weights, raw, strict=True):
-        counts[e.relation] += 1
-        edge_rows.append({
-            "source": ids[e.source], "target": ids.get(e.target, e.target),
-            "relation": e.relation, "source_fragment": e.source_fragment,
-            "target_fragment": e.target_fragment,
-            "metadata": {"confidence": e.confidence, "producer": e.producer, "provider": e.provider},
-            "relation_weight": w, "association_rank": r9(derive.rank(terms, rank)),
-        })
+    counts: Counter[str] = Counter(e.relation for e in edges)
+    edge_rows = [_edge_row(e, w, rank, ids, terms) for e, w, rank in zip(edges, weights, raw, strict=True)]
     endpoints = [(e.source, e.target) for e in edges]
-    orphans = sum(1 for r in records if degree_aa[r.path] == 0)
-    return WeightedGraph(node_rows, edge_rows, mu, sigma, len(domains), terms, stored, raw, counts, endpoints,
-                         orphans)
+    orphans = sum(1 for r in records if s.degree_aa[r.path] == 0)
+    graph = WeightedGraph(node_rows, edge_rows, mu, sigma, len(s.domains), terms, stored, raw, counts, endpoints,
+                          orphans)
+    if keep:
+        s.records, s.facts, s.merged = list(records), [facts[r.path] for r in records], merged
+        s.settings = (cfg, dict(usage), dict(sensitivity_overrides), dict(history))
+        graph.structure = s
+    return graph
+
+
+def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mapping[str, FileFacts],
+            merged: list[Edge], cfg: Config, usage: Mapping[str, int] | None = None,
+            sensitivity_overrides: Mapping[str, str] | None = None,
+            history: Mapping[str, str] | None = None) -> WeightedGraph | None:
+    """``weigh``'s graph made from the previous build's (``previous``, kept with its
+    ``structure``) when the edges' structure did not move: the same files in the same
+    order, the same (source, target, relation, κ) edges in the same order, the same
+    settings, and every changed record in the same domain with the same tag set. Then the
+    weights, association values, degrees and raw ranks are the previous build's; the
+    changed files' rows are made again, every other row's derived values follow the new
+    newest mtime, and the edge rows whose fragments or producer moved are made again.
+    None when the structure moved (``weigh`` then makes every row). The previous graph's
+    rows are reused, and changed, in place."""
+    s = previous.structure
+    if s is None:
+        return None
+    usage = usage or {}
+    sensitivity_overrides = sensitivity_overrides or {}
+    history = history or {}
+    if (len(records) != len(s.records) or len(merged) != len(s.merged)
+            or s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history))):
+        return None
+    changed: list[int] = []
+    for i, (r, old) in enumerate(zip(records, s.records, strict=True)):
+        if r.path != old.path:
+            return None
+        if r is not old or facts[r.path] is not s.facts[i]:
+            if r.tags.get("domain") != old.tags.get("domain") or tagset(r.tags) != s.tagsets[r.path]:
+                return None
+            changed.append(i)
+    moved: list[int] = []
+    for i, (e, old_e) in enumerate(zip(merged, s.merged, strict=True)):
+        if e is not old_e and e != old_e:
+            if (e.source, e.target, e.relation, e.confidence) != (old_e.source, old_e.target, old_e.relation,
+                                                                   old_e.confidence):
+                return None
+            moved.append(i)
+    newest = max((facts[r.path].mtime_ns for r in records), default=0)
+    terms = dataclasses.replace(previous.terms, newest_ns=newest) if previous.terms is not None else None
+    if terms is None:
+        return None
+    nodes = list(previous.nodes)
+    stored = dict(previous.stored)
+    now_changed = set(changed)
+    for i, r in enumerate(records):
+        if i in now_changed:
+            nodes[i], stored[r.path] = _artifact_node(r, facts[r.path], s, terms, newest, usage,
+                                                      sensitivity_overrides, history)
+        else:
+            _derive_again(nodes[i], stored[r.path], terms, s.facts[i].size_bytes > 0)  # type: ignore[arg-type]
+    del nodes[len(records):]
+    nodes.extend(_hub_rows(s, terms, stored))
+    edges = merged + s.edges[len(merged):]  # (the hub memberships: the same files in the same domains)
+    # a changed file's artifact id (its path, mtime and size) is in every row of its edges
+    renamed = {records[i].path for i in changed if records[i].artifact_id != s.records[i].artifact_id}
+    if renamed:
+        moved = sorted({*moved, *(i for i, e in enumerate(edges) if e.source in renamed or e.target in renamed)})
+    edge_rows = list(previous.edges)
+    if moved:
+        ids = {r.path: r.artifact_id for r in records}
+        for i in moved:
+            edge_rows[i] = _edge_row(edges[i], s.weights[i], previous.rank_raw[i], ids, terms)
+    s.records, s.facts, s.merged, s.edges = list(records), [facts[r.path] for r in records], merged, edges
+    graph = WeightedGraph(nodes, edge_rows, previous.mu, previous.sigma, previous.hubs, terms, stored,
+                          previous.rank_raw, previous.edge_counts, previous.endpoints, previous.orphans)
+    graph.structure = s
+    return graph
