@@ -601,6 +601,25 @@ def _symbol_rows(root: Path) -> dict[str, list[str]]:
                 for t, q in SYMBOL_ROWS.items()}
 
 
+GRAPH_ROWS = {
+    "Artifact": "MATCH (n:Artifact) RETURN n", "Hub": "MATCH (n:Hub) RETURN n", "History": "MATCH (n:History) RETURN n",
+    "Link": "MATCH (a:Artifact)-[e:Link]->(b:Artifact) RETURN a.path AS a, b.path AS b, e",
+    "BelongsTo": "MATCH (a:Artifact)-[e:BelongsTo]->(b:Hub) RETURN a.path AS a, b.id AS b, e",
+}
+
+
+def _graph_rows(root: Path) -> dict[str, list[str]]:
+    """Every row of the artifact graph's tables, every property (the engine's own ids left out)."""
+    from oracl.read.snapshot import Snapshot
+
+    def plain(v: object) -> object:
+        return {k: plain(x) for k, x in v.items() if not k.startswith("_")} if isinstance(v, dict) else v
+
+    with Snapshot.open(root) as snap:
+        return {t: sorted(orjson.dumps(plain(dict(r)), option=orjson.OPT_SORT_KEYS, default=str).decode()
+                          for r in snap.store.rows(q)) for t, q in GRAPH_ROWS.items()}
+
+
 def _full_rows_beside(root: Path, now: datetime, answer: bool = False) -> tuple[Any, ...]:
     """A full build of the same tree: (its export minus build id and time, its symbol
     tables' rows[, its full-text answer]); the vault is then put back."""
@@ -1043,6 +1062,10 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
     real_again = orchestrator.edges_to_make
     monkeypatch.setattr(orchestrator, "edges_to_make",
                         lambda *a: again.append(real_again(*a)) or again[-1])  # type: ignore[func-returns-value]
+    reached: list[bool] = []
+    real_reach = orchestrator.standby_reach
+    monkeypatch.setattr(orchestrator, "standby_reach",
+                        lambda *a: reached.append((x := real_reach(*a)) is not None) or x)  # type: ignore[func-returns-value]
     reweighed: list[bool] = []
     real_reweigh = orchestrator.reweigh
     monkeypatch.setattr(orchestrator, "reweigh",
@@ -1101,10 +1124,19 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         assert report.files_read == 1, report.mode
         assert kept == [served], (step, rel, report.symbols_mode)
         assert again == [made_again], (step, rel)
-        incremental_export = _canonical(root)
-        full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
+        incremental_export, rows = _canonical(root), _graph_rows(root)
+        saved = tmp_path / "vault-kept"
+        shutil.copytree(root / ".oracl", saved, symlinks=True)
+        build(root, full=True, now=t0 + timedelta(minutes=2 * step + 1), **KW)
+        full = (_canonical(root),)
+        full_rows = _graph_rows(root)
+        shutil.rmtree(root / ".oracl")
+        saved.rename(root / ".oracl")
         assert incremental_export == full[0], f"step {step}: {_first_difference(incremental_export, full[0])}"
+        for table, want in full_rows.items():  # the database's rows too: a standby patched where reached
+            assert rows[table] == want, (step, table, sorted(set(rows[table]) ^ set(want))[:4])
     assert len(reweighed) == len(edits) and sum(reweighed) >= 5, reweighed  # the weights kept but where edges moved
+    assert sum(reached) >= 3, reached  # the standby compared only where two reweighs reached
     edges = {(e["source"], e["target"], e["relation"]) for e in unpack_symbols(full[0])[1]}
     assert ("svc/types.go#Store", "svc/methods.go#Store.Get", "contains") in edges  # attached across files
     assert ("pkg/child.py#Child", "pkg/base.py#Base", "inherits") in edges

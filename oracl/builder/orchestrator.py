@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -126,6 +126,9 @@ Executor = InProcess | Processes
 SKIPPABLE = ("phase2", "phase3", "fts")
 PARALLEL_MIN_FILES = 256  # below this a worker pool costs more than it saves
 RANK_FORK_MIN_EDGES = 20_000  # below this, ranking in a second process costs more than it saves
+if TYPE_CHECKING:
+    from oracl.bundle.database import Reach
+
 T = TypeVar("T")
 
 
@@ -363,6 +366,7 @@ class Content:
     # the files whose symbol rows the standby holds otherwise: those caught up, those it has
     # and this build has not, those the latest build's rows moved in (its lineage)
     symbols_catchup: list[str] = field(default_factory=list)
+    standby_of: str = ""  # the bundle whose database this build took over as its standby
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Content:
@@ -388,7 +392,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
         old = r.previous.facts
         delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
         limit = growth_limit(r.previous.base_db_bytes or db.stat().st_size)
-        checksums, why, moved = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols, max_bytes=limit)
+        checksums, why, moved, standby_of = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols,
+                                                          max_bytes=limit)
         if checksums is not None:
             staged = _catch_up(plan, r, checksums)
             if staged is None:
@@ -404,7 +409,7 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
             previous, why = db, f"database: a copy of the latest ({why})"
     task = ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
                            cfg.db_threads, previous, delete, keep_symbols and r.previous is not None, standby, extra)
-    return Content(task, standby, catchup, why, symbols_catchup)
+    return Content(task, standby, catchup, why, symbols_catchup, standby_of if standby else "")
 
 
 def _catch_up(plan: Plan, r: Read, checksums: dict[str, str]) -> tuple[
@@ -480,6 +485,21 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
         return orjson.dumps(linked)  # the digests of the facts shards linked, not written: known
 
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
+
+
+def standby_reach(carry: Carry | None, content: Content, graph: WeightedGraph) -> Reach | None:
+    """The graph rows the standby can differ in from this build, when a long-lived builder
+    knows them: the standby is the bundle the latest build started from, and both the latest
+    build (``Carry.moved``, against that bundle) and this one (``WeightedGraph.moved``,
+    against the latest) reweighed. None: every row is compared."""
+    if carry is None or not content.standby or graph.moved is None or carry.moved is None:
+        return None
+    base, (nodes, sources) = carry.moved
+    if base != content.standby_of:
+        return None
+    from oracl.bundle.database import Reach
+
+    return Reach(nodes | graph.moved[0], sources | graph.moved[1])
 
 
 def kept_edges(plan: Plan, r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
@@ -782,15 +802,21 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
 
 def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,
          header: dict[str, Any], spool: Path, content: Content, vault_files: Task[bytes],
-         export: Task[bytes], based: bool = False) -> Loaded:
+         export: Task[bytes], based: bool = False, reach: Reach | None = None) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
-    and published once the export and the vault files are written."""
+    and published once the export and the vault files are written. ``reach``: the rows
+    the standby can differ in (``standby_reach``); only those are made into tables."""
     from oracl.bundle import tables as tables_of
 
-    links, belongs = tables_of.link_tables(graph.edges, graph.endpoints, graph.rank_raw)
-    tables = {"artifacts": tables_of.artifact_table(graph.nodes, graph.stored),
-              "hubs": tables_of.hub_table(graph.nodes, graph.stored),
-              "history": tables_of.history_table(graph.nodes), "links": links, "belongs": belongs}
+    nodes, edges, ends, raw = graph.nodes, graph.edges, graph.endpoints, graph.rank_raw
+    if reach is not None:
+        nodes = [n for n in nodes if n["kind"] == "hub" or n["path"] in reach.nodes]
+        keep = [i for i, (src, _) in enumerate(ends) if src in reach.sources]
+        edges, ends, raw = [edges[i] for i in keep], [ends[i] for i in keep], [raw[i] for i in keep]
+    links, belongs = tables_of.link_tables(edges, ends, raw)
+    tables = {"artifacts": tables_of.artifact_table(nodes, graph.stored),
+              "hubs": tables_of.hub_table(nodes, graph.stored),
+              "history": tables_of.history_table(nodes), "links": links, "belongs": belongs}
     patch = None
     rows = tables_of.packed_symbol_tables(symbols.packed["nodes"], symbols.packed["edges"])
     if symbols.patched is not None:  # the content task kept the previous symbol tables: patch them
@@ -799,7 +825,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         tables.update(rows)
     content_seconds = ex.join(content.task)
     writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
-                      in_place=content.standby)
+                      in_place=content.standby, only=reach if content.standby else None)
     del tables
     os.unlink(spool)
     known = orjson.loads(ex.join(vault_files))
@@ -923,6 +949,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         based = r.previous is not None  # this build started from the latest: its manifest names it (lineage)
+        base_name = r.previous.bundle.name if r.previous is not None else ""
         stat_files = stat_rows(r.facts)
         all_facts = r.facts
         carried = (r.facts_header, {f.path: f for f in r.facts},
@@ -934,14 +961,17 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events, not based)
         del stat_files, all_facts
+        reach = standby_reach(plan.carry, content, graph)
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
-                       based)
+                       based, reach)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
         seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:
             plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)
             if plan.carry.bundle is not None:
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
+                moved = kept_graph.moved if kept_graph is not None else None
+                plan.carry.moved = (base_name, moved) if moved is not None and base_name else None
         ok = True
     finally:
         if not ok and plan.carry is not None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,7 @@ WHOLE_SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines",
 
 
 def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
-                  max_bytes: int) -> tuple[dict[str, str] | None, str, tuple[str, ...]]:
+                  max_bytes: int) -> tuple[dict[str, str] | None, str, tuple[str, ...], str]:
     """Take over the standby's database for this build: the bundle the latest build
     started from (named, with its manifest's digest, in the latest manifest's ``lineage``,
     which LATEST's seal covers), when no reader holds it. Its ``graph.kuzu`` moves into
@@ -130,8 +131,8 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
     here on loses only the standby, while the latest build goes on serving. Returns (the
     standby's checksum of each file, from its ``stat.bin``: what its Content and symbol
     rows were made of, "", the files whose symbol rows the latest build made again though
-    their bytes did not change: ``lineage["symbols_moved"]``) or (None, why it cannot be
-    used, ()). ``symbols_kept``: this build patches the symbol tables, which needs the
+    their bytes did not change: ``lineage["symbols_moved"]``, the standby's bundle name)
+    or (None, why it cannot be used, (), ""). ``symbols_kept``: this build patches the symbol tables, which needs the
     latest build to have patched them too (then they differ from the standby's only in
     files whose bytes differ, and in those it names as moved)."""
     import fcntl
@@ -144,47 +145,47 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
         previous = vault.bundle(str(latest.get("bundle", latest["build_id"])))
         raw = (previous / MANIFEST).read_bytes()
         if hashlib.sha256(raw).hexdigest() != latest.get("manifest_sha256"):
-            return None, "the latest manifest does not match LATEST.json", ()
+            return None, "the latest manifest does not match LATEST.json", (), ""
         lineage = orjson.loads(raw).get("lineage") or {}
         if not isinstance(lineage, dict) or not isinstance(lineage.get("base"), str):
-            return None, "the latest build started from no bundle", ()
+            return None, "the latest build started from no bundle", (), ""
         if symbols_kept and lineage.get("symbols_whole") is not False:
-            return None, "the latest build made every symbol row again", ()
+            return None, "the latest build made every symbol row again", (), ""
         moved = tuple(str(p) for p in lineage.get("symbols_moved", ()))
         standby = vault.bundle(lineage["base"])
         raw = (standby / MANIFEST).read_bytes()
         if hashlib.sha256(raw).hexdigest() != lineage.get("base_manifest_sha256"):
-            return None, "the standby's manifest is not the one the latest build started from", ()
+            return None, "the standby's manifest is not the one the latest build started from", (), ""
         files = orjson.loads(raw)["files"]
         db = standby / DB_FILE
         if not file_matches(db, files[DB_FILE]):
-            return None, "the standby's database is not the one its manifest seals", ()
+            return None, "the standby's database is not the one its manifest seals", (), ""
         if any(Path(str(db) + suffix).exists() for suffix in (".wal", ".shadow")):
-            return None, "the standby's database has a write-ahead log", ()
+            return None, "the standby's database has a write-ahead log", (), ""
         if db.stat().st_size > max_bytes:
-            return None, f"the standby's database outgrew its chain ({db.stat().st_size / 2**20:,.0f} MB)", ()
+            return None, f"the standby's database outgrew its chain ({db.stat().st_size / 2**20:,.0f} MB)", (), ""
         stat_raw = (standby / STAT_FILE).read_bytes()
         if hashlib.sha256(stat_raw).hexdigest() != files[STAT_FILE]:
-            return None, f"the standby's {STAT_FILE} does not match its manifest", ()
+            return None, f"the standby's {STAT_FILE} does not match its manifest", (), ""
         checksums = {p: str(row[2]) for p, row in stat_files(stat_raw, standby.parent.parent)[1].items()}
     except FileNotFoundError:
-        return None, "no standby bundle", ()
+        return None, "no standby bundle", (), ""
     except Exception as exc:  # noqa: BLE001 – an unusable standby means a copy, never a failed build
-        return None, f"the standby is unreadable ({type(exc).__name__})", ()
+        return None, f"the standby is unreadable ({type(exc).__name__})", (), ""
     try:
         fd = os.open(standby / READERS_LOCK, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
-        return None, "the standby has no readers' lock", ()
+        return None, "the standby has no readers' lock", (), ""
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            return None, "a reader holds the standby", ()
+            return None, "a reader holds the standby", (), ""
         os.replace(db, staging / DB_FILE)
         shutil.rmtree(standby, ignore_errors=True)
     finally:
         os.close(fd)
-    return checksums, "", moved
+    return checksums, "", moved, str(lineage["base"])
 
 
 def refresh_bundle(directory: Path, delete: list[str], content: Any, *, buffer_pool_bytes: int = 1 << 30,
@@ -212,7 +213,8 @@ def _creates(statement: str) -> str:
 
 
 def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
-                  symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False) -> None:
+                  symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False,
+                  only: Reach | None = None) -> None:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
     ``after_each`` is called after every COPY (the crash tests kill the process there).
     ``symbol_patch`` = (paths, the symbol tables of those files' rows), for a bundle
@@ -220,14 +222,15 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
     again and their symbols' properties set; the whole symbol tables are then not in
     ``tables`` and Defines is made from Symbol's rows. ``in_place``: a standby
     (``refresh_bundle``): the artifact, hub, history, link and belongs-to rows are written
-    where they differ from what it holds, never loaded again."""
+    where they differ from what it holds, never loaded again. ``only``:
+    the rows a standby can differ in (``Reach``); ``tables`` then hold only those rows."""
     store = Store.open(path, read_only=False)
     try:
         copied = dict(tables)
         if in_place:
             for name in GRAPH_ROWS:
                 copied.pop(name, None)
-            _refresh_graph(store, tables)
+            _refresh_graph(store, tables, only)
             if after_each is not None:
                 after_each()
         for stmt in loader_statements("030_copy_graph"):
@@ -254,6 +257,17 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
 # ---- a standby brought up to date: the rows that differ, and nothing else ---------------------
 
 GRAPH_ROWS = ("artifacts", "hubs", "history", "links", "belongs")
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """The graph rows a standby can differ in from this build, when a long-lived builder
+    knows them: the artifacts (and their History rows) by path, and the files whose
+    outgoing Link and BelongsTo rows may have moved. Every other such row is the same on
+    both sides; the Hub rows are always compared (a handful)."""
+
+    nodes: frozenset[str]
+    sources: frozenset[str]
 # (table, key column, the query's MATCH for one row): what ``_refresh_graph`` patches
 _NODES = {"artifacts": ("Artifact", "path"), "hubs": ("Hub", "id"), "history": ("History", "path")}
 _EDGES = {"links": ("Link", "Artifact", "path", "Artifact", "path"),
@@ -366,16 +380,19 @@ def _statements(table: str, key: str, columns: list[str], text: set[str]) -> dic
     return out
 
 
-def _refresh_graph(store: Store, tables: dict[str, Any]) -> None:
+def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = None) -> None:
     """The artifact, hub, history, link and belongs-to rows of a standby made those of
-    ``tables``, writing only the rows that differ (read back as Arrow, compared there)."""
+    ``tables``, writing only the rows that differ (read back as Arrow, compared there).
+    ``only``: just the rows it names are read back and compared (``tables`` holds those)."""
     plans: list[tuple[str, dict[str, Any]]] = []
     adds: list[tuple[str, Any]] = []
     for name, (table, key) in _NODES.items():
         new = tables[name]
         cols = new.column_names
-        old = store.execute(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS `{c}`" for c in cols)
-                            ).get_as_arrow(chunk_size=1 << 20)
+        keys = None if only is None or table == "Hub" else sorted(only.nodes) or [""]  # ("": no row's key)
+        where, args = (f" WHERE n.{key} IN $keys", {"keys": keys}) if keys is not None else ("", None)
+        old = store.execute(f"MATCH (n:{table}){where} RETURN " + ", ".join(f"n.{c} AS `{c}`" for c in cols),
+                            args).get_as_arrow(chunk_size=1 << 20)
         removed, added, changed = diff_nodes(old, new, key)
         text = {c for c in cols if _is_text(new.schema.field(c).type)}
         st = _statements(table, key, cols, text)
@@ -408,8 +425,10 @@ def _refresh_graph(store: Store, tables: dict[str, Any]) -> None:
         new = tables[name]
         props = [c for c in new.column_names if c not in ("from", "to")]
         pattern = f"(a:{a_table} {{{a_key}: $source}})-[e:{table}]->(b:{b_table} {{{b_key}: $target}})"
-        old = store.execute(f"MATCH (a:{a_table})-[e:{table}]->(b:{b_table}) RETURN a.{a_key} AS `from`, "
-                            f"b.{b_key} AS `to`, " + ", ".join(f"e.{c} AS `{c}`" for c in props)
+        where, args = (f" WHERE a.{a_key} IN $keys", {"keys": sorted(only.sources) or [""]}) if only is not None \
+            else ("", None)
+        old = store.execute(f"MATCH (a:{a_table})-[e:{table}]->(b:{b_table}){where} RETURN a.{a_key} AS `from`, "
+                            f"b.{b_key} AS `to`, " + ", ".join(f"e.{c} AS `{c}`" for c in props), args
                             ).get_as_arrow(chunk_size=1 << 20)
         unlink, update, create = diff_edges(old, new)
         edge_plans.extend((f"MATCH {pattern} DELETE e", r) for r in unlink)
