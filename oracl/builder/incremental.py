@@ -275,7 +275,9 @@ class Carry:
     # the weighted graph that bundle's build made, with its structure (``weigh.reweigh``)
     graph: Any = None
     # (the bundle that build started from, the rows it moved against it: ``WeightedGraph.moved``)
-    moved: tuple[str, tuple[frozenset[str], frozenset[str]]] | None = None
+    moved: tuple[str, tuple[frozenset[str], frozenset[str], tuple[int, ...]]] | None = None
+    # that build's export rows as bytes (``orchestrator.KeptRows``)
+    export: Any = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -291,7 +293,7 @@ class Carry:
     def forget(self) -> None:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
         self.records, self.made_under = {}, None
-        self.symbol_table = self.edges = self.graph = self.moved = None
+        self.symbol_table = self.edges = self.graph = self.moved = self.export = None
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

@@ -96,6 +96,7 @@ from oracl.core.parts import (
     Parts,
     PartStore,
     encode_index,
+    put_chunks,
     put_rows,
     store_of,
     stored_edge,
@@ -494,7 +495,7 @@ def standby_reach(carry: Carry | None, content: Content, graph: WeightedGraph) -
     against the latest) reweighed. None: every row is compared."""
     if carry is None or not content.standby or graph.moved is None or carry.moved is None:
         return None
-    base, (nodes, sources) = carry.moved
+    base, (nodes, sources, _) = carry.moved
     if base != content.standby_of:
         return None
     from oracl.bundle.database import Reach
@@ -734,6 +735,52 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     return header
 
 
+@dataclass(slots=True)
+class KeptRows:
+    """The artifact graph's export rows as a long-lived builder keeps them between builds:
+    each node's id and bytes (by path, or hub id), each edge row's sort key and bytes (in
+    the graph's edge order), the parts by the identities of their rows' bytes
+    (``parts.put_chunks``), and this build's node and edge sections."""
+
+    nodes: dict[str, tuple[str, bytes]]
+    edge_keys: list[tuple[str, str, str, str, str]]
+    edge_bytes: list[bytes]
+    node_parts: dict[tuple[int, ...], list[Any]]
+    edge_parts: dict[tuple[int, ...], list[Any]]
+    sections: tuple[Parts, Parts] = ([], [])
+
+
+def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, whole: bool) -> KeptRows:
+    """The node and edge sections of the export, serialising only the rows ``reweigh``
+    moved (``graph.moved``) when ``kept`` holds the previous build's rows; every row else.
+    The bytes are a full export's: a part is its rows' bytes comma-joined, as ``put_rows``."""
+    dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
+    stored = graph.stored
+    moved_nodes = graph.moved[0] if kept is not None and graph.moved is not None else None
+    nodes: dict[str, tuple[str, bytes]] = {}
+    for n in graph.nodes:
+        key = str(n.get("path", n["id"]))
+        hit = kept.nodes.get(key) if kept is not None and moved_nodes is not None and n["kind"] != "hub" \
+            and key not in moved_nodes else None
+        nodes[key] = hit if hit is not None else (n["id"], dumps(stored_node(n, stored[key]), option=sort_keys))
+    by_id = sorted(nodes.values(), key=lambda x: x[0])
+    node_section, node_parts = put_chunks(store, [b for _, b in by_id], [i for i, _ in by_id],
+                                          kept.node_parts if kept is not None else None, rewrite=whole)
+    edges, raw = graph.edges, graph.rank_raw
+    if kept is not None and graph.moved is not None and len(kept.edge_bytes) == len(edges):
+        keys, chunks = list(kept.edge_keys), list(kept.edge_bytes)
+        for i in graph.moved[2]:
+            keys[i] = edge_sort_key(edges[i])
+            chunks[i] = dumps(stored_edge(edges[i], raw[i]), option=sort_keys)
+    else:
+        keys = [edge_sort_key(e) for e in edges]
+        chunks = [dumps(stored_edge(e, r), option=sort_keys) for e, r in zip(edges, raw, strict=True)]
+    order = sorted(range(len(edges)), key=keys.__getitem__)
+    edge_section, edge_parts = put_chunks(store, [chunks[i] for i in order], [edges[i]["source"] for i in order],
+                                          kept.edge_parts if kept is not None else None, rewrite=whole)
+    return KeptRows(nodes, keys, chunks, node_parts, edge_parts, (node_section, edge_section))
+
+
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
@@ -744,6 +791,13 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     builds the bundle's Arrow tables and loads them (the rows are only read on both
     sides). ``whole``: every part written again, even one the store holds (a full build
     heals a damaged part)."""
+    carry = plan.carry
+    keeping = carry is not None
+    kept = carry.export if carry is not None and graph.moved is not None else None  # (reweighed: that build's rows)
+    if carry is not None:
+        carry.export = None  # its rows are this build's (or gone) from here on
+    made: list[KeptRows] = []
+
     def work() -> bytes:
         from oracl.core.sign import sign
 
@@ -751,16 +805,20 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         store = store_of(plan.vault.dir)
         segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others in their parts
         sections: dict[str, Parts] = {}
-        nodes = sorted(graph.nodes, key=lambda n: n["id"])
-        stored = graph.stored
-        sections["nodes"] = put_rows(store, [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in nodes],
-                                     [n["id"] for n in nodes], rewrite=whole)
-        del nodes
-        order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))
-        raw = graph.rank_raw
-        sections["edges"] = put_rows(store, [stored_edge(graph.edges[i], raw[i]) for i in order],
-                                     [graph.edges[i]["source"] for i in order], rewrite=whole)
-        del order
+        if keeping:  # a long-lived builder's: each row's bytes kept, only the moved rows' made again
+            made.append(kept_rows(store, graph, kept, whole))
+            sections["nodes"], sections["edges"] = made[0].sections
+        else:
+            nodes = sorted(graph.nodes, key=lambda n: n["id"])
+            stored = graph.stored
+            sections["nodes"] = put_rows(store, [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in nodes],
+                                         [n["id"] for n in nodes], rewrite=whole)
+            del nodes
+            order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))
+            raw = graph.rank_raw
+            sections["edges"] = put_rows(store, [stored_edge(graph.edges[i], raw[i]) for i in order],
+                                         [graph.edges[i]["source"] for i in order], rewrite=whole)
+            del order
         if events is not None and events.section is not None:
             sections["events"] = [[store.put(events.section, rewrite=whole), len(events.section)]]
         if segs is None and not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
@@ -797,7 +855,12 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,
                              "parts_bytes": store.written_bytes})
 
-    return ex.submit("writing the export", work)
+    if not keeping:
+        return ex.submit("writing the export", work)
+    task = InProcess().submit("writing the export", work)  # (here: the rows' bytes are kept for the next build)
+    if made:
+        plan.carry.export = made[0]  # type: ignore[union-attr]
+    return task
 
 
 def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,

@@ -250,6 +250,28 @@ def put_rows(store: PartStore, rows: Sequence[Any], keys: Sequence[str], *, rewr
     return out
 
 
+def put_chunks(store: PartStore, chunks: Sequence[bytes], keys: Sequence[str],
+               kept: dict[tuple[int, ...], list[Any]] | None = None, *, rewrite: bool = False
+               ) -> tuple[Parts, dict[tuple[int, ...], list[Any]]]:
+    """``put_rows`` of rows already serialised (``chunks``, one a row, in key order), for a
+    long-lived builder that keeps each row's bytes between builds: a group whose rows are
+    the very objects of a group it put before (``kept``: parts by the identities of their
+    rows' bytes, which the caller keeps alive) is that part again, not joined nor hashed.
+    Returns the parts and the same map of this build's groups."""
+    out: Parts = []
+    made: dict[tuple[int, ...], list[Any]] = {}
+    for a, b in grouped(keys):
+        chunk = chunks[a:b]
+        ident = tuple(map(id, chunk))
+        part = kept.get(ident) if kept is not None and not rewrite else None
+        if part is None:
+            data = b",".join(chunk)
+            part = [store.put(data, rewrite=rewrite), len(data)]
+        made[ident] = part
+        out.append(part)
+    return out, made
+
+
 def encode_index(header: dict[str, Any], sections: dict[str, Parts]) -> bytes:
     """The index: the header as the export holds it and each section's parts."""
     return orjson.dumps({"format": FORMAT, "header": rounded(header), "sections": sections},

@@ -69,7 +69,8 @@ class WeightedGraph:
     structure: Structure | None = None  # kept for ``reweigh`` (a long-lived builder's)
     # (reweigh's) the paths whose artifact rows, and the files whose outgoing edge rows, may
     # differ from the previous build's in their stored form; None: any may (a whole weigh)
-    moved: tuple[frozenset[str], frozenset[str]] | None = None
+    # (and the indexes of those edge rows)
+    moved: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
 
 
 RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
@@ -354,5 +355,6 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     graph = WeightedGraph(nodes, edge_rows, previous.mu, previous.sigma, previous.hubs, terms, stored,
                           previous.rank_raw, previous.edge_counts, previous.endpoints, previous.orphans)
     graph.structure = s
-    graph.moved = (frozenset(records[i].path for i in changed), frozenset(edges[i].source for i in moved))
+    graph.moved = (frozenset(records[i].path for i in changed), frozenset(edges[i].source for i in moved),
+                   tuple(moved))
     return graph
