@@ -1044,6 +1044,11 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
 
 
 
+def _interface_doc(root: Path) -> dict:
+    vault = Vault(root)
+    return orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "interface.json").read_bytes())
+
+
 def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long-lived builder keeps the symbol resolver's tables: an edit that keeps every
     name (lines moved, bodies and calls changed) declares only the edited files again, and
@@ -1085,6 +1090,7 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         "pkg/b.py": "class B:\n    def go(self):\n        return 2\n",
         "pkg/two.py": "from pkg.a import A\nfrom pkg.b import B\n\n\ndef one():\n    s = A()\n    return s.go()\n\n\n"
                       "def two():\n    s = B()\n    return s.go()\n",
+        "pkg/ext.py": "import json\n\n\ndef dump(x):\n    return json.dumps(x)\n",
         "c/add.h": "int add(int a, int b);\n",
         "c/add.c": "#include \"add.h\"\n\nint add(int a, int b) { return a + b; }\n",
         "c/main.c": "#include \"add.h\"\n\nint main(void) { return add(1, 2); }\n",
@@ -1111,6 +1117,8 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         ("c/add.c", "#include \"add.h\"\n\n/* adds */\nint add(int a, int b) {\n  return b + a;\n}\n", True, {"c/add.c"}),
         ("docs/b.md", "# B\n\nMore words.\n\nAnd more.\n\n## Usage\n\nRun it.\n", True, {"docs/a.md", "docs/b.md"}),
         ("docs/b.md", "# B\n\n## Running\n\nRun it.\n", True, None),  # an anchor gone: every file's edges
+        ("pkg/ext.py", "import json\n\n\ndef dump(x):\n    y = json.loads(x)\n    return json.dumps(y)\n", True,
+         {"pkg/ext.py"}),  # its uses of outside code (interface.json) moved
         ("pkg/base.py", "class Base:\n    def stride(self):\n        return 1\n", False, None),  # a name changed
         ("pkg/child.py", "from pkg.base import Base\n\n\nclass Child(Base):\n    def run(self):\n"
                          "        return self.stride()\n", True, {"pkg/child.py", "pkg/use.py"}),
@@ -1124,12 +1132,13 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         assert report.files_read == 1, report.mode
         assert kept == [served], (step, rel, report.symbols_mode)
         assert again == [made_again], (step, rel)
-        incremental_export, rows = _canonical(root), _graph_rows(root)
+        incremental_export, rows, uses = _canonical(root), _graph_rows(root), _interface_doc(root)
         saved = tmp_path / "vault-kept"
         shutil.copytree(root / ".oracl", saved, symlinks=True)
         build(root, full=True, now=t0 + timedelta(minutes=2 * step + 1), **KW)
         full = (_canonical(root),)
         full_rows = _graph_rows(root)
+        assert uses == _interface_doc(root), (step, rel)
         shutil.rmtree(root / ".oracl")
         saved.rename(root / ".oracl")
         assert incremental_export == full[0], f"step {step}: {_first_difference(incremental_export, full[0])}"

@@ -278,6 +278,10 @@ class Carry:
     moved: tuple[str, tuple[frozenset[str], frozenset[str], tuple[int, ...]]] | None = None
     # that build's export rows as bytes (``orchestrator.KeptRows``)
     export: Any = None
+    # each file's uses of outside code, for interface.json (``interface.interface``'s memo)
+    interface: dict[str, Any] = field(default_factory=dict)
+    # the resolver's index of the facts of the build in progress, then of that bundle's
+    index: Any = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -294,6 +298,7 @@ class Carry:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
         self.records, self.made_under = {}, None
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
+        self.interface, self.index = {}, None
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

@@ -11,6 +11,7 @@ executor's alone: in process for the library (``oracl.build``), forked by the CL
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import os
@@ -350,8 +351,24 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
                       "chain": previous.chain + 1 if previous is not None else 0,
                       "base_db_bytes": previous.base_db_bytes if previous is not None else 0},
-        index=IndexView.build({f.path: f for f in facts}), overlay=learned_data.edges, learned=learned_data,
+        index=index_of(carry, previous, facts, to_read, removed), overlay=learned_data.edges, learned=learned_data,
         events=sensor_events(plan, facts, previous))
+
+
+def index_of(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str],
+             removed: list[str]) -> IndexView:
+    """The resolver's index of ``facts``; a long-lived builder's is made from the one it
+    kept when no file came or went (``IndexView.again``)."""
+    by_path = {f.path: f for f in facts}
+    kept = carry.index if carry is not None else None
+    if (kept is None or previous is None or carry is None or carry.bundle != previous.bundle or removed
+            or len(by_path) != len(kept.facts) or any(p not in kept.facts for p in reread)):
+        index = IndexView.build(by_path)
+    else:
+        index = IndexView.again(kept, by_path, set(reread))
+    if carry is not None:
+        carry.index = index
+    return index
 
 
 @dataclass(frozen=True, slots=True)
@@ -748,6 +765,7 @@ class KeptRows:
     node_parts: dict[tuple[int, ...], list[Any]]
     edge_parts: dict[tuple[int, ...], list[Any]]
     sections: tuple[Parts, Parts] = ([], [])
+    edge_order: list[int] = field(default_factory=list)  # the edge indexes in the export's order
 
 
 def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, whole: bool) -> KeptRows:
@@ -769,16 +787,22 @@ def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, who
     edges, raw = graph.edges, graph.rank_raw
     if kept is not None and graph.moved is not None and len(kept.edge_bytes) == len(edges):
         keys, chunks = list(kept.edge_keys), list(kept.edge_bytes)
-        for i in graph.moved[2]:
+        moved = set(graph.moved[2])
+        for i in moved:
             keys[i] = edge_sort_key(edges[i])
             chunks[i] = dumps(stored_edge(edges[i], raw[i]), option=sort_keys)
+        # the kept order with the moved rows put back where their keys go: (key, index) is
+        # the order of a stable sort by key
+        order = [i for i in kept.edge_order if i not in moved] if moved else list(kept.edge_order)
+        for i in sorted(moved):
+            bisect.insort(order, i, key=lambda j: (keys[j], j))
     else:
         keys = [edge_sort_key(e) for e in edges]
         chunks = [dumps(stored_edge(e, r), option=sort_keys) for e, r in zip(edges, raw, strict=True)]
-    order = sorted(range(len(edges)), key=keys.__getitem__)
+        order = sorted(range(len(edges)), key=keys.__getitem__)
     edge_section, edge_parts = put_chunks(store, [chunks[i] for i in order], [edges[i]["source"] for i in order],
                                           kept.edge_parts if kept is not None else None, rewrite=whole)
-    return KeptRows(nodes, keys, chunks, node_parts, edge_parts, (node_section, edge_section))
+    return KeptRows(nodes, keys, chunks, node_parts, edge_parts, (node_section, edge_section), order)
 
 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
@@ -846,7 +870,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             writer.add(EVENTS_BUNDLE_FILE, events.section)
         if events is not None and events.index is not None:
             writer.add(EVENTS_INDEX_FILE, events.index)
-        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts)))
+        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(
+            plan.root, facts, carry.interface if carry is not None else None)))
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],

@@ -97,6 +97,23 @@ class IndexView:
                    for p, f in facts.items() if f.headings}
         return cls(facts, dict(modules), dict(basenames), symbols, anchors)
 
+    @classmethod
+    def again(cls, previous: IndexView, facts: dict[str, FileFacts], changed: set[str]) -> IndexView:
+        """``build(facts)`` from the index of the previous build's facts, when the files
+        are the same paths and only ``changed`` ones changed: the module map and the file
+        names are the previous build's, the symbol and heading lines of the changed files
+        made again (a long-lived builder's; the memo starts empty)."""
+        symbols, anchors = dict(previous.symbols), dict(previous.anchors)
+        for p in changed:
+            f = facts[p]
+            symbols.pop(p, None)
+            anchors.pop(p, None)
+            if f.symbols:
+                symbols[p] = {s[0]: (s[2], s[3]) for s in f.symbols}
+            if f.headings:
+                anchors[p] = {heading_slug(h[0]): (h[2], h[3]) for h in f.headings}
+        return cls(facts, previous.modules, previous.basenames, symbols, anchors)
+
     def module(self, name: str, from_path: str) -> str | None:
         cands = self.modules.get(name)
         return nearest(cands, from_path) if cands else None

@@ -362,9 +362,11 @@ def file_uses(f: FileFacts, own: set[str], local_types: frozenset[str] = frozens
     return {"imports": imports, "calls": calls}
 
 
-def interface(root: Path, facts: list[FileFacts]) -> dict[str, Any]:
+def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``interface.json`` document of a build (canonical: sorted keys; files by path,
-    each file's imports and calls in source order)."""
+    each file's imports and calls in source order). ``memo``: a long-lived builder's, kept
+    between builds: a file's uses are taken from it while its facts are the very object
+    they were made of and the repository's own packages and type names are the same."""
     paths = sorted(f.path for f in facts)
     spaces = {f.path: f.namespaces for f in facts if f.language in JVM and f.namespaces}
     folders = [""] + sorted(workspace_packages(root))
@@ -382,8 +384,21 @@ def interface(root: Path, facts: list[FileFacts]) -> dict[str, Any]:
             requires += got[1]
     own = _own_firsts(provides, paths)
     local_types = frozenset(s[0].rsplit(".", 1)[-1] for f in facts for s in f.symbols if s[1] in TYPE_KINDS)
-    uses = {f.path: u for f in sorted(facts, key=lambda x: x.path)
-            if f.imports and (u := file_uses(f, own, local_types))}
+    same = memo is not None and memo.get("own") == own and memo.get("local") == local_types
+    kept: dict[str, tuple[FileFacts, dict[str, Any] | None]] = memo.get("uses", {}) if memo is not None and same else {}
+    made: dict[str, tuple[FileFacts, dict[str, Any] | None]] = {}
+    uses = {}
+    for f in sorted(facts, key=lambda x: x.path):
+        if not f.imports:
+            continue
+        hit = kept.get(f.path)
+        u = hit[1] if hit is not None and hit[0] is f else file_uses(f, own, local_types)
+        made[f.path] = (f, u)
+        if u:
+            uses[f.path] = u
+    if memo is not None:
+        memo.clear()
+        memo.update(own=own, local=local_types, uses=made)
     seen = set()
     reqs = []
     for r in requires:
