@@ -6,13 +6,15 @@ One process builds ROOT with a kept ``Carry`` (what ``oracl watch`` keeps betwee
 its helpers forked as the CLI's are), then ``--edits`` times: appends a line holding a new
 word to one Python file (a different file each time), builds, and searches for that word
 on a fresh snapshot of the latest build. Printed: each save's build seconds and
-save → answer seconds (p50 and p95), and whether every answer found the edited file.
+save → answer seconds (p50 and p95), whether every answer found the edited file, and the
+builder process's peak RSS.
 The first edit after the first build is timed like the others. Watching for the file
 event itself is not timed (``watchfiles`` wakes within its debounce)."""
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -67,13 +69,14 @@ def main() -> None:
            "answers": [round(x, 3) for x in answers],
            "build_p50": round(statistics.median(builds), 3), "answer_p50": round(statistics.median(answers), 3),
            "answer_p95": round(percentile(answers, 0.95), 3), "found": found, "edits": args.edits,
-           "modes": sorted(set(modes))}
+           "modes": sorted(set(modes)),
+           "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}
     if args.json:
         sys.stdout.write(orjson.dumps(out).decode() + "\n")
     else:
         print(f"resident: {args.edits} saves, build p50 {out['build_p50']:.2f} s, save → answer p50 "
               f"{out['answer_p50']:.2f} s / p95 {out['answer_p95']:.2f} s; the edited file found {found} of "
-              f"{args.edits}; first build {first:.1f} s")
+              f"{args.edits}; first build {first:.1f} s; the builder's peak RSS {out['peak_rss_mib']:,} MiB")
 
 
 if __name__ == "__main__":
