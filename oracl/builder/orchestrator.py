@@ -530,6 +530,7 @@ def kept_edges(plan: Plan, r: Read) -> tuple[tuple[dict[str, list[Edge]] | None,
         return whole
     again = edges_to_make(r.facts, r.previous.facts, carry.edges, set(r.reread))
     if again is None:
+        carry.edges = None  # made again whole: the old lists are not held beside the new ones
         return whole
     return (carry.edges[0], again), (carry.edges[1], again)
 
@@ -587,6 +588,8 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     build are reused when only some files' rows are made (their names did not change), and
     this build's are kept in ``Symbols.table``."""
     keep_table = carry is not None
+    if carry is not None and (previous is None or previous.compare):
+        carry.symbol_table = None  # made again: the old tables are not held beside the new ones
     if previous is None:
         return Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
     here = {f.path for f in r.facts}
@@ -612,6 +615,8 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     changed = sorted({*r.reread, *(p for p in catchup if p in here)})
     kept = carry.symbol_table if carry is not None and r.previous is not None and \
         carry.bundle == r.previous.bundle else None
+    if carry is not None:
+        carry.symbol_table = None  # (a kept table is this build's from here on)
     made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept), None,
                       sorted({*changed, *gone_too}), why, keep_table)
     mine = set(changed)
@@ -682,9 +687,11 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     carry = plan.carry
     if carry is not None and carry.graph is not None and r.previous is not None and carry.bundle == r.previous.bundle:
         again = reweigh(carry.graph, r.records, facts, merged.edges, plan.cfg, Counter(), overrides, history.messages)
-        carry.graph = None  # its rows are this build's now (changed in place)
         if again is not None:
+            carry.graph = None  # its rows are this build's now (changed in place)
             return again
+    if carry is not None:
+        carry.graph = None  # not held beside the graph made now
     return weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
                  history=history.messages, keep=carry is not None)
 
