@@ -1053,7 +1053,7 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
     """A long-lived builder keeps the symbol resolver's tables: an edit that keeps every
     name (lines moved, bodies and calls changed) declares only the edited files again, and
     the export is a full build's; an edit that renames a symbol builds the tables again."""
-    from oracl.builder import incremental, orchestrator
+    from oracl.builder import incremental, orchestrator, resident
 
     kept: list[bool] = []
     real = orchestrator.symbol_graph
@@ -1064,8 +1064,8 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(orchestrator, "symbol_graph", spy)
     again: list[set[str] | None] = []
-    real_again = orchestrator.edges_to_make
-    monkeypatch.setattr(orchestrator, "edges_to_make",
+    real_again = resident.edges_to_make
+    monkeypatch.setattr(resident, "edges_to_make",
                         lambda *a: again.append(real_again(*a)) or again[-1])  # type: ignore[func-returns-value]
     reached: list[bool] = []
     real_reach = orchestrator.standby_reach

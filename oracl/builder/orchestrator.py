@@ -11,7 +11,6 @@ executor's alone: in process for the library (``oracl.build``), forked by the CL
 
 from __future__ import annotations
 
-import bisect
 import functools
 import gc
 import os
@@ -34,7 +33,6 @@ from oracl.builder.extractors.providers import (
     PHASE2,
     PHASE3,
     edges_per_file,
-    edges_to_make,
     phase2_edges,
     phase2_of,
     phase3_edges,
@@ -73,6 +71,7 @@ from oracl.builder.pipeline.merge import (
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
+from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.segments import Segments, reusable
 from oracl.bundle import provenance
 from oracl.bundle.writer import BundleWriter
@@ -97,7 +96,6 @@ from oracl.core.parts import (
     Parts,
     PartStore,
     encode_index,
-    put_chunks,
     put_rows,
     store_of,
     stored_edge,
@@ -355,22 +353,6 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         events=sensor_events(plan, facts, previous))
 
 
-def index_of(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str],
-             removed: list[str]) -> IndexView:
-    """The resolver's index of ``facts``; a long-lived builder's is made from the one it
-    kept when no file came or went (``IndexView.again``)."""
-    by_path = {f.path: f for f in facts}
-    kept = carry.index if carry is not None else None
-    if (kept is None or previous is None or carry is None or carry.bundle != previous.bundle or removed
-            or len(by_path) != len(kept.facts) or any(p not in kept.facts for p in reread)):
-        index = IndexView.build(by_path)
-    else:
-        index = IndexView.again(kept, by_path, set(reread))
-    if carry is not None:
-        carry.index = index
-    return index
-
-
 @dataclass(frozen=True, slots=True)
 class Content:
     """The content task, and how the build's database starts: ``catchup`` are files this
@@ -503,36 +485,6 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[M
         return orjson.dumps(linked)  # the digests of the facts shards linked, not written: known
 
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
-
-
-def standby_reach(carry: Carry | None, content: Content, graph: WeightedGraph) -> Reach | None:
-    """The graph rows the standby can differ in from this build, when a long-lived builder
-    knows them: the standby is the bundle the latest build started from, and both the latest
-    build (``Carry.moved``, against that bundle) and this one (``WeightedGraph.moved``,
-    against the latest) reweighed. None: every row is compared."""
-    if carry is None or not content.standby or graph.moved is None or carry.moved is None:
-        return None
-    base, (nodes, sources, _) = carry.moved
-    if base != content.standby_of:
-        return None
-    from oracl.bundle.database import Reach
-
-    return Reach(nodes | graph.moved[0], sources | graph.moved[1])
-
-
-def kept_edges(plan: Plan, r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
-    """For each of Phase 2 and Phase 3: (the edges per file a long-lived builder kept from
-    the previous build, the files whose edges are made again), or (None, None) for a whole
-    pass (``edges_to_make``)."""
-    carry = plan.carry
-    whole = ((None, None), (None, None))
-    if carry is None or carry.edges is None or r.previous is None or carry.bundle != r.previous.bundle:
-        return whole
-    again = edges_to_make(r.facts, r.previous.facts, carry.edges, set(r.reread))
-    if again is None:
-        carry.edges = None  # made again whole: the old lists are not held beside the new ones
-        return whole
-    return (carry.edges[0], again), (carry.edges[1], again)
 
 
 # ---- The symbol graph, whole or for the changed files -------------------------------------
@@ -759,59 +711,6 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     return header
 
 
-@dataclass(slots=True)
-class KeptRows:
-    """The artifact graph's export rows as a long-lived builder keeps them between builds:
-    each node's id and bytes (by path, or hub id), each edge row's sort key and bytes (in
-    the graph's edge order), the parts by the identities of their rows' bytes
-    (``parts.put_chunks``), and this build's node and edge sections."""
-
-    nodes: dict[str, tuple[str, bytes]]
-    edge_keys: list[tuple[str, str, str, str, str]]
-    edge_bytes: list[bytes]
-    node_parts: dict[tuple[int, ...], list[Any]]
-    edge_parts: dict[tuple[int, ...], list[Any]]
-    sections: tuple[Parts, Parts] = ([], [])
-    edge_order: list[int] = field(default_factory=list)  # the edge indexes in the export's order
-
-
-def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, whole: bool) -> KeptRows:
-    """The node and edge sections of the export, serialising only the rows ``reweigh``
-    moved (``graph.moved``) when ``kept`` holds the previous build's rows; every row else.
-    The bytes are a full export's: a part is its rows' bytes comma-joined, as ``put_rows``."""
-    dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
-    stored = graph.stored
-    moved_nodes = graph.moved[0] if kept is not None and graph.moved is not None else None
-    nodes: dict[str, tuple[str, bytes]] = {}
-    for n in graph.nodes:
-        key = str(n.get("path", n["id"]))
-        hit = kept.nodes.get(key) if kept is not None and moved_nodes is not None and n["kind"] != "hub" \
-            and key not in moved_nodes else None
-        nodes[key] = hit if hit is not None else (n["id"], dumps(stored_node(n, stored[key]), option=sort_keys))
-    by_id = sorted(nodes.values(), key=lambda x: x[0])
-    node_section, node_parts = put_chunks(store, [b for _, b in by_id], [i for i, _ in by_id],
-                                          kept.node_parts if kept is not None else None, rewrite=whole)
-    edges, raw = graph.edges, graph.rank_raw
-    if kept is not None and graph.moved is not None and len(kept.edge_bytes) == len(edges):
-        keys, chunks = list(kept.edge_keys), list(kept.edge_bytes)
-        moved = set(graph.moved[2])
-        for i in moved:
-            keys[i] = edge_sort_key(edges[i])
-            chunks[i] = dumps(stored_edge(edges[i], raw[i]), option=sort_keys)
-        # the kept order with the moved rows put back where their keys go: (key, index) is
-        # the order of a stable sort by key
-        order = [i for i in kept.edge_order if i not in moved] if moved else list(kept.edge_order)
-        for i in sorted(moved):
-            bisect.insort(order, i, key=lambda j: (keys[j], j))
-    else:
-        keys = [edge_sort_key(e) for e in edges]
-        chunks = [dumps(stored_edge(e, r), option=sort_keys) for e, r in zip(edges, raw, strict=True)]
-        order = sorted(range(len(edges)), key=keys.__getitem__)
-    edge_section, edge_parts = put_chunks(store, [chunks[i] for i in order], [edges[i]["source"] for i in order],
-                                          kept.edge_parts if kept is not None else None, rewrite=whole)
-    return KeptRows(nodes, keys, chunks, node_parts, edge_parts, (node_section, edge_section), order)
-
-
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
@@ -1022,7 +921,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         history = timed("history", read_history_phase, plan, r)
         by_file = None
         if plan.carry is not None and not plan.skip & {"phase2", "phase3"}:  # kept per file for the next build
-            again = kept_edges(plan, r)
+            again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
             by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0]),
                        timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1]))
             e = Edges([x for f in r.facts for x in by_file[0][f.path]],
@@ -1056,7 +955,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events, not based)
         del stat_files, all_facts
-        reach = standby_reach(plan.carry, content, graph)
+        reach = standby_reach(plan.carry, content.standby, content.standby_of, graph)
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
                        based, reach)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
