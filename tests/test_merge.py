@@ -58,3 +58,39 @@ def test_evidence_partition_refuses_another_producer(tmp_path: Path) -> None:
     store = EvidenceStore(tmp_path)
     with pytest.raises(ValueError, match="appended to the phase2_repo_edges partition"):
         store.append(PHASE2, [e("a.py", "b.py")])
+
+
+def test_merge_by_source_is_merge_edges_and_remerges_only_what_it_is_told() -> None:
+    """Source by source, the merge is ``merge_edges`` of the streams in file order (a
+    collision is always within one source: the key begins with it): the same edges in the
+    same order, the same drops; kept, only the sources named again are merged again."""
+    from oracl.builder.pipeline.merge import merge_by_source
+
+    nodes = {"a.py", "b.py", "c.md"}
+    two = {"a.py": [Edge("a.py", "b.py", "imports", 1.0, "L1-1", "", PHASE2)], "b.py": [], "c.md": []}
+    three = {"a.py": [Edge("a.py", "b.py", "imports", 1.0, "L1-1", "", PHASE3),   # Phase 2 wins it
+                      Edge("a.py", "a.py", "mentions", 0.6, "L2-2", "", PHASE3)],  # a self-loop
+             "b.py": [Edge("b.py", "gone.py", "mentions", 0.6, "L3-3", "", PHASE3)],  # dangling
+             "c.md": [Edge("c.md", "a.py", "references", 0.95, "L1-1", "", PHASE3)]}
+    tail = [Edge("b.py", "a.py", "co_changed", 0.5, "", "", PHASE3)]
+    overlay = [Edge("c.md", "a.py", "references", 0.95, "L1-1", "", OVERLAY),  # Phase 3 wins it
+               Edge("c.md", "b.py", "references", 0.4, "", "", OVERLAY)]
+    whole = merge_edges([x for p in sorted(nodes) for x in two[p]],
+                        [x for p in sorted(nodes) for x in three[p]] + tail, overlay, nodes)
+    by = merge_by_source(two, three, tail, overlay, nodes)
+    assert by.result().edges == whole.edges and by.result().dropped == whole.dropped
+    assert dict(whole.dropped) == {"duplicate": 2, "self_loop": 1, "dangling": 1}
+    assert [(e.source, e.target, e.producer) for e in whole.edges] == [
+        ("a.py", "b.py", PHASE2), ("b.py", "a.py", PHASE3), ("c.md", "b.py", OVERLAY),  # ("" sorts first)
+        ("c.md", "a.py", PHASE3)]
+    # kept: a.py's edges changed, only a.py named again; c.md's lists are the kept ones
+    three2 = {**three, "a.py": [Edge("a.py", "c.md", "mentions", 0.6, "L9-9", "", PHASE3)]}
+    again = merge_by_source(two, three2, tail, overlay, nodes, by, {"a.py"})
+    assert again.edges["c.md"] is by.edges["c.md"]
+    fresh = merge_edges([x for p in sorted(nodes) for x in two[p]],
+                        [x for p in sorted(nodes) for x in three2[p]] + tail, overlay, nodes)
+    assert again.result().edges == fresh.edges and again.result().dropped == fresh.dropped
+    stale = merge_by_source(two, three2, tail, overlay, nodes, by, set())  # told nothing: a.py kept, wrongly
+    assert stale.result().edges != fresh.edges
+    assert merge_by_source(two, three2, [], overlay, nodes, by, set()).result().edges == \
+        merge_by_source(two, three2, [], overlay, nodes).result().edges  # another tail: merged again whole

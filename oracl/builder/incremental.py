@@ -282,6 +282,8 @@ class Carry:
     interface: dict[str, Any] = field(default_factory=dict)
     # the resolver's index of the facts of the build in progress, then of that bundle's
     index: Any = None
+    # that build's merge, source by source (``merge.BySource``)
+    merged: Any = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -298,7 +300,7 @@ class Carry:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
         self.records, self.made_under = {}, None
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
-        self.interface, self.index = {}, None
+        self.interface, self.index, self.merged = {}, None, None
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

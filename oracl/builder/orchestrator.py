@@ -66,6 +66,7 @@ from oracl.builder.pipeline.merge import (
     EvidenceStore,
     MergeResult,
     edge_to_json,
+    merge_by_source,
     merge_edges,
     write_jsonl,
 )
@@ -459,12 +460,21 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
 
-def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path) -> tuple[MergeResult, Task[bytes]]:
+def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
+          by_file: tuple[dict[str, list[Edge]], dict[str, list[Edge]]] | None = None,
+          tail: list[Edge] | None = None, again: set[str] | None = None) -> tuple[MergeResult, Task[bytes]]:
     """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
-    ``facts.bin`` beside the next phases."""
+    ``facts.bin`` beside the next phases. ``by_file`` (a long-lived builder's: each file's
+    Phase 2 and Phase 3 edges; ``tail``: the Phase 3 edges after them): merged source by
+    source, only the sources in ``again`` again when the builder kept the previous merge."""
     nodes = {f.path for f in r.facts}
     pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
-    if plan.cfg.two_layer:
+    carry = plan.carry
+    if carry is not None and by_file is not None and not plan.cfg.two_layer:
+        kept = carry.merged if r.previous is not None and carry.bundle == r.previous.bundle else None
+        carry.merged = merge_by_source(by_file[0], by_file[1], tail or [], r.overlay, nodes, kept, again)
+        merged = carry.merged.result()
+    elif plan.cfg.two_layer:
         store = EvidenceStore(pending / "evidence")
         store.append(PHASE2, e.phase2)
         store.append(PHASE3, e.phase3)
@@ -720,7 +730,9 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     the staging bundle as a task: it serialises and hashes the rows while this process
     builds the bundle's Arrow tables and loads them (the rows are only read on both
     sides). ``whole``: every part written again, even one the store holds (a full build
-    heals a damaged part)."""
+    heals a damaged part). A long-lived builder's export runs here instead, in this
+    process, since the rows' bytes it keeps for the next build must stay in it
+    (``resident.kept_rows``: only the rows ``reweigh`` moved are serialised again)."""
     carry = plan.carry
     keeping = carry is not None
     kept = carry.export if carry is not None and graph.moved is not None else None  # (reweighed: that build's rows)
@@ -919,9 +931,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
-        by_file = None
+        by_file, linked_again = None, None
         if plan.carry is not None and not plan.skip & {"phase2", "phase3"}:  # kept per file for the next build
             again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
+            linked_again = again[0][1]
             by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0]),
                        timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1]))
             e = Edges([x for f in r.facts for x in by_file[0][f.path]],
@@ -929,7 +942,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         else:
             e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
-        merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging)
+        merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
+                                    linked_again)
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
                         store_of(plan.vault.dir), plan.carry)
         symbols_mode, database_mode = symbols.why, content.why

@@ -50,6 +50,52 @@ def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterabl
     return MergeResult([chosen[k] for k in sorted(chosen)], dropped)
 
 
+@dataclass(slots=True)
+class BySource:
+    """``merge_edges`` one source at a time, as a long-lived builder keeps it: a canonical
+    key begins with the source, so a collision is always within one source and the merged
+    list is the sources' lists in source order. ``made_of``: the overlay and the edges
+    after the per-file ones (history) it was made with."""
+
+    edges: dict[str, list[Edge]]
+    dropped: dict[str, Counter[str]]
+    made_of: tuple[list[Edge], list[Edge]]
+
+    def result(self) -> MergeResult:
+        total: Counter[str] = Counter()
+        for c in self.dropped.values():
+            total.update(c)
+        return MergeResult([e for s in sorted(self.edges) for e in self.edges[s]], total)
+
+
+def merge_by_source(phase2: dict[str, list[Edge]], phase3: dict[str, list[Edge]], tail: list[Edge],
+                    overlay: list[Edge], nodes: set[str], kept: BySource | None = None,
+                    again: set[str] | None = None) -> BySource:
+    """``merge_edges(phase2 in file order, phase3 in file order + tail, overlay, nodes)``
+    source by source (``phase2``/``phase3``: each file's edges, which start in it). With
+    ``kept`` (made with the same overlay and tail, over the same files) only the sources in
+    ``again`` are merged again."""
+    extra: dict[str, tuple[list[Edge], list[Edge]]] = {}
+    for e in overlay:
+        extra.setdefault(e.source, ([], []))[0].append(e)
+    for e in tail:
+        extra.setdefault(e.source, ([], []))[1].append(e)
+    reuse = kept is not None and again is not None and kept.made_of == (list(overlay), list(tail))
+    sources = set(phase2) | set(phase3) | set(extra)
+    edges: dict[str, list[Edge]] = {}
+    dropped: dict[str, Counter[str]] = {}
+    for s in sources:
+        if reuse and s not in again and s in kept.dropped:  # type: ignore[operator,union-attr]
+            edges[s], dropped[s] = kept.edges.get(s, []), kept.dropped[s]  # type: ignore[union-attr]
+            continue
+        over, after = extra.get(s, ([], []))
+        m = merge_edges(phase2.get(s, []), [*phase3.get(s, []), *after], over, nodes)
+        dropped[s] = m.dropped
+        if m.edges:
+            edges[s] = m.edges
+    return BySource(edges, dropped, (list(overlay), list(tail)))
+
+
 def edge_to_json(e: Edge) -> dict[str, object]:
     return {"source": e.source, "target": e.target, "relation": e.relation,
             "confidence": e.confidence, "source_fragment": e.source_fragment,
