@@ -276,7 +276,7 @@ class Carry:
     graph: Any = None
     # (the bundle that build started from, the rows it moved against it: ``WeightedGraph.moved``)
     moved: tuple[str, tuple[frozenset[str], frozenset[str], tuple[int, ...]]] | None = None
-    # that build's export rows as bytes (``orchestrator.KeptRows``)
+    # that build's export rows as bytes (``resident.KeptRows``)
     export: Any = None
     # each file's uses of outside code, for interface.json (``interface.interface``'s memo)
     interface: dict[str, Any] = field(default_factory=dict)

@@ -132,9 +132,9 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
     standby's checksum of each file, from its ``stat.bin``: what its Content and symbol
     rows were made of, "", the files whose symbol rows the latest build made again though
     their bytes did not change: ``lineage["symbols_moved"]``, the standby's bundle name)
-    or (None, why it cannot be used, (), ""). ``symbols_kept``: this build patches the symbol tables, which needs the
-    latest build to have patched them too (then they differ from the standby's only in
-    files whose bytes differ, and in those it names as moved)."""
+    or (None, why it cannot be used, (), ""). ``symbols_kept``: this build patches the
+    symbol tables, which needs the latest build to have patched them too (then they differ
+    from the standby's only in files whose bytes differ, and in those it names as moved)."""
     import fcntl
     import hashlib
     import os
@@ -268,6 +268,8 @@ class Reach:
 
     nodes: frozenset[str]
     sources: frozenset[str]
+
+
 # (table, key column, the query's MATCH for one row): what ``_refresh_graph`` patches
 _NODES = {"artifacts": ("Artifact", "path"), "hubs": ("Hub", "id"), "history": ("History", "path")}
 _EDGES = {"links": ("Link", "Artifact", "path", "Artifact", "path"),
