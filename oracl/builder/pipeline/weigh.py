@@ -170,20 +170,17 @@ def _artifact_node(r: ArtifactRecord, f: FileFacts, s: Structure, terms: derive.
         age_days=(newest - f.mtime_ns) / 86_400e9, review_status=r.review_status,
         estimated_savings=r.estimated_savings, content_type=str(tags["content_type"]),
         placeholder=bool(tags["placeholder"]))
-    comp = prio.components(inputs)
+    comp = prio.components(inputs)  # (its freshness is the derived one, set by _derive_again)
     fresh_e = derive.fresh_factor(f.mtime_ns)
-    comp["freshness"] = derive.freshness(terms, fresh_e)  # derived: the newest mtime is the repository's
     for b in CONTINUOUS_BUCKETS:  # the others are exact constants (0, 0.3, 0.5, 1 …)
         comp[b] = r9(comp[b])
     cls = str(tags["classification"])
     p_sum = derive.own_sum(comp)
     p_mult = prio.M_CLS.get(cls, 1.15) * prio.M_SENS[sens]
-    p0 = derive.base(terms, p_sum, p_mult, fresh_e)
     file_role = role(r.path)
     assoc = s.assoc[r.path]
     st = derive.Stored(p_sum, p_mult, fresh_e, prio.M_ROLE[file_role], assoc, s.degree_all[r.path])
-    dl = derive.delta(terms, st.assoc)
-    node: ArtifactNode = {  # the record's fields, then these
+    node: ArtifactNode = {  # the record's fields, then these (the derived ones: _derive_again)
         **r.to_json(),  # type: ignore[typeddict-item]
         "id": r.artifact_id,
         "kind": "artifact",
@@ -193,12 +190,12 @@ def _artifact_node(r: ArtifactRecord, f: FileFacts, s: Structure, terms: derive.
         # an empty file (flask's py.typed) has no content to be important for: its only edge,
         # the hub membership, would make its association the maximum (0.8) and lift it above
         # the code; it keeps what it loses, never what it would gain
-        "priority": r9(derive.priority(terms, p_sum, p_mult, fresh_e, st.m_role, st.assoc, f.size_bytes > 0)),
-        "link_density": r9(derive.link_density(terms, st.degree)),
+        "priority": 0.0,
+        "link_density": 0.0,
         "priority_detail": {
             "components": comp, "m_cls": prio.M_CLS.get(cls, 1.15), "m_sens": prio.M_SENS[sens],
-            "sensitivity": sens, "risk_score": risk, "base": r9(p0),
-            "association": r9(assoc), "delta": r9(dl),
+            "sensitivity": sens, "risk_score": risk, "base": 0.0,
+            "association": r9(assoc), "delta": 0.0,
             "role": file_role, "m_role": prio.M_ROLE[file_role],
         },
         "parse_status": f.parse_status,
@@ -207,12 +204,14 @@ def _artifact_node(r: ArtifactRecord, f: FileFacts, s: Structure, terms: derive.
         "headings": f.headings,
         "history": history.get(r.path, ""),
     }
+    _derive_again(node, st, terms, f.size_bytes > 0)
     return node, st
 
 
 def _derive_again(node: ArtifactNode, st: derive.Stored, terms: derive.Terms, nonempty: bool) -> None:
-    """An artifact row's derived values made again under other terms, exactly as
-    ``_artifact_node`` makes them (its stored terms and every other field as they were)."""
+    """An artifact row's derived values (freshness, P0, δ, priority, link density) from its
+    stored terms under ``terms``: the one place they are set, when the row is made
+    (``_artifact_node``) and when only the terms moved (``reweigh``)."""
     detail = node["priority_detail"]
     detail["components"]["freshness"] = r9(derive.freshness(terms, st.fresh_e))
     detail["base"] = r9(derive.base(terms, st.p_sum, st.p_mult, st.fresh_e))
