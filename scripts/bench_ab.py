@@ -24,6 +24,12 @@ workspace (``shutil.copyfile``: every file written just before its first build, 
 clone's are): the copy, ``oracl build``, then ``oracl build`` again, timed, with the files
 it read and its ratio to the target (2 × a bare stat walk + 2 s).
 
+``--changes N`` also times, N rounds a side, a cold ``oracl build`` after each of the other
+changes issue 49's table names: a Python file added (a copy of another, under a new name),
+that file deleted, a Python file renamed, and nothing changed at all; each median with the
+bytes it wrote and its ratio to the target (2 × a bare stat walk + 1 s, the walk taken in
+the same round).
+
 ``--resident N`` also runs ``scripts/bench_resident.py`` on each side's copy (after the
 rebuilds): one long-lived builder, as ``oracl watch``, timing N saves → fresh answers; the
 two sides take turns, twice each.
@@ -101,6 +107,25 @@ def touch(root: Path, n: int) -> None:
     os.utime(path, (past, past))
 
 
+def change(root: Path, kind: str, n: int) -> None:
+    """One of ``--changes``'s changes: ``add`` a copy of a Python file under a new name (an
+    hour back), ``delete`` the file the last add made, ``rename`` a Python file, or
+    ``nothing``."""
+    if kind == "nothing":
+        return
+    files = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts and "bench_" not in p.name)
+    path = files[(n * 7907 + 13) % len(files)]
+    if kind == "add":
+        new = path.with_name(f"bench_added_{n}.py")
+        new.write_bytes(path.read_bytes())
+        past = time.time() - 3600
+        os.utime(new, (past, past))
+    elif kind == "delete":
+        (path.parent / f"bench_added_{n}.py").unlink()  # (the add's file: the same listing without it)
+    else:
+        path.rename(path.with_name(f"bench_renamed_{n}_{path.name}"))
+
+
 def covered(root: Path, n: int) -> list[Path]:
     return sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts)[:n]
 
@@ -162,6 +187,8 @@ def main() -> None:
                     help="time N first rebuilds after a fresh copy of the workspace, per side")
     ap.add_argument("--coverage", type=int, default=0, metavar="N",
                     help="ingest a coverage report over N Python files first (events in every build)")
+    ap.add_argument("--changes", type=int, default=0, metavar="N",
+                    help="time N rounds of an add, a delete, a rename and no change (cold builds), per side")
     ap.add_argument("--resident", type=int, default=0, metavar="N",
                     help="time N saves → fresh answers of a long-lived builder, per side (bench_resident.py)")
     a = ap.parse_args()
@@ -220,6 +247,17 @@ def main() -> None:
                 target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
                 wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
                 impacts[s["name"]].append(wall)  # type: ignore[index]
+        kinds = ("add", "delete", "rename", "nothing")
+        changes: dict[str, dict[str, list[tuple[float, int]]]] = {
+            s["name"]: {k: [] for k in kinds} for s in sides}  # type: ignore[misc]
+        walks: list[float] = []
+        for i in range(a.changes):
+            walks.append(stat_walk(sides[0]["root"])[0])  # type: ignore[arg-type]
+            for s in sides:
+                for kind in kinds:
+                    change(s["root"], kind, i)  # type: ignore[arg-type]
+                    wall, _ = oracl(s, "build", str(s["root"]), "-q")
+                    changes[s["name"]][kind].append((wall, WRITTEN[0]))  # type: ignore[index]
         resident: dict[str, list[dict[str, object]]] = {s["name"]: [] for s in sides}  # type: ignore[misc]
         for _ in range(2 if a.resident else 0):
             for s in sides:
@@ -256,6 +294,12 @@ def main() -> None:
             print(f"{name}: bytes written by a one-file rebuild median {statistics.median(w) / 1e6:.1f} MB "
                   f"({min(w) / 1e6:.1f}–{max(w) / 1e6:.1f}); vault {vault / 2**20:,.0f} MiB ÷ tree "
                   f"{tree / 2**20:,.0f} MiB = {vault / tree:.2f} after {a.rebuilds} rebuilds")
+            if walks:
+                target = 2 * statistics.median(walks) + 1
+                print(f"{name}: cold build after " + "; ".join(
+                    f"{k} {statistics.median(w for w, _ in v):.2f} s ({statistics.median(w for w, _ in v) / target:.2f} "
+                    f"× target, {statistics.median(b for _, b in v) / 1e6:.1f} MB written)"
+                    for k, v in changes[name].items()) + f"; target 2 × stat walk {statistics.median(walks):.2f} s + 1 s")  # type: ignore[index]
             for run in resident[name]:  # type: ignore[index]
                 print(f"{name}: resident {a.resident} saves: build p50 {run['build_p50']:.2f} s, save → answer "
                       f"p50 {run['answer_p50']:.2f} s / p95 {run['answer_p95']:.2f} s (the edited file found "

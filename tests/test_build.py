@@ -189,7 +189,7 @@ def test_empty_root(tmp_path: Path) -> None:
 
 
 def test_old_bundles_are_pruned(sample_repo: Path) -> None:
-    ids = [build(sample_repo, **SMALL).build_id for _ in range(3)]
+    ids = [build(sample_repo, full=True, **SMALL).build_id for _ in range(3)]
     bundles = sorted(p.name for p in (sample_repo / ".oracl" / "mirror").iterdir() if p.is_dir())
     assert bundles == ids[1:]
 

@@ -375,5 +375,5 @@ def test_a_reader_holds_its_snapshot_for_ten_minutes_across_twenty_builds_and_a_
         err = reader.stderr.read()
         reader.stderr.close()
     assert reader.returncode == 0, err
-    build(root, now=t0 + timedelta(minutes=11), **KW)  # released: the next build prunes it
+    build(root, now=t0 + timedelta(minutes=11), full=True, **KW)  # released: the next build prunes it
     assert first not in {p.name for p in (root / ".oracl" / "mirror").iterdir()}

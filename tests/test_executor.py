@@ -109,6 +109,8 @@ def test_a_damaged_previous_database_makes_the_build_full(tmp_path: Path, kind: 
     report = build(root, executor_kind=kind, **SMALL)
     assert report.mode == "full: the previous bundle's database does not match its manifest"
     assert report.files_read == len(SAMPLE)
+    assert build(root, executor_kind=kind, **SMALL).mode.startswith("up to date: ")
+    (root / next(iter(SAMPLE))).write_text("# changed\n")
     again = build(root, executor_kind=kind, **SMALL)  # and the next one is selective again
     assert again.mode.startswith("incremental: ")
 
@@ -125,6 +127,8 @@ def test_an_engine_error_on_the_previous_database_makes_the_build_full(tmp_path:
     manifest = orjson.loads((bundle / MANIFEST).read_bytes())
     manifest["files"][DB_FILE] = hashlib.sha256(db.read_bytes()).hexdigest()
     (bundle / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_SORT_KEYS))
+    # (a change: with none the build is up to date and never opens a database; `oracl verify` would say this)
+    (root / next(iter(SAMPLE))).write_text("# changed\n")
     report = build(root, **SMALL)
     assert report.mode.startswith("full: the previous bundle's database failed (")
     full = build(root, full=True, **SMALL)

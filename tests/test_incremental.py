@@ -294,12 +294,16 @@ def test_files_written_just_before_a_build_are_checked_by_digest_not_read_again(
         os.utime(root / rel, ns=(now, now))  # written "just now", as a clone writes
     first = build(root, **KW)
     assert first.mode == "full: no previous build"
-    second = build(root, **KW)
+    second = build(root, **KW)  # nothing changed: the bytes checked, nothing read or written
     assert second.files_read == 0
-    assert second.mode == ("incremental: 80 reused (80 written just before the last build, their bytes checked), "
-                           "0 read, 0 removed")
-    third = build(root, **KW)  # still within two seconds of their mtime: checked again, still not read
-    assert third.files_read == 0 and third.mode.startswith("incremental: 80 reused")
+    assert second.mode == (f"up to date: nothing changed since build {first.build_id} "
+                           "(80 written just before it, their bytes checked)")
+    (root / "pkg/m0.py").write_text("def f0():\n    return 100\n")
+    os.utime(root / "pkg/m0.py", ns=(OLD, OLD))
+    third = build(root, **KW)  # one edit: the others still within two seconds: checked again, still not read
+    assert third.files_read == 1
+    assert third.mode == ("incremental: 79 reused (79 written just before the last build, their bytes checked), "
+                          "1 read, 0 removed")
     assert export_of(root).count(b'"kind":"artifact"') == 80
 
 
@@ -314,14 +318,15 @@ def test_a_rebuild_with_nothing_read_reuses_every_symbol_row_and_equals_a_full_b
         _stamp(root / rel, 0)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     build(root, now=t0, **KW)
-    again = build(root, now=t0 + timedelta(minutes=1), **KW)
+    # (a weight moved: a real build, no file read; with nothing moved the build would be up to date)
+    again = build(root, now=t0 + timedelta(minutes=1), alpha=0.5, **KW)
     assert again.mode == "incremental: 30 reused, 0 read, 0 removed"
     assert again.symbols_mode == "symbols: the rows of 0 changed files made again, the others reused"
     verified = subprocess.run([sys.executable, "-c", "from oracl.face.launch import main; import sys; "
                                "sys.argv = ['oracl', 'verify', sys.argv[1]]; main()", str(root)],
                               capture_output=True, text=True)
     assert verified.returncode == 0, verified.stderr  # what readers serve is the export's
-    full = _full_beside(root, t0 + timedelta(minutes=2))
+    full = _full_beside(root, t0 + timedelta(minutes=2), alpha=0.5)
     assert _canonical(root) == full[0], _first_difference(_canonical(root), full[0])
 
 
@@ -383,8 +388,8 @@ def test_an_unreadable_file_is_retried_even_with_its_old_stat(tmp_path: Path) ->
 
 def test_when_the_previous_build_cannot_be_used_the_build_is_full(tmp_path: Path) -> None:
     root = _one_file_repo(tmp_path)
-    build(root, **KW)
-    assert build(root, **KW).mode == "incremental: 3 reused, 0 read, 0 removed"
+    first = build(root, **KW)
+    assert build(root, **KW).mode == f"up to date: nothing changed since build {first.build_id}"
     assert build(root, full=True, **KW).mode == "full: requested"
     # a weight acts after reading: still selective, and still what a full build makes
     assert build(root, **{**KW, "alpha": 0.5}).mode == "incremental: 3 reused, 0 read, 0 removed"
@@ -1040,6 +1045,8 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
     data = bytearray((second / moved[0]).read_bytes())
     data[len(data) // 2] ^= 1
     (second / moved[0]).write_bytes(bytes(data))
+    (root / "pkg/m8.py").write_text("x = 800\n")  # (with nothing changed the build is up to date: no shard read)
+    _stamp(root / "pkg/m8.py", 2)
     assert build(root, now=t0 + timedelta(minutes=4), **KW).mode == "full: the facts cache does not match its manifest"
 
 

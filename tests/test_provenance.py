@@ -184,8 +184,8 @@ def test_a_bundle_held_by_a_reader_is_not_pruned(sample_repo: Path) -> None:
         stdout=subprocess.PIPE, text=True)
     try:
         assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
-        build(sample_repo, **SMALL)
-        build(sample_repo, **SMALL)  # keep=2 would prune `first`, but a reader holds it
+        build(sample_repo, full=True, **SMALL)
+        build(sample_repo, full=True, **SMALL)  # keep=2 would prune `first`, but a reader holds it
         names = {p.name for p in (sample_repo / ".oracl" / "mirror").iterdir()}
         assert first in names
     finally:
@@ -193,7 +193,7 @@ def test_a_bundle_held_by_a_reader_is_not_pruned(sample_repo: Path) -> None:
         reader.wait()
         assert reader.stdout is not None
         reader.stdout.close()
-    build(sample_repo, **SMALL)
+    build(sample_repo, full=True, **SMALL)
     assert first not in {p.name for p in (sample_repo / ".oracl" / "mirror").iterdir()}
 
 

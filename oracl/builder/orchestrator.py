@@ -74,6 +74,7 @@ from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_grap
 from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.segments import Segments, reusable
+from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
 from oracl.bundle import provenance
 from oracl.bundle.writer import BundleWriter
 from oracl.core.children import git
@@ -158,6 +159,9 @@ class Discovered:
     previous: Previous | None  # the build a selective rebuild starts from
     mode: str                  # "full: why" | "incremental: …"
     scan_started_ns: int
+    git_state: tuple[str | None, bool | None] = (None, None)  # HEAD and whether the work tree is dirty
+    inputs: dict[str, Any] = field(default_factory=dict)  # what the output depends on besides the files (uptodate)
+    current: Latest | None = None  # the latest bundle, when it is what this build would write
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,13 +257,19 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
     started = time.time_ns()
     check = None if plan.full else ex.submit("checking the previous bundle", lambda: previous_damage(plan.vault))
     discovery = walk(plan.root, plan.cfg, stat=not plan.full)
+    git_state = _git_state(plan.root)
+    inputs = fingerprint(plan.vault.dir, discovery, plan.cfg.digest(), plan.cfg.read_digest(), plan.fts, plan.skip,
+                         git_state)
     if plan.full:
-        return Discovered(discovery, None, plan.full_why or "full: requested", started)
-    previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts, plan.carry)
+        return Discovered(discovery, None, plan.full_why or "full: requested", started, git_state, inputs)
     damage = ex.join(check) if check is not None else ""
+    current = latest_if_current(plan.vault, plan.root, discovery, inputs, damage, plan.cfg.jsonl)
+    if current is not None:
+        return Discovered(discovery, None, "up to date", started, git_state, inputs, current)
+    previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts, plan.carry)
     if previous is not None and damage:
         previous, mode = None, f"full: {damage}"
-    return Discovered(discovery, previous, mode, started)
+    return Discovered(discovery, previous, mode, started, git_state, inputs)
 
 
 def _select(d: Discovered, root: str) -> tuple[dict[str, FileFacts], list[str], list[str], Previous | None, str]:
@@ -660,6 +670,37 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
 
 # ---- Export and bundle ---------------------------------------------------------------------
 
+def _current_report(plan: Plan, d: Discovered, seconds: dict[str, float], peak_mib: dict[str, int]) -> BuildReport:
+    """The report of a build that found nothing to do: the latest bundle's own figures (its
+    header, and what its ``stat.bin`` recorded), nothing read, written or published."""
+    from oracl.builder.pipeline.annotate import LEARNED_FILES, is_ours
+
+    cur = d.current
+    assert cur is not None
+    header = orjson.loads((cur.bundle / HEADER_FILE).read_bytes())
+    cov = header.get("coverage", {})
+    parse = ({"ok": cov["parsed"]} if cov.get("parsed") else {}) | dict(cov.get("unparsed_by_reason", {}))
+    languages = cov.get("languages", {})
+    checked = f" ({cur.racy_checked:,} written just before it, their bytes checked)" if cur.racy_checked else ""
+    untrusted = tuple(name for name in LEARNED_FILES.values()
+                      if (plan.vault.dir / name).exists() and not is_ours(plan.vault.dir / name))
+    return BuildReport(
+        build_id=cur.build_id, root=str(plan.root.resolve()), files_seen=d.discovery.seen,
+        files_indexed=int(cov.get("indexed", cur.files)), skipped=dict(sorted(d.discovery.skipped.items())),
+        excluded_dirs=dict(sorted(d.discovery.excluded_dirs.items())), parse_status=dict(sorted(parse.items())),
+        languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+        skipped_by_suffix=dict(sorted(d.discovery.skipped_suffixes.items(), key=lambda kv: (-kv[1], kv[0]))),
+        counts=header["counts"], dropped_edges=dict(header["counts"].get("dropped_edges", {})),
+        mu=float(cur.stat_header.get("mu", header["mu"])), sigma=float(cur.stat_header.get("sigma", header["sigma"])),
+        seconds=seconds, peak_rss_mib=peak_mib,
+        export_path=str(plan.vault.export_index), export_root=cur.export_root, bundle_path=str(cur.bundle),
+        fts=plan.fts, two_layer=bool(header.get("two_layer", False)),
+        signature=str(cur.stat_header.get("signature", "unsigned")), orphans=int(cur.stat_header.get("orphans", 0)),
+        mode=f"up to date: nothing changed since build {cur.build_id}{checked}", files_read=0, files_removed=0,
+        symbols_mode="symbols: unchanged", database_mode="database: unchanged (the latest bundle serves)",
+        untrusted=untrusted)
+
+
 def _git_state(root: Path) -> tuple[str | None, bool | None]:
     try:
         head = git(root, "rev-parse", "HEAD", text=True, timeout=30)
@@ -675,7 +716,7 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
                 graph: WeightedGraph, languages: Counter[str], symbols: Symbols,
                 history: History | None = None, learned: Learned | None = None,
                 events: EventsOut | None = None) -> dict[str, Any]:
-    commit, dirty = _git_state(plan.root)
+    commit, dirty = d.git_state
     cfg = plan.cfg
     header: dict[str, Any] = {
         "version": SCHEMA_VERSION,
@@ -724,7 +765,7 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
-                 whole: bool = False) -> Task[bytes]:
+                 whole: bool = False, stat_extra: dict[str, Any] | None = None) -> Task[bytes]:
     """The export as parts (``core/parts.py``: the parts the store lacks written, the
     index, its digest and its signature), ``header.json`` and ``stat.bin``, written into
     the staging bundle as a task: it serialises and hashes the rows while this process
@@ -793,7 +834,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
-            "config_sha256": header["config_sha256"]}, store, whole))
+            "config_sha256": header["config_sha256"], **(stat_extra or {}),
+            "signature": sig.split(":", 1)[0] if sig else "unsigned"}, store, whole))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,
                              "parts_bytes": store.written_bytes})
@@ -893,7 +935,6 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
 
 
 def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
-    writer = BundleWriter(plan.vault, plan.build_id)
     seconds: dict[str, float] = {}
     peak_mib: dict[str, int] = {}
 
@@ -917,6 +958,18 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
     # still frees everything. The collector is process-wide state, so it is turned off only
     # when the build owns its process (the CLI's ``processes`` executor), never under a
     # library caller's threads.
+    try:
+        d = timed("discover", discover, plan, ex)
+    except BaseException:
+        if plan.carry is not None:
+            plan.carry.forget()
+        ex.close()
+        raise
+    progress("discover", len(d.discovery.files), len(d.discovery.files))
+    if d.current is not None:  # nothing to do: the latest bundle is what this build would write
+        ex.close()
+        return _current_report(plan, d, seconds, peak_mib)
+    writer = BundleWriter(plan.vault, plan.build_id)
     own_process = isinstance(ex, Processes)
     gc_was_enabled = gc.isenabled()
     if own_process:
@@ -924,8 +977,6 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
     graph: WeightedGraph | None = None
     ok = False
     try:
-        d = timed("discover", discover, plan, ex)
-        progress("discover", len(d.discovery.files), len(d.discovery.files))
         r = timed("read", read, plan, ex, d, progress, writer.staging)
         untrusted = tuple(r.learned.untrusted)
         reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
@@ -966,8 +1017,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         learned, events = r.learned, r.events
         del r, e, merged  # (by_file: a long-lived builder keeps it)
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
+        # (what ``uptodate`` compares the next build with, and what its report then says)
+        stat_extra = {"inputs": d.inputs, "scan_started_ns": d.scan_started_ns, "orphans": graph.orphans,
+                      "mu": graph.mu, "sigma": graph.sigma}  # (the header's are rounded)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc(), events, not based)
+                       learned.bundle_doc(), events, not based, stat_extra)
         del stat_files, all_facts
         reach = standby_reach(plan.carry, content.standby, content.standby_of, graph)
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,

@@ -105,7 +105,7 @@ def export_doc(vault: Vault, index: bytes) -> tuple[dict[str, Any], str]:
     return orjson.loads(data), f"parts: {n} match their digests ({len(data):,} bytes of export)"
 
 
-def _same_files(a: Path, b: Path) -> bool:
+def same_export_files(a: Path, b: Path) -> bool:
     """The export's files in ``a`` and ``b`` are the same bytes (or both absent)."""
     for name in SIDECARS:
         pa, pb = a / name, b / name
@@ -120,7 +120,7 @@ def _top_level_copy(vault: Vault, bundle: Path, keys: VerifyKeys, require_signat
     """The vault's top-level export is LATEST's, or — a publish killed after LATEST
     flipped — file by file either LATEST's or an earlier kept bundle's; anything else is a
     changed copy."""
-    if _same_files(vault.dir, bundle):
+    if same_export_files(vault.dir, bundle):
         return f"top-level export: the same files as bundle {bundle.name}"
     earlier = [b for b in vault.mirror.iterdir() if b.is_dir() and b.name < bundle.name and
                (b / MANIFEST).is_file()] if vault.mirror.is_dir() else []

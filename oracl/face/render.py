@@ -289,27 +289,30 @@ def build_progress(enabled: bool) -> Iterator[Any]:
 # ---- build and stats -------------------------------------------------------------------------
 
 def build_line(r: dict[str, Any], secs: float) -> None:
-    """``oracl build -q``: the build in one line (id, files indexed and read, edges, wall seconds)."""
+    """``oracl build -q``: the build in one line (id, files indexed and read, edges, wall seconds);
+    "up to date" instead of "built" when nothing changed since the build it names."""
+    done = "up to date" if str(r["mode"]).startswith("up to date") else "built"
     if plain():
-        _line("built", r["root"], r["build_id"], r["files_indexed"], r["files_read"], r["counts"]["edges"],
+        _line(done, r["root"], r["build_id"], r["files_indexed"], r["files_read"], r["counts"]["edges"],
               f"{secs:.2f}")
     else:
-        out().print(f"built {r['root']} build {r['build_id']}: {r['files_indexed']} files "
+        out().print(f"{done} {r['root']} build {r['build_id']}: {r['files_indexed']} files "
                   f"({r['files_read']} read), {r['counts']['edges']} edges, {secs:.1f} s", markup=False,
                   highlight=False, soft_wrap=True)
 
 
 def build_summary(r: dict[str, Any]) -> None:
     counts = r["counts"]
+    current = str(r["mode"]).startswith("up to date")
     if plain():
-        _line("built", r["root"], r["build_id"])
+        _line("up to date" if current else "built", r["root"], r["build_id"])
         _line("mode", r["mode"])
         if r.get("symbols_mode"):
             _line("symbols", r["symbols_mode"].removeprefix("symbols: "))
         if r.get("database_mode"):
             _line("database", r["database_mode"].removeprefix("database: "))
     else:
-        out().print(f"[bold green]Built[/] {r['root']}  build [cyan]{r['build_id']}[/]")
+        out().print(f"[bold green]{'Up to date' if current else 'Built'}[/] {r['root']}  build [cyan]{r['build_id']}[/]")
         out().print(f"[dim]{r['mode']}[/]", highlight=False)
         if r.get("symbols_mode"):
             out().print(_field(r["symbols_mode"]), style="dim", markup=False, highlight=False)
