@@ -134,3 +134,40 @@ def test_an_engine_error_on_the_previous_database_makes_the_build_full(tmp_path:
     full = build(root, full=True, **SMALL)
     assert full.export_root != "" and _export(root)["nodes"]
     assert not list(vault.mirror.glob("*.tmp"))
+
+
+def test_under_processes_a_selective_rebuild_makes_its_symbol_rows_in_a_child_and_equals_in_process(
+        tmp_path: Path) -> None:
+    """The CLI's executor makes a selective rebuild's symbol rows in a forked child, beside
+    the edges and the weighting (``start_symbols``); the bundle is the in-process build's."""
+    old = time.time_ns() - 86_400 * 10**9
+    trees = [write_tree(tmp_path / name, SAMPLE) for name in ("a", "b")]
+
+    def dated(rel: str, step: int) -> None:
+        for root in trees:
+            os.utime(root / rel, ns=(old + step * 10**9, old + step * 10**9))
+
+    for i, rel in enumerate(sorted(SAMPLE)):
+        dated(rel, i)
+    kinds = ("processes", "in-process")
+    firsts = [build(root, executor_kind=kind, **SMALL) for root, kind in zip(trees, kinds, strict=True)]
+    assert all(r.mode == "full: no previous build" and "symbols_background" not in r.seconds for r in firsts)
+    code = sorted(rel for rel in SAMPLE if rel.endswith(".py"))
+    for step, change in enumerate(("edit", "add", "rename"), start=100):
+        for root in trees:
+            if change == "edit":
+                (root / code[0]).write_text((root / code[0]).read_text() + "\n\ndef later():\n    return sign(b'')\n")
+            elif change == "add":
+                (root / "pkg/extra.py").write_text("from pkg.auth import sign\n\n\ndef again():\n    return sign(b'x')\n")
+            else:
+                (root / "pkg/extra.py").rename(root / "pkg/moved.py")
+        dated({"edit": code[0], "add": "pkg/extra.py", "rename": "pkg/moved.py"}[change], step)
+        reports = [build(root, executor_kind=kind, **SMALL) for root, kind in zip(trees, kinds, strict=True)]
+        assert reports[0].mode.startswith("incremental: ") and reports[0].mode == reports[1].mode, change
+        assert "symbols_background" in reports[0].seconds and "symbols_background" not in reports[1].seconds
+        assert reports[0].symbols_mode == reports[1].symbols_mode
+        a, b = (_export(root) for root in trees)
+        a["schema"].pop("root"), b["schema"].pop("root")
+        assert a == b, (change, [(x.get("id"), sorted(k for k in x if x[k] != y.get(k)))
+                                 for part in ("nodes", "edges") for x, y in zip(a[part], b[part], strict=False)
+                                 if x != y][:3], {k for k in a if a[k] != b[k]})
