@@ -597,27 +597,6 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     return made
 
 
-def start_symbols(plan: Plan, ex: Executor, r: Read, reuse: Segments | None, why: str,
-                  catchup: list[str]) -> Task[tuple[Symbols, float]] | None:
-    """The symbol rows as a forked child's task, beside the edges, the merge and the
-    weighting, which use one core and do not need them, when that pays: a selective
-    rebuild by the CLI's executor (the rows of the files read come back, a few; at 20,003
-    files the tables behind them cost ~1.2 s of the ~9 s a one-file rebuild took). Not for
-    a full build (the full-text index is the second core's work then), nor for a
-    long-lived builder (its resolver's tables stay in its process for the next build).
-    None: made in this process, in turn."""
-    if not isinstance(ex, Processes) or plan.carry is not None or r.previous is None:
-        return None
-    store = store_of(plan.vault.dir)
-
-    def work() -> tuple[Symbols, float]:
-        t0 = time.perf_counter()
-        made = make_symbols(r, reuse, why, catchup, store)
-        return made, round(time.perf_counter() - t0, 3)
-
-    return ex.submit("making the symbol rows", work)
-
-
 # ---- Phase 2b: weighted assembly ------------------------------------------------------------
 
 def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str]:
@@ -1003,7 +982,6 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
-        beside = start_symbols(plan, ex, r, reuse, symbols_why, content.symbols_catchup)
         by_file, linked_again = None, None
         if plan.carry is not None and not plan.skip & {"phase2", "phase3"}:  # kept per file for the next build
             again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
@@ -1017,11 +995,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
                                     linked_again)
-        if beside is not None:  # made beside the edges and the weighting: what is left of it is waited for
-            symbols, seconds["symbols_background"] = timed("symbols", ex.join, beside)
-        else:
-            symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
-                            store_of(plan.vault.dir), plan.carry)
+        symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
+                        store_of(plan.vault.dir), plan.carry)
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
