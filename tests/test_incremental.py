@@ -1159,3 +1159,68 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
     assert ("pkg/child.py#Child.run", "pkg/base.py#Base.stride", "calls") in edges
     assert ("pkg/two.py#two", "pkg/b.py#B.go", "calls") in edges  # by the type in its own lines
     assert ("pkg/two.py#two", "pkg/a.py#A.go", "calls") not in edges
+
+
+def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``builder/reach.py``: a build with no long-lived builder behind it records, in its
+    ``stat.bin``, the rows it can differ in from the bundle it started from (the files read
+    again; the edges out of them and into them) when its weighting's structure did not move;
+    the next build reads back and compares only those rows of its standby and its own.
+    After each build every row of the artifact graph's tables, and the export, equal a full
+    build's. An edit that moves an edge records nothing, and the build after it compares
+    every row again; an edit that changes what other files' edges read of a file (a new
+    top-level name) is not a reach either."""
+    from oracl.bundle import database
+
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    seen: list[Any] = []
+    refresh = database._refresh_graph
+
+    def spy(store: Any, tables: dict[str, Any], only: Any = None) -> None:
+        seen.append(only)
+        refresh(store, tables, only)
+
+    monkeypatch.setattr(database, "_refresh_graph", spy)
+
+    def edit(step: int, rel: str, text: str) -> Any:
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        report = build(root, now=t0 + timedelta(minutes=2 * step), **KW)
+        vault = root / ".oracl"
+        saved = root.parent / "saved-vault"
+        shutil.copytree(vault, saved, symlinks=True)
+        rows, export = _graph_rows(root), _canonical(root)
+        build(root, full=True, now=t0 + timedelta(minutes=2 * step + 1), **KW)
+        assert (_graph_rows(root), _canonical(root)) == (rows, export), step
+        shutil.rmtree(vault)
+        saved.rename(vault)
+        return report
+
+    shop, cart = CALLERS["pkg/shop.py"], CALLERS["pkg/cart.py"]
+    one = edit(1, "pkg/shop.py", shop + "# one\n")  # a copy of the latest: no standby to refresh
+    assert one.database_mode.startswith("database: a copy of the latest") and seen == []
+    two = edit(2, "pkg/cart.py", cart + "# two\n")
+    assert two.database_mode == "database: the standby updated in place (1 more file caught up)"
+    # the standby is the full build's: behind on shop.py (build one's) and cart.py (this one's);
+    # base.py has edges into neither, so only its own row and edges are not read back
+    assert seen[-1] is not None and seen[-1].nodes == {"pkg/shop.py", "pkg/cart.py"}
+    assert seen[-1].sources == {"pkg/shop.py", "pkg/cart.py"}
+    three = edit(3, "pkg/base.py", CALLERS["pkg/base.py"] + "# three\n")
+    assert three.database_mode.endswith("(1 more file caught up)")
+    assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py", "pkg/base.py"}
+    assert seen[-1].sources == {"pkg/cart.py", "pkg/base.py", "pkg/shop.py"}  # (shop and cart import base)
+    # an import moved an edge: the structure moved, every row is compared, nothing recorded
+    edit(4, "pkg/shop.py", "import pkg.base\n" + shop)
+    assert seen[-1] is None
+    edit(5, "pkg/cart.py", cart + "# five\n")  # the latest recorded no reach: every row again
+    assert seen[-1] is None
+    edit(6, "pkg/cart.py", cart + "# six\n")
+    assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py"}
+    # a new top-level name in a file changes what the other files' edges read of it
+    edit(7, "pkg/base.py", CALLERS["pkg/base.py"] + "\n\ndef spare():\n    return 2\n")
+    assert seen[-1] is None

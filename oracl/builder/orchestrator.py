@@ -72,6 +72,7 @@ from oracl.builder.pipeline.merge import (
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
+from oracl.builder.reach import moved_since, record, recorded, standby_rows
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.segments import Segments, reusable
 from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
@@ -1001,6 +1002,16 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         del reuse
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
         kept_graph = graph if plan.carry is not None else None
+        # the rows this build can differ in from the latest's (builder/reach.py): recorded for
+        # the next build, and with what the latest recorded, the reach of the standby's rows
+        latest = recorded(r.previous.bundle) if r.previous is not None else {}
+        now: tuple[frozenset[str], frozenset[str]] | None = None
+        if graph.moved is not None:  # (a long-lived builder's reweigh says it)
+            now = (graph.moved[0], graph.moved[1])
+        elif r.previous is not None:
+            read_again = set(r.reread)
+            now = moved_since(r.previous, latest, r.reread, {f.path: f for f in r.facts if f.path in read_again},
+                              graph)
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
@@ -1019,11 +1030,16 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
         # (what ``uptodate`` compares the next build with, and what its report then says)
         stat_extra = {"inputs": d.inputs, "scan_started_ns": d.scan_started_ns, "orphans": graph.orphans,
-                      "mu": graph.mu, "sigma": graph.sigma}  # (the header's are rounded)
+                      "mu": graph.mu, "sigma": graph.sigma,  # (the header's are rounded)
+                      "structure_sha256": graph.structure_key}
+        mine = record(base_name, now)
+        if mine is not None:
+            stat_extra["reach"] = mine
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events, not based, stat_extra)
         del stat_files, all_facts
-        reach = standby_reach(plan.carry, content.standby, content.standby_of, graph)
+        reach = standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
+            else standby_rows(latest, content.standby_of, now) if content.standby else None
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
                        based, reach)
         seconds["fts_background"] = round(loaded.content_seconds, 3)

@@ -7,9 +7,12 @@ Output: the export's nodes and edges (artifacts named by their node id, the arti
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+import orjson
 
 from oracl.builder.extractors.code import CODE_LANGUAGES
 from oracl.builder.pipeline import priority as prio
@@ -71,6 +74,9 @@ class WeightedGraph:
     # differ from the previous build's in their stored form; None: any may (a whole weigh)
     # (and the indexes of those edge rows)
     moved: tuple[frozenset[str], frozenset[str], tuple[int, ...]] | None = None
+    # ``structure_key``: equal for two graphs whose weights, association values, degrees and
+    # raw ranks are equal ('' when not computed)
+    structure_key: str = ""
 
 
 RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
@@ -241,6 +247,23 @@ def _edge_row(e: Edge, w: float, rank: float, ids: Mapping[str, str], terms: der
     }
 
 
+def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
+                  sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> str:
+    """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
+    structure: the files in order with each one's domain and tag set, the (source, target,
+    relation, κ) of every edge in order (the hub memberships included), and the settings
+    (the configuration, usage, sensitivity overrides, each file's commit messages). Two
+    builds with equal keys have equal weights, association values, degrees and raw ranks,
+    so their artifact rows differ only where the files' own facts do, and their edge rows
+    only where an endpoint's did (``builder/reach.py``)."""
+    h = hashlib.sha256()
+    h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
+                           sorted(history.items())]))
+    h.update(orjson.dumps([(r.path, str(r.tags.get("domain")), sorted(s.tagsets[r.path])) for r in records]))
+    h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence) for e in s.edges]))
+    return h.hexdigest()
+
+
 def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
           cfg: Config, usage: Mapping[str, int] | None = None,
           sensitivity_overrides: Mapping[str, str] | None = None,
@@ -281,6 +304,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     orphans = sum(1 for r in records if s.degree_aa[r.path] == 0)
     graph = WeightedGraph(node_rows, edge_rows, mu, sigma, len(s.domains), terms, stored, raw, counts, endpoints,
                           orphans)
+    graph.structure_key = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
     if keep:
         s.records, s.facts, s.merged = list(records), [facts[r.path] for r in records], merged
         s.settings = (cfg, dict(usage), dict(sensitivity_overrides), dict(history))
@@ -354,6 +378,7 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     graph = WeightedGraph(nodes, edge_rows, previous.mu, previous.sigma, previous.hubs, terms, stored,
                           previous.rank_raw, previous.edge_counts, previous.endpoints, previous.orphans)
     graph.structure = s
+    graph.structure_key = previous.structure_key  # (the structure did not move)
     graph.moved = (frozenset(records[i].path for i in changed), frozenset(edges[i].source for i in moved),
                    tuple(moved))
     return graph

@@ -1,0 +1,111 @@
+"""The graph rows a cold selective build can have moved, and so the rows of the standby it
+takes over that it must compare (issue 49: write only what moved, and read back only
+what can have).
+
+A build that starts from the latest bundle makes every artifact and edge row again (its
+weighting is a whole pass), then brought the standby — the bundle the latest started
+from, two builds behind — up to date by reading all of its Artifact, History, Link and
+BelongsTo rows back and comparing them (~2 s at 20,003 files). When the weighting's
+structure did not move (``weigh.structure_key``: the same files in the same domains with
+the same tag sets, the same edges with the same κ, the same settings), the weights,
+association values, degrees and raw ranks are the latest's, and a row can differ from the
+latest's only where a file's own facts did (the files read again) or, for an edge row,
+where an endpoint's did: its artifact id (path, mtime, size) and its fragments. Lines and
+fragments reach only the edges that point into a file, and which edges a file has depends
+on the other files only through their ``edge_interface``, required unchanged for the files
+read again (as ``providers.edges_to_make`` requires it of a long-lived builder's kept
+edges). So this build's rows differ from the latest's at most in
+
+* the artifact (and History) rows of the files read again, and
+* the edge rows whose source is one of them or has an edge into one of them.
+
+Each bundle records that reach against the bundle it started from in its ``stat.bin``
+(``reach``, beside ``structure_sha256``); the next build's standby is that very bundle,
+so the standby differs from this build at most in the union of the latest's recorded
+reach and this build's. Anything else (no record, another standby, a structure that
+moved, a larger change) compares every row, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from oracl.builder.extractors.providers import edge_interface
+from oracl.builder.incremental import Previous
+from oracl.builder.pipeline.weigh import WeightedGraph
+from oracl.core.records import FileFacts
+
+if TYPE_CHECKING:
+    from oracl.bundle.database import Reach
+
+MAX_RECORDED = 2_000  # paths a bundle records its reach by; more: the next build compares every row
+
+
+def recorded(bundle: Path) -> dict[str, Any]:
+    """The header of ``bundle``'s ``stat.bin`` when it is the one its manifest lists ({}
+    otherwise: nothing recorded is then used)."""
+    from oracl.core.vault import MANIFEST, STAT_FILE
+
+    try:
+        data = (bundle / STAT_FILE).read_bytes()
+        manifest = orjson.loads((bundle / MANIFEST).read_bytes())
+        if manifest["files"][STAT_FILE] != hashlib.sha256(data).hexdigest():
+            return {}
+        doc = orjson.loads(data)
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    doc.pop("parts", None)
+    return doc
+
+
+def moved_since(previous: Previous, latest: dict[str, Any], reread: list[str], facts: dict[str, FileFacts],
+                graph: WeightedGraph) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(the paths whose artifact rows, the files whose outgoing edge rows) this build can
+    differ in from the latest (``previous``, whose ``stat.bin`` header is ``latest``);
+    None when its structure moved or a file read again changed what other files' edges
+    read of it."""
+    key = latest.get("structure_sha256")
+    if not graph.structure_key or key != graph.structure_key:
+        return None
+    changed = frozenset(reread)
+    for path in changed:
+        old = previous.facts.get(path)
+        if old is None or edge_interface(old) != edge_interface(facts[path]):
+            return None
+    sources = set(changed)
+    for src, dst in graph.endpoints:
+        if dst in changed:
+            sources.add(src)
+    return changed, frozenset(sources)
+
+
+def standby_rows(latest: dict[str, Any], standby_of: str, now: tuple[frozenset[str], frozenset[str]] | None
+                 ) -> Reach | None:
+    """The rows the standby (the bundle ``standby_of``) can differ in from this build: the
+    latest's recorded reach against it and this build's against the latest (``now``), or
+    None (every row compared)."""
+    if now is None or not standby_of:
+        return None
+    was = latest.get("reach")
+    if not isinstance(was, dict) or was.get("base") != standby_of:
+        return None
+    nodes, sources = was.get("nodes"), was.get("sources")
+    if not isinstance(nodes, list) or not isinstance(sources, list):
+        return None
+    from oracl.bundle.database import Reach  # (pyarrow, when the rows are tabled)
+
+    return Reach(now[0] | frozenset(map(str, nodes)), now[1] | frozenset(map(str, sources)))
+
+
+def record(base: str, now: tuple[frozenset[str], frozenset[str]] | None) -> dict[str, Any] | None:
+    """What this build records of its reach against the bundle it started from (``base``),
+    for the next build's standby; None when there is none to record or it is too large."""
+    if now is None or not base or len(now[0]) + len(now[1]) > MAX_RECORDED:
+        return None
+    return {"base": base, "nodes": sorted(now[0]), "sources": sorted(now[1])}
