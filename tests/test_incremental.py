@@ -1224,3 +1224,10 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     # a new top-level name in a file changes what the other files' edges read of it
     edit(7, "pkg/base.py", CALLERS["pkg/base.py"] + "\n\ndef spare():\n    return 2\n")
     assert seen[-1] is None
+    edit(8, "pkg/cart.py", cart + "# eight\n")
+    edit(9, "pkg/cart.py", cart + "# nine\n")
+    assert seen[-1] is not None
+    # a learned review status moves a row of a file that was not read: every row again
+    write_learned(root / ".oracl" / "learned_tags.json", orjson.dumps({"pkg/base.py": {"review_status": "reviewed"}}))
+    edit(10, "pkg/cart.py", cart + "# ten\n")
+    assert seen[-1] is None

@@ -250,7 +250,8 @@ def _edge_row(e: Edge, w: float, rank: float, ids: Mapping[str, str], terms: der
 def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
                   sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> str:
     """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
-    structure: the files in order with each one's domain and tag set, the (source, target,
+    structure: the files in order with each one's domain, tag set, review status and
+    estimated savings (what a record holds besides its file's facts), the (source, target,
     relation, κ) of every edge in order (the hub memberships included), and the settings
     (the configuration, usage, sensitivity overrides, each file's commit messages). Two
     builds with equal keys have equal weights, association values, degrees and raw ranks,
@@ -259,7 +260,9 @@ def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usag
     h = hashlib.sha256()
     h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
                            sorted(history.items())]))
-    h.update(orjson.dumps([(r.path, str(r.tags.get("domain")), sorted(s.tagsets[r.path])) for r in records]))
+    # (a record's review status and savings come from learned tags, not from its file)
+    h.update(orjson.dumps([(r.path, str(r.tags.get("domain")), sorted(s.tagsets[r.path]), r.review_status,
+                            r.estimated_savings) for r in records]))
     h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence) for e in s.edges]))
     return h.hexdigest()
 
