@@ -1231,3 +1231,55 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     write_learned(root / ".oracl" / "learned_tags.json", orjson.dumps({"pkg/base.py": {"review_status": "reviewed"}}))
     edit(10, "pkg/cart.py", cart + "# ten\n")
     assert seen[-1] is None
+
+
+def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reach.Unmoved``: when a build's rows can differ from the latest's only in its reach,
+    a group of export rows holding none of them is the latest's part for the same keys
+    (the ids of the files read again mapped back), never serialised again; the export is
+    still a full build's, byte for byte. An edit that moves an edge serialises every group."""
+    import oracl.builder.orchestrator as orchestrator
+
+    n = 600  # (a group closes after ~1 key in 64: here ~10 node groups and ~10 edge groups, by source)
+    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
+    root = write_tree(tmp_path / "repo", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    sections: list[tuple[int, int]] = []  # (groups, groups taken from the latest) of each section put
+    put = orchestrator.put_groups
+
+    def counting(store: Any, keys: Any, rows_of: Any, kept: Any, **kw: Any) -> Any:
+        taken = [0]
+
+        def spy(a: int, b: int) -> Any:
+            part = kept(a, b)
+            taken[0] += part is not None
+            return part
+
+        out = put(store, keys, rows_of, spy, **kw)
+        sections.append((len(out), taken[0]))
+        return out
+
+    monkeypatch.setattr(orchestrator, "put_groups", counting)
+
+    def edit(step: int, rel: str, text: str) -> list[tuple[int, int]]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        sections.clear()
+        build(root, now=t0 + timedelta(minutes=step), **KW)
+        made = list(sections)
+        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=step, seconds=30))[0], step
+        return made
+
+    for step, rel in ((1, "pkg/m7.py"), (2, "pkg/m150.py")):
+        (nodes, nodes_kept), (edges, edges_kept) = edit(step, rel, files[rel] + f"# {step}\n")
+        # made again: the node group of the file's row (two when its new id moved a boundary) and
+        # the hubs'; the edge groups of its edges and of the one importing it (each one or two)
+        assert nodes >= 8 and nodes - nodes_kept <= 3, (step, nodes, nodes_kept)
+        assert edges >= 6 and edges - edges_kept <= 4, (step, edges, edges_kept)
+    # an edge more: the structure moved, every group is serialised
+    (_, nodes_kept), (_, edges_kept) = edit(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
+    assert nodes_kept == edges_kept == 0

@@ -72,7 +72,7 @@ from oracl.builder.pipeline.merge import (
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
-from oracl.builder.reach import moved_since, record, recorded, standby_rows
+from oracl.builder.reach import Unmoved, moved_since, record, recorded, standby_rows, unmoved
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.segments import Segments, reusable
 from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
@@ -99,6 +99,7 @@ from oracl.core.parts import (
     Parts,
     PartStore,
     encode_index,
+    put_groups,
     put_rows,
     store_of,
     stored_edge,
@@ -766,7 +767,8 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
-                 whole: bool = False, stat_extra: dict[str, Any] | None = None) -> Task[bytes]:
+                 whole: bool = False, stat_extra: dict[str, Any] | None = None,
+                 same: Unmoved | None = None) -> Task[bytes]:
     """The export as parts (``core/parts.py``: the parts the store lacks written, the
     index, its digest and its signature), ``header.json`` and ``stat.bin``, written into
     the staging bundle as a task: it serialises and hashes the rows while this process
@@ -774,7 +776,9 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     sides). ``whole``: every part written again, even one the store holds (a full build
     heals a damaged part). A long-lived builder's export runs here instead, in this
     process, since the rows' bytes it keeps for the next build must stay in it
-    (``resident.kept_rows``: only the rows ``reweigh`` moved are serialised again)."""
+    (``resident.kept_rows``: only the rows ``reweigh`` moved are serialised again).
+    ``same``: a cold build's rows that cannot have moved since the latest's
+    (``reach.Unmoved``): their groups are the latest's parts, never serialised again."""
     carry = plan.carry
     keeping = carry is not None
     kept = carry.export if carry is not None and graph.moved is not None else None  # (reweighed: that build's rows)
@@ -793,16 +797,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             made.append(kept_rows(store, graph, kept, whole))
             sections["nodes"], sections["edges"] = made[0].sections
         else:
-            nodes = sorted(graph.nodes, key=lambda n: n["id"])
-            stored = graph.stored
-            sections["nodes"] = put_rows(store, [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in nodes],
-                                         [n["id"] for n in nodes], rewrite=whole)
-            del nodes
-            order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))
-            raw = graph.rank_raw
-            sections["edges"] = put_rows(store, [stored_edge(graph.edges[i], raw[i]) for i in order],
-                                         [graph.edges[i]["source"] for i in order], rewrite=whole)
-            del order
+            sections["nodes"], sections["edges"] = _graph_sections(store, graph, same, whole)
         if events is not None and events.section is not None:
             sections["events"] = [[store.put(events.section, rewrite=whole), len(events.section)]]
         if segs is None and not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
@@ -847,6 +842,43 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     if made:
         plan.carry.export = made[0]  # type: ignore[union-attr]
     return task
+
+
+def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None, whole: bool) -> tuple[Parts, Parts]:
+    """The export's node and edge sections of ``graph`` in parts: every row serialised, or,
+    with ``same``, only the groups holding a row that can have moved (a hub's, or one of
+    ``same``'s paths); the others are the latest's parts for the same keys."""
+    nodes = sorted(graph.nodes, key=lambda n: n["id"])
+    stored = graph.stored
+    keys = [n["id"] for n in nodes]
+
+    def node_rows(a: int, b: int) -> list[Any]:
+        return [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in nodes[a:b]]
+
+    taken = same.parts_by_keys(keys, same.nodes) if same is not None else None
+
+    def node_kept(a: int, b: int) -> list[Any] | None:
+        if taken is None or same is None or any(n["kind"] != "artifact" or n["path"] in same.moved_nodes
+                                                  for n in nodes[a:b]):
+            return None
+        return taken.get(tuple(keys[a:b]))
+
+    node_parts = put_groups(store, keys, node_rows, node_kept, rewrite=whole)
+    order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))
+    raw, ends = graph.rank_raw, graph.endpoints
+    edge_keys = [graph.edges[i]["source"] for i in order]
+
+    def edge_rows(a: int, b: int) -> list[Any]:
+        return [stored_edge(graph.edges[i], raw[i]) for i in order[a:b]]
+
+    held = same.parts_by_keys(edge_keys, same.edges) if same is not None else None
+
+    def edge_kept(a: int, b: int) -> list[Any] | None:
+        if held is None or same is None or any(ends[i][0] in same.moved_sources for i in order[a:b]):
+            return None
+        return held.get(tuple(edge_keys[a:b]))
+
+    return node_parts, put_groups(store, edge_keys, edge_rows, edge_kept, rewrite=whole)
 
 
 def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,
@@ -1012,6 +1044,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             read_again = set(r.reread)
             now = moved_since(r.previous, latest, r.reread, {f.path: f for f in r.facts if f.path in read_again},
                               graph)
+        # (the ids the latest gave the files read again: the keys its parts are grouped by)
+        old_ids = {rec.artifact_id: r.previous.facts[rec.path].artifact_id for rec in r.records
+                   if now is not None and r.previous is not None and rec.path in now[0]
+                   and rec.path in r.previous.facts}
+        base_bundle = str(r.previous.bundle) if r.previous is not None else ""
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
@@ -1035,8 +1072,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine
+        same = unmoved(Path(base_bundle), now, old_ids) if base_bundle and plan.carry is None else None
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc(), events, not based, stat_extra)
+                       learned.bundle_doc(), events, not based, stat_extra, same)
         del stat_files, all_facts
         reach = standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
             else standby_rows(latest, content.standby_of, now) if content.standby else None

@@ -29,6 +29,7 @@ moved, a larger change) compares every row, as before.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,3 +110,49 @@ def record(base: str, now: tuple[frozenset[str], frozenset[str]] | None) -> dict
     if now is None or not base or len(now[0]) + len(now[1]) > MAX_RECORDED:
         return None
     return {"base": base, "nodes": sorted(now[0]), "sources": sorted(now[1])}
+
+
+@dataclass(frozen=True, slots=True)
+class Unmoved:
+    """What the export may take from the latest build's parts (``now``: this build's reach
+    against it): a group of rows none of whose rows can have moved is the latest's part
+    for the same rows, found by the group's keys (node ids; edge sources' ids), those of
+    the files read again mapped back to the ids the latest gave them."""
+
+    nodes: list[Any]             # the latest's node parts and edge parts, in order
+    edges: list[Any]
+    old_ids: dict[str, str]      # this build's id → the latest's, for the files read again
+    moved_nodes: frozenset[str]  # the paths whose artifact rows can have moved
+    moved_sources: frozenset[str]  # the files whose outgoing edge rows can have moved
+
+    def parts_by_keys(self, keys: list[str], parts: list[Any]) -> dict[tuple[str, ...], Any] | None:
+        """The latest's parts by the keys of their groups: its keys are this build's
+        (``keys``, sorted) with the ids of the files read again as it gave them. None when
+        they do not group into as many parts as it has (another layout: nothing taken)."""
+        from oracl.core.parts import grouped
+
+        before = sorted(self.old_ids.get(k, k) for k in keys)
+        groups = grouped(before)
+        if len(groups) != len(parts):
+            return None
+        return {tuple(before[a:b]): part for (a, b), part in zip(groups, parts, strict=True)}
+
+
+def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old_ids: dict[str, str]
+            ) -> Unmoved | None:
+    """``Unmoved`` for the export of a build whose reach against the latest (``bundle``)
+    is ``now``; None when there is none or the latest's index cannot be read."""
+    from oracl.core.parts import INDEX, decode_index
+    from oracl.core.vault import MANIFEST
+
+    if now is None:
+        return None
+    try:
+        data = (bundle / INDEX).read_bytes()
+        if orjson.loads((bundle / MANIFEST).read_bytes())["files"][INDEX] != hashlib.sha256(data).hexdigest():
+            return None
+        sections = decode_index(data)["sections"]
+        nodes, edges = sections["nodes"], sections["edges"]
+    except Exception:  # noqa: BLE001 – anything odd: every row is serialised, as before
+        return None
+    return Unmoved(list(nodes), list(edges), old_ids, now[0], now[1])

@@ -250,6 +250,21 @@ def put_rows(store: PartStore, rows: Sequence[Any], keys: Sequence[str], *, rewr
     return out
 
 
+def put_groups(store: PartStore, keys: Sequence[str], rows_of: Callable[[int, int], list[Any]],
+               kept: Callable[[int, int], list[Any] | None], *, rewrite: bool = False) -> Parts:
+    """``put_rows`` of the rows ``rows_of(a, b)`` makes for each group ``[a, b)`` of
+    ``keys``, save the groups for which ``kept(a, b)`` names a part already in the store
+    holding exactly those rows: that part again, its rows never made."""
+    out: Parts = []
+    for a, b in grouped(keys):
+        part = None if rewrite else kept(a, b)
+        if part is None:
+            data = orjson.dumps(rows_of(a, b), option=orjson.OPT_SORT_KEYS)[1:-1]
+            part = [store.put(data, rewrite=rewrite), len(data)]
+        out.append(part)
+    return out
+
+
 def put_chunks(store: PartStore, chunks: Sequence[bytes], keys: Sequence[str],
                kept: dict[tuple[int, ...], list[Any]] | None = None, *, rewrite: bool = False
                ) -> tuple[Parts, dict[tuple[int, ...], list[Any]]]:
