@@ -1276,10 +1276,12 @@ def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_pat
 
     for step, rel in ((1, "pkg/m7.py"), (2, "pkg/m150.py")):
         (nodes, nodes_kept), (edges, edges_kept) = edit(step, rel, files[rel] + f"# {step}\n")
-        # made again: the node group of the file's row (two when its new id moved a boundary) and
-        # the hubs'; the edge groups of its edges and of the one importing it (each one or two)
-        assert nodes >= 8 and nodes - nodes_kept <= 3, (step, nodes, nodes_kept)
-        assert edges >= 6 and edges - edges_kept <= 4, (step, edges, edges_kept)
+        # made again: the groups around the file's old id (one) and its new id (two when that
+        # id closes a group), and the hubs'; the edge groups around its old and new ids and the
+        # group of the file importing it. (How many groups there are depends on the ids, which
+        # hold the files' mtimes.)
+        assert nodes_kept >= 1 and nodes - nodes_kept <= 4, (step, nodes, nodes_kept)
+        assert edges_kept >= 1 and edges - edges_kept <= 4, (step, edges, edges_kept)
     # an edge more: the structure moved, every group is serialised
     (_, nodes_kept), (_, edges_kept) = edit(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
     assert nodes_kept == edges_kept == 0
