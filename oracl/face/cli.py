@@ -177,6 +177,8 @@ def build(
     Selective by default: files whose (path, size, mtime, ctime) did not change since the
     previous build are not read again, and the database is the older kept bundle's brought
     up to date in place (or a copy of the previous one's); the result equals a full build's.
+    With nothing changed since the latest build (the files, the settings, git's HEAD, the
+    learned data and events, the signing key) it says "up to date" and writes nothing.
     --full reads everything."""
     from oracl.builder.orchestrator import build as run_build
     from oracl.core.vault import check_root
