@@ -28,6 +28,7 @@ moved, a larger change) compares every row, as before.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +132,11 @@ class Unmoved:
         they do not group into as many parts as it has (another layout: nothing taken)."""
         from oracl.core.parts import grouped
 
-        before = sorted(self.old_ids.get(k, k) for k in keys)
+        # (the keys are sorted and only the read files' ids differ: those are put back in place)
+        before = [k for k in keys if k not in self.old_ids]
+        for k in keys:
+            if k in self.old_ids:
+                bisect.insort(before, self.old_ids[k])
         groups = grouped(before)
         if len(groups) != len(parts):
             return None
