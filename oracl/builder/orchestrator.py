@@ -991,22 +991,28 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
     # still frees everything. The collector is process-wide state, so it is turned off only
     # when the build owns its process (the CLI's ``processes`` executor), never under a
     # library caller's threads.
+    # (from the start: decoding the previous facts in discover made 1.4 million objects the
+    # collector scanned, 0.4–0.6 s of a one-file rebuild at 20k files)
+    own_process = isinstance(ex, Processes)
+    gc_was_enabled = gc.isenabled()
+    if own_process:
+        gc.disable()
     try:
         d = timed("discover", discover, plan, ex)
     except BaseException:
         if plan.carry is not None:
             plan.carry.forget()
         ex.close()
+        if own_process and gc_was_enabled:
+            gc.enable()
         raise
     progress("discover", len(d.discovery.files), len(d.discovery.files))
     if d.current is not None:  # nothing to do: the latest bundle is what this build would write
         ex.close()
+        if own_process and gc_was_enabled:
+            gc.enable()
         return _current_report(plan, d, seconds, peak_mib)
     writer = BundleWriter(plan.vault, plan.build_id)
-    own_process = isinstance(ex, Processes)
-    gc_was_enabled = gc.isenabled()
-    if own_process:
-        gc.disable()
     graph: WeightedGraph | None = None
     ok = False
     try:
