@@ -1285,3 +1285,134 @@ def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_pat
     # an edge more: the structure moved, every group is serialised
     (_, nodes_kept), (_, edges_kept) = edit(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
     assert nodes_kept == edges_kept == 0
+
+
+def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_the_rows_it_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``weigh(latest_key=…, latest_ranks=…, lazy=True)``: a cold build whose
+    ``structure_key`` is the latest's takes the raw ranks the latest recorded in its
+    ``stat.bin`` (a part of the store) instead of running the DuoRanker, and makes the
+    artifact rows only when read — those of its reach, for the tables, and of the export's
+    groups made again. The export and every table row are still a full build's. An edit
+    that moves an edge runs the ranker and makes every row; a damaged ranks part is not
+    used (the ranker runs)."""
+    import oracl.builder.pipeline.weigh as weigh_mod
+    from oracl.core.parts import store_of
+
+    n = 600
+    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
+    root = write_tree(tmp_path / "repo", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    made: list[str] = []
+    ranked: list[int] = []
+    node = weigh_mod._artifact_node
+    import oracl.builder.pipeline.duoranker as duoranker  # (weigh_graph imports the ranker when it runs)
+
+    real_ranks = duoranker.raw_ranks
+
+    def counting_node(r: Any, *a: Any) -> Any:
+        made.append(r.path)
+        return node(r, *a)
+
+    def counting_ranks(edges: Any, *a: Any) -> Any:
+        ranked.append(len(edges))
+        return real_ranks(edges, *a)
+
+    monkeypatch.setattr(weigh_mod, "_artifact_node", counting_node)
+    monkeypatch.setattr(duoranker, "raw_ranks", counting_ranks)
+
+    def edit(step: int, rel: str, text: str) -> tuple[int, int]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        made.clear()
+        ranked.clear()
+        build(root, now=t0 + timedelta(minutes=step), **KW)
+        out = (len(made), len(ranked))
+        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=step, seconds=30))[0], step
+        return out
+
+    # the first rebuild after a full build: the ranks the full build recorded are read back;
+    # its database is a copy of the latest's, whose tables take every row
+    rows, ran = edit(1, "pkg/m7.py", files["pkg/m7.py"] + "# 1\n")
+    assert ran == 0, ran
+    # then a standby whose reach is recorded: the rows of the export's node groups made
+    # again (a group closes after ~1 key in 64; the edit touches the groups of its old and
+    # new ids, and a group next to one that moved) and of the reach (the file): at most 5
+    # groups' worth, the edited file among them
+    for step, rel in ((2, "pkg/m150.py"), (3, "pkg/m300.py")):
+        rows, ran = edit(step, rel, files[rel] + f"# {step}\n")
+        assert ran == 0 and 1 <= rows <= 5 * 64 and rel in made, (step, rows, ran)
+    # an edge more: the structure moved, the ranker runs and every row is made
+    rows, ran = edit(4, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
+    assert ran == 1 and rows >= n, (rows, ran)
+    # the ranks part the latest recorded, damaged: not used, the ranker runs, the rows are exact
+    latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
+    entry = orjson.loads((root / ".oracl" / "mirror" / latest / "stat.bin").read_bytes())["ranks"]
+    part = store_of(root / ".oracl").path(entry[0])
+    data = bytearray(part.read_bytes())
+    data[0] ^= 0xFF
+    part.write_bytes(bytes(data))
+    rows, ran = edit(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")
+    assert ran == 1, (rows, ran)
+
+
+def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``edge_shards``: each bundle keeps every file's Phase 2 and Phase 3 edges; a cold
+    build whose files all stayed and whose changed files kept their ``edge_interface``
+    makes again only the edges of those files and of the files with an edge into one of
+    them, and reads the others back. The export is a full build's after each step. A
+    damaged shard, an added file or a changed edge interface makes every file's edges."""
+    import oracl.builder.orchestrator as orchestrator
+    from oracl.builder.extractors import providers
+
+    n = 300
+    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
+    root = write_tree(tmp_path / "repo", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    made: list[str] = []
+    real2, real3 = providers.phase2_of, providers.phase3_of
+
+    def two(f: Any, idx: Any) -> Any:
+        made.append(f.path)
+        return real2(f, idx)
+
+    monkeypatch.setattr(orchestrator, "phase2_of", two)
+    monkeypatch.setattr(orchestrator, "phase3_of", lambda f, idx: real3(f, idx))
+
+    def step(k: int, rel: str, text: str) -> set[str]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        made.clear()
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        out = set(made)  # (before the full build beside it makes every file's)
+        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
+        assert "edges_kept" in report.seconds
+        return out
+
+    # a line added above the function: the file's edges and those of the file importing it
+    assert step(1, "pkg/m7.py", "# a comment\n" + files["pkg/m7.py"]) == {"pkg/m7.py", "pkg/m6.py"}
+    assert step(2, "pkg/m150.py", files["pkg/m150.py"] + "# 2\n") == {"pkg/m150.py", "pkg/m149.py"}
+    # a new function: the edge interface moved, every file's edges are made
+    assert len(step(3, "pkg/m9.py", files["pkg/m9.py"] + "\n\ndef g9():\n    return 9\n")) == n
+    # a damaged shard of the latest build: not used
+    latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
+    shard = sorted((root / ".oracl" / "mirror" / latest).glob("edges.*.bin"))[0]
+    data = bytearray(shard.read_bytes())
+    shard.unlink()  # (hard-linked into the bundle before it: that one is left whole)
+    data[-2] ^= 0x01
+    shard.write_bytes(bytes(data))
+    assert len(step(4, "pkg/m20.py", files["pkg/m20.py"] + "# 4\n")) == n
+    # then the shards this build wrote serve again; an added file makes every file's edges
+    assert step(5, "pkg/m21.py", files["pkg/m21.py"] + "# 5\n") == {"pkg/m21.py", "pkg/m20.py"}
+    write_tree(root, {"pkg/extra.py": "import pkg.m3\n"})
+    _stamp(root / "pkg/extra.py", 6)
+    made.clear()
+    build(root, now=t0 + timedelta(minutes=6), **KW)
+    assert len(set(made)) == n + 1

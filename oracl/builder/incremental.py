@@ -94,7 +94,7 @@ def encode_facts(facts: list[FileFacts], header: dict[str, Any]) -> bytes:
 
 
 def write_facts(folder: Path, facts: list[FileFacts], header: dict[str, Any], previous: Previous | None,
-                changed: set[str], write: Any) -> dict[str, str]:
+                changed: set[str], write: Any, extra: dict[str, Any] | None = None) -> dict[str, str]:
     """The head and the shards of ``facts`` in ``folder``: a shard that holds no path of
     ``changed`` (read again, added or removed) and that the previous build wrote is
     hard-linked from its bundle, not written; ``write(path, bytes)`` writes the others.
@@ -123,7 +123,7 @@ def write_facts(folder: Path, facts: list[FileFacts], header: dict[str, Any], pr
         data = encode_shard(by_shard[name])
         write(folder / name, data, durable=False)  # a shard lost to a power cut: its digest fails, a full build
         digests[name] = hashlib.sha256(data).hexdigest()
-    write(folder / FACTS_FILE, orjson.dumps({**header, "fields": FIELDS, "shards": digests}))
+    write(folder / FACTS_FILE, orjson.dumps({**header, "fields": FIELDS, "shards": digests, **(extra or {})}))
     return linked
 
 
@@ -203,6 +203,7 @@ class Previous:
     chain: int          # incremental builds since the content was last built from scratch
     base_db_bytes: int = 0  # the database's size when this chain started (after its full build)
     shards: dict[str, str] = field(default_factory=dict)  # its facts shards' names and SHA-256
+    edge_shards: dict[str, str] = field(default_factory=dict)  # its edges' shards (``edge_shards``)
 
     def reusable(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
         """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged:
@@ -362,7 +363,9 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
     if db_bytes > growth_limit(base):
         return None, (f"full: the database grew to {db_bytes / 2**20:,.0f} MB, {db_bytes / base:.2f} × its "
                       f"{base / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
-    return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base, dict(head["shards"])), \
+    edge_shards = head.get("edge_shards")
+    return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base, dict(head["shards"]),
+                    dict(edge_shards) if isinstance(edge_shards, dict) else {}), \
         f"incremental: {len(facts):,} files in the previous build"
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
+from oracl.builder.edge_shards import read_edges, write_edges
 from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
 from oracl.builder.extractors.providers import (
@@ -33,6 +34,7 @@ from oracl.builder.extractors.providers import (
     PHASE2,
     PHASE3,
     edges_per_file,
+    edges_to_make,
     phase2_edges,
     phase2_of,
     phase3_edges,
@@ -72,7 +74,16 @@ from oracl.builder.pipeline.merge import (
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
-from oracl.builder.reach import Unmoved, moved_since, record, recorded, standby_rows, unmoved
+from oracl.builder.reach import (
+    Unmoved,
+    latest_ranks,
+    moved_since,
+    put_ranks,
+    record,
+    recorded,
+    standby_rows,
+    unmoved,
+)
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.segments import Segments, reusable
 from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
@@ -496,7 +507,14 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
         merged = merge_edges(e.phase2, e.phase3, r.overlay, nodes)
 
     def write_vault_files() -> bytes:
-        linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write)
+        extra: dict[str, Any] = {}
+        edges_linked: dict[str, str] = {}
+        if by_file is not None:  # each file's edges, for the next build (``edge_shards``)
+            extra["edge_shards"], edges_linked = write_edges(staging, r.facts, by_file, r.previous, again,
+                                                             atomic_write)
+        linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write,
+                             extra)
+        linked.update(edges_linked)
         if not plan.cfg.jsonl:
             return orjson.dumps(linked)
         edges_dir = pending / "edges"
@@ -507,6 +525,20 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
         return orjson.dumps(linked)  # the digests of the facts shards linked, not written: known
 
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
+
+
+def kept_edge_shards(r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
+    """For each of Phase 2 and Phase 3 of a cold build: (the latest build's edges per file,
+    read back from its shards, the files whose edges are made again: ``edges_to_make``),
+    or (None, None) for a whole pass (no shards, a damaged one, a file added or removed, a
+    changed edge interface)."""
+    kept = read_edges(r.previous)
+    if kept is None or r.previous is None:
+        return (None, None), (None, None)
+    again = edges_to_make(r.facts, r.previous.facts, kept, set(r.reread))
+    if again is None:
+        return (None, None), (None, None)
+    return (kept[0], again), (kept[1], again)
 
 
 # ---- The symbol graph, whole or for the changed files -------------------------------------
@@ -633,9 +665,14 @@ def read_history_phase(plan: Plan, r: Read) -> History:
     return read_history(plan.root, {f.path for f in r.facts})
 
 
-def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history: History) -> WeightedGraph:
+def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history: History,
+                latest: dict[str, Any] | None = None) -> WeightedGraph:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
-    come back as raw doubles, exact) while this process makes the node rows."""
+    come back as raw doubles, exact) while this process makes the node rows. ``latest``:
+    the latest build's ``stat.bin`` header: when this build's structure is the one it
+    recorded, its raw ranks are read back instead and the artifact rows are made when read
+    (``weigh``'s ``lazy``: a cold build reads those of its reach and of the export's groups
+    made again)."""
     from array import array
 
     from oracl.builder.pipeline.duoranker import raw_ranks
@@ -666,8 +703,10 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
             return again
     if carry is not None:
         carry.graph = None  # not held beside the graph made now
+    latest = latest or {}
     return weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
-                 history=history.messages, keep=carry is not None)
+                 history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
+                 latest_ranks=latest_ranks(store_of(plan.vault.dir), latest), lazy=carry is None)
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -853,7 +892,8 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
     keys = [n["id"] for n in nodes]
 
     def node_rows(a: int, b: int) -> list[Any]:
-        return [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in nodes[a:b]]
+        rows = [graph.full(n) for n in nodes[a:b]]  # (a lazy graph's rows made now: stored follows)
+        return [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in rows]
 
     taken = same.parts_by_keys(keys, same.nodes) if same is not None else None
 
@@ -894,6 +934,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         nodes = [n for n in nodes if n["kind"] == "hub" or n["path"] in reach.nodes]
         keep = [i for i, (src, _) in enumerate(ends) if src in reach.sources]
         edges, ends, raw = [edges[i] for i in keep], [ends[i] for i in keep], [raw[i] for i in keep]
+    nodes = [graph.full(n) for n in nodes]  # (a lazy graph's rows: only those tabled are made)
     links, belongs = tables_of.link_tables(edges, ends, raw)
     tables = {"artifacts": tables_of.artifact_table(nodes, graph.stored),
               "hubs": tables_of.hub_table(nodes, graph.stored),
@@ -1022,8 +1063,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
         by_file, linked_again = None, None
-        if plan.carry is not None and not plan.skip & {"phase2", "phase3"}:  # kept per file for the next build
-            again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
+        if not plan.skip & {"phase2", "phase3"}:  # per file: kept for the next build (in memory, and in shards)
+            if plan.carry is not None:
+                again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
+            else:  # a cold build: the latest's edges per file, read back from its shards
+                again = timed("edges_kept", kept_edge_shards, r)
             linked_again = again[0][1]
             by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0]),
                        timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1]))
@@ -1038,11 +1082,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                         store_of(plan.vault.dir), plan.carry)
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
-        graph = timed("weigh", weigh_graph, plan, ex, r, merged, history)
-        kept_graph = graph if plan.carry is not None else None
         # the rows this build can differ in from the latest's (builder/reach.py): recorded for
         # the next build, and with what the latest recorded, the reach of the standby's rows
         latest = recorded(r.previous.bundle) if r.previous is not None else {}
+        graph = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest)
+        kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None
         if graph.moved is not None:  # (a long-lived builder's reweigh says it)
             now = (graph.moved[0], graph.moved[1])
@@ -1074,7 +1118,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         # (what ``uptodate`` compares the next build with, and what its report then says)
         stat_extra = {"inputs": d.inputs, "scan_started_ns": d.scan_started_ns, "orphans": graph.orphans,
                       "mu": graph.mu, "sigma": graph.sigma,  # (the header's are rounded)
-                      "structure_sha256": graph.structure_key}
+                      "structure_sha256": graph.structure_key,
+                      "ranks": put_ranks(store_of(plan.vault.dir), graph.rank_raw)}
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine
@@ -1109,6 +1154,13 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                                                       graph.mu, graph.sigma, graph.orphans)
         graph = export = None  # type: ignore[assignment]
         if own_process and gc_was_enabled:
+            # a one-shot build's process (the CLI's): what is still alive (the previous facts,
+            # the symbol rows: ~2 million objects at 20k files) goes to the permanent
+            # generation first, or the collector's next full pass scans it all (0.3–0.45 s);
+            # reference counting still frees it. Not in a long-lived builder (``oracl
+            # watch``), where a cycle frozen before it was collected would stay for good.
+            if plan.carry is None:
+                gc.freeze()
             gc.enable()
     assert facts is not None
     n_edges = facts.edges

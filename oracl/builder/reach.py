@@ -30,6 +30,9 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import sys
+from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +42,7 @@ import orjson
 from oracl.builder.extractors.providers import edge_interface
 from oracl.builder.incremental import Previous
 from oracl.builder.pipeline.weigh import WeightedGraph
+from oracl.core.parts import PartStore
 from oracl.core.records import FileFacts
 
 if TYPE_CHECKING:
@@ -161,3 +165,39 @@ def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old
     except Exception:  # noqa: BLE001 – anything odd: every row is serialised, as before
         return None
     return Unmoved(list(nodes), list(edges), old_ids, now[0], now[1])
+
+
+def put_ranks(store: PartStore, raw: list[float]) -> list[Any]:
+    """Each edge's raw rank R, in edge order, as a part of the store (little-endian
+    doubles, exact): what ``stat.bin`` records as ``ranks`` for the next build. A build
+    whose structure did not move stores the same bytes, so nothing is written."""
+    data = array("d", raw)
+    if sys.byteorder == "big":
+        data.byteswap()
+    blob = data.tobytes()
+    return [store.put(blob), len(blob)]
+
+
+def latest_ranks(store: PartStore, latest: dict[str, Any]) -> Callable[[int], list[float] | None]:
+    """What reads back the raw ranks the latest build recorded (``latest``: its ``stat.bin``
+    header), given how many edges they must be: None when it recorded none, the part is
+    missing or damaged (its digest is checked), or the count differs. ``weigh`` uses them
+    only when this build's ``structure_key`` is the latest's: equal inputs to the ranker."""
+
+    def read(n: int) -> list[float] | None:
+        from oracl.core.errors import DigestError
+
+        entry = latest.get("ranks")
+        if not isinstance(entry, list) or len(entry) != 2 or entry[1] != 8 * n:
+            return None
+        try:
+            blob = store.get(str(entry[0]))
+        except DigestError:
+            return None
+        data = array("d")
+        data.frombytes(blob)
+        if sys.byteorder == "big":
+            data.byteswap()
+        return data.tolist()
+
+    return read

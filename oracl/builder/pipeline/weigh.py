@@ -77,6 +77,24 @@ class WeightedGraph:
     # ``structure_key``: equal for two graphs whose weights, association values, degrees and
     # raw ranks are equal ('' when not computed)
     structure_key: str = ""
+    # (a cold build whose structure is the latest's: ``weigh(lazy=True)``) what makes an
+    # artifact's row and stored terms when first read (``full``): until then its node is
+    # {"id", "kind", "path"} and ``stored`` lacks it. None: every row is whole.
+    make: Callable[[str], tuple[ArtifactNode, derive.Stored]] | None = None
+    made: dict[str, NodeRow] = field(default_factory=dict)
+    ranked_here: bool = True  # False: the raw ranks are the latest build's (equal structure)
+
+    def full(self, n: NodeRow) -> NodeRow:
+        """``n`` as a whole row: itself, or, for a node left to be made when read, its row
+        (made once; its stored terms put in ``stored``)."""
+        if self.make is None or n["kind"] != "artifact" or "checksum" in n:
+            return n
+        path = str(n["path"])
+        row = self.made.get(path)
+        if row is None:
+            row, self.stored[path] = self.make(path)
+            self.made[path] = row
+        return row
 
 
 RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
@@ -271,20 +289,32 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
           cfg: Config, usage: Mapping[str, int] | None = None,
           sensitivity_overrides: Mapping[str, str] | None = None,
           rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None,
-          keep: bool = False) -> WeightedGraph:
+          keep: bool = False, latest_key: str = "",
+          latest_ranks: Callable[[int], list[float] | None] | None = None, lazy: bool = False) -> WeightedGraph:
     """``rank_job`` starts the edge ranking and returns a function that waits for it: the
     builder runs it in a second process while this one makes the node rows. ``history``
     is each file's past commit messages (design §5c). Edges of a relation in
     ``NOT_STRUCTURAL`` (co-change) are weighted and ranked like every edge but do not
     count towards association, degree or back-references: they say the files changed
     together, not that one depends on the other. ``keep``: the graph keeps its
-    ``structure`` and inputs, for ``reweigh`` of the next build (a long-lived builder's)."""
+    ``structure`` and inputs, for ``reweigh`` of the next build (a long-lived builder's).
+
+    ``latest_key``, ``latest_ranks``: the latest build's ``structure_key`` and what reads
+    its raw ranks back (given the number of edges; None when they cannot be read). When
+    this graph's key is that one, its raw ranks are those (equal structure, equal ranks)
+    and the DuoRanker does not run; with ``lazy`` too, the artifact rows are made only when
+    read (``WeightedGraph.full``): a cold build reads few of them."""
     history = history or {}
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
     s = _structure(records, merged, cfg)
     edges, weights = s.edges, s.weights
-    ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], s.tagsets, cfg)
+    key = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
+    kept = latest_ranks(len(edges)) if latest_ranks is not None and latest_key and key == latest_key else None
+    if kept is not None:
+        ranked: Callable[[], list[float]] = lambda: kept  # noqa: E731
+    else:
+        ranked = rank_job([(e.source, e.target, w) for e, w in zip(edges, weights, strict=True)], s.tagsets, cfg)
 
     newest = max((facts[r.path].mtime_ns for r in records), default=0)
     # the largest R is filled in once the ranks are in (priorities do not use it)
@@ -292,10 +322,22 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     mu, sigma = terms.mu, terms.sigma
     stored: dict[str, derive.Stored] = {}
     node_rows: list[NodeRow] = []
-    for r in records:
-        node, stored[r.path] = _artifact_node(r, facts[r.path], s, terms, newest, usage, sensitivity_overrides,
-                                              history)
-        node_rows.append(node)
+    make: Callable[[str], tuple[ArtifactNode, derive.Stored]] | None = None
+    if kept is not None and lazy and not keep:
+        by_path = {r.path: r for r in records}
+        node_terms = terms
+
+        def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
+            return _artifact_node(by_path[path], facts[path], s, node_terms, newest, usage, sensitivity_overrides,
+                                  history)
+
+        node_rows.extend({"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
+                         for r in records)
+    else:
+        for r in records:
+            node, stored[r.path] = _artifact_node(r, facts[r.path], s, terms, newest, usage, sensitivity_overrides,
+                                                  history)
+            node_rows.append(node)
     node_rows.extend(_hub_rows(s, terms, stored))
 
     raw = ranked()
@@ -307,7 +349,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     orphans = sum(1 for r in records if s.degree_aa[r.path] == 0)
     graph = WeightedGraph(node_rows, edge_rows, mu, sigma, len(s.domains), terms, stored, raw, counts, endpoints,
                           orphans)
-    graph.structure_key = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
+    graph.structure_key = key
+    graph.make, graph.ranked_here = make, kept is None
     if keep:
         s.records, s.facts, s.merged = list(records), [facts[r.path] for r in records], merged
         s.settings = (cfg, dict(usage), dict(sensitivity_overrides), dict(history))
