@@ -1296,6 +1296,7 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
     groups made again. The export and every table row are still a full build's. An edit
     that moves an edge runs the ranker and makes every row; a damaged ranks part is not
     used (the ranker runs)."""
+    import oracl.builder.orchestrator as orchestrator
     import oracl.builder.pipeline.weigh as weigh_mod
     from oracl.core.parts import store_of
 
@@ -1323,30 +1324,45 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
 
     monkeypatch.setattr(weigh_mod, "_artifact_node", counting_node)
     monkeypatch.setattr(duoranker, "raw_ranks", counting_ranks)
+    serialised: set[str] = set()  # the artifact rows of the export's node groups made again
+    put = orchestrator.put_groups
 
-    def edit(step: int, rel: str, text: str) -> tuple[int, int]:
+    def spying(store: Any, keys: Any, rows_of: Any, kept: Any, **kw: Any) -> Any:
+        def rows(a: int, b: int) -> Any:
+            out = rows_of(a, b)
+            serialised.update(str(r["path"]) for r in out if r.get("kind") == "artifact")
+            return out
+
+        return put(store, keys, rows, kept, **kw)
+
+    monkeypatch.setattr(orchestrator, "put_groups", spying)
+
+    def edit(step: int, rel: str, text: str) -> tuple[int, int, set[str], set[str]]:
         (root / rel).write_text(text)
         _stamp(root / rel, step)
         made.clear()
         ranked.clear()
+        serialised.clear()
         build(root, now=t0 + timedelta(minutes=step), **KW)
-        out = (len(made), len(ranked))
+        out = (len(made), len(ranked), set(made), set(serialised))  # (before the full build beside it)
         assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=step, seconds=30))[0], step
         return out
 
     # the first rebuild after a full build: the ranks the full build recorded are read back;
     # its database is a copy of the latest's, whose tables take every row
-    rows, ran = edit(1, "pkg/m7.py", files["pkg/m7.py"] + "# 1\n")
+    rows, ran, _, _ = edit(1, "pkg/m7.py", files["pkg/m7.py"] + "# 1\n")
     assert ran == 0, ran
-    # then a standby whose reach is recorded: the rows of the export's node groups made
-    # again (a group closes after ~1 key in 64; the edit touches the groups of its old and
-    # new ids, and a group next to one that moved) and of the reach (the file): at most 5
-    # groups' worth, the edited file among them
-    for step, rel in ((2, "pkg/m150.py"), (3, "pkg/m300.py")):
-        rows, ran = edit(step, rel, files[rel] + f"# {step}\n")
-        assert ran == 0 and 1 <= rows <= 5 * 64 and rel in made, (step, rows, ran)
+    # then a standby whose reach is recorded: exactly the rows of the export's node groups
+    # made again (those around the edited file's old and new ids: how many rows they hold
+    # depends on the ids, which hold the files' mtimes) and of the rows the standby's tables
+    # take (the file edited now and the one the latest build edited), each made once
+    for step, rel, before in ((2, "pkg/m150.py", "pkg/m7.py"), (3, "pkg/m300.py", "pkg/m150.py")):
+        rows, ran, rows_made, rows_serialised = edit(step, rel, files[rel] + f"# {step}\n")
+        assert ran == 0 and rows == len(rows_made), (step, rows, ran)
+        assert rel in rows_made and len(rows_serialised) < n, (step, len(rows_serialised))
+        assert rows_made == rows_serialised | {rel, before}, (step, rows_made ^ (rows_serialised | {rel, before}))
     # an edge more: the structure moved, the ranker runs and every row is made
-    rows, ran = edit(4, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
+    rows, ran, _, _ = edit(4, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
     assert ran == 1 and rows >= n, (rows, ran)
     # the ranks part the latest recorded, damaged: not used, the ranker runs, the rows are exact
     latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
@@ -1355,7 +1371,7 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
     data = bytearray(part.read_bytes())
     data[0] ^= 0xFF
     part.write_bytes(bytes(data))
-    rows, ran = edit(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")
+    rows, ran, _, _ = edit(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")
     assert ran == 1, (rows, ran)
 
 
@@ -1416,3 +1432,56 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     made.clear()
     build(root, now=t0 + timedelta(minutes=6), **KW)
     assert len(set(made)) == n + 1
+
+
+def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from_the_latest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``interface.latest_memo``: a cold build's ``interface.json`` takes each reused
+    file's uses of outside code from the latest bundle's while the repository's own
+    packages and type names are the same (the basis its ``stat.bin`` recorded), and makes
+    only the files read again; the document is a full build's. A new type name (the basis
+    moved) or a damaged latest document makes every file's uses again."""
+    from oracl.builder.pipeline import interface as interface_mod
+
+    n = 40
+    files = {f"app/m{i}.py": f"import requests\nimport app.m{(i + 1) % n}\n\n\ndef f{i}(url):\n"
+                             f"    return requests.get(url)\n" for i in range(n)}
+    root = write_tree(tmp_path / "repo", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    made: list[str] = []
+    real = interface_mod.file_uses
+
+    def counting(f: Any, *a: Any) -> Any:
+        made.append(f.path)
+        return real(f, *a)
+
+    monkeypatch.setattr(interface_mod, "file_uses", counting)
+
+    def step(k: int, rel: str, text: str) -> set[str]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        made.clear()
+        build(root, now=t0 + timedelta(minutes=k), **KW)
+        out, doc = set(made), _interface_doc(root)
+        assert doc["files"]["app/m3.py"]["calls"], doc["files"]["app/m3.py"]  # (requests.get: a use)
+        full = root.parent / "full"
+        shutil.rmtree(full, ignore_errors=True)
+        shutil.copytree(root, full, ignore=shutil.ignore_patterns(".oracl"))
+        build(full, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
+        assert doc == _interface_doc(full), k
+        return out
+
+    assert step(1, "app/m7.py", files["app/m7.py"] + "# 1\n") == {"app/m7.py"}
+    assert step(2, "app/m8.py", files["app/m8.py"] + "    requests.post(url)\n") == {"app/m8.py"}
+    # a class: a new type name, every file's uses are made again
+    assert len(step(3, "app/m9.py", files["app/m9.py"] + "\n\nclass Session:\n    pass\n")) == n
+    # the latest document damaged: not taken (it does not match its manifest)
+    latest = Vault(root).read_latest()["bundle"]
+    doc_path = root / ".oracl" / "mirror" / latest / "interface.json"
+    data = doc_path.read_bytes()
+    doc_path.unlink()
+    doc_path.write_bytes(data.replace(b"requests", b"requestz", 1))
+    assert len(step(4, "app/m10.py", files["app/m10.py"] + "# 4\n")) == n

@@ -31,7 +31,6 @@ from oracl.builder.incremental import SHARDS, Previous
 from oracl.core.records import Edge, FileFacts
 
 FORMAT = 1
-HEAD_KEY = "edge_shards"  # in facts.bin's head: {shard name: SHA-256}
 ByFile = tuple[dict[str, list[Edge]], dict[str, list[Edge]]]
 
 

@@ -807,7 +807,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
                  whole: bool = False, stat_extra: dict[str, Any] | None = None,
-                 same: Unmoved | None = None) -> Task[bytes]:
+                 same: Unmoved | None = None,
+                 latest: tuple[Path, dict[str, Any], dict[str, FileFacts]] | None = None) -> Task[bytes]:
     """The export as parts (``core/parts.py``: the parts the store lacks written, the
     index, its digest and its signature), ``header.json`` and ``stat.bin``, written into
     the staging bundle as a task: it serialises and hashes the rows while this process
@@ -817,7 +818,10 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     process, since the rows' bytes it keeps for the next build must stay in it
     (``resident.kept_rows``: only the rows ``reweigh`` moved are serialised again).
     ``same``: a cold build's rows that cannot have moved since the latest's
-    (``reach.Unmoved``): their groups are the latest's parts, never serialised again."""
+    (``reach.Unmoved``): their groups are the latest's parts, never serialised again.
+    ``latest``: a cold build's latest bundle, its ``stat.bin`` header and its files' facts:
+    ``interface.json`` takes the uses of the files whose facts it reused from that bundle's
+    while what they are made under is the same (``interface.latest_memo``)."""
     carry = plan.carry
     keeping = carry is not None
     kept = carry.export if carry is not None and graph.moved is not None else None  # (reweighed: that build's rows)
@@ -864,12 +868,16 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             writer.add(EVENTS_BUNDLE_FILE, events.section)
         if events is not None and events.index is not None:
             writer.add(EVENTS_INDEX_FILE, events.index)
-        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(
-            plan.root, facts, carry.interface if carry is not None else None)))
+        memo = carry.interface if carry is not None else None
+        if memo is None:
+            memo = (interface_of.latest_memo(latest[0], str(latest[1].get("interface_basis", "")), latest[2])
+                    if latest is not None else None) or {}
+        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo)))
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
             "config_sha256": header["config_sha256"], **(stat_extra or {}),
+            "interface_basis": memo.get("basis", ""),  # (what the next build's interface.json reuse compares)
             "signature": sig.split(":", 1)[0] if sig else "unsigned"}, store, whole))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,
@@ -1099,6 +1107,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                    if now is not None and r.previous is not None and rec.path in now[0]
                    and rec.path in r.previous.facts}
         base_bundle = str(r.previous.bundle) if r.previous is not None else ""
+        latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
@@ -1125,7 +1134,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             stat_extra["reach"] = mine
         same = unmoved(Path(base_bundle), now, old_ids) if base_bundle and plan.carry is None else None
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc(), events, not based, stat_extra, same)
+                       learned.bundle_doc(), events, not based, stat_extra, same, latest_bundle)
         del stat_files, all_facts
         reach = standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
             else standby_rows(latest, content.standby_of, now) if content.standby else None

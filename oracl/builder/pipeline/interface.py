@@ -22,10 +22,11 @@ packages). A malformed manifest declares nothing (the build does not fail over i
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -362,11 +363,41 @@ def file_uses(f: FileFacts, own: set[str], local_types: frozenset[str] = frozens
     return {"imports": imports, "calls": calls}
 
 
+def basis_of(own: set[str], local_types: frozenset[str]) -> str:
+    """A digest of what every file's uses are made under besides its own facts: the
+    repository's own packages and its type names (``file_uses``)."""
+    return hashlib.sha256(orjson.dumps([sorted(own), sorted(local_types)])).hexdigest()
+
+
+def latest_memo(bundle: Path, basis: str, facts: Mapping[str, FileFacts]) -> dict[str, Any] | None:
+    """A memo for ``interface`` made of the latest build's ``interface.json`` (``bundle``,
+    checked against its manifest; ``basis``: the one it was made under, as its ``stat.bin``
+    recorded it; ``facts``: its files' facts): each file with imports, as the very facts
+    object it was made of, and its uses there (none when it has no entry). None when the
+    file cannot be read or is not one of this format."""
+    from oracl.core.vault import INTERFACE_FILE, MANIFEST
+
+    try:
+        data = (bundle / INTERFACE_FILE).read_bytes()
+        if orjson.loads((bundle / MANIFEST).read_bytes())["files"][INTERFACE_FILE] != \
+                hashlib.sha256(data).hexdigest():
+            return None
+        doc = orjson.loads(data)
+        if doc.get("format") != FORMAT or not isinstance(doc.get("files"), dict):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    uses = doc["files"]
+    return {"basis": basis, "uses": {p: (f, uses.get(p)) for p, f in facts.items() if f.imports}}
+
+
 def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``interface.json`` document of a build (canonical: sorted keys; files by path,
-    each file's imports and calls in source order). ``memo``: a long-lived builder's, kept
-    between builds: a file's uses are taken from it while its facts are the very object
-    they were made of and the repository's own packages and type names are the same."""
+    each file's imports and calls in source order). ``memo``: kept between builds (a
+    long-lived builder's, or ``latest_memo``'s of the latest bundle): a file's uses are
+    taken from it while its facts are the very object they were made of and the
+    repository's own packages and type names are the same (``basis``); it then holds this
+    build's."""
     paths = sorted(f.path for f in facts)
     spaces = {f.path: f.namespaces for f in facts if f.language in JVM and f.namespaces}
     folders = [""] + sorted(workspace_packages(root))
@@ -384,7 +415,8 @@ def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = 
             requires += got[1]
     own = _own_firsts(provides, paths)
     local_types = frozenset(s[0].rsplit(".", 1)[-1] for f in facts for s in f.symbols if s[1] in TYPE_KINDS)
-    same = memo is not None and memo.get("own") == own and memo.get("local") == local_types
+    basis = basis_of(own, local_types)
+    same = memo is not None and memo.get("basis") == basis
     kept: dict[str, tuple[FileFacts, dict[str, Any] | None]] = memo.get("uses", {}) if memo is not None and same else {}
     made: dict[str, tuple[FileFacts, dict[str, Any] | None]] = {}
     uses = {}
@@ -398,7 +430,7 @@ def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = 
             uses[f.path] = u
     if memo is not None:
         memo.clear()
-        memo.update(own=own, local=local_types, uses=made)
+        memo.update(basis=basis, uses=made)
     seen = set()
     reqs = []
     for r in requires:
