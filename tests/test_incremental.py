@@ -1051,6 +1051,25 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
 
 
 
+def _built_tree(tmp_path: Path, files: dict[str, str]) -> tuple[Path, datetime]:
+    """``files`` written under ``tmp_path/repo``, their mtimes stamped, built once:
+    (root, the build's time)."""
+    root = write_tree(tmp_path / "repo", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    return root, t0
+
+
+def _chain_tree(tmp_path: Path, n: int) -> tuple[Path, dict[str, str], datetime]:
+    """``n`` Python files, each importing the next (the last the first), built once:
+    (root, files, the build's time)."""
+    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
+    root, t0 = _built_tree(tmp_path, files)
+    return root, files, t0
+
+
 def _interface_doc(root: Path) -> dict:
     vault = Vault(root)
     return orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "interface.json").read_bytes())
@@ -1173,11 +1192,7 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     top-level name) is not a reach either."""
     from oracl.bundle import database
 
-    root = write_tree(tmp_path / "repo", CALLERS)
-    for rel in CALLERS:
-        _stamp(root / rel, 0)
-    t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    build(root, now=t0, **KW)
+    root, t0 = _built_tree(tmp_path, CALLERS)
     seen: list[Any] = []
     refresh = database._refresh_graph
 
@@ -1242,12 +1257,7 @@ def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_pat
     import oracl.builder.orchestrator as orchestrator
 
     n = 600  # (a group closes after ~1 key in 64: here ~10 node groups and ~10 edge groups, by source)
-    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
-    root = write_tree(tmp_path / "repo", files)
-    for rel in files:
-        _stamp(root / rel, 0)
-    t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    build(root, now=t0, **KW)
+    root, files, t0 = _chain_tree(tmp_path, n)
     sections: list[tuple[int, int]] = []  # (groups, groups taken from the latest) of each section put
     put = orchestrator.put_groups
 
@@ -1301,12 +1311,7 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
     from oracl.core.parts import store_of
 
     n = 600
-    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
-    root = write_tree(tmp_path / "repo", files)
-    for rel in files:
-        _stamp(root / rel, 0)
-    t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    build(root, now=t0, **KW)
+    root, files, t0 = _chain_tree(tmp_path, n)
     made: list[str] = []
     ranked: list[int] = []
     node = weigh_mod._artifact_node
@@ -1386,12 +1391,7 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     from oracl.builder.extractors import providers
 
     n = 300
-    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % n}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n)}
-    root = write_tree(tmp_path / "repo", files)
-    for rel in files:
-        _stamp(root / rel, 0)
-    t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    build(root, now=t0, **KW)
+    root, files, t0 = _chain_tree(tmp_path, n)
     made: list[str] = []
     real2, real3 = providers.phase2_of, providers.phase3_of
 
@@ -1446,11 +1446,7 @@ def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from
     n = 40
     files = {f"app/m{i}.py": f"import requests\nimport app.m{(i + 1) % n}\n\n\ndef f{i}(url):\n"
                              f"    return requests.get(url)\n" for i in range(n)}
-    root = write_tree(tmp_path / "repo", files)
-    for rel in files:
-        _stamp(root / rel, 0)
-    t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    build(root, now=t0, **KW)
+    root, t0 = _built_tree(tmp_path, files)
     made: list[str] = []
     real = interface_mod.file_uses
 
