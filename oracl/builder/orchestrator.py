@@ -1133,6 +1133,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         if mine is not None:
             stat_extra["reach"] = mine
         same = unmoved(Path(base_bundle), now, old_ids) if base_bundle and plan.carry is None else None
+        if same is None and graph.make is not None:  # every row is serialised: each made once, before the
+            for n in graph.nodes:                    # export task's fork, not in it and again in the load
+                graph.full(n)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events, not based, stat_extra, same, latest_bundle)
         del stat_files, all_facts
