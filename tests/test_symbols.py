@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -883,3 +884,33 @@ def test_a_dunder_receiver_names_no_type(tmp_path: Path) -> None:
     calls = sorted((e["source"].split("#")[1], e["target"].split("#")[1], e["resolution"]) for e in g.edges
                    if e["relation"] == "calls")
     assert calls == [("Holder.read", "LookupDict.get", "receiver")]
+
+
+@pytest.mark.parametrize("tree", ["FIXTURE", "AMBIGUOUS", "CHAINS", "GO_IDIOMS", "TS_BARRELS"])
+def test_half_of_the_calls_resolved_elsewhere_gives_the_same_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     tree: str) -> None:
+    """``symbol_graph(fork=…)``: with many call sites (here: any), the second half of the
+    files' calls is resolved by what ``fork`` starts (a forked child in a build; here run at
+    once, as the in-process executor does) and joined in: nodes, edges (their order too),
+    each file's unresolved and ambiguous sites and the counts are the single pass's."""
+    import oracl.builder.pipeline.symbols as symbols_mod
+
+    root = write_tree(tmp_path / "repo", globals()[tree])
+    cfg = Config(workers=1)
+    d = walk(root, cfg, stat=False)
+    facts = [read_one(os.path.realpath(root), rel, cfg)[0] for rel in d.files]
+    idx = IndexView.build({f.path: f for f in facts})
+    whole = symbol_graph(facts, idx)
+    started: list[int] = []
+
+    def fork(fn: Any) -> Any:
+        value = fn()
+        started.append(len(value[1]))  # (the files resolved there)
+        return lambda: value
+
+    monkeypatch.setattr(symbols_mod, "FORK_MIN_CALLS", 0)
+    split = symbol_graph(facts, IndexView.build({f.path: f for f in facts}), fork=fork)
+    assert len(started) == 1 and started[0] >= 1, started
+    assert split.nodes == whole.nodes and split.edges == whole.edges
+    assert split.sites == whole.sites and list(split.sites) == list(whole.sites)
+    assert split.counts() == whole.counts() and whole.counts()["edges_by_relation"].get("calls", 0) > 0

@@ -87,12 +87,20 @@ def _read(previous: Previous) -> ByFile | None:
     return p2, p3
 
 
+def _holds(previous: Previous | None, name: str, data: bytes) -> bool:
+    try:
+        return previous is not None and (previous.bundle / name).read_bytes() == data
+    except OSError:
+        return False
+
+
 def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, previous: Previous | None,
                 moved: set[str] | None, write: Callable[..., Any]) -> tuple[dict[str, str], dict[str, str]]:
     """The shards of ``by_file`` in ``folder``: a shard none of whose files is in ``moved``
     (edges made again, files added or removed; None: all) whose file set is the latest's
-    is hard-linked from its bundle; another is encoded, and linked all the same when its
-    bytes are the latest's. Returns (every shard's SHA-256, those of the shards linked)."""
+    is hard-linked from its bundle; another is encoded, and linked all the same when the
+    latest's file holds those very bytes. Returns (every shard's SHA-256, those of the
+    shards linked)."""
     by_shard: dict[str, list[str]] = {}
     for f in facts:
         by_shard.setdefault(shard_name(f.path), []).append(f.path)
@@ -120,8 +128,8 @@ def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, previous:
             continue
         data = encode_shard(paths, by_file)
         digest = hashlib.sha256(data).hexdigest()
-        if old.get(name) == digest and link(name):
-            continue
+        if old.get(name) == digest and _holds(previous, name, data) and link(name):
+            continue  # (its file's bytes compared: a damaged one is never linked for what it should hold)
         write(folder / name, data, durable=False)  # a shard lost to a power cut fails its digest: made again
         digests[name] = digest
     return digests, linked

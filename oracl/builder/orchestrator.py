@@ -532,8 +532,10 @@ def kept_edge_shards(r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[s
     read back from its shards, the files whose edges are made again: ``edges_to_make``),
     or (None, None) for a whole pass (no shards, a damaged one, a file added or removed, a
     changed edge interface)."""
+    if r.previous is None or r.removed or any(p not in r.previous.facts for p in r.reread):
+        return (None, None), (None, None)  # (a file came or went: not read for nothing)
     kept = read_edges(r.previous)
-    if kept is None or r.previous is None:
+    if kept is None:
         return (None, None), (None, None)
     again = edges_to_make(r.facts, r.previous.facts, kept, set(r.reread))
     if again is None:
@@ -585,24 +587,31 @@ def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
 
 
 def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = (),
-                 store: PartStore | None = None, carry: Carry | None = None) -> Symbols:
+                 store: PartStore | None = None, carry: Carry | None = None, ex: Executor | None = None) -> Symbols:
     """The symbol rows: every file's (no previous segments); or those of the files read
     again and of ``catchup`` (files a standby holds other rows of; those no longer here
     only lose theirs); or (``previous.compare``) every file's, compared with the previous
     build's so that the database is patched only for the files whose rows moved.
     ``carry``: a long-lived builder's; the resolver's tables it kept from the previous
     build are reused when only some files' rows are made (their names did not change), and
-    this build's are kept in ``Symbols.table``."""
+    this build's are kept in ``Symbols.table``. ``ex``: a whole pass resolves half of the
+    call sites in a task of it (``symbol_graph``'s ``fork``)."""
     keep_table = carry is not None
+    fork = None
+    if ex is not None:
+        def fork(fn: Callable[[], Any]) -> Callable[[], Any]:
+            task = ex.submit("resolving the symbols' calls", fn)
+            return lambda: ex.join(task)
+
     if carry is not None and (previous is None or previous.compare):
         carry.symbol_table = None  # made again: the old tables are not held beside the new ones
     if previous is None:
-        return Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
+        return Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
     here = {f.path for f in r.facts}
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare:
         assert store is not None
-        made = Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
+        made = Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts)
         moved = previous.moved(fresh, store)
         gone = [p for p in previous.files if p not in here]
@@ -1087,7 +1096,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
                                     linked_again)
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
-                        store_of(plan.vault.dir), plan.carry)
+                        store_of(plan.vault.dir), plan.carry, ex)
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         # the rows this build can differ in from the latest's (builder/reach.py): recorded for

@@ -50,7 +50,7 @@ import bisect
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,7 @@ CONFIDENCE = {"same_scope": 0.95, "imported": 0.9, "typed": 0.85, "inherited": 0
 MAX_CANDIDATES = 5          # a name defined more often than this is not linked at all
 MAX_LINES = 64              # call-site lines kept per (caller, callee): a test module calling parse() 100 times
 MAX_BASE_DEPTH = 4          # base classes searched for an inherited member
+FORK_MIN_CALLS = 50_000     # call sites to resolve before half of them go to a second process
 GUESSES = frozenset({"receiver", "unique_member", "ambiguous"})
 SELF = frozenset({"self", "this", "$this", "cls", "Self", "@"})
 CALLABLE = frozenset({"function", "method", "async_function", "class", "struct", "record", "object", "macro"})
@@ -316,7 +317,8 @@ def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str
 
 
 def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | None = None,
-                 table: SymbolTable | None = None) -> SymbolGraph:
+                 table: SymbolTable | None = None,
+                 fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None) -> SymbolGraph:
     """The symbols of every code file and the edges between them. With ``only``, the
     rows that start in those files: every file's names are still known to the resolver,
     but only these files' symbols, and the edges whose source is one of their symbols,
@@ -324,7 +326,9 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
     changed: see ``interface``). ``table`` (with ``only``): the previous build's tables,
     valid for these facts but for the spans of the files in ``only``; they are updated in
     place and only those files are declared again. The graph's ``table`` is the tables
-    this build leaves."""
+    this build leaves. ``fork``: starts a function elsewhere (a forked child) and returns
+    what waits for its value; with many call sites to resolve, half of them are resolved
+    there (the graph is the same)."""
     g = SymbolGraph()
 
     def mine(path: str) -> bool:
@@ -380,9 +384,50 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
                         t.bases[src].append(target)
                     if mine(f.path):
                         _edge(g, src, target, relation, _kappa(how, n), how, n, line)
-    for f in code:
-        if not mine(f.path):
-            continue
+    todo = [f for f in code if mine(f.path)]
+    waiter = None
+    if fork is not None and len(todo) > 1 and sum(len(f.calls) for f in todo) >= FORK_MIN_CALLS:
+        # the second half of the calls resolved in a forked child on the other core (the
+        # tables are the ones made above, shared copy-on-write); what it returns joins this
+        # graph below: per file, in the same order (the edges are sorted afterwards)
+        at = min(_half(todo), len(todo) - 1)
+        theirs, todo = todo[at:], todo[:at]
+
+        def other() -> tuple[list[dict[str, Any]], dict[str, list[int]], int, int]:
+            h = SymbolGraph()
+            _resolve_calls(h, r, t, theirs, spans, module_id, rows_of)
+            return h.edges, h.sites, h.unresolved, h.dropped
+
+        waiter = fork(other)
+    _resolve_calls(g, r, t, todo, spans, module_id, rows_of)
+    if waiter is not None:
+        edges, sites, unresolved, dropped = waiter()
+        g.edges.extend(edges)
+        g.sites.update(sites)
+        g.unresolved += unresolved
+        g.dropped += dropped
+    g.edges.sort(key=lambda e: (e["source"], e["target"], e["relation"]))
+    g.nodes.sort(key=lambda n: n["id"])
+    return g
+
+
+def _half(files: list[FileFacts]) -> int:
+    """Where ``files`` splits into two runs of about as many call sites each."""
+    total = sum(len(f.calls) for f in files)
+    seen = 0
+    for i, f in enumerate(files):
+        seen += len(f.calls)
+        if 2 * seen >= total:
+            return i + 1
+    return len(files)
+
+
+def _resolve_calls(g: SymbolGraph, r: _Resolver, t: _Files, files: list[FileFacts],
+                   spans: dict[str, list[tuple[int, int, str]]], module_id: dict[str, str],
+                   rows_of: dict[str, list[dict[str, Any]]]) -> None:
+    """The ``calls`` edges of ``files``' call sites and the ``references`` edges of their
+    signatures, into ``g`` (with each file's unresolved and too ambiguous sites)."""
+    for f in files:
         r.file(f)
         missed = g.sites.setdefault(f.path, [0, 0])
         owners = r.owners = _owners(spans[f.path], f.line_count, module_id[f.path])
@@ -422,9 +467,6 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
                 for target, how, n in r.type_name(f, word):
                     if target != owner:  # a method naming its own type says nothing new
                         _edge(g, sym["id"], target, "references", _kappa(how, n), how, n, sym["start"])
-    g.edges.sort(key=lambda e: (e["source"], e["target"], e["relation"]))
-    g.nodes.sort(key=lambda n: n["id"])
-    return g
 
 
 def _kappa(how: str, n: int) -> float:
