@@ -594,8 +594,8 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     build's so that the database is patched only for the files whose rows moved.
     ``carry``: a long-lived builder's; the resolver's tables it kept from the previous
     build are reused when only some files' rows are made (their names did not change), and
-    this build's are kept in ``Symbols.table``. ``ex``: a whole pass resolves half of the
-    call sites in a task of it (``symbol_graph``'s ``fork``)."""
+    this build's are kept in ``Symbols.table``. ``ex``: a pass that compares every file's
+    rows resolves half of the call sites in a task of it (``symbol_graph``'s ``fork``)."""
     keep_table = carry is not None
     fork = None
     if ex is not None:
@@ -605,8 +605,8 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
 
     if carry is not None and (previous is None or previous.compare):
         carry.symbol_table = None  # made again: the old tables are not held beside the new ones
-    if previous is None:
-        return Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
+    if previous is None:  # (a full build's: its content task keeps the other core busy, no fork)
+        return Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
     here = {f.path for f in r.facts}
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare:
