@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from oracl.builder.incremental import SHARDS, Previous
+from oracl.builder.incremental import Previous, shard_of
 from oracl.core.records import Edge, FileFacts
 
 FORMAT = 1
@@ -35,8 +35,8 @@ ByFile = tuple[dict[str, list[Edge]], dict[str, list[Edge]]]
 
 
 def shard_name(path: str) -> str:
-    h = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=1).digest()[0]
-    return f"edges.{h % SHARDS:02x}.bin"
+    """The shard file that holds ``path``'s edges (the same shard index as its facts')."""
+    return f"edges.{shard_of(path):02x}.bin"
 
 
 def _row(e: Edge) -> tuple[object, ...]:

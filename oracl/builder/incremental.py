@@ -24,6 +24,7 @@ same size inside one timestamp tick would otherwise go unseen.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat as stat_mod
@@ -76,10 +77,16 @@ _WHY = {"format": "the cache format changed", "tool_version": "the tool version 
         "fts": "the full-text setting changed", "schema_sha256": "the database schema changed"}
 
 
+@functools.lru_cache(maxsize=1 << 17)
+def shard_of(path: str) -> int:
+    """Which of the ``SHARDS`` shards holds ``path``'s rows (its facts', its edges'): one
+    hash per path, shared by both kinds of shard."""
+    return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=1).digest()[0] % SHARDS
+
+
 def shard_name(path: str) -> str:
     """The shard file that holds ``path``'s facts."""
-    h = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=1).digest()[0]
-    return f"facts.{h % SHARDS:02x}.bin"
+    return f"facts.{shard_of(path):02x}.bin"
 
 
 def encode_shard(facts: list[FileFacts]) -> bytes:

@@ -325,7 +325,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     make: Callable[[str], tuple[ArtifactNode, derive.Stored]] | None = None
     if kept is not None and lazy and not keep:
         by_path = {r.path: r for r in records}
-        node_terms = terms
+        node_terms = terms  # (the rows' terms: ``terms`` is rebound below, with the largest R)
 
         def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
             return _artifact_node(by_path[path], facts[path], s, node_terms, newest, usage, sensitivity_overrides,
