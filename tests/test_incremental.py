@@ -697,7 +697,10 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
         _stamp(root / "pkg/shop.py", step)
         written.clear()
         now = t0 + timedelta(minutes=2 * step)
-        assert build(root, now=now, keep_bundles=1, **KW).symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
+        # (the first rebuild declares every file and keeps the name tables; the later ones read them back)
+        assert build(root, now=now, keep_bundles=1, **KW).symbols_mode == \
+            "symbols: the rows of 1 changed file made again, the others reused" + \
+            ("; the name tables read back" if step > 1 else "")
         assert sorted(written) == said, (step, written)
         rows = _symbol_rows(root)
         written.clear()
@@ -773,14 +776,14 @@ def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: 
          "symbols: the rows of 1 changed file made again, the others reused"),
         ("pkg/base.py", "class Base:\n\n    def total(self):\n        return helper(2)\n\n\n"
                         "def helper(x):\n    \"\"\"Now documented.\"\"\"\n    return x * 2\n",
-         "symbols: the rows of 1 changed file made again, the others reused"),
+         "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),
         ("pkg/cart.py", CALLERS["pkg/cart.py"] + "\n\ndef extra():\n    return make_cart()\n",
          "symbols: every file's rows made again, 1 moved and 0 gone written "
          "(pkg/cart.py changed what other files' names resolve to)"),
-        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
-         "symbols: the rows of 1 changed file made again, the others reused"),
+        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),  # (the tables the step
+         "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),  # before kept)
         ("pkg/shop.py", '"""The shop."""\n' + CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
-         "symbols: the rows of 1 changed file made again, the others reused"),  # its imports moved down
+         "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),  # its imports moved down
     ]
     for step, (rel, text, said) in enumerate(edits, 1):
         (root / rel).write_text(text)
@@ -1486,3 +1489,92 @@ def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from
     doc_path.unlink()
     doc_path.write_bytes(data.replace(b"requests", b"requestz", 1))
     assert len(step(4, "app/m10.py", files["app/m10.py"] + "# 4\n")) == n
+
+
+def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``name_tables``: a cold build on the fast path (no file came or went, the changed
+    files kept their interface) that found no tables recorded declares every file and
+    writes its tables as a part; the next ones read them back, declare only the files they
+    read and those whose lines the part predates (``stale``), and record the same part.
+    Each export is a full build's, and the tables read back are, row for row, those a
+    declaration of every file gives. A damaged part is not used; a build that compares
+    every file (one added) writes its own."""
+    import oracl.builder.orchestrator as orchestrator
+    from oracl.builder import name_tables
+    from oracl.builder.pipeline import symbols as symbols_mod
+    from oracl.builder.reach import recorded
+    from oracl.core.parts import store_of
+
+    n = 60
+    root, files, t0 = _chain_tree(tmp_path, n)
+    declared: list[str] = []
+    real_declare = symbols_mod._declare
+
+    def counting(t: Any, g: Any, f: Any, *a: Any) -> Any:
+        declared.append(f.path)
+        return real_declare(t, g, f, *a)
+
+    monkeypatch.setattr(symbols_mod, "_declare", counting)
+    seen: list[tuple[Any, Any]] = []
+    real_graph = orchestrator.symbol_graph
+
+    def spy(facts, idx, only=None, table=None, fork=None):  # type: ignore[no-untyped-def]
+        seen.append((facts, idx))
+        return real_graph(facts, idx, only, table, fork)
+
+    monkeypatch.setattr(orchestrator, "symbol_graph", spy)
+
+    def latest_stat() -> dict:
+        vault = Vault(root)
+        return recorded(vault.bundle(vault.read_latest()["bundle"]))
+
+    def step(k: int, rel: str, text: str) -> tuple[list[str], str]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        declared.clear()
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        out = sorted(declared)
+        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
+        return out, report.symbols_mode
+
+    # no tables recorded yet: every file declared, the tables written (nothing stale)
+    out, mode = step(1, "pkg/m7.py", "# one\n" + files["pkg/m7.py"])
+    assert len(out) == n and "read back" not in mode
+    first = latest_stat()[name_tables.KEY]
+    assert first["stale"] == [] and first["bytes"] > 0
+    # read back: only the files whose rows are made are declared (the file read, and the
+    # one the build before read, which the standby two builds behind catches up); they are
+    # stale from here on
+    out, mode = step(2, "pkg/m8.py", "# two\n" + files["pkg/m8.py"])
+    assert out == ["pkg/m7.py", "pkg/m8.py"] and mode.endswith("; the name tables read back"), (out, mode)
+    assert latest_stat()[name_tables.KEY] == {**first, "stale": ["pkg/m7.py", "pkg/m8.py"]}
+    # the stale file not made again has its lines moved to its facts (m7), the others are made
+    out, mode = step(3, "pkg/m9.py", "# three\n" + files["pkg/m9.py"])
+    assert out == ["pkg/m7.py", "pkg/m8.py", "pkg/m9.py"] and mode.endswith("read back"), (out, mode)
+    assert latest_stat()[name_tables.KEY] == {**first, "stale": ["pkg/m7.py", "pkg/m8.py", "pkg/m9.py"]}
+    facts, idx = seen[-1]
+    back = name_tables.read(store_of(Vault(root).dir), latest_stat(), {f.path: f for f in facts})
+    assert back is not None
+    fresh = real_graph(facts, idx).table
+    assert fresh is not None
+    assert {k: dict(v) if isinstance(v, dict) else v for k, v in vars(back.t).items()} == \
+        {k: dict(v) if isinstance(v, dict) else v for k, v in vars(fresh.t).items()}
+    assert back.attached == fresh.attached
+    # a damaged part: not used (every file declared), and the tables written again
+    part = store_of(Vault(root).dir).path(first["part"])
+    data = bytearray(part.read_bytes())
+    part.unlink()
+    data[len(data) // 2] ^= 1
+    part.write_bytes(bytes(data))
+    out, mode = step(4, "pkg/m10.py", "# four\n" + files["pkg/m10.py"])
+    assert len(out) == n and "read back" not in mode
+    assert latest_stat()[name_tables.KEY]["stale"] == []
+    out, mode = step(5, "pkg/m11.py", "# five\n" + files["pkg/m11.py"])
+    assert out == ["pkg/m10.py", "pkg/m11.py"] and mode.endswith("read back"), (out, mode)
+    # a file added: every file's rows compared, its own tables written
+    out, mode = step(6, "pkg/extra.py", "import pkg.m3\n\n\ndef extra():\n    return 1\n")
+    assert len(out) == n + 1 and "read back" not in mode
+    assert latest_stat()[name_tables.KEY]["stale"] == []
+    out, mode = step(7, "pkg/m12.py", "# seven\n" + files["pkg/m12.py"])
+    assert out == ["pkg/extra.py", "pkg/m12.py"] and mode.endswith("read back"), (out, mode)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
+from oracl.builder import name_tables
 from oracl.builder.edge_shards import read_edges, write_edges
 from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
@@ -562,6 +563,10 @@ class Symbols:
     why: str
     moved: list[str] = field(default_factory=list)
     table: SymbolTable | None = None  # the resolver's tables, kept for a long-lived builder's next build
+    # what stat.bin records of the name tables (``name_tables``): the latest's part carried,
+    # or (``write``) this build's tables, to be written as a part
+    table_entry: dict[str, Any] | None = None
+    write: SymbolTable | None = None
 
     @classmethod
     def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str,
@@ -587,7 +592,8 @@ def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
 
 
 def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = (),
-                 store: PartStore | None = None, carry: Carry | None = None, ex: Executor | None = None) -> Symbols:
+                 store: PartStore | None = None, carry: Carry | None = None, ex: Executor | None = None,
+                 latest: dict[str, Any] | None = None) -> Symbols:
     """The symbol rows: every file's (no previous segments); or those of the files read
     again and of ``catchup`` (files a standby holds other rows of; those no longer here
     only lose theirs); or (``previous.compare``) every file's, compared with the previous
@@ -595,7 +601,9 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     ``carry``: a long-lived builder's; the resolver's tables it kept from the previous
     build are reused when only some files' rows are made (their names did not change), and
     this build's are kept in ``Symbols.table``. ``ex``: a pass that compares every file's
-    rows resolves half of the call sites in a task of it (``symbol_graph``'s ``fork``)."""
+    rows resolves half of the call sites in a task of it (``symbol_graph``'s ``fork``).
+    ``latest``: the latest build's ``stat.bin`` header, whose name tables (``name_tables``)
+    a build with no kept tables reads back instead of declaring every file again."""
     keep_table = carry is not None
     fork = None
     if ex is not None:
@@ -611,7 +619,9 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare:
         assert store is not None
-        made = Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
+        g = symbol_graph(r.facts, r.index, fork=fork)
+        made = Symbols.of(g, None, None, why, keep_table)
+        made.write = g.table if carry is None else None  # (every file declared: the next build reads them)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts)
         moved = previous.moved(fresh, store)
         gone = [p for p in previous.files if p not in here]
@@ -632,8 +642,20 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         carry.bundle == r.previous.bundle else None
     if carry is not None:
         carry.symbol_table = None  # (a kept table is this build's from here on)
-    made = Symbols.of(symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept), None,
-                      sorted({*changed, *gone_too}), why, keep_table)
+    entry = name_tables.carried(latest or {}, changed)  # (every file's interface is the latest's)
+    read_back = ""
+    if kept is None and changed and store is not None and latest:
+        kept = name_tables.read(store, latest, {f.path: f for f in r.facts}, changed)
+        read_back = "; the name tables read back" if kept is not None else ""
+        entry = entry if kept is not None else None  # (missing or damaged: this build's are written)
+    if not changed and carry is None:  # nothing to resolve: no file's names are needed
+        g = SymbolGraph()
+    else:
+        g = symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept)
+    made = Symbols.of(g, None, sorted({*changed, *gone_too}), why + read_back, keep_table)
+    if entry is None and carry is None and g.table is not None:
+        made.write = g.table  # (every file's names are in it: declared, or read back and moved)
+    made.table_entry = entry
     mine = set(changed)
     made.segments = previous.replaced(
         Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
@@ -1095,13 +1117,18 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
                                     linked_again)
-        symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
-                        store_of(plan.vault.dir), plan.carry, ex)
-        symbols_mode, database_mode = symbols.why, content.why
-        del reuse
         # the rows this build can differ in from the latest's (builder/reach.py): recorded for
         # the next build, and with what the latest recorded, the reach of the standby's rows
         latest = recorded(r.previous.bundle) if r.previous is not None else {}
+        symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
+                        store_of(plan.vault.dir), plan.carry, ex, latest)
+        symbols_mode, database_mode = symbols.why, content.why
+        del reuse
+        tables_task = None
+        if symbols.write is not None:  # written beside the weighing, on the other core
+            tables_task = ex.submit("keeping the name tables",
+                                    functools.partial(name_tables.write, store_of(plan.vault.dir), symbols.write))
+            symbols.write = None
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest)
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None
@@ -1143,6 +1170,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine
+        table_entry = ex.join(tables_task) if tables_task is not None else symbols.table_entry
+        if table_entry is not None:
+            stat_extra[name_tables.KEY] = table_entry
         same = unmoved(Path(base_bundle), now, old_ids) if base_bundle and plan.carry is None else None
         if same is None and graph.make is not None:  # every row is serialised: each made once, before the
             for n in graph.nodes:                    # export task's fork, not in it and again in the load

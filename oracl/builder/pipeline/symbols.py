@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import marshal
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -236,6 +237,45 @@ class SymbolTable:
 
     t: _Files
     attached: list[tuple[str, str]]  # (type id, member id): a member declared outside its type
+
+
+_TABLE_FORMAT = 1
+_DEFAULTS = {"top": dict, "types": dict, "bases": list, "by_short": list, "by_dir": list, "types_named": list}
+
+
+def encode_table(table: SymbolTable) -> bytes:
+    """``table`` as bytes a later build reads back with ``decode_table`` (marshal: plain
+    dicts, lists, tuples, strings and numbers; nothing in it runs when it is read)."""
+    return marshal.dumps((_TABLE_FORMAT, {k: dict(v) if isinstance(v, dict) else v for k, v in vars(table.t).items()},
+                          table.attached), 4)
+
+
+def decode_table(blob: bytes) -> SymbolTable | None:
+    """The tables ``encode_table`` wrote, or None when ``blob`` is not such a record."""
+    try:
+        version, fields, attached = marshal.loads(blob)
+    except (ValueError, TypeError, EOFError):
+        return None
+    blank = vars(_Files())
+    if version != _TABLE_FORMAT or not isinstance(fields, dict) or set(fields) != set(blank) \
+            or not isinstance(attached, list):
+        return None
+    t = _Files()
+    for name, value in fields.items():
+        if type(value) is not (dict if isinstance(blank[name], dict) else set):
+            return None
+        setattr(t, name, defaultdict(_DEFAULTS[name], value) if name in _DEFAULTS else value)
+    return SymbolTable(t, attached)
+
+
+def respan(table: SymbolTable, files: Iterable[FileFacts]) -> None:
+    """``table``'s symbol lines made those of ``files`` (each with the interface the table
+    was made with: only where its symbols lie can differ)."""
+    for f in files:
+        if f.language in CODE_LANGUAGES and (f.symbols or f.calls):
+            scratch = _Files()
+            _declare(scratch, SymbolGraph(), f, False, {}, {}, defaultdict(list))
+            table.t.span.update(scratch.span)
 
 
 def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str, list[tuple[int, int, str]]],
