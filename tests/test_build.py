@@ -243,3 +243,22 @@ def test_export_rows_are_the_typed_rows(built_sample) -> None:  # type: ignore[n
             assert set(n["priority_detail"]) == PriorityDetail.__required_keys__
     for e in doc["edges"]:
         assert set(e) == EdgeRow.__required_keys__ and set(e["metadata"]) == EdgeMetadata.__required_keys__
+
+
+def test_a_build_asked_to_spare_what_it_made_hands_it_over_and_the_console_script_still_reports(
+        sample_repo: Path) -> None:
+    """``build(spare=…)``: the build's objects go into the caller's list instead of being
+    freed (the console script leaves by ``os._exit`` after a build); the report is the
+    same, and the script's output is flushed and its exit code kept."""
+    from oracl.builder.pipeline.weigh import WeightedGraph
+
+    kept: list[object] = []
+    report = build(sample_repo, spare=kept, **SMALL)
+    assert len(kept) == 1 and isinstance(kept[0], dict)
+    assert any(isinstance(v, WeightedGraph) for v in kept[0].values())
+    assert report.files_indexed > 0
+    out = conftest.run_cli("build", str(sample_repo), "--json", "--full")
+    assert out.returncode == 0, out.stderr
+    assert orjson.loads(out.stdout)["files_indexed"] == report.files_indexed
+    bad = conftest.run_cli("build", str(sample_repo), "--skip-phase", "nothing")
+    assert bad.returncode != 0 and bad.stderr.count("\n") == 1, bad.stderr

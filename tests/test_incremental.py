@@ -1332,13 +1332,26 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
 
     monkeypatch.setattr(weigh_mod, "_artifact_node", counting_node)
     monkeypatch.setattr(duoranker, "raw_ranks", counting_ranks)
+    edge_rows: list[tuple[str, ...]] = []  # each edge row made (``EdgeRows``: when read)
+    real_edge = weigh_mod._edge_row
+
+    def counting_edge(e: Any, *a: Any) -> Any:
+        row = real_edge(e, *a)
+        edge_rows.append((row["source"], row["target"], row["relation"], row["source_fragment"],
+                          row["target_fragment"]))
+        return row
+
+    monkeypatch.setattr(weigh_mod, "_edge_row", counting_edge)
     serialised: set[str] = set()  # the artifact rows of the export's node groups made again
+    serialised_edges: set[tuple[str, ...]] = set()  # the edge rows of its edge groups made again
     put = orchestrator.put_groups
 
     def spying(store: Any, keys: Any, rows_of: Any, kept: Any, **kw: Any) -> Any:
         def rows(a: int, b: int) -> Any:
             out = rows_of(a, b)
             serialised.update(str(r["path"]) for r in out if r.get("kind") == "artifact")
+            serialised_edges.update((r["source"], r["target"], r["relation"], r["source_fragment"],
+                                     r["target_fragment"]) for r in out if "relation" in r)
             return out
 
         return put(store, keys, rows, kept, **kw)
@@ -1351,8 +1364,15 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
         made.clear()
         ranked.clear()
         serialised.clear()
-        build(root, now=t0 + timedelta(minutes=step), **KW)
+        edge_rows.clear()
+        serialised_edges.clear()
+        report = build(root, now=t0 + timedelta(minutes=step), **KW)
         out = (len(made), len(ranked), set(made), set(serialised))  # (before the full build beside it)
+        if not ranked:  # lazy edge rows: each made once, those of the groups written among them
+            assert len(edge_rows) == len(set(edge_rows)), step
+            assert serialised_edges <= set(edge_rows), step
+            # (few once a standby's reach is known: the first rebuild's copy takes every row)
+            assert 0 < len(edge_rows) < report.counts["edges"] // 4 or step == 1, (step, len(edge_rows))
         assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=step, seconds=30))[0], step
         return out
 

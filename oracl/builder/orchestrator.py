@@ -74,7 +74,7 @@ from oracl.builder.pipeline.merge import (
     write_jsonl,
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
-from oracl.builder.pipeline.weigh import WeightedGraph, reweigh, weigh
+from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, weigh
 from oracl.builder.reach import (
     Unmoved,
     latest_ranks,
@@ -102,7 +102,6 @@ from oracl.core.errors import (
 )
 from oracl.core.export import (
     canonical_bytes,
-    edge_sort_key,
     pack_symbols,
     sha256_hex,
 )
@@ -161,6 +160,7 @@ class Plan:
     full: bool                 # --full: never start from the previous build
     full_why: str = ""         # why a full build was forced (the previous bundle failed)
     carry: Carry | None = None  # a long-lived builder's facts from its last build (oracl watch)
+    spare: list[Any] | None = None  # what the build made goes here, not freed (a process about to end)
 
     @property
     def fts(self) -> bool:
@@ -943,9 +943,8 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
         return taken.get(tuple(keys[a:b]))
 
     node_parts = put_groups(store, keys, node_rows, node_kept, rewrite=whole)
-    order = sorted(range(len(graph.edges)), key=lambda i: edge_sort_key(graph.edges[i]))
+    order, edge_keys = edge_order(graph.edges)  # (a lazy graph's rows: made only for the groups written)
     raw, ends = graph.rank_raw, graph.endpoints
-    edge_keys = [graph.edges[i]["source"] for i in order]
 
     def edge_rows(a: int, b: int) -> list[Any]:
         return [stored_edge(graph.edges[i], raw[i]) for i in order[a:b]]
@@ -1006,7 +1005,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
           progress: Progress | None = None, now: datetime | None = None, full: bool = False,
-          executor_kind: str = "in-process", carry: Carry | None = None, **overrides: Any) -> BuildReport:
+          executor_kind: str = "in-process", carry: Carry | None = None, spare: list[Any] | None = None,
+          **overrides: Any) -> BuildReport:
     """Build the graph of ``root`` into ``root/.oracl`` and return the report.
 
     By default the build is selective: files whose ``(path, mtime_ns, size)`` did not
@@ -1019,6 +1019,9 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     ``carry``: kept by a caller that builds the same root again and again (``oracl
     watch``): it holds this build's facts afterwards, and the next build starts from them
     instead of decoding ``facts.bin`` while the bundle is still the latest.
+    ``spare``: kept by a caller whose process ends right after the build without freeing
+    its objects (the console script, which leaves by ``os._exit``): what the build made is
+    put in it at the end instead of being freed object by object (0.3 s at 20k files).
     ``overrides`` are Config fields (alpha, beta, gamma, lam, neighbour_cap, two_layer, …).
     """
     root = Path(root)
@@ -1031,7 +1034,7 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
         cfg = replace(cfg, two_layer=True)
     now = now or datetime.now(UTC)
     vault = Vault(root)
-    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry)
+    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry, spare=spare)
     try:
         with provenance.build_lock(vault):
             provenance.clean_stale(vault)  # what a killed build left: staging folders, pending files
@@ -1177,6 +1180,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         if same is None and graph.make is not None:  # every row is serialised: each made once, before the
             for n in graph.nodes:                    # export task's fork, not in it and again in the load
                 graph.full(n)
+            for _ in graph.edges:
+                pass
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
                        learned.bundle_doc(), events, not based, stat_extra, same, latest_bundle)
         del stat_files, all_facts
@@ -1205,6 +1210,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         # all (measured: 0.3 s at 50k files). The graph itself is never changed.
         facts = None if graph is None else GraphFacts(graph.hubs, len(graph.edges), dict(graph.edge_counts),
                                                       graph.mu, graph.sigma, graph.orphans)
+        if plan.spare is not None:  # (the process ends next: nothing is freed, object by object, before)
+            plan.spare.append(dict(locals()))
         graph = export = None  # type: ignore[assignment]
         if own_process and gc_was_enabled:
             # a one-shot build's process (the CLI's): what is still alive (the previous facts,

@@ -195,7 +195,7 @@ def build(
         t0 = time.perf_counter()
         with build_progress(enabled=not (as_json or quiet)) as progress:
             report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full,
-                               executor_kind=executor_opt, **overrides)
+                               executor_kind=executor_opt, spare=_SPARED, **overrides)
     except OraclError as exc:
         _fail(exc)
     if as_json:
@@ -1453,8 +1453,16 @@ def _unwritable_vault(exc: OSError) -> str | None:
     return f"the vault {where.split('/' + VAULT)[0]}/{VAULT} {why} ({where}); readers still answer from it"
 
 
+# (the console script's: what a build made, left to the end of the process rather than freed)
+_SPARED: list[Any] | None = None
+
+
 def main() -> None:
-    """The ``oracl`` console script."""
+    """The ``oracl`` console script. After a build it leaves by ``os._exit`` once its output
+    is flushed: the interpreter would otherwise free the build's millions of objects one
+    by one (``build(spare=…)``), and there is nothing else to finish."""
+    global _SPARED
+    _SPARED = []
     try:
         code = run(sys.argv[1:])
     except BrokenPipeError:
@@ -1463,6 +1471,13 @@ def main() -> None:
         if not isinstance(exc.__context__, BrokenPipeError):
             raise
         code = _reader_left()
+    if _SPARED:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:  # (a reader that left: as _reader_left, not an error)
+            pass
+        os._exit(code if isinstance(code, int) else 1)
     sys.exit(code)
 
 

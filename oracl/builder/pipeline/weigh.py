@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -20,7 +21,7 @@ from oracl.builder.pipeline.duoranker import raw_ranks
 from oracl.core import derive
 from oracl.core.config import NOT_STRUCTURAL, Config
 from oracl.core.derive import association
-from oracl.core.export import r9
+from oracl.core.export import edge_sort_key, r9
 from oracl.core.paths import is_test_path, role
 from oracl.core.records import ArtifactNode, ArtifactRecord, Edge, EdgeRow, FileFacts, NodeRow
 
@@ -56,7 +57,7 @@ def tagset(tags: Mapping[str, object]) -> frozenset[str]:
 @dataclass(slots=True)
 class WeightedGraph:
     nodes: list[NodeRow]
-    edges: list[EdgeRow]
+    edges: Sequence[EdgeRow]  # (a list, or ``EdgeRows`` made when read)
     mu: float
     sigma: float
     hubs: int
@@ -95,6 +96,61 @@ class WeightedGraph:
             row, self.stored[path] = self.make(path)
             self.made[path] = row
         return row
+
+
+class EdgeRows(Sequence[EdgeRow]):
+    """A cold build's edge rows when its structure is the latest's (``weigh(lazy=True)``):
+    each made when first read, and kept. The export sorts and groups them by their keys
+    (``sort_key``, from the edge itself) and serialises only the groups that moved; the
+    load tables only the rows the standby can differ in: a few hundred of 100,000."""
+
+    def __init__(self, edges: list[Edge], weights: list[float], raw: list[float], ids: Mapping[str, str],
+                 terms: derive.Terms) -> None:
+        self._edges, self._weights, self._raw, self._ids, self._terms = edges, weights, raw, ids, terms
+        self._rows: list[EdgeRow | None] = [None] * len(edges)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def _row(self, i: int) -> EdgeRow:
+        row = self._rows[i]
+        if row is None:
+            row = self._rows[i] = _edge_row(self._edges[i], self._weights[i], self._raw[i], self._ids, self._terms)
+        return row
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(*i.indices(len(self._rows)))]
+        return self._row(i if i >= 0 else len(self._rows) + i)
+
+    def __iter__(self) -> Iterator[EdgeRow]:
+        return (self._row(i) for i in range(len(self._rows)))
+
+
+    def order(self) -> tuple[list[int], list[str]]:
+        """The rows' indexes in ``edge_sort_key`` order (a stable sort's), and each one's
+        source id: grouped by source, each group sorted on its own."""
+        ids, edges = self._ids, self._edges
+        src = [ids[e.source] for e in edges]
+        groups: dict[str, list[int]] = defaultdict(list)
+        for i, s in enumerate(src):
+            groups[s].append(i)
+        out: list[int] = []
+        for s in sorted(groups):
+            held = groups[s]
+            if len(held) > 1:
+                held.sort(key=lambda i: (edges[i].source_fragment, ids.get(edges[i].target, edges[i].target),
+                                         edges[i].target_fragment, edges[i].relation))
+            out.extend(held)
+        return out, [src[i] for i in out]
+
+
+def edge_order(edges: Sequence[EdgeRow]) -> tuple[list[int], list[str]]:
+    """The export's order of ``edges`` (``edge_sort_key``, stable) and each row's source id."""
+    if isinstance(edges, EdgeRows):
+        return edges.order()
+    order = sorted(range(len(edges)), key=lambda i: edge_sort_key(edges[i]))
+    return order, [edges[i]["source"] for i in order]
 
 
 RankJob = Callable[[list[tuple[str, str, float]], dict[str, frozenset[str]], Config], Callable[[], list[float]]]
@@ -344,7 +400,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
     ids = {r.path: r.artifact_id for r in records}
     counts: Counter[str] = Counter(e.relation for e in edges)
-    edge_rows = [_edge_row(e, w, rank, ids, terms) for e, w, rank in zip(edges, weights, raw, strict=True)]
+    edge_rows: Sequence[EdgeRow] = EdgeRows(edges, weights, raw, ids, terms) if make is not None else \
+        [_edge_row(e, w, rank, ids, terms) for e, w, rank in zip(edges, weights, raw, strict=True)]
     endpoints = [(e.source, e.target) for e in edges]
     orphans = sum(1 for r in records if s.degree_aa[r.path] == 0)
     graph = WeightedGraph(node_rows, edge_rows, mu, sigma, len(s.domains), terms, stored, raw, counts, endpoints,
