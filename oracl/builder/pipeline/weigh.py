@@ -226,9 +226,15 @@ def _structure(records: list[ArtifactRecord], merged: list[Edge], cfg: Config) -
         if e.relation == "tests" and is_test_path(e.source):
             tested.add(e.target)
 
-    tagsets = {r.path: tagset(r.tags) for r in records}
-    tagsets.update({hub_id(d): tagset({"domain": d}) for d in domains})
-    return Structure(edges, weights, assoc, degree_all, degree_aa, referrers, referred, tested, tagsets, domains)
+    return Structure(edges, weights, assoc, degree_all, degree_aa, referrers, referred, tested, {}, domains)
+
+
+def _with_tagsets(s: Structure, records: list[ArtifactRecord]) -> Structure:
+    """``s`` with every node's tag set (what the ranker compares; a build that reads the
+    latest's ranks back never needs them: its key is made from the tags themselves)."""
+    s.tagsets = {r.path: tagset(r.tags) for r in records}
+    s.tagsets.update({hub_id(d): tagset({"domain": d}) for d in s.domains})
+    return s
 
 
 def _artifact_node(r: ArtifactRecord, f: FileFacts, s: Structure, terms: derive.Terms, newest: int,
@@ -324,8 +330,9 @@ def _edge_row(e: Edge, w: float, rank: float, ids: Mapping[str, str], terms: der
 def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
                   sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> str:
     """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
-    structure: the files in order with each one's domain, tag set, review status and
-    estimated savings (what a record holds besides its file's facts), the (source, target,
+    structure: the files in order with each one's tags (its domain and tag set follow from
+    them), review status and estimated savings (what a record holds besides its file's
+    facts), the (source, target,
     relation, κ) of every edge in order (the hub memberships included), and the settings
     (the configuration, usage, sensitivity overrides, each file's commit messages). Two
     builds with equal keys have equal weights, association values, degrees and raw ranks,
@@ -335,8 +342,8 @@ def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usag
     h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
                            sorted(history.items())]))
     # (a record's review status and savings come from learned tags, not from its file)
-    h.update(orjson.dumps([(r.path, str(r.tags.get("domain")), sorted(s.tagsets[r.path]), r.review_status,
-                            r.estimated_savings) for r in records]))
+    h.update(orjson.dumps([(r.path, r.tags, r.review_status, r.estimated_savings) for r in records],
+                          option=orjson.OPT_SORT_KEYS))
     h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence) for e in s.edges]))
     return h.hexdigest()
 
@@ -367,6 +374,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     edges, weights = s.edges, s.weights
     key = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
     kept = latest_ranks(len(edges)) if latest_ranks is not None and latest_key and key == latest_key else None
+    if kept is None or keep:
+        _with_tagsets(s, records)
     if kept is not None:
         ranked: Callable[[], list[float]] = lambda: kept  # noqa: E731
     else:
