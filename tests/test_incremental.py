@@ -780,8 +780,8 @@ def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: 
         ("pkg/cart.py", CALLERS["pkg/cart.py"] + "\n\ndef extra():\n    return make_cart()\n",
          "symbols: every file's rows made again, 1 moved and 0 gone written "
          "(pkg/cart.py changed what other files' names resolve to)"),
-        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),  # (the tables the step
-         "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),  # before kept)
+        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),  # (the step before
+         "symbols: the rows of 1 changed file made again, the others reused"),  # recorded no name tables)
         ("pkg/shop.py", '"""The shop."""\n' + CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
          "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),  # its imports moved down
     ]
@@ -1515,11 +1515,11 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``name_tables``: a cold build on the fast path (no file came or went, the changed
     files kept their interface) that found no tables recorded declares every file and
-    writes its tables as a part; the next ones read them back, declare only the files they
-    read and those whose lines the part predates (``stale``), and record the same part.
-    Each export is a full build's, and the tables read back are, row for row, those a
-    declaration of every file gives. A damaged part is not used; a build that compares
-    every file (one added) writes its own."""
+    writes its tables as a part; the next ones read them back, declare only the files
+    whose rows they make, and record the same part. Each export is a full build's, and the
+    tables read back are, field by field, those a declaration of every file gives (but
+    the symbols' lines, never kept). A damaged part is not used, and written again; a
+    build that compares every file (one added) records none."""
     import oracl.builder.orchestrator as orchestrator
     from oracl.builder import name_tables
     from oracl.builder.pipeline import symbols as symbols_mod
@@ -1558,28 +1558,26 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
         assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
         return out, report.symbols_mode
 
-    # no tables recorded yet: every file declared, the tables written (nothing stale)
+    # no tables recorded yet: every file declared, the tables written
     out, mode = step(1, "pkg/m7.py", "# one\n" + files["pkg/m7.py"])
     assert len(out) == n and "read back" not in mode
     first = latest_stat()[name_tables.KEY]
-    assert first["stale"] == [] and first["bytes"] > 0
+    assert set(first) == {"part", "bytes"} and first["bytes"] > 0
     # read back: only the files whose rows are made are declared (the file read, and the
-    # one the build before read, which the standby two builds behind catches up); they are
-    # stale from here on
+    # one the build before read, which the standby two builds behind catches up)
     out, mode = step(2, "pkg/m8.py", "# two\n" + files["pkg/m8.py"])
     assert out == ["pkg/m7.py", "pkg/m8.py"] and mode.endswith("; the name tables read back"), (out, mode)
-    assert latest_stat()[name_tables.KEY] == {**first, "stale": ["pkg/m7.py", "pkg/m8.py"]}
-    # the stale file not made again has its lines moved to its facts (m7), the others are made
+    assert latest_stat()[name_tables.KEY] == first
     out, mode = step(3, "pkg/m9.py", "# three\n" + files["pkg/m9.py"])
-    assert out == ["pkg/m7.py", "pkg/m8.py", "pkg/m9.py"] and mode.endswith("read back"), (out, mode)
-    assert latest_stat()[name_tables.KEY] == {**first, "stale": ["pkg/m7.py", "pkg/m8.py", "pkg/m9.py"]}
+    assert out == ["pkg/m8.py", "pkg/m9.py"] and mode.endswith("read back"), (out, mode)
+    assert latest_stat()[name_tables.KEY] == first
     facts, idx = seen[-1]
-    back = name_tables.read(store_of(Vault(root).dir), latest_stat(), {f.path: f for f in facts})
-    assert back is not None
+    back = name_tables.read(store_of(Vault(root).dir), latest_stat())
+    assert back is not None and back.t.span == {}
     fresh = real_graph(facts, idx).table
-    assert fresh is not None
-    assert {k: dict(v) if isinstance(v, dict) else v for k, v in vars(back.t).items()} == \
-        {k: dict(v) if isinstance(v, dict) else v for k, v in vars(fresh.t).items()}
+    assert fresh is not None and fresh.t.span
+    assert {k: dict(v) if isinstance(v, dict) else v for k, v in vars(back.t).items() if k != "span"} == \
+        {k: dict(v) if isinstance(v, dict) else v for k, v in vars(fresh.t).items() if k != "span"}
     assert back.attached == fresh.attached
     # a damaged part: not used (every file declared), and the tables written again
     part = store_of(Vault(root).dir).path(first["part"])
@@ -1589,12 +1587,46 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
     part.write_bytes(bytes(data))
     out, mode = step(4, "pkg/m10.py", "# four\n" + files["pkg/m10.py"])
     assert len(out) == n and "read back" not in mode
-    assert latest_stat()[name_tables.KEY]["stale"] == []
+    # (equal tables; marshal's bytes need not be the same, and when they are the damaged
+    # part is written over)
+    assert name_tables.read(store_of(Vault(root).dir), latest_stat()) is not None
     out, mode = step(5, "pkg/m11.py", "# five\n" + files["pkg/m11.py"])
     assert out == ["pkg/m10.py", "pkg/m11.py"] and mode.endswith("read back"), (out, mode)
-    # a file added: every file's rows compared, its own tables written
+    # a file added: every file's rows compared, no tables recorded; the body edit after it
+    # declares every file and writes them (other tables: a file more), the next reads them
     out, mode = step(6, "pkg/extra.py", "import pkg.m3\n\n\ndef extra():\n    return 1\n")
     assert len(out) == n + 1 and "read back" not in mode
-    assert latest_stat()[name_tables.KEY]["stale"] == []
+    assert name_tables.KEY not in latest_stat()
     out, mode = step(7, "pkg/m12.py", "# seven\n" + files["pkg/m12.py"])
-    assert out == ["pkg/extra.py", "pkg/m12.py"] and mode.endswith("read back"), (out, mode)
+    assert len(out) == n + 1 and "read back" not in mode
+    assert latest_stat()[name_tables.KEY]["part"] != first["part"]
+    out, mode = step(8, "pkg/m13.py", "# eight\n" + files["pkg/m13.py"])
+    assert out == ["pkg/m12.py", "pkg/m13.py"] and mode.endswith("read back"), (out, mode)
+
+
+def test_name_tables_written_again_heal_a_damaged_part_of_the_same_name(tmp_path: Path) -> None:
+    """``name_tables.write(heal=True)`` writes over a part of the same name and size (a
+    damaged one the latest recorded); without it the store keeps what it has."""
+    from oracl.builder import name_tables
+    from oracl.builder.pipeline.symbols import symbol_graph
+    from oracl.builder.resident import index_of
+    from oracl.core.parts import PartStore, store_of
+    from oracl.core.records import FileFacts
+
+    facts = [FileFacts(path=p, artifact_id=p, checksum="0" * 64, size_bytes=20, mtime_ns=0, ctime_ns=0,
+                       parse_status="ok", line_count=2, language="python", symbols=((f, "function", 1, 2),),
+                       symbol_details=((f, f"def {f}()", ""),), calls=((g, 2),))
+             for p, f, g in (("a.py", "f", "g"), ("b.py", "g", "f"))]
+    table = symbol_graph(facts, index_of(None, None, facts, ["a.py", "b.py"], [])).table
+    assert table is not None and len(table.t.kind) == 4
+    store = store_of(tmp_path)
+    entry = name_tables.write(store, table)
+    part = store.path(entry["part"])
+    good = part.read_bytes()
+    part.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+    assert name_tables.read(PartStore(store.root), {name_tables.KEY: entry}) is None
+    name_tables.write(PartStore(store.root), table)
+    assert part.read_bytes() != good
+    assert name_tables.write(PartStore(store.root), table, heal=True) == entry
+    back = name_tables.read(PartStore(store.root), {name_tables.KEY: entry})
+    assert back is not None and back.t.kind == table.t.kind and back.attached == table.attached

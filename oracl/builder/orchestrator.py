@@ -567,6 +567,7 @@ class Symbols:
     # or (``write``) this build's tables, to be written as a part
     table_entry: dict[str, Any] | None = None
     write: SymbolTable | None = None
+    heal: bool = False  # (the latest's tables could not be read: written whole, even over a part of that name)
 
     @classmethod
     def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str,
@@ -619,9 +620,9 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare:
         assert store is not None
-        g = symbol_graph(r.facts, r.index, fork=fork)
-        made = Symbols.of(g, None, None, why, keep_table)
-        made.write = g.table if carry is None else None  # (every file declared: the next build reads them)
+        # (its tables are not written: the first body edit after it declares every file
+        # and writes them, beside its weighing, rather than an add paying 33 MB more)
+        made = Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts)
         moved = previous.moved(fresh, store)
         gone = [p for p in previous.files if p not in here]
@@ -642,20 +643,21 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         carry.bundle == r.previous.bundle else None
     if carry is not None:
         carry.symbol_table = None  # (a kept table is this build's from here on)
-    entry = name_tables.carried(latest or {}, changed)  # (every file's interface is the latest's)
-    read_back = ""
+    entry = name_tables.carried(latest or {})  # (every file's interface is the latest's)
+    read_back, heal = "", False
     if kept is None and changed and store is not None and latest:
-        kept = name_tables.read(store, latest, {f.path: f for f in r.facts}, changed)
+        kept = name_tables.read(store, latest)
         read_back = "; the name tables read back" if kept is not None else ""
-        entry = entry if kept is not None else None  # (missing or damaged: this build's are written)
+        heal = kept is None and entry is not None  # (recorded, but missing or damaged: this build's written)
+        entry = entry if kept is not None else None
     if not changed and carry is None:  # nothing to resolve: no file's names are needed
         g = SymbolGraph()
     else:
         g = symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept)
     made = Symbols.of(g, None, sorted({*changed, *gone_too}), why + read_back, keep_table)
     if entry is None and carry is None and g.table is not None:
-        made.write = g.table  # (every file's names are in it: declared, or read back and moved)
-    made.table_entry = entry
+        made.write = g.table  # (every file declared: nothing recorded, or the part could not be read)
+    made.table_entry, made.heal = entry, heal
     mine = set(changed)
     made.segments = previous.replaced(
         Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
@@ -1130,7 +1132,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         tables_task = None
         if symbols.write is not None:  # written beside the weighing, on the other core
             tables_task = ex.submit("keeping the name tables",
-                                    functools.partial(name_tables.write, store_of(plan.vault.dir), symbols.write))
+                                    functools.partial(name_tables.write, store_of(plan.vault.dir), symbols.write,
+                                                      symbols.heal))
             symbols.write = None
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest)
         kept_graph = graph if plan.carry is not None else None

@@ -245,9 +245,13 @@ _DEFAULTS = {"top": dict, "types": dict, "bases": list, "by_short": list, "by_di
 
 def encode_table(table: SymbolTable) -> bytes:
     """``table`` as bytes a later build reads back with ``decode_table`` (marshal: plain
-    dicts, lists, tuples, strings and numbers; nothing in it runs when it is read)."""
-    return marshal.dumps((_TABLE_FORMAT, {k: dict(v) if isinstance(v, dict) else v for k, v in vars(table.t).items()},
-                          table.attached), 4)
+    dicts, lists, tuples, strings and numbers; nothing in it runs when it is read). The
+    symbols' lines (``span``) are left out: a kept table serves only builds that declare
+    again every file whose calls they resolve, and a caller's lines are the only ones the
+    resolver reads."""
+    fields = {k: dict(v) if isinstance(v, dict) else v for k, v in vars(table.t).items()}
+    fields["span"] = {}
+    return marshal.dumps((_TABLE_FORMAT, fields, table.attached), 4)
 
 
 def decode_table(blob: bytes) -> SymbolTable | None:
@@ -266,16 +270,6 @@ def decode_table(blob: bytes) -> SymbolTable | None:
             return None
         setattr(t, name, defaultdict(_DEFAULTS[name], value) if name in _DEFAULTS else value)
     return SymbolTable(t, attached)
-
-
-def respan(table: SymbolTable, files: Iterable[FileFacts]) -> None:
-    """``table``'s symbol lines made those of ``files`` (each with the interface the table
-    was made with: only where its symbols lie can differ)."""
-    for f in files:
-        if f.language in CODE_LANGUAGES and (f.symbols or f.calls):
-            scratch = _Files()
-            _declare(scratch, SymbolGraph(), f, False, {}, {}, defaultdict(list))
-            table.t.span.update(scratch.span)
 
 
 def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str, list[tuple[int, int, str]]],
