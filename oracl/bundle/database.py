@@ -583,7 +583,9 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     if names_move:  # the SymbolName table made again from every symbol's names (ids in row order)
         import pyarrow as pa
 
-        every = sorted(((r["id"], r["name"], r["qualified"], r["kind"]) for r in store.named("symbols_patch_all_names")))
+        got = store.arrow("symbols_patch_all_names")  # (219k rows at 20k files: as columns, 0.86 → 0.1 s)
+        every = sorted(zip(*(got.column(c).to_pylist() for c in ("id", "name", "qualified", "kind")), strict=True))
+        del got
         names = symbol_names(every)
         _empty(store, ("SymbolName",))
         store.execute("COPY SymbolName FROM $rows", {"rows": pa.table({

@@ -183,9 +183,21 @@ def symbol_names(nodes: Sequence[Sequence[Any]]) -> dict[str, list[str]]:
     """SymbolName's rows of packed symbol rows: key → the ids found by it, in row order."""
     i_id, i_name, i_qualified, i_kind = _N["id"], _N["name"], _N["qualified"], _N["kind"]
     names: dict[str, list[str]] = {}
-    for n in nodes:
-        for key in name_keys(n[i_name], n[i_qualified], n[i_kind]):
-            names.setdefault(key, []).append(n[i_id])
+    for n in nodes:  # (name_keys, written out: 219k symbols at 20k files)
+        sid, qualified = n[i_id], n[i_qualified].lower()
+        held = names.get(qualified)
+        if held is None:
+            names[qualified] = [sid]
+        else:
+            held.append(sid)
+        if n[i_kind] != "module":
+            name = n[i_name].lower()
+            if name != qualified:
+                held = names.get(name)
+                if held is None:
+                    names[name] = [sid]
+                else:
+                    held.append(sid)
     return names
 
 
