@@ -836,12 +836,57 @@ def make_header(plan: Plan, d: Discovered, parse: Counter[str], n_records: int, 
     return header
 
 
+@dataclass(slots=True)
+class SymbolSections:
+    """What the export takes of the symbols and the facts alone, written beside the
+    weighing (``start_symbol_sections``): the two symbol sections' parts, and the basis
+    ``interface.json`` was made under (``stat.bin`` records it)."""
+
+    sections: dict[str, Parts]
+    basis: str
+
+
+def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: BundleWriter, facts: list[FileFacts],
+                          whole: bool, latest: tuple[Path, dict[str, Any], dict[str, FileFacts]] | None
+                          ) -> Task[SymbolSections]:
+    """The export's symbol sections (their parts written, ``symbols.seg`` added to the
+    bundle) and ``interface.json``, as a task: they depend on the symbols and the facts
+    only, so in a cold build they are written on the other core while this process weighs
+    (the export task then has only the artifact graph's sections left). ``whole``, ``latest``:
+    as ``start_export``'s. A long-lived builder's runs here (its interface memo is kept)."""
+    carry = plan.carry
+
+    def work() -> SymbolSections:
+        store = store_of(plan.vault.dir)
+        segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others in their parts
+        sections: dict[str, Parts] = {}
+        if segs is None and not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
+            segs = Segments.of_packed(symbols.packed, symbols.sites, facts)
+        if segs is not None:
+            sections["symbol_edges"], sections["symbol_nodes"], seg_file = segs.put(store, rewrite=whole)
+            writer.add(SYMBOLS_FILE, seg_file)
+        else:
+            packed = symbols.packed
+            sections["symbol_nodes"] = put_rows(store, packed["nodes"], [r[0] for r in packed["nodes"]],
+                                                rewrite=whole)
+            sections["symbol_edges"] = put_rows(store, packed["edges"], [r[0] for r in packed["edges"]],
+                                                rewrite=whole)
+        memo = carry.interface if carry is not None else None
+        if memo is None:
+            memo = (interface_of.latest_memo(latest[0], str(latest[1].get("interface_basis", "")), latest[2])
+                    if latest is not None else None) or {}
+        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo)))
+        return SymbolSections(sections, str(memo.get("basis", "")))
+
+    return (InProcess() if carry is not None else ex).submit("writing the symbol sections", work)
+
+
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
                  stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
                  whole: bool = False, stat_extra: dict[str, Any] | None = None,
                  same: Unmoved | None = None,
-                 latest: tuple[Path, dict[str, Any], dict[str, FileFacts]] | None = None) -> Task[bytes]:
+                 early: SymbolSections | None = None) -> Task[bytes]:
     """The export as parts (``core/parts.py``: the parts the store lacks written, the
     index, its digest and its signature), ``header.json`` and ``stat.bin``, written into
     the staging bundle as a task: it serialises and hashes the rows while this process
@@ -852,9 +897,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     (``resident.kept_rows``: only the rows ``reweigh`` moved are serialised again).
     ``same``: a cold build's rows that cannot have moved since the latest's
     (``reach.Unmoved``): their groups are the latest's parts, never serialised again.
-    ``latest``: a cold build's latest bundle, its ``stat.bin`` header and its files' facts:
-    ``interface.json`` takes the uses of the files whose facts it reused from that bundle's
-    while what they are made under is the same (``interface.latest_memo``)."""
+    ``early``: the symbol sections and ``interface.json``, written before
+    (``start_symbol_sections``)."""
     carry = plan.carry
     keeping = carry is not None
     kept = carry.export if carry is not None and graph.moved is not None else None  # (reweighed: that build's rows)
@@ -867,7 +911,6 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
 
         t0 = time.perf_counter()
         store = store_of(plan.vault.dir)
-        segs = symbols.segments  # a selective rebuild's: the changed files' rows, the others in their parts
         sections: dict[str, Parts] = {}
         if keeping:  # a long-lived builder's: each row's bytes kept, only the moved rows' made again
             made.append(kept_rows(store, graph, kept, whole))
@@ -876,17 +919,8 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             sections["nodes"], sections["edges"] = _graph_sections(store, graph, same, whole)
         if events is not None and events.section is not None:
             sections["events"] = [[store.put(events.section, rewrite=whole), len(events.section)]]
-        if segs is None and not any("#" in f.path for f in facts):  # (a '#' in a path breaks the segments' order)
-            segs = Segments.of_packed(symbols.packed, symbols.sites, facts)
-        if segs is not None:
-            sections["symbol_edges"], sections["symbol_nodes"], seg_file = segs.put(store, rewrite=whole)
-            writer.add(SYMBOLS_FILE, seg_file)
-        else:
-            packed = symbols.packed
-            sections["symbol_nodes"] = put_rows(store, packed["nodes"], [r[0] for r in packed["nodes"]],
-                                                rewrite=whole)
-            sections["symbol_edges"] = put_rows(store, packed["edges"], [r[0] for r in packed["edges"]],
-                                                rewrite=whole)
+        assert early is not None
+        sections.update(early.sections)
         index = encode_index(header, {k: v for k, v in sections.items() if v or k in ("events",)})
         digest = sha256_hex(index)
         writer.add(INDEX, index)
@@ -901,16 +935,11 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             writer.add(EVENTS_BUNDLE_FILE, events.section)
         if events is not None and events.index is not None:
             writer.add(EVENTS_INDEX_FILE, events.index)
-        memo = carry.interface if carry is not None else None
-        if memo is None:
-            memo = (interface_of.latest_memo(latest[0], str(latest[1].get("interface_basis", "")), latest[2])
-                    if latest is not None else None) or {}
-        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo)))
         writer.add(STAT_FILE, encode_stat(stat_files, {
             "build_id": plan.build_id, "generated_at": header["generated_at"],
             "source_commit": header["source_commit"], "dirty": header["dirty"],
             "config_sha256": header["config_sha256"], **(stat_extra or {}),
-            "interface_basis": memo.get("basis", ""),  # (what the next build's interface.json reuse compares)
+            "interface_basis": early.basis,  # (what the next build's interface.json reuse compares)
             "signature": sig.split(":", 1)[0] if sig else "unsigned"}, store, whole))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,
@@ -1135,6 +1164,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                                     functools.partial(name_tables.write, store_of(plan.vault.dir), symbols.write,
                                                       symbols.heal))
             symbols.write = None
+        # the export's symbol sections and interface.json, beside the weighing
+        latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
+        early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle)
+        del latest_bundle
         graph = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest)
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None
@@ -1149,7 +1182,6 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                    if now is not None and r.previous is not None and rec.path in now[0]
                    and rec.path in r.previous.facts}
         base_bundle = str(r.previous.bundle) if r.previous is not None else ""
-        latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
         parse = Counter(f.parse_status for f in r.facts)
@@ -1185,8 +1217,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                 graph.full(n)
             for _ in graph.edges:
                 pass
+        symbol_sections = ex.join(early)
         export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
-                       learned.bundle_doc(), events, not based, stat_extra, same, latest_bundle)
+                       learned.bundle_doc(), events, not based, stat_extra, same, symbol_sections)
         del stat_files, all_facts
         reach = standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
             else standby_rows(latest, content.standby_of, now) if content.standby else None
