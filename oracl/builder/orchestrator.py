@@ -623,7 +623,9 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         # (its tables are not written: the first body edit after it declares every file
         # and writes them, beside its weighing, rather than an add paying 33 MB more)
         made = Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
-        fresh = Segments.of_packed(made.packed, made.sites, r.facts)
+        read_again = set(r.reread)  # (a file not read again has the facts its previous segment was made of)
+        fresh = Segments.of_packed(made.packed, made.sites, r.facts,
+                                   {p: seg.interface for p, seg in previous.files.items() if p not in read_again})
         moved = previous.moved(fresh, store)
         gone = [p for p in previous.files if p not in here]
         # (the files read again too: a standby holds older rows of them even when this

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,11 +77,15 @@ class Segments:
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
-    def of_packed(cls, packed: dict[str, Any], sites: dict[str, list[int]], facts: Iterable[FileFacts]) -> Segments:
+    def of_packed(cls, packed: dict[str, Any], sites: dict[str, list[int]], facts: Iterable[FileFacts],
+                  known: Mapping[str, str] | None = None) -> Segments:
         """The segments of a symbol graph packed as the export holds it (``pack_symbols``:
         nodes sorted by id, edges by source): each file's rows are the run of ids that
         start with ``path#``, found by bisection, not by a pass over the rows. Every file
-        gets a segment, an empty one when it has no rows (its interface is still kept)."""
+        gets a segment, an empty one when it has no rows (its interface is still kept).
+        ``known``: interface digests already made of these very facts (a previous build's
+        segments of the files not read again), not made again."""
+        known = known or {}
         nodes, edges = packed["nodes"], packed["edges"]
         node_ids = [r[0] for r in nodes]
         sources = [r[0] for r in edges]
@@ -92,7 +96,8 @@ class Segments:
             c, d = bisect_left(sources, lo), bisect_left(sources, hi)
             ns, es = nodes[a:b], edges[c:d]
             missed = sites.get(f.path, [0, 0])
-            out.files[f.path] = Segment(interface(f), orjson.dumps(ns)[1:-1], orjson.dumps(es)[1:-1], len(ns),
+            face = known.get(f.path)
+            out.files[f.path] = Segment(face if face is not None else interface(f), orjson.dumps(ns)[1:-1], orjson.dumps(es)[1:-1], len(ns),
                                         len(es), dict(sorted(Counter(r[2] for r in es).items())),
                                         missed[0], missed[1])
         return out
