@@ -621,7 +621,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     if previous.compare:
         assert store is not None
         # (its tables are not written: the first body edit after it declares every file
-        # and writes them, beside its weighing, rather than an add paying 33 MB more)
+        # and writes them, beside its weighing, rather than an add paying 30 MB more)
         made = Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
         read_again = set(r.reread)  # (a file not read again has the facts its previous segment was made of)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts,

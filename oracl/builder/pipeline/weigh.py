@@ -100,8 +100,8 @@ class WeightedGraph:
 
 class EdgeRows(Sequence[EdgeRow]):
     """A cold build's edge rows when its structure is the latest's (``weigh(lazy=True)``):
-    each made when first read, and kept. The export sorts and groups them by their keys
-    (``sort_key``, from the edge itself) and serialises only the groups that moved; the
+    each made when first read, and kept. The export orders and groups them by keys made
+    from the edges themselves (``order``) and serialises only the groups that moved; the
     load tables only the rows the standby can differ in: a few hundred of 100,000."""
 
     def __init__(self, edges: list[Edge], weights: list[float], raw: list[float], ids: Mapping[str, str],
@@ -125,7 +125,6 @@ class EdgeRows(Sequence[EdgeRow]):
 
     def __iter__(self) -> Iterator[EdgeRow]:
         return (self._row(i) for i in range(len(self._rows)))
-
 
     def order(self) -> tuple[list[int], list[str]]:
         """The rows' indexes in ``edge_sort_key`` order (a stable sort's), and each one's
@@ -332,10 +331,9 @@ def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usag
     """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
     structure: the files in order with each one's tags (its domain and tag set follow from
     them), review status and estimated savings (what a record holds besides its file's
-    facts), the (source, target,
-    relation, κ) of every edge in order (the hub memberships included), and the settings
-    (the configuration, usage, sensitivity overrides, each file's commit messages). Two
-    builds with equal keys have equal weights, association values, degrees and raw ranks,
+    facts), the (source, target, relation, κ) of every edge in order (the hub memberships
+    included), and the settings (the configuration, usage, sensitivity overrides, each
+    file's commit messages). Two builds with equal keys have equal weights, association values, degrees and raw ranks,
     so their artifact rows differ only where the files' own facts do, and their edge rows
     only where an endpoint's did (``builder/reach.py``)."""
     h = hashlib.sha256()
