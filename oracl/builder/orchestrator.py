@@ -883,8 +883,8 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
     return (InProcess() if carry is not None else ex).submit("writing the symbol sections", work)
 
 
-def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph, symbols: Symbols,
-                 stat_files: dict[str, list[object]], writer: BundleWriter, facts: list[FileFacts],
+def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph,
+                 stat_files: dict[str, list[object]], writer: BundleWriter,
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
                  whole: bool = False, stat_extra: dict[str, Any] | None = None,
                  same: Unmoved | None = None,
@@ -1193,7 +1193,6 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         based = r.previous is not None  # this build started from the latest: its manifest names it (lineage)
         base_name = r.previous.bundle.name if r.previous is not None else ""
         stat_files = stat_rows(r.facts)
-        all_facts = r.facts
         carried = (r.facts_header, {f.path: f for f in r.facts},
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
@@ -1220,9 +1219,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             for _ in graph.edges:
                 pass
         symbol_sections = ex.join(early)
-        export = timed("export", start_export, plan, ex, header, graph, symbols, stat_files, writer, all_facts,
+        export = timed("export", start_export, plan, ex, header, graph, stat_files, writer,
                        learned.bundle_doc(), events, not based, stat_extra, same, symbol_sections)
-        del stat_files, all_facts
+        del stat_files
         reach = standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
             else standby_rows(latest, content.standby_of, now) if content.standby else None
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
