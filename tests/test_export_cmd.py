@@ -26,19 +26,26 @@ def test_the_assembled_export_is_the_export_writers_bytes(tmp_path: Path, monkey
     on a rebuild that changed one file and made the newest mtime move."""
     root = write_tree(tmp_path / "repo", SAMPLE)
     want: list[bytes] = []
-    start = orchestrator.start_export
+    start, start_symbols = orchestrator.start_export, orchestrator.start_symbol_sections
+    made: list[Any] = []  # the build's symbols, as its symbol sections' task got them
 
-    def spy(plan: Any, ex: Any, header: Any, graph: Any, symbols: Any, *rest: Any) -> Any:
-        events = rest[4] if len(rest) > 4 else None
+    def symbols_spy(plan: Any, ex: Any, symbols: Any, *rest: Any) -> Any:
+        made.append(symbols)
+        return start_symbols(plan, ex, symbols, *rest)
+
+    def spy(plan: Any, ex: Any, header: Any, graph: Any, *rest: Any) -> Any:
+        symbols = made[-1]
+        events = rest[3] if len(rest) > 3 else None  # (stat_files, writer, learned_doc, events, …)
         section = events.section if events is not None else None
         if symbols.segments is None:  # a whole symbol pass: its packed rows are every row
             want.append(export_bytes(header, graph.nodes, graph.edges, symbols.packed, events=section))
         elif not symbols.segments.spans:  # every file's rows made again (a file came): all in the segments
             want.append(export_bytes(header, graph.nodes, graph.edges, symbols_section=symbols.segments.section(),
                                      events=section))
-        return start(plan, ex, header, graph, symbols, *rest)
+        return start(plan, ex, header, graph, *rest)
 
     monkeypatch.setattr(orchestrator, "start_export", spy)
+    monkeypatch.setattr(orchestrator, "start_symbol_sections", symbols_spy)
     orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
     assert export_of(root) == want[-1]
     (root / "pkg" / "extra.py").write_text("def more():\n    return 2\n")  # a file added: every file's rows again
