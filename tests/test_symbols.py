@@ -914,3 +914,14 @@ def test_half_of_the_calls_resolved_elsewhere_gives_the_same_graph(tmp_path: Pat
     assert split.nodes == whole.nodes and split.edges == whole.edges
     assert split.sites == whole.sites and list(split.sites) == list(whole.sites)
     assert split.counts() == whole.counts() and whole.counts()["edges_by_relation"].get("calls", 0) > 0
+
+
+def test_symbol_names_find_each_symbol_by_its_lower_cased_name_and_qualified_name_in_row_order() -> None:
+    """SymbolName's rows, by hand: a module by its qualified name only; a name equal to
+    its qualified name once; ids in row order under a key shared by two symbols."""
+    from oracl.bundle.tables import symbol_names
+
+    rows = [("a.py#", "a", "a.py", "module"), ("a.py#Foo", "Foo", "Foo", "class"),
+            ("a.py#Foo.run", "run", "Foo.run", "method"), ("b.py#run", "run", "run", "function")]
+    assert symbol_names(rows) == {"a.py": ["a.py#"], "foo": ["a.py#Foo"], "foo.run": ["a.py#Foo.run"],
+                                  "run": ["a.py#Foo.run", "b.py#run"]}
