@@ -697,10 +697,9 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
         _stamp(root / "pkg/shop.py", step)
         written.clear()
         now = t0 + timedelta(minutes=2 * step)
-        # (the first rebuild declares every file and keeps the name tables; the later ones read them back)
+        # (the full build kept the name tables: every rebuild reads them back)
         assert build(root, now=now, keep_bundles=1, **KW).symbols_mode == \
-            "symbols: the rows of 1 changed file made again, the others reused" + \
-            ("; the name tables read back" if step > 1 else "")
+            "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"
         assert sorted(written) == said, (step, written)
         rows = _symbol_rows(root)
         written.clear()
@@ -773,15 +772,16 @@ def test_a_body_edit_patches_the_symbol_graph_and_equals_a_full_build(tmp_path: 
     assert build(root, now=t0, **KW).symbols_mode == "symbols: whole (no previous build)"
     edits = [  # (file, new text, what the build says of its symbols)
         ("pkg/shop.py", CALLERS["pkg/shop.py"] + "    # and again\n    return helper(c.add(n))\n",
-         "symbols: the rows of 1 changed file made again, the others reused"),
+         "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),
         ("pkg/base.py", "class Base:\n\n    def total(self):\n        return helper(2)\n\n\n"
                         "def helper(x):\n    \"\"\"Now documented.\"\"\"\n    return x * 2\n",
          "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),
         ("pkg/cart.py", CALLERS["pkg/cart.py"] + "\n\ndef extra():\n    return make_cart()\n",
-         "symbols: every file's rows made again, 1 moved and 0 gone written "
-         "(pkg/cart.py changed what other files' names resolve to)"),
-        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),  # (the step before
-         "symbols: the rows of 1 changed file made again, the others reused"),  # recorded no name tables)
+         "symbols: the name tables patched for 1 file that came, went or changed their interface; "
+         "3 files' rows made again, 1 moved and 0 gone written (pkg/cart.py changed what other files' names "
+         "resolve to)"),  # (cart.py; shop.py, which imports make_cart from it; base.py, the standby's catch-up)
+        ("pkg/shop.py", CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),  # (the tables the step
+         "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),  # before patched)
         ("pkg/shop.py", '"""The shop."""\n' + CALLERS["pkg/shop.py"].replace("c.add(n)", "c.total()"),
          "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"),  # its imports moved down
     ]

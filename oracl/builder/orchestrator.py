@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from oracl.builder import name_tables
+from oracl.builder import name_tables, read_sets
 from oracl.builder.edge_shards import read_edges, write_edges
 from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
@@ -86,6 +86,7 @@ from oracl.builder.reach import (
     unmoved,
 )
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
+from oracl.builder.resolve_again import Again, resolve_again
 from oracl.builder.segments import Segments, reusable
 from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
 from oracl.bundle import provenance
@@ -568,12 +569,18 @@ class Symbols:
     table_entry: dict[str, Any] | None = None
     write: SymbolTable | None = None
     heal: bool = False  # (the latest's tables could not be read: written whole, even over a part of that name)
+    # what resolving each file resolved here read (``read_sets``): recorded whole (every
+    # code file resolved), or as the latest's with these files' and ``reads_gone`` removed;
+    # None: recorded none (a long-lived builder's)
+    reads: dict[str, frozenset[str]] | None = None
+    reads_gone: list[str] = field(default_factory=list)
+    reads_whole: bool = False
 
     @classmethod
     def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str,
            keep_table: bool = False) -> Symbols:
         return cls(pack_symbols(g.nodes, g.edges), g.sites, g.counts(), segments, patched, why,
-                   table=g.table if keep_table else None)
+                   table=g.table if keep_table else None, reads=None if keep_table else g.reads)
 
     def counts(self) -> dict[str, Any]:
         return self.segments.counts() if self.segments is not None else self.totals
@@ -615,14 +622,28 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     if carry is not None and (previous is None or previous.compare):
         carry.symbol_table = None  # made again: the old tables are not held beside the new ones
     if previous is None:  # (a full build's: its content task keeps the other core busy, no fork)
-        return Symbols.of(symbol_graph(r.facts, r.index), None, None, why, keep_table)
+        g = symbol_graph(r.facts, r.index)
+        made = Symbols.of(g, None, None, why, keep_table)
+        made.reads_whole = True
+        if carry is None:  # (the tables and the reads: what a later add resolves again from)
+            made.write = g.table
+        return made
     here = {f.path for f in r.facts}
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
+    if previous.compare and carry is None and store is not None and latest and r.previous is not None:
+        again = resolve_again(r.facts, r.index, r.previous.facts, r.reread, previous, store, latest, fork,
+                              [p for p in catchup if p in here])
+        if isinstance(again, Again):
+            return _made_again(r, previous, again, why, gone_too, catchup, store)
+        why = f"{why}; every file resolved: {again}"
     if previous.compare:
         assert store is not None
-        # (its tables are not written: the first body edit after it declares every file
-        # and writes them, beside its weighing, rather than an add paying 30 MB more)
-        made = Symbols.of(symbol_graph(r.facts, r.index, fork=fork), None, None, why, keep_table)
+        g = symbol_graph(r.facts, r.index, fork=fork)
+        made = Symbols.of(g, None, None, why, keep_table)
+        made.reads_whole = True
+        if carry is None:
+            made.write = g.table
+        del g
         read_again = set(r.reread)  # (a file not read again has the facts its previous segment was made of)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts,
                                    {p: seg.interface for p, seg in previous.files.items() if p not in read_again})
@@ -663,6 +684,51 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     mine = set(changed)
     made.segments = previous.replaced(
         Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
+    return made
+
+
+def keep_tables(store: PartStore, symbols: Symbols, latest: dict[str, Any]) -> dict[str, Any]:
+    """What ``stat.bin`` records of the resolver's name tables and of what each file's
+    resolution read (None: nothing), the parts written: the tables when this build made or
+    patched them (else the latest's entry carried), the reads whole or as a delta."""
+    table = symbols.table_entry
+    if symbols.write is not None:
+        table = name_tables.write(store, symbols.write, symbols.heal)
+    reads = None
+    if symbols.reads is not None:
+        reads = read_sets.write(store, latest, symbols.reads, symbols.reads_gone, symbols.reads_whole)
+    return {name_tables.KEY: table, read_sets.KEY: reads}
+
+
+def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: list[str],
+                catchup: tuple[str, ...] | list[str], store: PartStore) -> Symbols:
+    """The symbols of a build whose files came, went or changed their interface, from the
+    rows ``resolve_again`` made: those compared with the latest's, the database patched
+    for the files whose rows moved, every other file's segment the latest's."""
+    g = again.graph
+    made = Symbols.of(g, None, None, why)
+    read_again = set(r.reread)
+    mine = set(again.made)
+    fresh = Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine],
+                               {p: previous.files[p].interface for p in mine
+                                if p not in read_again and p in previous.files})
+    moved = previous.moved(fresh, store)
+    segments = previous.replaced(fresh, again.made)
+    for p in again.gone:
+        segments.files.pop(p, None)
+        segments.spans.pop(p, None)
+    here = {f.path for f in r.facts}
+    patched = sorted({*moved, *again.gone, *gone_too, *r.reread, *(p for p in catchup if p in here)})
+    keep = set(patched)
+    made.packed = {**made.packed, "nodes": [n for n in made.packed["nodes"] if n[5] in keep],
+                   "edges": [e for e in made.packed["edges"] if e[0].split("#", 1)[0] in keep]}
+    made.segments, made.patched = segments, patched
+    made.moved = sorted(set(moved) - read_again)
+    made.write, made.reads_gone = g.table, again.gone
+    made.why = (f"symbols: the name tables patched for {len(again.changed):,} file"
+                f"{'' if len(again.changed) == 1 else 's'} that came, went or changed their interface; "
+                f"{len(again.made):,} files' rows made again, {len(moved):,} moved and {len(again.gone):,} gone "
+                f"written ({why.removeprefix('symbols: ')})")
     return made
 
 
@@ -1161,11 +1227,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         tables_task = None
-        if symbols.write is not None:  # written beside the weighing, on the other core
+        if symbols.write is not None or symbols.reads is not None:  # written beside the weighing, on the other core
             tables_task = ex.submit("keeping the name tables",
-                                    functools.partial(name_tables.write, store_of(plan.vault.dir), symbols.write,
-                                                      symbols.heal))
-            symbols.write = None
+                                    functools.partial(keep_tables, store_of(plan.vault.dir), symbols, latest))
+            symbols.write = symbols.reads = None
         # the export's symbol sections and interface.json, beside the weighing
         latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
         early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle)
@@ -1209,9 +1274,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine
-        table_entry = ex.join(tables_task) if tables_task is not None else symbols.table_entry
-        if table_entry is not None:
-            stat_extra[name_tables.KEY] = table_entry
+        kept_tables = ex.join(tables_task) if tables_task is not None else \
+            {name_tables.KEY: symbols.table_entry, read_sets.KEY: None}
+        stat_extra.update({k: v for k, v in kept_tables.items() if v is not None})
         same = unmoved(Path(base_bundle), now, old_ids) if base_bundle and plan.carry is None else None
         if same is None and graph.make is not None:  # every row is serialised: each made once, before the
             for n in graph.nodes:                    # export task's fork, not in it and again in the load

@@ -207,7 +207,7 @@ HEALTH_KIND = "health"  # what a health line's seal binds it to (core.seal)
 def prune_parts(vault: Vault) -> int:
     """Remove the parts nothing kept names: the export indexes (the bundles', the
     snapshots', the top-level one), the bundles' ``symbols.seg`` (its group entries) and
-    ``stat.bin`` (its rows, its edges' raw ranks and its name tables). Under the build lock, after the bundles were pruned. When one
+    ``stat.bin`` (its rows, its edges' raw ranks, its name tables and its reads). Under the build lock, after the bundles were pruned. When one
     of those files is there but cannot be read, nothing goes (its parts may be all a build
     has). Returns how many went."""
     from oracl.core.parts import decode_index, digests, store_of
@@ -216,11 +216,12 @@ def prune_parts(vault: Vault) -> int:
     def listed(key: str) -> Any:  # the [digest, length] pairs a JSON file lists under key
         return lambda data: {str(d) for d, _ in orjson.loads(data).get(key, [])}  # (an older format lists none)
 
-    def stat_parts(data: bytes) -> set[str]:  # its rows' parts, the raw ranks and the name tables it recorded
+    def stat_parts(data: bytes) -> set[str]:  # its rows' parts, the raw ranks, the name tables and reads it recorded
         doc = orjson.loads(data)
-        ranks, tables = doc.get("ranks"), doc.get("symbol_table")
+        ranks, tables, reads = doc.get("ranks"), doc.get("symbol_table"), doc.get("read_sets")
+        named = [tables, *((reads.get("base"), reads.get("delta")) if isinstance(reads, dict) else ())]
         return {str(d) for d, _ in doc.get("parts", [])} | ({str(ranks[0])} if isinstance(ranks, list) and ranks else set()) \
-            | ({str(tables["part"])} if isinstance(tables, dict) and "part" in tables else set())
+            | {str(p["part"]) for p in named if isinstance(p, dict) and "part" in p}
 
     readers = {EXPORT_INDEX: lambda data: digests(decode_index(data)), SYMBOLS_FILE: listed("groups"),
                STAT_FILE: stat_parts}

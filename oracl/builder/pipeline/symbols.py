@@ -90,6 +90,8 @@ class SymbolGraph:
     # path → [call sites unresolved, too ambiguous] of that file's calls
     sites: dict[str, list[int]] = field(default_factory=dict)
     table: SymbolTable | None = None  # the resolver's tables this graph was made with
+    # path → what resolving that file's names read (``_Resolver.reads``), for the files resolved
+    reads: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, Any]:
         by_relation: dict[str, int] = defaultdict(int)
@@ -272,6 +274,71 @@ def decode_table(blob: bytes) -> SymbolTable | None:
     return SymbolTable(t, attached)
 
 
+_LISTS = ("by_short", "by_dir", "types_named")  # tables whose lists hold ids of many files, in the files' order
+_BY_ID = ("kind", "path", "span", "owner", "parent", "nested", "members")
+
+
+def patch_table(table: SymbolTable, gone: Iterable[FileFacts], came: Iterable[FileFacts],
+                order: dict[str, int]) -> str:
+    """Take out of ``table`` every entry ``_declare`` made of the files ``gone`` (their
+    facts as the tables were made of them) and enter those of ``came``, each id at the
+    place a whole declaration pass in ``order`` (path → position) would give it: the
+    tables are then the ones ``symbol_graph`` makes of the new facts, but for the bases
+    (made again by ``symbol_graph(rebase=…)``) and the spans. "" when patched; else why
+    they cannot be (nothing changed then): a member declared outside its type in the
+    directory of a file that changed (which type it attaches to is read across files)."""
+    t = table.t
+    gone, came = list(gone), list(came)
+    dirs = {f.path.rsplit("/", 1)[0] if "/" in f.path else "" for f in (*gone, *came)}
+    if any("." in name and d in dirs for d, name in t.by_dir):
+        return "a member is declared outside its type beside a file that changed"
+    made = []
+    for f in (*gone, *came):
+        scratch = _Files()
+        _declare(scratch, SymbolGraph(), f, False, {}, {}, defaultdict(list))
+        if any("." in name for _, name in scratch.by_dir):
+            return "a member is declared outside its type beside a file that changed"
+        made.append(scratch)
+    back = {i for x in made[len(gone):] for i in x.kind}  # (ids declared again keep their bases until made again)
+    for f, x in zip(gone, made, strict=False):
+        t.top.pop(f.path, None)
+        t.types.pop(f.path, None)
+        for name in _BY_ID:
+            table_of: dict[str, Any] = getattr(t, name)
+            for i in x.kind:
+                table_of.pop(i, None)
+        for i in x.kind:
+            if i not in back:
+                t.bases.pop(i, None)
+        t.prototypes.difference_update(x.prototypes)
+        for name in _LISTS:
+            table_of = getattr(t, name)
+            for key, ids in getattr(x, name).items():
+                left = [i for i in table_of.get(key, ()) if i not in ids]
+                if left:
+                    table_of[key] = left
+                else:
+                    table_of.pop(key, None)
+    for f, x in zip(came, made[len(gone):], strict=True):
+        if f.path in x.top:
+            t.top[f.path] = x.top[f.path]
+        if f.path in x.types:
+            t.types[f.path] = x.types[f.path]
+        for name in _BY_ID:
+            getattr(t, name).update(getattr(x, name))
+        t.prototypes.update(x.prototypes)
+        at = order[f.path]
+        for name in _LISTS:
+            table_of = getattr(t, name)
+            for key, ids in getattr(x, name).items():
+                held = table_of[key]
+                k = 0
+                while k < len(held) and order.get(t.path[held[k]], -1) < at:
+                    k += 1
+                held[k:k] = ids
+    return ""
+
+
 def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str, list[tuple[int, int, str]]],
              module_id: dict[str, str], rows_of: dict[str, list[dict[str, Any]]]) -> None:
     """One code file's symbols entered in the resolver's tables ``t`` (its scopes in
@@ -352,38 +419,48 @@ def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str
 
 def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | None = None,
                  table: SymbolTable | None = None,
-                 fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None) -> SymbolGraph:
+                 fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None,
+                 rebase: Callable[[set[str]], Iterable[str]] | None = None) -> SymbolGraph:
     """The symbols of every code file and the edges between them. With ``only``, the
     rows that start in those files: every file's names are still known to the resolver,
     but only these files' symbols, and the edges whose source is one of their symbols,
     are made (what a selective rebuild needs when no other file's resolution can have
     changed: see ``interface``). ``table`` (with ``only``): the previous build's tables,
     valid for these facts but for the spans of the files in ``only``; they are updated in
-    place and only those files are declared again. The graph's ``table`` is the tables
-    this build leaves. ``fork``: starts a function elsewhere (a forked child) and returns
-    what waits for its value; with many call sites to resolve, half of them are resolved
-    there (the graph is the same)."""
+    place and only those files are declared again. ``rebase`` (with ``table``): the
+    tables' bases of the ``only`` files' types are made again too (the tables were
+    patched for files that came, went or changed their interface: ``patch_table``), and
+    ``rebase(paths)`` names the files that read the bases of the files ``paths``, whose
+    bases moved: they are resolved too, until no file's bases move. The graph's
+    ``table`` is the tables this build leaves, its ``reads`` what resolving each file
+    read. ``fork``: starts a function elsewhere (a forked child) and returns what waits
+    for its value; with many call sites to resolve, half of them are resolved there (the
+    graph is the same)."""
     g = SymbolGraph()
+    mine_set = set(only) if only is not None else None
 
     def mine(path: str) -> bool:
-        return only is None or path in only
+        return mine_set is None or path in mine_set
 
     spans: dict[str, list[tuple[int, int, str]]] = {}   # path → (start, end, id) of scopes
     module_id: dict[str, str] = {}
     rows_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
     code = [f for f in facts if f.language in CODE_LANGUAGES and (f.symbols or f.calls)]
+    own_ids: dict[str, list[str]] = {}
+
+    def take(files: Iterable[FileFacts]) -> None:  # declared on their own; only their spans are new to the tables
+        assert table is not None
+        for f in files:
+            scratch = _Files()
+            _declare(scratch, g, f, True, spans, module_id, rows_of)
+            table.t.span.update(scratch.span)
+            own_ids[f.path] = list(scratch.kind)
+
     if table is not None:
         assert only is not None, "a kept table serves a build of some files' rows"
         t = table.t
-        for f in code:
-            if f.path in only:  # declared on their own; only their spans are new to the tables
-                scratch = _Files()
-                _declare(scratch, g, f, True, spans, module_id, rows_of)
-                t.span.update(scratch.span)
+        take(f for f in code if mine(f.path))
         attached = table.attached
-        for holder, sid in attached:
-            if mine(t.path[holder]):
-                _edge(g, holder, sid, "contains", 1.0, "defined", 1, 0)
     else:
         t = _Files()
         for f in code:
@@ -400,13 +477,10 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
                     t.members.setdefault(owners[0], {}).setdefault(member, sid)
                     t.owner[sid] = owners[0]
                     attached.append((owners[0], sid))
-                    if mine(t.path[owners[0]]):
-                        _edge(g, owners[0], sid, "contains", 1.0, "defined", 1, 0)
     g.table = SymbolTable(t, attached)
     r = _Resolver(t, idx)
-    for f in code:
-        if not f.bases or (table is not None and not mine(f.path)):
-            continue  # reading a file's imports is this pass's cost: only files that name a base pay it
+
+    def bases(f: FileFacts, write: bool) -> None:
         r.file(f)
         for owner_q, written, relation, line in f.bases:
             src = r.type_id(f.path, owner_q)
@@ -414,10 +488,35 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
                 continue
             for target, how, n in r.type_name(f, written):
                 if target != src:
-                    if table is None:  # (a kept table's bases are whole: type_name never reads them)
+                    if write:
                         t.bases[src].append(target)
                     if mine(f.path):
                         _edge(g, src, target, relation, _kappa(how, n), how, n, line)
+
+    if rebase is not None:
+        assert table is not None and mine_set is not None
+        by_path = {f.path: f for f in code}
+        pending = [f for f in code if f.path in mine_set]
+        while pending:
+            moved: set[str] = set()
+            for f in pending:
+                before = {i: t.bases.pop(i) for i in own_ids[f.path] if i in t.bases}
+                if f.bases:
+                    bases(f, True)
+                if before != {i: t.bases[i] for i in own_ids[f.path] if i in t.bases}:
+                    moved.add(f.path)
+            more = sorted(p for p in (rebase(moved) if moved else ()) if p in by_path and p not in mine_set)
+            mine_set.update(more)
+            pending = [by_path[p] for p in more]
+            take(pending)
+    else:
+        for f in code:
+            if f.bases and (table is None or mine(f.path)):  # reading a file's imports is this pass's cost:
+                bases(f, table is None)                      # only files that name a base pay it
+                # (a kept table's bases are whole: type_name never reads them)
+    for holder, sid in attached:
+        if mine(t.path[holder]):
+            _edge(g, holder, sid, "contains", 1.0, "defined", 1, 0)
     todo = [f for f in code if mine(f.path)]
     waiter = None
     if fork is not None and len(todo) > 1 and sum(len(f.calls) for f in todo) >= FORK_MIN_CALLS:
@@ -427,19 +526,21 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
         at = min(_half(todo), len(todo) - 1)
         theirs, todo = todo[at:], todo[:at]
 
-        def other() -> tuple[list[dict[str, Any]], dict[str, list[int]], int, int]:
+        def other() -> tuple[list[dict[str, Any]], dict[str, list[int]], int, int, dict[str, set[str]]]:
             h = SymbolGraph()
             _resolve_calls(h, r, t, theirs, spans, module_id, rows_of)
-            return h.edges, h.sites, h.unresolved, h.dropped
+            return h.edges, h.sites, h.unresolved, h.dropped, {f.path: r.reads.get(f.path, set()) for f in theirs}
 
         waiter = fork(other)
     _resolve_calls(g, r, t, todo, spans, module_id, rows_of)
     if waiter is not None:
-        edges, sites, unresolved, dropped = waiter()
+        edges, sites, unresolved, dropped, reads = waiter()
         g.edges.extend(edges)
         g.sites.update(sites)
         g.unresolved += unresolved
         g.dropped += dropped
+        r.reads.update(reads)
+    g.reads = {f.path: frozenset(r.reads.get(f.path, ())) for f in code if mine(f.path)}
     g.edges.sort(key=lambda e: (e["source"], e["target"], e["relation"]))
     g.nodes.sort(key=lambda n: n["id"])
     return g
@@ -548,26 +649,54 @@ class _Resolver:
         self.external: frozenset[str] = frozenset()  # names bound to a library's modules
         self._resolving: set[tuple[str, str, int]] = set()  # calls being typed now (a cycle stops)
         self._return_memo: dict[str, dict[str, str]] = {}     # path → qualified name → return type as written
-        self._elsewhere_memo: dict[tuple[str, str], str | None] = {}  # (family, name) → a typed module variable's type
+        self._elsewhere_memo: dict[tuple[str, str], tuple[str | None, frozenset[str]]] = {}  # (family, name) → a typed module variable's type
         self._receiver_names: dict[str, dict[str, str]] = {}  # path → Go method → its receiver's name
-        self._variable_memo: dict[tuple[str, str], str | None] = {}  # (file, imported name) → its declared type
+        self._variable_memo: dict[tuple[str, str], tuple[str | None, frozenset[str]]] = {}  # (file, imported name) → its declared type
         self._imports: dict[str, _Imports] = {}
-        self._receiver_memo: dict[tuple[str, str, str], list[Hit]] = {}
+        self._receiver_memo: dict[tuple[str, str, str], tuple[list[Hit], frozenset[str]]] = {}
         self._methods_memo: dict[tuple[str, str], list[str]] = {}
         self._callable_memo: dict[tuple[str, str], list[str]] = {}
         self._reversed: list[tuple[str, str]] | None = None
+        # what each file's resolution read (see ``read_tokens``): the names looked up in the
+        # tables, hit or missed, ``~name`` for a type looked up by the end of its name, and
+        # ``\0path`` for a file whose entries, facts or imports were read
+        self.reads: dict[str, set[str]] = {}
+        self.rd: set[str] = set()
+        self._import_tokens: dict[str, frozenset[str]] = {}
 
     def imports_of(self, path: str) -> _Imports:
         hit = self._imports.get(path)
+        f = self.idx.facts.get(path)
         if hit is None:
-            f = self.idx.facts.get(path)
             hit = self._imports[path] = _imports(f, self.idx) if f is not None else ({}, {}, {}, frozenset())
+        words = self._import_tokens.get(path)
+        if words is None:
+            words = self._import_tokens[path] = import_tokens(f) if f is not None else frozenset()
+        self.rd.add("\0" + path)
+        self.rd |= words
         return hit
+
+    def _recorded(self, memo: dict[Any, tuple[Any, frozenset[str]]], key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` memoised under ``key`` with what it read, which a later caller
+        (resolving another file) reads too."""
+        hit = memo.get(key)
+        if hit is not None:
+            self.rd |= hit[1]
+            return hit[0]
+        outer, self.rd = self.rd, set()
+        try:
+            value = compute()
+        finally:
+            inner, self.rd = self.rd, outer
+        outer |= inner
+        memo[key] = (value, frozenset(inner))
+        return value
 
     def file(self, f: FileFacts) -> None:
         if self.f is not None and self.f.path == f.path:
             return
         self.f = f
+        self.rd = self.reads.setdefault(f.path, set())
         self.names, self.aliases, self.renamed, self.external = self.imports_of(f.path)
         self.typed: dict[str, list[tuple[int, str]]] = defaultdict(list)
         for var, vtype, line in f.typed:
@@ -596,7 +725,9 @@ class _Resolver:
         """Top-level definitions of ``name`` in ``paths``, following re-exports (a package's
         ``__init__`` importing the name from a module, an ``index.js`` re-exporting it)."""
         out: list[str] = []
+        self.rd.add(name)
         for p in dict.fromkeys(paths):
+            self.rd.add("\0" + p)
             found = [i for i in self.t.top.get(p, {}).get(name, ()) if kinds is None or self.t.kind[i] in kinds]
             if len(found) > 1 and kinds is TYPE_KINDS:
                 found = found[:1]  # TypeScript's `interface X` + `const X = make(…)`: one merged type (_member)
@@ -613,12 +744,16 @@ class _Resolver:
         # a type declared twice under one name in one file (TypeScript's declaration merging:
         # `interface ZodString` + `const ZodString = $constructor(…)`) is one type
         short = qualified_of(type_id)
+        rd, path = self.rd, self.t.path
+        rd.add(name)
+        rd.add(short)
         frontier = [type_id, *(i for i in self.t.top.get(self.t.path.get(type_id, ""), {}).get(short, ())
                                if i != type_id and self.t.kind[i] in TYPE_KINDS)]
         seen = set(frontier)
         for depth in range(MAX_BASE_DEPTH + 1):
             nxt = []
             for tid in frontier:
+                rd.add("\0" + path.get(tid, ""))
                 hit = self.t.members.get(tid, {}).get(name)
                 if hit is not None:
                     return hit, depth
@@ -635,6 +770,7 @@ class _Resolver:
         """The type a name written in ``f`` refers to (``B``, ``m.B``, ``pkg::B``)."""
         parts = re.split(r"\.|::|\\", written)
         name, qual = parts[-1], parts[-2] if len(parts) > 1 else ""
+        self.rd.add(name)
         local = self.t.types.get(f.path, {}).get(name)
         if local is not None and not qual:
             return [(local, "same_scope", 1)]
@@ -689,6 +825,7 @@ class _Resolver:
         recv, _, name = callee.rpartition(".")
         t = self.t
         fam = self._family(f)
+        self.rd.add(name)
         if recv.startswith("?~"):  # `new B().a().name()`: through what each step returns
             hit = self._through_chain(f, caller, recv[2:].split("~"), name, line)
             if hit:
@@ -800,6 +937,7 @@ class _Resolver:
         """What the signature of callable ``sid`` says it returns, as written: read from its
         file's facts when a chain first asks (most builds never ask for most symbols)."""
         path = self.t.path.get(sid, "")
+        self.rd.add("\0" + path)
         table = self._return_memo.get(path)
         if table is None:
             f = self.idx.facts.get(path)
@@ -819,6 +957,7 @@ class _Resolver:
 
     def _type_in(self, path: str, written: str) -> str | None:
         """A type name as written in the file ``path`` (its imports, not the current file's)."""
+        self.rd.add("\0" + path)
         facts = self.idx.facts.get(path)
         if facts is None:
             return None
@@ -833,21 +972,20 @@ class _Resolver:
     def _imported_variable(self, name: str) -> str | None:
         """The type of a module-level variable another file declares and this one imports
         (flask's ``current_app: FlaskProxy``), when one file declares it with one type."""
-        key = (self.f.path if self.f is not None else "", name)
-        if key not in self._variable_memo:  # every call on it asks again
-            self._variable_memo[key] = self._imported_variable_type(name)
-        return self._variable_memo[key]
+        key = (self.f.path if self.f is not None else "", name)  # (every call on it asks again)
+        return self._recorded(self._variable_memo, key, lambda: self._imported_variable_type(name))
 
     def _variable_elsewhere(self, fam: str, name: str) -> str | None:
         """The declared type of the one module-level variable named ``name`` in this
         language family, where a definition of that name marks the file (TypeScript's
         ``export const $ZodCUID: core.$constructor<$ZodCUID> = …``, reached as
         ``core.$ZodCUID``): None when there is none or more than one."""
-        key = (fam, name)
-        if key not in self._elsewhere_memo:
-            files = {self.t.path[i] for i in self.t.by_short.get(key, ())}
-            self._elsewhere_memo[key] = self._declared_in(sorted(files), name) if len(files) <= MAX_CANDIDATES else None
-        return self._elsewhere_memo[key]
+        def elsewhere() -> str | None:
+            self.rd.add(name)
+            files = {self.t.path[i] for i in self.t.by_short.get((fam, name), ())}
+            return self._declared_in(sorted(files), name) if len(files) <= MAX_CANDIDATES else None
+
+        return self._recorded(self._elsewhere_memo, (fam, name), elsewhere)
 
     def _imported_variable_type(self, name: str) -> str | None:
         return self._declared_in(self.names.get(name, ()), self.renamed.get(name, name))
@@ -857,6 +995,7 @@ class _Resolver:
         with (each resolved where it is declared), None when they say none or several."""
         found = set()
         for path in paths:
+            self.rd.add("\0" + path)
             facts = self.idx.facts.get(path)
             declared = {ty for var, ty in module_typed(facts) if var == name} if facts is not None else set()
             if len(declared) == 1:
@@ -910,20 +1049,21 @@ class _Resolver:
         low = recv.lower().strip("_$").replace("_", "")  # `path_router` names a PathRouter
         if len(low) < 3:
             return []
-        key = (fam, low, name)
-        if key in self._receiver_memo:
-            return self._receiver_memo[key]
-        found = set()
-        for tid in self._types_like(fam, low):
-            hit = self._member(tid, name)
-            if hit is not None:
-                found.add(hit[0])
-        out = self._receiver_memo[key] = self._receiver_of(fam, low, name, found)
+        def receiver() -> list[Hit]:
+            found = set()
+            for tid in self._types_like(fam, low):
+                hit = self._member(tid, name)
+                if hit is not None:
+                    found.add(hit[0])
+            return self._receiver_of(fam, low, name, found)
+
+        out: list[Hit] = self._recorded(self._receiver_memo, (fam, low, name), receiver)
         return out
 
     def _types_like(self, fam: str, low: str) -> list[str]:
         """The types named ``low``, or (≥ 4 letters) whose name ends with it: a bisect over
         the reversed names, not a scan of every type."""
+        self.rd.add("~" + low)
         if self._reversed is None:
             self._reversed = sorted((family, tname[::-1]) for family, tname in self.t.types_named)
         out = list(self.t.types_named.get((fam, low), ()))
@@ -937,6 +1077,7 @@ class _Resolver:
         return out
 
     def _receiver_of(self, fam: str, low: str, name: str, found: set[str]) -> list[Hit]:
+        self.rd.add(name)
         if len(found) == 1:
             return [(next(iter(found)), "receiver", 1)]
         if found:
@@ -954,6 +1095,7 @@ class _Resolver:
         return [(hits[0], "receiver", 1)] if len(hits) == 1 else []
 
     def _members_named(self, fam: str, name: str) -> list[Hit] | None:
+        self.rd.add(name)
         key = (fam, name)
         if key not in self._methods_memo:
             self._methods_memo[key] = [i for i in self.t.by_short.get(key, ()) if self.t.kind[i] == "method"]
@@ -966,6 +1108,51 @@ class _Resolver:
 
 
 _Imports = tuple[dict[str, list[str]], dict[str, list[str]], dict[str, str], frozenset[str]]
+_TOKEN = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
+
+
+def import_tokens(f: FileFacts) -> frozenset[str]:
+    """The words of ``f``'s imports (each part of a module's name or path, the names
+    imported, the renames): an import can only resolve to another file when a file of
+    that name, or in a directory of that name, is added or removed (``change_tokens``)."""
+    words: set[str] = set()
+    for imp in f.imports:
+        words.update(_TOKEN.findall(imp[0]))
+        for name in imp[1]:
+            words.update(_TOKEN.findall(name))
+    for local, orig in f.renames:
+        words.update(_TOKEN.findall(local))
+        words.update(_TOKEN.findall(orig))
+    return frozenset(words)
+
+
+_DIRECTORY_MODULES = frozenset({"go", "swift"})  # a package is its directory's files (``ecosystems.package_files``)
+
+
+def change_tokens(f: FileFacts) -> set[str]:
+    """What a file's resolution must have read (``_Resolver.reads``) to be changed by ``f``
+    coming, going or changing its ``interface``: ``f`` itself (``\\0path``); the words of
+    its name (an import naming it), and of its directory's where an import names the
+    directory (a Go or Swift package, an ``index.js``, a ``mod.rs``); every name it declares, and
+    each part of their qualified names and namespaces; and ``~s`` for each ending ``s`` a
+    type it declares can be looked up by (``_types_like``: the name, and its endings of
+    four letters or more)."""
+    name = f.path.rsplit("/", 1)
+    out = {"\0" + f.path, *_TOKEN.findall(name[-1])}
+    if len(name) > 1 and (f.language in _DIRECTORY_MODULES or name[-1].split(".", 1)[0] in ("index", "mod")):
+        out.update(_TOKEN.findall(name[0].rsplit("/", 1)[-1]))  # (imports name the directory, not the file)
+    details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else tuple((s[0], "", "") for s in f.symbols)
+    for s, d in zip(f.symbols, details, strict=True):
+        parts = [s[0], *d[0].split(".")]
+        out.update(parts)
+        if s[1] in TYPE_KINDS:
+            for word in {s[0], parts[-1]}:
+                low = word.lower()
+                out.update("~" + low[i:] for i in range(max(1, len(low) - 3)))
+    for ns in f.namespaces:
+        out.update(_TOKEN.findall(ns))
+    out.discard("")
+    return out
 
 
 def _imports(f: FileFacts, idx: IndexView) -> _Imports:

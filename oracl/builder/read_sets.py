@@ -1,0 +1,115 @@
+"""What resolving each file's names read, kept in the vault between cold builds.
+
+A file added, removed or renamed, or one whose ``interface`` moved, changes what some other
+files' names resolve to — only those whose resolution read a name it declares, a file of
+its name or directory, or the file itself (``symbols.change_tokens``). The resolver
+records what each file's resolution read (``_Resolver.reads``); with the latest's record
+and its name tables (``name_tables``), such a build patches the tables and resolves those
+files again (``make_symbols``) instead of every file.
+
+The record is two parts of the vault's store, named in ``stat.bin`` under ``read_sets``: a
+*base* (every code file's reads, written by a build that resolved every file) and a *delta*
+(the files resolved again since, a removed file as None), so that a one-file rebuild
+writes its own file's reads and not 20,000 files'. A delta past ``COMPACT`` files is
+folded into a new base. Each part is ``marshal`` of plain dicts,
+tuples and strings (nothing in it runs when read), checked against its digest and length.
+
+>>> encode({"a.py": ("f", "\\x00b.py")}) == encode({"a.py": ("f", "\\x00b.py")})
+True
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from oracl.core.errors import DigestError
+from oracl.core.parts import PartStore
+
+KEY = "read_sets"  # stat.bin's entry
+FORMAT = 1
+COMPACT = 2000  # files a delta may hold before it is folded into the base
+
+Reads = dict[str, tuple[str, ...] | None]
+
+
+def encode(reads: Mapping[str, Iterable[str] | None]) -> bytes:
+    return marshal.dumps((FORMAT, {p: None if v is None else tuple(sorted(v)) for p, v in sorted(reads.items())}), 4)
+
+
+def decode(blob: bytes) -> Reads | None:
+    try:
+        version, reads = marshal.loads(blob)
+    except (ValueError, TypeError, EOFError):
+        return None
+    if version != FORMAT or not isinstance(reads, dict):
+        return None
+    return reads
+
+
+def _part(entry: Any) -> tuple[str, int] | None:
+    if isinstance(entry, dict) and isinstance(entry.get("part"), str) and isinstance(entry.get("bytes"), int):
+        return entry["part"], entry["bytes"]
+    return None
+
+
+def _get(store: PartStore, part: tuple[str, int]) -> Reads | None:
+    try:
+        blob = store.get(part[0])
+    except (DigestError, OSError):
+        return None
+    return decode(blob) if len(blob) == part[1] else None
+
+
+def read(store: PartStore, latest: dict[str, Any], delta_only: bool = False) -> tuple[Reads, Reads] | None:
+    """(the base, the delta) the latest build recorded (``delta_only``: the base left
+    unread, empty); None when it recorded none or a part is missing, damaged or not such
+    a record."""
+    entry = latest.get(KEY)
+    base_part = _part(entry.get("base")) if isinstance(entry, dict) else None
+    if base_part is None:
+        return None
+    delta_part = _part(entry.get("delta"))
+    base = {} if delta_only else _get(store, base_part)
+    delta = _get(store, delta_part) if delta_part is not None else {}
+    if base is None or delta is None:
+        return None
+    return base, delta
+
+
+def merged(base: Reads, delta: Reads) -> dict[str, tuple[str, ...]]:
+    """Every file's reads: the base's, with the delta's over them."""
+    out = {p: v for p, v in base.items() if v is not None}
+    for p, v in delta.items():
+        if v is None:
+            out.pop(p, None)
+        else:
+            out[p] = v
+    return out
+
+
+def write(store: PartStore, latest: dict[str, Any], reads: Mapping[str, Iterable[str]],
+          gone: Iterable[str] = (), whole: bool = False) -> dict[str, Any] | None:
+    """The entry ``stat.bin`` records after a build that resolved the files ``reads``
+    names and saw the files ``gone`` go: ``whole`` (every code file resolved): a new
+    base; else the latest's base with a delta of its delta and these (a new base when
+    the delta grows past ``COMPACT``). None when the latest's record cannot be read (a
+    build that is not whole then records none)."""
+    if whole:
+        blob = encode(reads)
+        return {"base": {"part": store.put(blob), "bytes": len(blob)}, "delta": None}
+    entry = latest.get(KEY)
+    kept = read(store, latest, delta_only=True)
+    if kept is None or not isinstance(entry, dict):
+        return None
+    delta: dict[str, Any] = dict(kept[1])
+    delta.update({p: tuple(v) for p, v in reads.items()})
+    delta.update({p: None for p in gone})
+    if len(delta) > COMPACT:
+        base = read(store, latest)
+        if base is None:
+            return None
+        return write(store, latest, merged(base[0], delta), whole=True)
+    blob = encode(delta)
+    return {"base": entry["base"], "delta": {"part": store.put(blob), "bytes": len(blob)}}

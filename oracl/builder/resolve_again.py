@@ -1,0 +1,110 @@
+"""A file added, removed or renamed, or one whose interface moved: the symbol rows made
+again for the files it can change, not for every file.
+
+Such a file changes the resolver's tables (the names it declares) and so, possibly, what
+other files' names resolve to. The latest build recorded, per file, what resolving its
+names read (``read_sets``) and its tables (``name_tables``). This build takes the changed
+files' old declarations out of the tables and enters their new ones (``patch_table``),
+then resolves again the files whose reads meet what the changed files declare or are
+(``change_tokens``), the changed files themselves and the files read again; when a
+resolved file's bases move, the files that read its types are resolved too. Every other
+file's rows are the latest's, unread; the rows made are compared with the latest's so
+that the database is patched only for the files whose rows moved.
+
+The result is the rows and tables a whole pass makes (tested against full builds); it
+gives way to the whole pass when it cannot be sure of that: a package's ``__init__.py``,
+a crate root or a manifest among the changed files (they move how every import in their
+tree resolves), a directory that appears or empties, a member declared outside its type
+beside a changed file, or no record to start from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from oracl.builder import name_tables, read_sets
+from oracl.builder.extractors.code import CODE_LANGUAGES
+from oracl.builder.extractors.resolve import IndexView
+from oracl.builder.pipeline.symbols import (
+    SymbolGraph,
+    change_tokens,
+    interface,
+    patch_table,
+    symbol_graph,
+)
+from oracl.builder.segments import Segments
+from oracl.core.parts import PartStore
+from oracl.core.records import FileFacts
+
+# files whose coming or going moves how the imports of a whole tree resolve
+_ROOTS = frozenset({"__init__.py", "lib.rs", "main.rs"})
+
+
+@dataclass(slots=True)
+class Again:
+    graph: SymbolGraph            # the rows of the files resolved again (and their tables, reads)
+    made: list[str]               # the files whose segments this build made
+    changed: list[str]            # the files that came, went or changed their interface
+    gone: list[str] = field(default_factory=list)
+
+
+def _code(f: FileFacts) -> bool:
+    return f.language in CODE_LANGUAGES and bool(f.symbols or f.calls)
+
+
+def _dir(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, FileFacts], reread: list[str],
+                  segments: Segments, store: PartStore, latest: dict[str, Any],
+                  fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None,
+                  also: list[str] | tuple[str, ...] = ()) -> Again | str:
+    """The symbol rows of the files a change can move (``also``: files whose rows must be
+    made whatever), or why a whole pass is needed instead."""
+    here = {f.path: f for f in facts}
+    gone = [p for p in previous if p not in here]
+    changed = sorted({*gone, *(p for p in reread if p not in previous
+                               or p not in segments.files or interface(here[p]) != segments.files[p].interface)})
+    for p in changed:
+        name = p.rsplit("/", 1)[-1]
+        if name in _ROOTS:
+            return f"{p} roots a tree of imports"
+        if any(x is not None and x.manifest for x in (here.get(p), previous.get(p))):
+            return f"{p} is a manifest"
+    before = {_dir(p) for p in previous}
+    now = {_dir(p) for p in here}
+    for p in changed:
+        if (_dir(p) in before) != (_dir(p) in now):
+            return f"the directory of {p} appeared or emptied"
+    recorded = read_sets.read(store, latest)
+    if recorded is None:
+        return "the latest recorded no reads"
+    table = name_tables.read(store, latest)
+    if table is None:
+        return "the latest recorded no name tables"
+    old = [previous[p] for p in changed if p in previous and _code(previous[p])]
+    new = [here[p] for p in changed if p in here and _code(here[p])]
+    order = {f.path: i for i, f in enumerate(facts)}
+    why = patch_table(table, old, new, order)
+    if why:
+        return why
+    tokens: set[str] = set()
+    for f in (*(previous[p] for p in changed if p in previous), *(here[p] for p in changed if p in here)):
+        tokens |= change_tokens(f)
+    reads = read_sets.merged(*recorded)
+    only = {p for p, seen in reads.items() if p in here and not tokens.isdisjoint(seen)}
+    only.update(p for p in changed if p in here)
+    only.update(p for p in reread if p in here)
+    only.update(p for p in also if p in here)
+    only.update(f.path for f in facts if _code(f) and f.path not in reads)  # (no record: resolved)
+
+    def readers(paths: set[str]) -> list[str]:
+        moved = {"\0" + p for p in paths}
+        return [p for p, seen in reads.items() if not moved.isdisjoint(seen)]
+
+    g = symbol_graph(facts, index, only=frozenset(only), table=table, fork=fork, rebase=readers)
+    made = sorted(only | set(g.reads))
+    return Again(g, made, changed, gone)

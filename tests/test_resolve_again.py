@@ -1,0 +1,181 @@
+"""Files that come, go or change their interface: the symbol rows of the files they can
+change are made again (``builder/resolve_again.py``), and the result is a full build's."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+import pytest
+
+from oracl.builder.orchestrator import build
+from oracl.builder.pipeline.symbols import change_tokens, symbol_graph
+from oracl.builder.extractors.resolve import IndexView
+from oracl.core.records import FileFacts
+
+from .conftest import write_tree
+from .test_incremental import KW, _canonical, _first_difference, _full_rows_beside, _stamp, _symbol_rows
+
+TREE = {
+    "pkg/root.py": "class Root:\n    def total(self):\n        return 1\n",
+    "pkg/base.py": "class Base:\n    def size(self):\n        return 2\n",
+    "pkg/cart.py": "class Cart(Base):\n    def add(self, x):\n        return x\n\n\ndef make_cart() -> Cart:\n"
+                   "    return Cart()\n",
+    "pkg/shop.py": "from pkg.cart import make_cart\n\n\ndef run(n):\n    c = make_cart()\n    return c.total() + c.size()\n",
+    "pkg/net.py": "def fetch(session):\n    return session.send(1)\n",
+    "lib/keep.py": "def keep():\n    return 0\n",
+    "web/app.js": "import { ping } from './helpers.js';\n\nexport function main() {\n  return ping(1);\n}\n",
+    "web/other.js": "export function other() {\n  return 3;\n}\n",
+    "src/com/acme/Shop.java": ("package com.acme;\n\npublic class Shop {\n    public int run() {\n"
+                               "        Ledger l = new Ledger();\n        return l.sum();\n    }\n}\n"),
+    "src/com/acme/Tool.java": "package com.acme;\n\npublic class Tool {\n    public int use() {\n        return 1;\n    }\n}\n",
+    "README.md": "# Shop\n",
+}
+LEDGER = "package com.acme;\n\npublic class Ledger {\n    public int sum() {\n        return 0;\n    }\n}\n"
+HTTP = "class HttpSession:\n    def send(self, x):\n        return x\n"
+
+
+def _write(root: Path, rel: str, text: str | None, step: int) -> None:
+    path = root / rel
+    if text is None:
+        path.unlink()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    _stamp(path, step)
+
+
+def _calls(root: Path) -> set[tuple[str, str, str]]:
+    rows = _symbol_rows(root)["Calls"]
+    return {(r[0], r[1], r[3]) for r in map(orjson.loads, rows)}
+
+
+# (what changes: path → text, None to remove; how many files' rows the build makes again
+# at most; a call the build must then hold, or not hold: (source, target, resolution, present))
+STEPS = [
+    # a type whose base's base has the member: shop.py's `c.total()` goes from the one method
+    # named so (unique_member) to the member Cart inherits, through cart.py's bases moving
+    # (shop.py reads no name more.py declares: it is resolved again as a reader of cart.py)
+    ({"pkg/more.py": "class Base(Root):\n    pass\n"}, 3,
+     ("pkg/shop.py#run", "pkg/root.py#Root.total", "typed", True)),
+    # a receiver named like a type that ends with it: `session.send()` now resolves
+    ({"pkg/http.py": HTTP}, 4, ("pkg/net.py#fetch", "pkg/http.py#HttpSession.send", "receiver", True)),
+    # a JavaScript import of a file that was not there: app.js's call now resolves through it
+    ({"web/helpers.js": "export function ping(x) {\n  return x;\n}\n"}, 3,
+     ("web/app.js#main", "web/helpers.js#ping", "imported", True)),
+    # a Java class of the package: Shop's `l.sum()` resolves to it
+    ({"src/com/acme/Ledger.java": LEDGER}, 4, ("src/com/acme/Shop.java#Shop.run", "src/com/acme/Ledger.java#Ledger.sum",
+                                              "typed", True)),
+    # removed again: the calls into it go, the bases move back
+    ({"pkg/more.py": None}, 3, ("pkg/shop.py#run", "pkg/root.py#Root.total", "typed", False)),
+    # renamed: the same class under another name of the directory
+    ({"pkg/http.py": None, "pkg/transport.py": HTTP}, 4,
+     ("pkg/net.py#fetch", "pkg/transport.py#HttpSession.send", "receiver", True)),
+    # an interface change (a function added) and a new file in one build
+    ({"pkg/base.py": TREE["pkg/base.py"] + "\n\ndef helper():\n    return 5\n",
+      "lib/use.py": "from pkg.base import helper\n\n\ndef use():\n    return helper()\n"}, 4,
+     ("lib/use.py#use", "pkg/base.py#helper", "imported", True)),
+]
+
+
+def test_files_that_come_go_or_move_their_interface_remake_only_what_they_can_change(tmp_path: Path) -> None:
+    """Each step adds, removes, renames or changes the interface of files (Python, JavaScript,
+    Java): the tables are patched and only a few files resolved again — at most the
+    step's bound, of 11 to 14 — and after each step the export, byte for byte, and every
+    symbol table's rows equal a full build's; the call the step is about is there (or
+    gone) with the resolution it says."""
+    root = write_tree(tmp_path / "repo", TREE)
+    for rel in TREE:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    assert ("pkg/shop.py#run", "pkg/root.py#Root.total", "unique_member") in _calls(root)
+    catching_up = 0
+    for step, (change, most, (source, target, how, present)) in enumerate(STEPS, 1):
+        for rel, text in change.items():
+            _write(root, rel, text, step)
+        now = t0 + timedelta(minutes=2 * step)
+        report = build(root, now=now, **KW)
+        said = report.symbols_mode
+        assert said.startswith("symbols: the name tables patched for "), (step, said)
+        made = int(said.split("; ", 1)[1].split(" files' rows made again", 1)[0])
+        assert made <= most + catching_up, (step, said)
+        catching_up = len(change) + 1  # (the next build catches the standby up on these files' rows too)
+        assert ((source, target, how) in _calls(root)) is present, (step, sorted(_calls(root)))
+        export, rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+        full_export, full_rows = _full_rows_beside(root, now + timedelta(minutes=1))
+        assert export == full_export, f"step {step}: {_first_difference(orjson.loads(export), orjson.loads(full_export))}"
+        assert rows == full_rows, f"step {step}: {[t for t in rows if rows[t] != full_rows[t]]}"
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"pkg/__init__.py": ""}, "pkg/__init__.py roots a tree of imports"),
+    ({"fresh/new.py": "def f():\n    return 1\n"}, "the directory of fresh/new.py appeared or emptied"),
+    ({"web/package.json": '{"name": "web", "main": "app.js"}'}, "web/package.json is a manifest"),
+])
+def test_a_change_that_moves_a_whole_tree_resolves_every_file_and_says_why(tmp_path: Path, change: dict[str, str],
+                                                                            why: str) -> None:
+    """A package's ``__init__.py``, a new directory, a manifest: every file is resolved,
+    the report says why, and the result is still a full build's."""
+    root = write_tree(tmp_path / "repo", TREE)
+    for rel in TREE:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    for rel, text in change.items():
+        _write(root, rel, text, 1)
+    report = build(root, now=t0 + timedelta(minutes=2), **KW)
+    assert report.symbols_mode.startswith("symbols: every file's rows made again"), report.symbols_mode
+    assert report.symbols_mode.endswith(f"every file resolved: {why})"), report.symbols_mode
+    assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=3))[1]
+
+
+def test_a_member_declared_outside_its_type_beside_a_changed_file_resolves_every_file(tmp_path: Path) -> None:
+    """A Go method declared in another file than its type: which type it attaches to is
+    read across the directory's files, so a file coming there makes the pass whole."""
+    tree = {**TREE, "go/a.go": "package g\n\ntype T struct{}\n", "go/b.go": "package g\n\nfunc (t T) M() int { return 1 }\n"}
+    root = write_tree(tmp_path / "repo", tree)
+    for rel in tree:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    _write(root, "go/c.go", "package g\n\nfunc Use() int { return T{}.M() }\n", 1)
+    report = build(root, now=t0 + timedelta(minutes=2), **KW)
+    assert report.symbols_mode.endswith(
+        "every file resolved: a member is declared outside its type beside a file that changed)"), report.symbols_mode
+    assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=3))[1]
+
+
+def _facts(path: str, language: str, symbols: tuple, details: tuple = (), namespaces: tuple = ()) -> FileFacts:
+    return FileFacts(path, "a", "c", 1, 0, 0, "ok", language=language, symbols=symbols,
+                     symbol_details=details or tuple((s[0], "", "") for s in symbols), namespaces=namespaces)
+
+
+def test_change_tokens_name_the_file_its_directory_its_names_and_its_types_endings() -> None:
+    f = _facts("pkg/net/http_session.py", "python",
+               (("HttpSession", "class", 1, 5), ("send", "method", 2, 3)),
+               (("HttpSession", "class HttpSession:", ""), ("HttpSession.send", "def send(self, x)", "")))
+    assert change_tokens(f) == {
+        "\0pkg/net/http_session.py", "http_session", "py",              # the file, its name's words
+        "HttpSession", "send",                                           # the names it declares, their parts
+        "~httpsession", "~ttpsession", "~tpsession", "~psession", "~session", "~ession", "~ssion", "~sion"}
+    java = _facts("src/a/Ledger.java", "java", (("Ledger", "class", 1, 2),), namespaces=("com.acme",))
+    assert {"com", "acme", "Ledger", "java", "~ledger", "~edger", "~dger"} <= change_tokens(java)
+    go = _facts("srv/api/handler.go", "go", (("Serve", "function", 1, 2),))
+    assert {"\0srv/api/handler.go", "handler", "go", "api", "Serve"} == change_tokens(go)  # a Go import names the directory
+    index = _facts("web/util/index.ts", "typescript", ())
+    assert change_tokens(index) == {"\0web/util/index.ts", "index", "ts", "util"}
+
+
+def test_what_a_files_resolution_read_is_recorded_with_it() -> None:
+    """A file's reads hold the names it looked up (found or not), the files whose entries
+    or facts it read, and the words of the imports it read."""
+    a = FileFacts("m/a.py", "a", "c", 1, 0, 0, "ok", language="python",
+                  symbols=(("f", "function", 1, 2),), symbol_details=(("f", "def f()", ""),))
+    b = FileFacts("m/b.py", "b", "c", 1, 0, 0, "ok", language="python",
+                  symbols=(("g", "function", 3, 4),), symbol_details=(("g", "def g()", ""),),
+                  calls=(("f", 4), ("nowhere", 4)), imports=(("m.a", ("f",), 0),))
+    g = symbol_graph([a, b], IndexView.build({"m/a.py": a, "m/b.py": b}))
+    assert g.reads["m/b.py"] == {"\0m/a.py", "\0m/b.py", "m", "a", "f", "nowhere"}
+    assert g.reads["m/a.py"] == {"\0m/a.py"}
