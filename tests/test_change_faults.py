@@ -103,7 +103,8 @@ def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp
         assert report.mode == "incremental: 40 reused, 0 read, 0 removed", report.mode
     else:
         assert report.mode == "incremental: 39 reused, 1 read, 0 removed", report.mode
-        assert report.symbols_mode == "symbols: the rows of 1 changed file made again, the others reused"
+        assert report.symbols_mode == \
+            "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
     assert _stored_parts(root) == _named_parts(root)  # what the killed build wrote and no index names: gone
@@ -112,7 +113,8 @@ def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp
 
 def _named_parts(root: Path) -> set[str]:
     """The parts a kept export index (bundles, snapshots, the top-level copy) or a kept
-    bundle's symbols.seg or stat.bin (its rows, its edges' raw ranks, its name tables) names."""
+    bundle's symbols.seg or stat.bin (its rows, its edges' raw ranks, its name tables, its
+    reads' base and delta) names."""
     vault = root / ".oracl"
     indexes = [*vault.glob("mirror/*/export.idx"), *vault.glob("snapshots/*/export.idx"), vault / "export.idx"]
     named = set().union(*(digests(decode_index(i.read_bytes())) for i in indexes if i.is_file()))
@@ -121,7 +123,8 @@ def _named_parts(root: Path) -> set[str]:
     for stat in vault.glob("mirror/*/stat.bin"):
         doc = orjson.loads(stat.read_bytes())
         named |= {d for d, _ in doc["parts"]} | ({doc["ranks"][0]} if "ranks" in doc else set()) \
-            | ({doc["symbol_table"]["part"]} if "symbol_table" in doc else set())
+            | ({doc["symbol_table"]["part"]} if "symbol_table" in doc else set()) \
+            | {p["part"] for p in (doc.get("read_sets") or {}).values() if p}
     return named
 
 
@@ -243,8 +246,9 @@ def test_an_edit_calling_into_a_file_removed_in_the_same_build_equals_a_full_bui
     _dated(root, {"pkg/m10.py": files["pkg/m10.py"] + "\n\ndef g():\n    return f9() + f8()\n"}, step=1)
     report = build(root, **KW)
     assert report.mode == "incremental: 28 reused, 1 read, 1 removed"
-    assert report.symbols_mode == ("symbols: every file's rows made again, 1 moved and 1 gone written "
-                                   "(files were added or removed)")
+    assert report.symbols_mode == (  # (m10.py; m9.py, which imports f8 from m8.py; m11.py, which imports m10.py)
+        "symbols: the name tables patched for 2 files that came, went or changed their interface; 3 files' rows "
+        "made again, 1 moved and 1 gone written (files were added or removed)")
     assert _callers(root, "f9") == ["pkg/m10.py#g"]
     with pytest.raises(QueryError, match="no symbol named 'f8'"):  # no dangling call edge to it
         _callers(root, "f8")

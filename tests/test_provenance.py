@@ -240,7 +240,8 @@ def test_sigkill_during_a_patched_symbol_graph_leaves_the_previous_one_whole(tmp
     assert [c["id"] for c in callers["callers"]] == []  # the previous build: nothing calls f6 yet
     again = run_cli("build", str(root), "--json", "--workers", "2", env=clean_env())
     report = orjson.loads(again.stdout)
-    assert report["symbols_mode"] == "symbols: the rows of 1 changed file made again, the others reused", report["mode"]
+    assert report["symbols_mode"] == \
+        "symbols: the rows of 1 changed file made again, the others reused; the name tables read back", report["mode"]
     callers = orjson.loads(run_cli("callers", "f6", "-r", str(root), "--json", env=clean_env()).stdout)
     assert [c["id"] for c in callers["callers"]] == ["pkg/m7.py#f7"]
     assert run_cli("verify", str(root), env=clean_env()).returncode == 0
