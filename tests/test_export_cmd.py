@@ -14,7 +14,7 @@ import orjson
 from oracl.builder import orchestrator
 from oracl.core.errors import ConfigError, DigestError
 from oracl.core.export import export_bytes
-from oracl.core.parts import decode_index
+from oracl.core.parts import decode_index, store_of
 from oracl.core.vault import EXPORT_INDEX, Vault
 
 from .conftest import ORACL, SAMPLE, export_of, run_cli, write_tree
@@ -30,17 +30,19 @@ def test_the_assembled_export_is_the_export_writers_bytes(tmp_path: Path, monkey
     made: list[Any] = []  # the build's symbols, as its symbol sections' task got them
 
     def symbols_spy(plan: Any, ex: Any, symbols: Any, *rest: Any) -> Any:
-        made.append(symbols)
+        # (the rows this build made, and the others read back from the latest's parts, before
+        # the task writes the sections and lets the latest's parts go)
+        made.append(symbols.segments.filled(store_of(plan.vault.dir)) if symbols.segments is not None else symbols)
         return start_symbols(plan, ex, symbols, *rest)
 
     def spy(plan: Any, ex: Any, header: Any, graph: Any, *rest: Any) -> Any:
         symbols = made[-1]
         events = rest[3] if len(rest) > 3 else None  # (stat_files, writer, learned_doc, events, …)
         section = events.section if events is not None else None
-        if symbols.segments is None:  # a whole symbol pass: its packed rows are every row
+        if isinstance(symbols, orchestrator.Symbols):  # a whole symbol pass: its packed rows are every row
             want.append(export_bytes(header, graph.nodes, graph.edges, symbols.packed, events=section))
-        elif not symbols.segments.spans:  # every file's rows made again (a file came): all in the segments
-            want.append(export_bytes(header, graph.nodes, graph.edges, symbols_section=symbols.segments.section(),
+        else:  # the segments: the rows made again and the others read back
+            want.append(export_bytes(header, graph.nodes, graph.edges, symbols_section=symbols.section(),
                                      events=section))
         return start(plan, ex, header, graph, *rest)
 
@@ -48,9 +50,9 @@ def test_the_assembled_export_is_the_export_writers_bytes(tmp_path: Path, monkey
     monkeypatch.setattr(orchestrator, "start_symbol_sections", symbols_spy)
     orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
     assert export_of(root) == want[-1]
-    (root / "pkg" / "extra.py").write_text("def more():\n    return 2\n")  # a file added: every file's rows again
+    (root / "pkg" / "extra.py").write_text("def more():\n    return 2\n")  # a file added: the tables patched
     report = orchestrator.build(root, buffer_pool_bytes=64 << 20, workers=1)
-    assert report.symbols_mode.startswith("symbols: every file's rows made again"), report.symbols_mode
+    assert report.symbols_mode.startswith("symbols: the name tables patched for 1 file"), report.symbols_mode
     assert len(want) == 2 and export_of(root) == want[-1]
     doc = orjson.loads(want[-1])
     assert {n["path"] for n in doc["nodes"] if n["kind"] == "artifact"} == {*SAMPLE, "pkg/extra.py"}

@@ -1513,13 +1513,14 @@ def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from
 
 def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``name_tables``: a cold build on the fast path (no file came or went, the changed
-    files kept their interface) that found no tables recorded declares every file and
-    writes its tables as a part; the next ones read them back, declare only the files
-    whose rows they make, and record the same part. Each export is a full build's, and the
-    tables read back are, field by field, those a declaration of every file gives (but
-    the symbols' lines, never kept). A damaged part is not used, and written again; a
-    build that compares every file (one added) records none."""
+    """``name_tables``: a full build writes its resolver's tables as a part; a cold build
+    on the fast path (no file came or went, the changed files kept their interface) reads
+    them back, declares only the files whose rows it makes, and records the same part.
+    Each export is a full build's, and the tables read back are, field by field, those a
+    declaration of every file gives (but the symbols' lines, never kept). A damaged part
+    is not used (every file declared), and written again; a build with a file added
+    patches the tables (the new file declared) and records them as a new part, which the
+    next build reads back."""
     import oracl.builder.orchestrator as orchestrator
     from oracl.builder import name_tables
     from oracl.builder.pipeline import symbols as symbols_mod
@@ -1539,9 +1540,9 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
     seen: list[tuple[Any, Any]] = []
     real_graph = orchestrator.symbol_graph
 
-    def spy(facts, idx, only=None, table=None, fork=None):  # type: ignore[no-untyped-def]
+    def spy(facts, idx, only=None, table=None, fork=None, **kw):  # type: ignore[no-untyped-def]
         seen.append((facts, idx))
-        return real_graph(facts, idx, only, table, fork)
+        return real_graph(facts, idx, only, table, fork, **kw)
 
     monkeypatch.setattr(orchestrator, "symbol_graph", spy)
 
@@ -1558,11 +1559,12 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
         assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
         return out, report.symbols_mode
 
-    # no tables recorded yet: every file declared, the tables written
-    out, mode = step(1, "pkg/m7.py", "# one\n" + files["pkg/m7.py"])
-    assert len(out) == n and "read back" not in mode
+    # the full build's tables read back: only the file read is declared
     first = latest_stat()[name_tables.KEY]
     assert set(first) == {"part", "bytes"} and first["bytes"] > 0
+    out, mode = step(1, "pkg/m7.py", "# one\n" + files["pkg/m7.py"])
+    assert out == ["pkg/m7.py"] and mode.endswith("; the name tables read back"), (out, mode)
+    assert latest_stat()[name_tables.KEY] == first
     # read back: only the files whose rows are made are declared (the file read, and the
     # one the build before read, which the standby two builds behind catches up)
     out, mode = step(2, "pkg/m8.py", "# two\n" + files["pkg/m8.py"])
@@ -1592,16 +1594,15 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
     assert name_tables.read(store_of(Vault(root).dir), latest_stat()) is not None
     out, mode = step(5, "pkg/m11.py", "# five\n" + files["pkg/m11.py"])
     assert out == ["pkg/m10.py", "pkg/m11.py"] and mode.endswith("read back"), (out, mode)
-    # a file added: every file's rows compared, no tables recorded; the body edit after it
-    # declares every file and writes them (other tables: a file more), the next reads them
+    # a file added: the tables read back and patched (the new file declared into them, and
+    # again with the files whose rows are made: it and the standby's catch-up), written
+    # as a new part (a file more); the body edit after it reads them back
     out, mode = step(6, "pkg/extra.py", "import pkg.m3\n\n\ndef extra():\n    return 1\n")
-    assert len(out) == n + 1 and "read back" not in mode
-    assert name_tables.KEY not in latest_stat()
-    out, mode = step(7, "pkg/m12.py", "# seven\n" + files["pkg/m12.py"])
-    assert len(out) == n + 1 and "read back" not in mode
+    assert out == ["pkg/extra.py", "pkg/extra.py", "pkg/m11.py"], (out, mode)
+    assert mode.startswith("symbols: the name tables patched for 1 file that came"), mode
     assert latest_stat()[name_tables.KEY]["part"] != first["part"]
-    out, mode = step(8, "pkg/m13.py", "# eight\n" + files["pkg/m13.py"])
-    assert out == ["pkg/m12.py", "pkg/m13.py"] and mode.endswith("read back"), (out, mode)
+    out, mode = step(7, "pkg/m12.py", "# seven\n" + files["pkg/m12.py"])
+    assert out == ["pkg/extra.py", "pkg/m12.py"] and mode.endswith("read back"), (out, mode)
 
 
 def test_name_tables_written_again_heal_a_damaged_part_of_the_same_name(tmp_path: Path) -> None:

@@ -124,6 +124,17 @@ class Segments:
                 out.append(p)
         return sorted(out)
 
+    def filled(self, store: PartStore) -> Segments:
+        """These segments with every row read from the previous build's parts (none left in
+        ``spans``): what ``section`` needs when some rows were not made by this build."""
+        cache: dict[str, bytes] = {}
+        files = dict(self.files)
+        for p, (nodes, edges) in self.spans.items():
+            seg = files[p]
+            files[p] = Segment(seg.interface, bytes(_sliced(store, nodes, cache)), bytes(_sliced(store, edges, cache)),
+                               seg.n_nodes, seg.n_edges, seg.by_relation, seg.unresolved, seg.dropped)
+        return Segments(files)
+
     def ordered(self) -> list[str]:
         return sorted(self.files, key=lambda p: p + "#")
 
