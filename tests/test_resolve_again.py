@@ -9,13 +9,20 @@ from pathlib import Path
 import orjson
 import pytest
 
+from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.orchestrator import build
 from oracl.builder.pipeline.symbols import change_tokens, symbol_graph
-from oracl.builder.extractors.resolve import IndexView
 from oracl.core.records import FileFacts
 
 from .conftest import write_tree
-from .test_incremental import KW, _canonical, _first_difference, _full_rows_beside, _stamp, _symbol_rows
+from .test_incremental import (
+    KW,
+    _canonical,
+    _first_difference,
+    _full_rows_beside,
+    _stamp,
+    _symbol_rows,
+)
 
 TREE = {
     "pkg/root.py": "class Root:\n    def total(self):\n        return 1\n",
