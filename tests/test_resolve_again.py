@@ -106,7 +106,7 @@ def test_files_that_come_go_or_move_their_interface_remake_only_what_they_can_ch
         report = build(root, now=now, **KW)
         said = report.symbols_mode
         assert said.startswith("symbols: the name tables patched for "), (step, said)
-        made = int(said.split("; ", 1)[1].split(" files' rows made again", 1)[0])
+        made = int(said.split("; ", 1)[1].split(" ", 1)[0])
         assert made <= most + catching_up, (step, said)
         catching_up = len(change) + 1  # (the next build catches the standby up on these files' rows too)
         assert ((source, target, how) in _calls(root)) is present, (step, sorted(_calls(root)))
@@ -186,3 +186,35 @@ def test_what_a_files_resolution_read_is_recorded_with_it() -> None:
     g = symbol_graph([a, b], IndexView.build({"m/a.py": a, "m/b.py": b}))
     assert g.reads["m/b.py"] == {"\0m/a.py", "\0m/b.py", "m", "a", "f", "nowhere"}
     assert g.reads["m/a.py"] == {"\0m/a.py"}
+
+
+def test_the_reads_are_a_base_and_a_delta_folded_into_a_new_base_past_its_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``read_sets``: a whole build writes a base; later builds a delta of the files they
+    resolved (a removed file as None) over the latest's delta, the base untouched; past
+    ``COMPACT`` files the delta is folded into a new base. A damaged part: nothing read,
+    and a build that is not whole records nothing."""
+    from oracl.builder import read_sets
+    from oracl.core.parts import store_of
+
+    store = store_of(tmp_path)
+    first = read_sets.write(store, {}, {"a.py": {"f", "\0b.py"}, "b.py": {"g"}, "c.py": {"h"}}, whole=True)
+    assert first is not None and first["delta"] is None
+    latest = {read_sets.KEY: first}
+    second = read_sets.write(store, latest, {"a.py": {"k"}}, gone=["c.py"])
+    assert second is not None and second["base"] == first["base"]
+    assert read_sets.read(store, {read_sets.KEY: second}) == (
+        {"a.py": ("\0b.py", "f"), "b.py": ("g",), "c.py": ("h",)}, {"a.py": ("k",), "c.py": None})
+    third = read_sets.write(store, {read_sets.KEY: second}, {"b.py": {"m"}})
+    assert third is not None
+    assert read_sets.merged(*read_sets.read(store, {read_sets.KEY: third})) == {"a.py": ("k",), "b.py": ("m",)}
+    monkeypatch.setattr(read_sets, "COMPACT", 2)
+    fourth = read_sets.write(store, {read_sets.KEY: third}, {"d.py": {"n"}})
+    assert fourth is not None and fourth["delta"] is None and fourth["base"] != first["base"]
+    assert read_sets.read(store, {read_sets.KEY: fourth}) == ({"a.py": ("k",), "b.py": ("m",), "d.py": ("n",)}, {})
+    part = store.path(third["delta"]["part"])
+    part.chmod(0o644)
+    part.write_bytes(b"x" * third["delta"]["bytes"])  # damaged, its length kept
+    assert read_sets.read(store, {read_sets.KEY: third}) is None
+    assert read_sets.write(store, {read_sets.KEY: third}, {"e.py": {"o"}}) is None
+    assert read_sets.read(store, {}) is None

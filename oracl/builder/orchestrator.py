@@ -725,9 +725,10 @@ def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: l
     made.segments, made.patched = segments, patched
     made.moved = sorted(set(moved) - read_again)
     made.write, made.reads_gone = g.table, again.gone
+    files = "file's" if len(again.made) == 1 else "files'"
     made.why = (f"symbols: the name tables patched for {len(again.changed):,} file"
                 f"{'' if len(again.changed) == 1 else 's'} that came, went or changed their interface; "
-                f"{len(again.made):,} files' rows made again, {len(moved):,} moved and {len(again.gone):,} gone "
+                f"{len(again.made):,} {files} rows made again, {len(moved):,} moved and {len(again.gone):,} gone "
                 f"written ({why.removeprefix('symbols: ')})")
     return made
 

@@ -35,7 +35,11 @@ Reads = dict[str, tuple[str, ...] | None]
 
 
 def encode(reads: Mapping[str, Iterable[str] | None]) -> bytes:
-    return marshal.dumps((FORMAT, {p: None if v is None else tuple(sorted(v)) for p, v in sorted(reads.items())}), 4)
+    """``reads`` as a part's bytes: each file's reads sorted, and each string one object
+    however many files read it (marshal writes a string it met before as a reference)."""
+    one: dict[str, str] = {}
+    return marshal.dumps((FORMAT, {p: None if v is None else tuple(one.setdefault(x, x) for x in sorted(v))
+                                   for p, v in sorted(reads.items())}), 4)
 
 
 def decode(blob: bytes) -> Reads | None:
