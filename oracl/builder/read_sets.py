@@ -71,10 +71,11 @@ def read(store: PartStore, latest: dict[str, Any], delta_only: bool = False) -> 
     unread, empty); None when it recorded none or a part is missing, damaged or not such
     a record."""
     entry = latest.get(KEY)
-    base_part = _part(entry.get("base")) if isinstance(entry, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    base_part, delta_part = _part(entry.get("base")), _part(entry.get("delta"))
     if base_part is None:
         return None
-    delta_part = _part(entry.get("delta"))
     base = {} if delta_only else _get(store, base_part)
     delta = _get(store, delta_part) if delta_part is not None else {}
     if base is None or delta is None:
