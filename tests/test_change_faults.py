@@ -124,7 +124,8 @@ def _named_parts(root: Path) -> set[str]:
         doc = orjson.loads(stat.read_bytes())
         named |= {d for d, _ in doc["parts"]} | ({doc["ranks"][0]} if "ranks" in doc else set()) \
             | ({doc["symbol_table"]["part"]} if "symbol_table" in doc else set()) \
-            | {p["part"] for p in (doc.get("read_sets") or {}).values() if p}
+            | {p["part"] for p in (doc.get("read_sets") or {}).values() if p} \
+            | ({doc["symbol_table"]["patch"]["part"]} if "patch" in doc.get("symbol_table", {}) else set())
     return named
 
 

@@ -1522,7 +1522,7 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
     patches the tables (the new file declared) and records them as a new part, which the
     next build reads back."""
     import oracl.builder.orchestrator as orchestrator
-    from oracl.builder import name_tables
+    from oracl.builder import name_tables, resolve_again
     from oracl.builder.pipeline import symbols as symbols_mod
     from oracl.builder.reach import recorded
     from oracl.core.parts import store_of
@@ -1545,6 +1545,7 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
         return real_graph(facts, idx, only, table, fork, **kw)
 
     monkeypatch.setattr(orchestrator, "symbol_graph", spy)
+    monkeypatch.setattr(resolve_again, "symbol_graph", spy)
 
     def latest_stat() -> dict:
         vault = Vault(root)
@@ -1573,14 +1574,18 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
     out, mode = step(3, "pkg/m9.py", "# three\n" + files["pkg/m9.py"])
     assert out == ["pkg/m8.py", "pkg/m9.py"] and mode.endswith("read back"), (out, mode)
     assert latest_stat()[name_tables.KEY] == first
-    facts, idx = seen[-1]
-    back = name_tables.read(store_of(Vault(root).dir), latest_stat())
-    assert back is not None and back.t.span == {}
-    fresh = real_graph(facts, idx).table
-    assert fresh is not None and fresh.t.span
-    assert {k: dict(v) if isinstance(v, dict) else v for k, v in vars(back.t).items() if k != "span"} == \
-        {k: dict(v) if isinstance(v, dict) else v for k, v in vars(fresh.t).items() if k != "span"}
-    assert back.attached == fresh.attached
+
+    def same_as_declared() -> None:  # the tables read back: field by field a whole declaration's, but the lines
+        facts, idx = seen[-1]
+        back = name_tables.read(store_of(Vault(root).dir), latest_stat(), {f.path: i for i, f in enumerate(facts)})
+        assert back is not None and back.t.span == {}
+        fresh = real_graph(facts, idx).table
+        assert fresh is not None and fresh.t.span
+        assert {k: dict(v) if isinstance(v, dict) else v for k, v in vars(back.t).items() if k != "span"} == \
+            {k: dict(v) if isinstance(v, dict) else v for k, v in vars(fresh.t).items() if k != "span"}
+        assert back.attached == fresh.attached
+
+    same_as_declared()
     # a damaged part: not used (every file declared), and the tables written again
     part = store_of(Vault(root).dir).path(first["part"])
     data = bytearray(part.read_bytes())
@@ -1591,18 +1596,33 @@ def test_a_cold_build_reads_the_name_tables_back_instead_of_declaring_every_file
     assert len(out) == n and "read back" not in mode
     # (equal tables; marshal's bytes need not be the same, and when they are the damaged
     # part is written over)
-    assert name_tables.read(store_of(Vault(root).dir), latest_stat()) is not None
+    assert name_tables.read(store_of(Vault(root).dir), latest_stat(), {p: i for i, p in enumerate(sorted(files))}) \
+        is not None
     out, mode = step(5, "pkg/m11.py", "# five\n" + files["pkg/m11.py"])
     assert out == ["pkg/m10.py", "pkg/m11.py"] and mode.endswith("read back"), (out, mode)
     # a file added: the tables read back and patched (the new file declared into them, and
-    # again with the files whose rows are made: it and the standby's catch-up), written
-    # as a new part (a file more); the body edit after it reads them back
-    out, mode = step(6, "pkg/extra.py", "import pkg.m3\n\n\ndef extra():\n    return 1\n")
+    # again with the files whose rows are made: it and the standby's catch-up); the patch
+    # is written as a part beside the same tables' part; the body edit after it reads
+    # both back, and a second file's removal patches them again
+    kept = latest_stat()[name_tables.KEY]
+    # (it declares f3 too, as m3.py does: its id goes before m3.py's in the tables' lists)
+    out, mode = step(6, "pkg/extra.py", "import pkg.m3\n\n\ndef extra():\n    return 1\n\n\ndef f3(x):\n    return x\n")
     assert out == ["pkg/extra.py", "pkg/extra.py", "pkg/m11.py"], (out, mode)
     assert mode.startswith("symbols: the name tables patched for 1 file that came"), mode
-    assert latest_stat()[name_tables.KEY]["part"] != first["part"]
+    patched = latest_stat()[name_tables.KEY]
+    assert patched["part"] == kept["part"] and 0 < patched["patch"]["bytes"] < kept["bytes"] // 10, patched
+    same_as_declared()
     out, mode = step(7, "pkg/m12.py", "# seven\n" + files["pkg/m12.py"])
     assert out == ["pkg/extra.py", "pkg/m12.py"] and mode.endswith("read back"), (out, mode)
+    assert latest_stat()[name_tables.KEY] == patched
+    same_as_declared()
+    (root / "pkg" / "m20.py").unlink()
+    declared.clear()
+    mode = build(root, now=t0 + timedelta(minutes=8), **KW).symbols_mode
+    assert mode.startswith("symbols: the name tables patched for 1 file that came"), mode
+    assert set(latest_stat()[name_tables.KEY]) == {"part", "bytes", "patch"}
+    assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=8, seconds=30))[0]
+    same_as_declared()
 
 
 def test_name_tables_written_again_heal_a_damaged_part_of_the_same_name(tmp_path: Path) -> None:
@@ -1625,9 +1645,9 @@ def test_name_tables_written_again_heal_a_damaged_part_of_the_same_name(tmp_path
     part = store.path(entry["part"])
     good = part.read_bytes()
     part.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
-    assert name_tables.read(PartStore(store.root), {name_tables.KEY: entry}) is None
+    assert name_tables.read(PartStore(store.root), {name_tables.KEY: entry}, {"a.py": 0, "b.py": 1}) is None
     name_tables.write(PartStore(store.root), table)
     assert part.read_bytes() != good
     assert name_tables.write(PartStore(store.root), table, heal=True) == entry
-    back = name_tables.read(PartStore(store.root), {name_tables.KEY: entry})
+    back = name_tables.read(PartStore(store.root), {name_tables.KEY: entry}, {"a.py": 0, "b.py": 1})
     assert back is not None and back.t.kind == table.t.kind and back.attached == table.attached

@@ -103,7 +103,8 @@ def test_parts_go_when_no_kept_index_names_them(tmp_path: Path) -> None:
                 doc = orjson.loads((b / STAT_FILE).read_bytes())
                 out |= {d for d, _ in doc["parts"]} | ({doc["ranks"][0]} if "ranks" in doc else set()) \
                     | ({doc["symbol_table"]["part"]} if "symbol_table" in doc else set()) \
-                    | {p["part"] for p in (doc.get("read_sets") or {}).values() if p}
+                    | {p["part"] for p in (doc.get("read_sets") or {}).values() if p} \
+                    | ({doc["symbol_table"]["patch"]["part"]} if "patch" in doc.get("symbol_table", {}) else set())
         return out
 
     def stored() -> set[str]:

@@ -575,6 +575,9 @@ class Symbols:
     reads: dict[str, frozenset[str]] | None = None
     reads_gone: list[str] = field(default_factory=list)
     reads_whole: bool = False
+    # the latest's patch of the name tables with this build's over it, to be written as a
+    # part beside the latest's tables (``name_tables.write_patch``)
+    table_patch: tuple[Any, dict[str, list[str]]] | None = None
 
     @classmethod
     def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str,
@@ -634,7 +637,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         again = resolve_again(r.facts, r.index, r.previous.facts, r.reread, previous, store, latest, fork,
                               [p for p in catchup if p in here])
         if isinstance(again, Again):
-            return _made_again(r, previous, again, why, gone_too, catchup, store)
+            return _made_again(r, previous, again, why, gone_too, catchup, store, latest)
         why = f"{why}; every file resolved: {again}"
     if previous.compare:
         assert store is not None
@@ -669,7 +672,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     entry = name_tables.carried(latest or {})  # (every file's interface is the latest's)
     read_back, heal = "", False
     if kept is None and changed and store is not None and latest:
-        kept = name_tables.read(store, latest)
+        kept = name_tables.read(store, latest, {f.path: i for i, f in enumerate(r.facts)})
         read_back = "; the name tables read back" if kept is not None else ""
         heal = kept is None and entry is not None  # (recorded, but missing or damaged: this build's written)
         entry = entry if kept is not None else None
@@ -694,6 +697,8 @@ def keep_tables(store: PartStore, symbols: Symbols, latest: dict[str, Any]) -> d
     table = symbols.table_entry
     if symbols.write is not None:
         table = name_tables.write(store, symbols.write, symbols.heal)
+    elif symbols.table_patch is not None and table is not None:
+        table = name_tables.write_patch(store, table, *symbols.table_patch)
     reads = None
     if symbols.reads is not None:
         reads = read_sets.write(store, latest, symbols.reads, symbols.reads_gone, symbols.reads_whole)
@@ -701,7 +706,7 @@ def keep_tables(store: PartStore, symbols: Symbols, latest: dict[str, Any]) -> d
 
 
 def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: list[str],
-                catchup: tuple[str, ...] | list[str], store: PartStore) -> Symbols:
+                catchup: tuple[str, ...] | list[str], store: PartStore, latest: dict[str, Any]) -> Symbols:
     """The symbols of a build whose files came, went or changed their interface, from the
     rows ``resolve_again`` made: those compared with the latest's, the database patched
     for the files whose rows moved, every other file's segment the latest's."""
@@ -724,7 +729,12 @@ def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: l
                    "edges": [e for e in made.packed["edges"] if e[0].split("#", 1)[0] in keep]}
     made.segments, made.patched = segments, patched
     made.moved = sorted(set(moved) - read_again)
-    made.write, made.reads_gone = g.table, again.gone
+    made.reads_gone = again.gone
+    made.table_entry = name_tables.carried(latest)
+    if len(again.patch[0]) > name_tables.COMPACT or made.table_entry is None:
+        made.write = g.table  # (the whole tables written again, the patch folded in)
+    else:
+        made.table_patch = again.patch
     files = "file's" if len(again.made) == 1 else "files'"
     made.why = (f"symbols: the name tables patched for {len(again.changed):,} file"
                 f"{'' if len(again.changed) == 1 else 's'} that came, went or changed their interface; "
@@ -1228,10 +1238,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         tables_task = None
-        if symbols.write is not None or symbols.reads is not None:  # written beside the weighing, on the other core
+        if symbols.write is not None or symbols.reads is not None or symbols.table_patch is not None:
+            # (written beside the weighing, on the other core)
             tables_task = ex.submit("keeping the name tables",
                                     functools.partial(keep_tables, store_of(plan.vault.dir), symbols, latest))
-            symbols.write = symbols.reads = None
+            symbols.write = symbols.reads = symbols.table_patch = None
         # the export's symbol sections and interface.json, beside the weighing
         latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
         early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle)

@@ -30,6 +30,7 @@ from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.pipeline.symbols import (
     SymbolGraph,
     change_tokens,
+    declared,
     interface,
     patch_table,
     symbol_graph,
@@ -48,6 +49,8 @@ class Again:
     made: list[str]               # the files whose segments this build made
     changed: list[str]            # the files that came, went or changed their interface
     gone: list[str] = field(default_factory=list)
+    # the latest's patch of the name tables with this build's over it (``name_tables``)
+    patch: tuple[name_tables.Declared, dict[str, list[str]]] = field(default_factory=lambda: ({}, {}))
 
 
 def _code(f: FileFacts) -> bool:
@@ -82,15 +85,21 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     recorded = read_sets.read(store, latest)
     if recorded is None:
         return "the latest recorded no reads"
-    table = name_tables.read(store, latest)
-    if table is None:
-        return "the latest recorded no name tables"
-    old = [previous[p] for p in changed if p in previous and _code(previous[p])]
-    new = [here[p] for p in changed if p in here and _code(here[p])]
     order = {f.path: i for i, f in enumerate(facts)}
-    why = patch_table(table, old, new, order)
+    table = name_tables.read(store, latest, order)
+    patch = name_tables.patch_of(store, latest)
+    if table is None or patch is None:
+        return "the latest recorded no name tables"
+    old = {p: declared(previous[p]) for p in changed if p in previous and _code(previous[p])}
+    new = {p: declared(here[p]) for p in changed if p in here and _code(here[p])}
+    why = patch_table(table, list(old.items()), list(new.items()), order)
     if why:
         return why
+    decls, bases = patch
+    for p in changed:  # (what the base part held of it: the latest patch's, else its old declaration)
+        decls[p] = (decls[p][0] if p in decls else old.get(p), new.get(p))
+        if decls[p] == (None, None):
+            del decls[p]
     tokens: set[str] = set()
     for f in (*(previous[p] for p in changed if p in previous), *(here[p] for p in changed if p in here)):
         tokens |= change_tokens(f)
@@ -107,4 +116,8 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
 
     g = symbol_graph(facts, index, only=frozenset(only), table=table, fork=fork, rebase=readers)
     made = sorted(only | set(g.reads))
-    return Again(g, made, changed, gone)
+    # the bases of the types of the files resolved (none kept of a type no longer there)
+    mine = {*g.reads, *gone}
+    bases = {tid: held for tid, held in bases.items() if tid.split("#", 1)[0] not in mine}
+    bases.update(g.bases_of)
+    return Again(g, made, changed, gone, (decls, bases))

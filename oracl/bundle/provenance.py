@@ -219,7 +219,8 @@ def prune_parts(vault: Vault) -> int:
     def stat_parts(data: bytes) -> set[str]:  # its rows' parts, the raw ranks, the name tables and reads it recorded
         doc = orjson.loads(data)
         ranks, tables, reads = doc.get("ranks"), doc.get("symbol_table"), doc.get("read_sets")
-        named = [tables, *((reads.get("base"), reads.get("delta")) if isinstance(reads, dict) else ())]
+        named = [tables, tables.get("patch") if isinstance(tables, dict) else None,
+                 *((reads.get("base"), reads.get("delta")) if isinstance(reads, dict) else ())]
         return {str(d) for d, _ in doc.get("parts", [])} | ({str(ranks[0])} if isinstance(ranks, list) and ranks else set()) \
             | {str(p["part"]) for p in named if isinstance(p, dict) and "part" in p}
 

@@ -92,6 +92,8 @@ class SymbolGraph:
     table: SymbolTable | None = None  # the resolver's tables this graph was made with
     # path → what resolving that file's names read (``_Resolver.reads``), for the files resolved
     reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    # (``rebase``) type id → its bases now, for the types of the files resolved
+    bases_of: dict[str, list[str]] = field(default_factory=dict)
 
     def counts(self) -> dict[str, Any]:
         by_relation: dict[str, int] = defaultdict(int)
@@ -274,35 +276,80 @@ def decode_table(blob: bytes) -> SymbolTable | None:
     return SymbolTable(t, attached)
 
 
+Declaration = _Files  # one file's entries in tables of their own (``declared``), as the patches hold them
+
+
+def declared(f: FileFacts) -> _Files:
+    """The entries ``_declare`` makes of one file, in tables of their own."""
+    scratch = _Files()
+    _declare(scratch, SymbolGraph(), f, False, {}, {}, defaultdict(list))
+    return scratch
+
+
+def encode_declared(decls: dict[str, tuple[_Files | None, _Files | None]], bases: dict[str, list[str]]) -> bytes:
+    """A patch of the name tables (``name_tables``) as bytes: per file, its declaration
+    in the tables patched (None: it was not there) and its declaration now (None: gone),
+    and the bases of the types of the files resolved again since (marshal, as
+    ``encode_table``; the symbols' lines left out)."""
+    def plain(x: _Files | None) -> dict[str, Any] | None:
+        if x is None:
+            return None
+        fields = {k: dict(v) if isinstance(v, dict) else v for k, v in vars(x).items()}
+        fields["span"] = {}
+        return fields
+
+    return marshal.dumps((_TABLE_FORMAT, {p: (plain(a), plain(b)) for p, (a, b) in sorted(decls.items())},
+                          dict(sorted(bases.items()))), 4)
+
+
+def decode_declared(blob: bytes) -> tuple[dict[str, tuple[_Files | None, _Files | None]], dict[str, list[str]]] | None:
+    """What ``encode_declared`` wrote, or None when ``blob`` is not such a record."""
+    try:
+        version, decls, bases = marshal.loads(blob)
+    except (ValueError, TypeError, EOFError):
+        return None
+    if version != _TABLE_FORMAT or not isinstance(decls, dict) or not isinstance(bases, dict):
+        return None
+    blank = vars(_Files())
+
+    def files(fields: Any) -> _Files | None:
+        if fields is None:
+            return None
+        if not isinstance(fields, dict) or set(fields) != set(blank):
+            raise ValueError("not a declaration")
+        x = _Files()
+        for name, value in fields.items():
+            setattr(x, name, defaultdict(_DEFAULTS[name], value) if name in _DEFAULTS else value)
+        return x
+
+    try:
+        return {p: (files(a), files(b)) for p, (a, b) in decls.items()}, bases
+    except (ValueError, TypeError):
+        return None
+
+
 _LISTS = ("by_short", "by_dir", "types_named")  # tables whose lists hold ids of many files, in the files' order
 _BY_ID = ("kind", "path", "span", "owner", "parent", "nested", "members")
 
 
-def patch_table(table: SymbolTable, gone: Iterable[FileFacts], came: Iterable[FileFacts],
+def patch_table(table: SymbolTable, gone: list[tuple[str, _Files]], came: list[tuple[str, _Files]],
                 order: dict[str, int]) -> str:
-    """Take out of ``table`` every entry ``_declare`` made of the files ``gone`` (their
-    facts as the tables were made of them) and enter those of ``came``, each id at the
-    place a whole declaration pass in ``order`` (path → position) would give it: the
-    tables are then the ones ``symbol_graph`` makes of the new facts, but for the bases
-    (made again by ``symbol_graph(rebase=…)``) and the spans. "" when patched; else why
-    they cannot be (nothing changed then): a member declared outside its type in the
+    """Take out of ``table`` the entries of the declarations ``gone`` (path, what
+    ``declared`` gave of the file the tables were made with) and enter those of ``came``,
+    each id at the place a whole declaration pass in ``order`` (path → position) would give
+    it: the tables are then the ones ``symbol_graph`` makes of the new facts, but for the
+    bases (made again by ``symbol_graph(rebase=…)``) and the spans. "" when patched; else
+    why they cannot be (nothing changed then): a member declared outside its type in the
     directory of a file that changed (which type it attaches to is read across files)."""
     t = table.t
-    gone, came = list(gone), list(came)
-    dirs = {f.path.rsplit("/", 1)[0] if "/" in f.path else "" for f in (*gone, *came)}
-    if any("." in name and d in dirs for d, name in t.by_dir):
+    dirs = {p.rsplit("/", 1)[0] if "/" in p else "" for p, _ in (*gone, *came)}
+    if any("." in name and d in dirs for d, name in t.by_dir) or \
+            any("." in name for _, x in (*gone, *came) for _, name in x.by_dir):
         return "a member is declared outside its type beside a file that changed"
-    made = []
-    for f in (*gone, *came):
-        scratch = _Files()
-        _declare(scratch, SymbolGraph(), f, False, {}, {}, defaultdict(list))
-        if any("." in name for _, name in scratch.by_dir):
-            return "a member is declared outside its type beside a file that changed"
-        made.append(scratch)
-    back = {i for x in made[len(gone):] for i in x.kind}  # (ids declared again keep their bases until made again)
-    for f, x in zip(gone, made, strict=False):
-        t.top.pop(f.path, None)
-        t.types.pop(f.path, None)
+    back = {i for _, x in came for i in x.kind}  # (ids declared again keep their bases until made again)
+    for path, x in gone:
+        t.top.pop(path, None)
+        t.types.pop(path, None)
         for name in _BY_ID:
             table_of: dict[str, Any] = getattr(t, name)
             for i in x.kind:
@@ -319,15 +366,15 @@ def patch_table(table: SymbolTable, gone: Iterable[FileFacts], came: Iterable[Fi
                     table_of[key] = left
                 else:
                     table_of.pop(key, None)
-    for f, x in zip(came, made[len(gone):], strict=True):
-        if f.path in x.top:
-            t.top[f.path] = x.top[f.path]
-        if f.path in x.types:
-            t.types[f.path] = x.types[f.path]
+    for path, x in came:
+        if path in x.top:
+            t.top[path] = dict(x.top[path])
+        if path in x.types:
+            t.types[path] = dict(x.types[path])
         for name in _BY_ID:
             getattr(t, name).update(getattr(x, name))
         t.prototypes.update(x.prototypes)
-        at = order[f.path]
+        at = order[path]
         for name in _LISTS:
             table_of = getattr(t, name)
             for key, ids in getattr(x, name).items():
@@ -335,7 +382,7 @@ def patch_table(table: SymbolTable, gone: Iterable[FileFacts], came: Iterable[Fi
                 k = 0
                 while k < len(held) and order.get(t.path[held[k]], -1) < at:
                     k += 1
-                held[k:k] = ids
+                held[k:k] = list(ids)
     return ""
 
 
@@ -541,6 +588,8 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
         g.dropped += dropped
         r.reads.update(reads)
     g.reads = {f.path: frozenset(r.reads.get(f.path, ())) for f in code if mine(f.path)}
+    if rebase is not None:
+        g.bases_of = {i: list(t.bases.get(i, ())) for ids in own_ids.values() for i in ids if t.kind.get(i) in TYPE_KINDS}
     g.edges.sort(key=lambda e: (e["source"], e["target"], e["relation"]))
     g.nodes.sort(key=lambda n: n["id"])
     return g
