@@ -136,3 +136,20 @@ def test_a_workspace_package_is_a_domain_and_its_first_folder_a_component() -> N
                     ("packages/other/a.ts", "packages", "other"),  # not a package: the first segment
                     ("README.md", "root", None),
                     ("src/app.py", "core", None)]
+
+
+def test_the_memo_of_folders_and_names_never_serves_another_path_or_config() -> None:
+    """Tags are worked out once per folder and per name (``path_tags``' memo): a glob
+    still classifies each path of a folder by itself, a name's tags follow it to any
+    folder, and another Config object is never served the first one's folders."""
+    cfg = Config(domain_map={"svc": "services"}, classification_globs={"svc/api/*_key.py": "sensitive"})
+    assert [path_tags(p, cfg)["classification"] for p in ("svc/api/a.py", "svc/api/signing_key.py", "svc/api/b.py")] \
+        == ["internal", "sensitive", "internal"]
+    assert path_tags("svc/api/README.md", cfg)["content_type"] == "instruction"
+    assert path_tags("svc/api/README.md", Config(domain_map={}))["domain"] == "svc"  # a new Config: its own domains
+    assert path_tags("svc/api/a.py", cfg)["domain"] == "services"
+    assert path_tags("docs/public/a.md", Config())["classification"] == "public"
+    assert path_tags("docs/publicity/a.md", Config())["classification"] == "internal"
+    first = path_tags("x/y/z.py", CFG)
+    first["domain"] = "changed by a caller"
+    assert path_tags("x/y/z.py", CFG)["domain"] == "x"  # each call's dict is its own

@@ -111,8 +111,15 @@ BUCKET_WEIGHTS: dict[str, float] = {
 
 
 def iso(ns: int) -> str:
-    """ISO-8601 UTC with a ``Z``, to the microsecond."""
-    return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """ISO-8601 UTC with a ``Z``, to the microsecond (what ``strftime("%Y-%m-%dT%H:%M:%S.%fZ")``
+    gives, in half its time: a build formats two per file).
+
+    >>> iso(1_733_390_000_999_999_999), iso(0)
+    ('2024-12-05T09:13:21.000000Z', '1970-01-01T00:00:00.000000Z')
+    """
+    d = datetime.fromtimestamp(ns / 1e9, UTC)
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (d.year, d.month, d.day, d.hour, d.minute, d.second,
+                                                   d.microsecond)
 
 
 def utc(text: object) -> datetime | None:
