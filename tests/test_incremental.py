@@ -1188,7 +1188,8 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     """``builder/reach.py``: a build with no long-lived builder behind it records, in its
     ``stat.bin``, the rows it can differ in from the bundle it started from (the files read
     again; the edges out of them and into them) when its weighting's structure did not move;
-    the next build reads back and compares only those rows of its standby and its own.
+    the next build reads back and compares only those rows of its standby and its own; a
+    build with no standby to take copies the latest and compares only its own reach.
     After each build every row of the artifact graph's tables, and the export, equal a full
     build's. An edit that moves an edge records nothing, and the build after it compares
     every row again; an edit that changes what other files' edges read of a file (a new
@@ -1220,8 +1221,10 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
         return report
 
     shop, cart = CALLERS["pkg/shop.py"], CALLERS["pkg/cart.py"]
-    one = edit(1, "pkg/shop.py", shop + "# one\n")  # a copy of the latest: no standby to refresh
-    assert one.database_mode.startswith("database: a copy of the latest") and seen == []
+    # no standby yet: a copy of the latest, whose rows differ only in this build's reach against it
+    one = edit(1, "pkg/shop.py", shop + "# one\n")
+    assert one.database_mode.startswith("database: a copy of the latest") and len(seen) == 1
+    assert seen[-1] is not None and seen[-1].nodes == seen[-1].sources == {"pkg/shop.py"}  # (nothing calls shop)
     two = edit(2, "pkg/cart.py", cart + "# two\n")
     assert two.database_mode == "database: the standby updated in place (1 more file caught up)"
     # the standby is the full build's: behind on shop.py (build one's) and cart.py (this one's);

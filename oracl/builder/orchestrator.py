@@ -77,6 +77,7 @@ from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_grap
 from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, weigh
 from oracl.builder.reach import (
     Unmoved,
+    copy_rows,
     latest_ranks,
     moved_since,
     put_ranks,
@@ -393,6 +394,7 @@ class Content:
     # and this build has not, those the latest build's rows moved in (its lineage)
     symbols_catchup: list[str] = field(default_factory=list)
     standby_of: str = ""  # the bundle whose database this build took over as its standby
+    copied: bool = False  # a copy of the latest's database, brought up to date in place as a standby is
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Content:
@@ -435,7 +437,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
             previous, why = db, f"database: a copy of the latest ({why})"
     task = ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
                            cfg.db_threads, previous, delete, keep_symbols and r.previous is not None, standby, extra)
-    return Content(task, standby, catchup, why, symbols_catchup, standby_of if standby else "")
+    return Content(task, standby, catchup, why, symbols_catchup, standby_of if standby else "",
+                   copied=previous is not None)
 
 
 def _catch_up(plan: Plan, r: Read, checksums: dict[str, str]) -> tuple[
@@ -1095,7 +1098,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         tables.update(rows)
     content_seconds = ex.join(content.task)
     writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
-                      in_place=content.standby, only=reach if content.standby else None)
+                      in_place=content.standby or content.copied, only=reach)
     del tables
     os.unlink(spool)
     known = orjson.loads(ex.join(vault_files))
@@ -1299,7 +1302,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         export = timed("export", start_export, plan, ex, header, graph, stat_files, writer,
                        learned.bundle_doc(), events, not based, stat_extra, same, symbol_sections)
         del stat_files
-        reach = standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
+        # (a copy of the latest differs from this build where this build moved against it)
+        reach = copy_rows(now) if content.copied else \
+            standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
             else standby_rows(latest, content.standby_of, now) if content.standby else None
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
                        based, reach)

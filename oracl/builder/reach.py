@@ -109,6 +109,16 @@ def standby_rows(latest: dict[str, Any], standby_of: str, now: tuple[frozenset[s
     return Reach(now[0] | frozenset(map(str, nodes)), now[1] | frozenset(map(str, sources)))
 
 
+def copy_rows(now: tuple[frozenset[str], frozenset[str]] | None) -> Reach | None:
+    """The rows a copy of the latest's database can differ in from this build: this
+    build's reach against the latest (``now``), or None (every row compared)."""
+    if now is None:
+        return None
+    from oracl.bundle.database import Reach  # (pyarrow, when the rows are tabled)
+
+    return Reach(now[0], now[1])
+
+
 def record(base: str, now: tuple[frozenset[str], frozenset[str]] | None) -> dict[str, Any] | None:
     """What this build records of its reach against the bundle it started from (``base``),
     for the next build's standby; None when there is none to record or it is too large."""
