@@ -1054,6 +1054,53 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
 
 
 
+def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: Path) -> None:
+    """``incremental.LazyFacts``: a shard holds each file's call sites and symbol details
+    after its rows; decoding the shard leaves them as bytes until a field is read. The
+    facts read back equal what reading the file gives (both ways round), survive pickling
+    and ``dataclasses.replace``, encode to the very bytes of their shard, and a row that
+    points outside its shard is refused."""
+    import dataclasses
+    import pickle
+
+    from oracl.builder.incremental import (
+        LazyFacts,
+        decode_head,
+        decode_shard,
+        encode_shard,
+        read_facts,
+        shard_name,
+    )
+    from oracl.builder.pipeline.discover import read_one
+    from oracl.core.config import Config
+
+    files = {"pkg/calls.py": "import os\n\n\ndef run(x):\n    return os.path.join(x, helper(x))\n\n\n"
+                             "def helper(x):\n    return x\n",
+             "README.md": "# nothing to call\n"}
+    root = write_tree(tmp_path / "r", files)
+    bundle = Path(build(root, **KW).bundle_path)
+    facts = read_facts(bundle, decode_head((bundle / FACTS_FILE).read_bytes()))
+    lazy, plain = facts["pkg/calls.py"], facts["README.md"]
+    assert type(lazy) is LazyFacts and type(plain) is not LazyFacts  # (nothing heavy: a plain row)
+    with pytest.raises(AttributeError):
+        object.__getattribute__(lazy, "calls")  # not decoded yet
+    fresh, _ = read_one(os.path.realpath(root), "pkg/calls.py", Config())
+    assert fresh.calls == (("helper", 5), ("path.join", 5)) and lazy.calls == fresh.calls
+    assert [d[0] for d in lazy.symbol_details] == ["run", "helper"]
+    assert lazy == fresh and fresh == lazy and not lazy != fresh
+    shard = (bundle / shard_name("pkg/calls.py")).read_bytes()
+    again = decode_shard(shard)
+    assert encode_shard(list(again.values())) == shard  # (the undecoded bytes written back as read)
+    assert pickle.loads(pickle.dumps(again["pkg/calls.py"])) == fresh
+    moved = dataclasses.replace(decode_shard(shard)["pkg/calls.py"], line_count=99)
+    assert moved.calls == fresh.calls and moved.line_count == 99 and moved != fresh
+    rows, _, blob = shard.partition(b"\n")
+    bad = orjson.loads(rows)
+    bad[0][-1] = len(blob) + 1
+    with pytest.raises(ValueError, match="outside its shard"):
+        decode_shard(orjson.dumps(bad) + b"\n" + blob)
+
+
 def _built_tree(tmp_path: Path, files: dict[str, str]) -> tuple[Path, datetime]:
     """``files`` written under ``tmp_path/repo``, their mtimes stamped, built once:
     (root, the build's time)."""

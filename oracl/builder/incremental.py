@@ -39,7 +39,7 @@ from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
 
-FORMAT = 7                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros; 7: in shards
+FORMAT = 8                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros; 7: in shards; 8: the call sites and symbol details after the rows, decoded when read
 SHARDS = 256                     # facts.NN.bin: a one-file change rewrites ~1/256 of the facts
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
@@ -52,7 +52,50 @@ MIN_CHANGED_FOR_FULL = 64        # … unless so few files changed that reading 
 FIELDS = tuple(f.name for f in fields(FileFacts))
 # fields holding tuples of tuples (JSON turns them into lists; the providers hash some)
 _NESTED = frozenset({"symbols", "headings", "md_links", "config_values", "mentions", "comment_refs", "secrets",
-                     "symbol_details", "calls", "test_markers", "refs", "bases", "typed"})
+                     "test_markers", "refs", "bases", "typed", "renames"})
+# two thirds of the facts' bytes, read only for the files whose symbols or edges are made
+# again: a shard holds them after its rows, each file's as one JSON document that its row
+# locates, decoded when first read (``LazyFacts``)
+HEAVY = ("symbol_details", "calls")
+_ROW = tuple(n for n in FIELDS if n not in HEAVY)  # a shard row: these fields, then where its heavy ones lie
+assert FIELDS[FIELDS.index(HEAVY[0]):FIELDS.index(HEAVY[0]) + len(HEAVY)] == HEAVY  # (next to each other)
+_NO_HEAVY = b"[[],[]]"
+
+
+class LazyFacts(FileFacts):
+    """A file's facts decoded from a shard but for ``HEAVY``, which are decoded from the
+    row's string when first read (each shard's rows were decoded whole, 0.6 s of a cold
+    rebuild at 20k files, for the few files a change makes anything of again). Equal to,
+    and hashed as, the ``FileFacts`` with the same fields; pickled whole."""
+
+    __slots__ = ("_heavy",)
+
+    def __getattr__(self, name: str) -> Any:  # (only for a field not set yet)
+        if name not in HEAVY:
+            raise AttributeError(name)
+        details, calls = orjson.loads(object.__getattribute__(self, "_heavy"))  # (a view of its shard's bytes)
+        object.__setattr__(self, "symbol_details", tuple(map(tuple, details)))
+        object.__setattr__(self, "calls", tuple(map(tuple, calls)))
+        return object.__getattribute__(self, name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileFacts):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in FIELDS)
+
+    __hash__ = FileFacts.__hash__
+
+
+def _heavy(f: FileFacts) -> bytes:
+    """The JSON of ``f``'s ``HEAVY`` fields (a lazy one's: the bytes it was read from)."""
+    if isinstance(f, LazyFacts):
+        try:
+            return bytes(object.__getattribute__(f, "_heavy"))
+        except AttributeError:
+            pass
+    if not f.symbol_details and not f.calls:
+        return _NO_HEAVY
+    return orjson.dumps([f.symbol_details, f.calls])
 
 
 def schema_digest() -> str:
@@ -90,14 +133,15 @@ def shard_name(path: str) -> str:
 
 
 def encode_shard(facts: list[FileFacts]) -> bytes:
-    return orjson.dumps([[getattr(f, name) for name in FIELDS] for f in facts])
-
-
-def encode_facts(facts: list[FileFacts], header: dict[str, Any]) -> bytes:
-    """The facts of ``facts`` in one document (the head's fields with every row): what
-    ``write_facts`` splits into shards."""
-    rows = [[getattr(f, name) for name in FIELDS] for f in facts]
-    return orjson.dumps({**header, "fields": FIELDS, "facts": rows})
+    """A shard: a line of rows (each ``_ROW``'s fields, then the offset and length of the
+    file's ``HEAVY`` fields' JSON after the line), then those JSON documents."""
+    rows, blobs, at = [], [], 0
+    for f in facts:
+        heavy = _heavy(f)
+        rows.append([*(getattr(f, name) for name in _ROW), at, len(heavy)])
+        blobs.append(heavy)
+        at += len(heavy)
+    return orjson.dumps(rows) + b"\n" + b"".join(blobs)
 
 
 def write_facts(folder: Path, facts: list[FileFacts], header: dict[str, Any], previous: Previous | None,
@@ -157,24 +201,27 @@ def read_facts(bundle: Path, head: dict[str, Any]) -> dict[str, FileFacts]:
         data = (bundle / name).read_bytes()
         if hashlib.sha256(data).hexdigest() != digest:
             raise ValueError(f"{name} does not match its digest")
-        out.update(decode_rows(orjson.loads(data)))
+        out.update(decode_shard(data))
     return out
 
 
-def decode_facts(data: bytes) -> tuple[dict[str, Any], dict[str, FileFacts]]:
-    """(header, facts by path) of one document ``encode_facts`` made; ValueError when it is
-    not a facts document of this format."""
-    doc = orjson.loads(data)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or tuple(doc.get("fields", ())) != FIELDS:
-        raise ValueError("not a facts cache of this version")
-    return doc, decode_rows(doc.pop("facts"))
-
-
-def decode_rows(rows: list[list[Any]]) -> dict[str, FileFacts]:
-    idx = {name: i for i, name in enumerate(FIELDS)}
+def decode_shard(data: bytes) -> dict[str, FileFacts]:
+    """Each file's facts in a shard ``encode_shard`` made: a ``LazyFacts`` when it holds
+    call sites or symbol details. ValueError when it is not such a shard."""
+    cut = data.find(b"\n")
+    if cut < 0:
+        raise ValueError("a facts shard of another layout")
+    rows = orjson.loads(data[:cut])
+    blob = memoryview(data)[cut + 1:]
+    if not isinstance(rows, list) or any(not isinstance(row, list) or len(row) != len(_ROW) + 2 for row in rows):
+        raise ValueError("a facts row of another layout")
+    idx = {name: i for i, name in enumerate(_ROW)}
     imports, nested = idx["imports"], [idx[n] for n in _NESTED]
     apis, spaces = idx["sensitive_apis"], idx["namespaces"]
+    first = FIELDS.index(HEAVY[0])  # (the heavy fields are next to each other in FileFacts)
+    before, after = first, len(_ROW)
     out: dict[str, FileFacts] = {}
+    setattr_, delattr_ = object.__setattr__, object.__delattr__
     for row in rows:
         for i in nested:
             if row[i]:
@@ -184,7 +231,20 @@ def decode_rows(rows: list[list[Any]]) -> dict[str, FileFacts]:
         row[imports] = tuple((m, tuple(names), lvl, a, b) for m, names, lvl, a, b in row[imports])
         row[apis] = tuple(row[apis])
         row[spaces] = tuple(row[spaces])
-        out[row[0]] = FileFacts(*row)
+        start, size = row[-2], row[-1]
+        if not isinstance(start, int) or not isinstance(size, int) or start < 0 or size < 0 \
+                or start + size > len(blob):
+            raise ValueError("a facts row points outside its shard")
+        heavy = blob[start:start + size]
+        args = [*row[:before], (), (), *row[before:after]]
+        if heavy == _NO_HEAVY:
+            out[row[0]] = FileFacts(*args)
+            continue
+        f = LazyFacts(*args)
+        delattr_(f, "symbol_details")
+        delattr_(f, "calls")
+        setattr_(f, "_heavy", heavy)
+        out[row[0]] = f
     return out
 
 

@@ -66,6 +66,8 @@ class IndexView:
     facts: dict[str, FileFacts]
     modules: dict[str, list[str]] = field(default_factory=dict)
     basenames: dict[str, list[str]] = field(default_factory=dict)
+    # each file's symbol and heading lines by name, made when first asked for (a cold
+    # build's providers ask of a few files: making them for every file took 0.3 s at 20k)
     symbols: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     anchors: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
@@ -92,26 +94,19 @@ class IndexView:
             qualified = ".".join(parts[k:])
             if qualified != ".".join(parts):
                 modules[qualified].append(path)
-        symbols = {p: {s[0]: (s[2], s[3]) for s in f.symbols} for p, f in facts.items() if f.symbols}
-        anchors = {p: {heading_slug(h[0]): (h[2], h[3]) for h in f.headings}
-                   for p, f in facts.items() if f.headings}
-        return cls(facts, dict(modules), dict(basenames), symbols, anchors)
+        return cls(facts, dict(modules), dict(basenames))
 
     @classmethod
     def again(cls, previous: IndexView, facts: dict[str, FileFacts], changed: set[str]) -> IndexView:
         """``build(facts)`` from the index of the previous build's facts, when the files
         are the same paths and only ``changed`` ones changed: the module map and the file
-        names are the previous build's, the symbol and heading lines of the changed files
-        made again (a long-lived builder's; the memo starts empty)."""
+        names are the previous build's, and so are the symbol and heading lines it made,
+        but the changed files' (made again when asked for; a long-lived builder's; the
+        memo starts empty)."""
         symbols, anchors = dict(previous.symbols), dict(previous.anchors)
         for p in changed:
-            f = facts[p]
             symbols.pop(p, None)
             anchors.pop(p, None)
-            if f.symbols:
-                symbols[p] = {s[0]: (s[2], s[3]) for s in f.symbols}
-            if f.headings:
-                anchors[p] = {heading_slug(h[0]): (h[2], h[3]) for h in f.headings}
         return cls(facts, previous.modules, previous.basenames, symbols, anchors)
 
     def module(self, name: str, from_path: str) -> str | None:
@@ -138,7 +133,11 @@ class IndexView:
                 [(name, self.module(f"{absolute}.{name}", from_path)) for name in names])
 
     def symbol_range(self, path: str, name: str) -> tuple[int, int] | None:
-        return self.symbols.get(path, {}).get(name)
+        lines = self.symbols.get(path)
+        if lines is None:
+            f = self.facts.get(path)
+            lines = self.symbols[path] = {s[0]: (s[2], s[3]) for s in f.symbols} if f is not None else {}
+        return lines.get(name)
 
     def path(self, candidate: str, from_path: str, *, basename_fallback: bool = False) -> str | None:
         """Resolve a written path: relative to the referring file, then to the root, then
@@ -169,4 +168,9 @@ class IndexView:
     def anchor_range(self, path: str, link: str) -> tuple[int, int] | None:
         if "#" not in link:
             return None
-        return self.anchors.get(path, {}).get(heading_slug(unquote(link.split("#", 1)[1])))
+        lines = self.anchors.get(path)
+        if lines is None:
+            f = self.facts.get(path)
+            lines = self.anchors[path] = {heading_slug(h[0]): (h[2], h[3]) for h in f.headings} \
+                if f is not None else {}
+        return lines.get(heading_slug(unquote(link.split("#", 1)[1])))

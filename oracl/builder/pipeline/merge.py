@@ -44,9 +44,10 @@ def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterabl
             if e.source == e.target:
                 dropped["self_loop"] += 1
                 continue
-            if e.key in chosen:
+            k = e.key
+            if k in chosen:
                 dropped["duplicate"] += 1
-            chosen[e.key] = e
+            chosen[k] = e
     return MergeResult([chosen[k] for k in sorted(chosen)], dropped)
 
 
