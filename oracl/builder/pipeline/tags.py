@@ -93,8 +93,9 @@ def path_tags(path: str, cfg: Config) -> dict[str, object]:
 
     What the folder determines (domain, lifecycle, component; the classification when no
     glob is set) and what the file name determines are each worked out once per folder and
-    per name for a Config object (a whole build asks for every file's: 20k files, 0.42 →
-    0.1 s); the dict is new every call."""
+    per name for a Config object (a whole build asks for every file's: at 20k files in 839
+    folders, 0.42 → 0.26 s in a new process, 0.05 s once the memo is filled); the dict is
+    new every call."""
     memo = _memo_for(cfg)
     folder, _, name = path.rpartition("/")
     at = memo.folders.get(folder)
