@@ -1101,6 +1101,28 @@ def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: 
         decode_shard(orjson.dumps(bad) + b"\n" + blob)
 
 
+def test_a_facts_cache_of_another_format_says_so(tmp_path: Path) -> None:
+    """After an upgrade that changes the facts' layout the build is full, and says why in
+    the words the settings' changes use (it said "unreadable")."""
+    from oracl.builder.incremental import FORMAT
+
+    root = write_tree(tmp_path / "r", {"m.py": "x = 1\n"})
+    _stamp(root / "m.py", 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    bundle = Path(build(root, now=t0, **KW).bundle_path)
+    head = orjson.loads((bundle / FACTS_FILE).read_bytes())
+    head["format"] = FORMAT - 1
+    data = orjson.dumps(head)
+    (bundle / FACTS_FILE).write_bytes(data)
+    manifest = orjson.loads((bundle / "manifest.json").read_bytes())
+    manifest["files"][FACTS_FILE] = hashlib.sha256(data).hexdigest()
+    (bundle / "manifest.json").write_bytes(orjson.dumps(manifest))
+    (root / "m.py").write_text("x = 2\n")
+    _stamp(root / "m.py", 1)
+    assert build(root, now=t0 + timedelta(minutes=2), **KW).mode == \
+        "full: the cache format changed since the previous build"
+
+
 def _built_tree(tmp_path: Path, files: dict[str, str]) -> tuple[Path, datetime]:
     """``files`` written under ``tmp_path/repo``, their mtimes stamped, built once:
     (root, the build's time)."""

@@ -182,9 +182,16 @@ def _tuple(value: Any) -> Any:
     return tuple(_tuple(v) if isinstance(v, list) else v for v in value)
 
 
+class OtherFormat(ValueError):
+    """A facts cache an older or newer ORACL wrote (its head names another ``FORMAT``)."""
+
+
 def decode_head(data: bytes) -> dict[str, Any]:
-    """The head of a facts cache; ValueError when it is not one of this format."""
+    """The head of a facts cache; ``OtherFormat`` when another version's, ValueError when
+    it is not one."""
     doc = orjson.loads(data)
+    if isinstance(doc, dict) and isinstance(doc.get("format"), int) and doc["format"] != FORMAT:
+        raise OtherFormat(f"a facts cache of format {doc['format']}, not {FORMAT}")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or tuple(doc.get("fields", ())) != FIELDS \
             or not isinstance(doc.get("shards"), dict):
         raise ValueError("not a facts cache of this version")
@@ -403,6 +410,8 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
         return None, "full: the facts cache does not match its manifest"
     try:
         head = decode_head(raw)
+    except OtherFormat:  # (an upgrade: said as the settings' changes are)
+        return None, f"full: {_WHY['format']} since the previous build"
     except (ValueError, TypeError, orjson.JSONDecodeError):
         return None, "full: the facts cache is unreadable"
     if carry is not None and carry.bundle == bundle and carry.facts_sha256 == digest:
