@@ -150,6 +150,11 @@ def test_the_memo_of_folders_and_names_never_serves_another_path_or_config() -> 
     assert path_tags("svc/api/a.py", cfg)["domain"] == "services"
     assert path_tags("docs/public/a.md", Config())["classification"] == "public"
     assert path_tags("docs/publicity/a.md", Config())["classification"] == "internal"
+    from oracl.builder.pipeline import tags
+
+    held = tags._memo_for(cfg)  # (what a thread building with ``cfg`` holds while another asks)
+    path_tags("svc/other/b.py", Config())
+    assert held[0] is cfg and "svc/other" not in held[1]  # the other Config's folders went to its own memo
     first = path_tags("x/y/z.py", CFG)
     first["domain"] = "changed by a caller"
     assert path_tags("x/y/z.py", CFG)["domain"] == "x"  # each call's dict is its own

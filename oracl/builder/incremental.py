@@ -63,10 +63,10 @@ _NO_HEAVY = b"[[],[]]"
 
 
 class LazyFacts(FileFacts):
-    """A file's facts decoded from a shard but for ``HEAVY``, which are decoded from the
-    row's string when first read (each shard's rows were decoded whole, 0.6 s of a cold
-    rebuild at 20k files, for the few files a change makes anything of again). Equal to,
-    and hashed as, the ``FileFacts`` with the same fields; pickled whole."""
+    """A file's facts decoded from a shard but for ``HEAVY``, which stay the shard's bytes
+    until first read (each shard's rows were decoded whole, 0.6 s of a cold rebuild at 20k
+    files, for the few files a change makes anything of again). Equal to the
+    ``FileFacts`` with the same fields, both ways round; pickled whole."""
 
     __slots__ = ("_heavy",)
 

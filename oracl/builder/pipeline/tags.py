@@ -7,8 +7,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from dataclasses import field as dc_field
 
 from oracl.core.config import Config
 from oracl.core.paths import glob_match
@@ -96,14 +94,14 @@ def path_tags(path: str, cfg: Config) -> dict[str, object]:
     per name for a Config object (a whole build asks for every file's: at 20k files in 839
     folders, 0.42 → 0.26 s in a new process, 0.05 s once the memo is filled); the dict is
     new every call."""
-    memo = _memo_for(cfg)
+    _, folders, names = _memo_for(cfg)
     folder, _, name = path.rpartition("/")
-    at = memo.folders.get(folder)
+    at = folders.get(folder)
     if at is None:
-        at = memo.folders[folder] = _folder_tags(path, cfg)
-    of_name = memo.names.get(name)
+        at = folders[folder] = _folder_tags(path, cfg)
+    of_name = names.get(name)
     if of_name is None:
-        of_name = memo.names[name] = _name_tags(name)
+        of_name = names[name] = _name_tags(name)
     domain, lifecycle, classification, component = at
     tags: dict[str, object] = {
         "domain": domain,
@@ -118,23 +116,21 @@ def path_tags(path: str, cfg: Config) -> dict[str, object]:
     return tags
 
 
-@dataclass(slots=True)
-class _Memo:
-    cfg: Config | None = None
-    folders: dict[str, tuple[str, str, str | None, str | None]] = dc_field(default_factory=dict)
-    names: dict[str, tuple[str, bool, str]] = dc_field(default_factory=dict)
-
-
-_MEMO = _Memo()
-_MEMO_MAX = 1 << 18  # folders and names kept for one Config: emptied past this many
+# (the Config, its folders' tags, its names' tags): replaced whole, never emptied in place,
+# so a thread holding another Config's never reads this one's
+_Memo = tuple[Config | None, dict[str, tuple[str, str, str | None, str | None]], dict[str, tuple[str, bool, str]]]
+_MEMO: _Memo = (None, {}, {})
+_MEMO_MAX = 1 << 18  # folders and names kept for one Config: started again past this many
 
 
 def _memo_for(cfg: Config) -> _Memo:
     """The memo of ``cfg`` (a Config is immutable: the same object gives the same tags);
-    another Config object starts it again."""
-    if _MEMO.cfg is not cfg or len(_MEMO.folders) + len(_MEMO.names) > _MEMO_MAX:
-        _MEMO.cfg, _MEMO.folders, _MEMO.names = cfg, {}, {}
-    return _MEMO
+    another Config object starts a new one."""
+    global _MEMO
+    memo = _MEMO
+    if memo[0] is not cfg or len(memo[1]) + len(memo[2]) > _MEMO_MAX:
+        memo = _MEMO = (cfg, {}, {})
+    return memo
 
 
 def _folder_tags(path: str, cfg: Config) -> tuple[str, str, str | None, str | None]:
