@@ -53,8 +53,6 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
     return path
 
 
-
-
 @contextmanager
 def _transaction(store: Store) -> Iterator[None]:
     """One write transaction: committed when the block ends, rolled back when it raises."""
