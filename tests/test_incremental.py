@@ -1723,3 +1723,57 @@ def test_name_tables_written_again_heal_a_damaged_part_of_the_same_name(tmp_path
     assert name_tables.write(PartStore(store.root), table, heal=True) == entry
     back = name_tables.read(PartStore(store.root), {name_tables.KEY: entry}, {"a.py": 0, "b.py": 1})
     assert back is not None and back.t.kind == table.t.kind and back.attached == table.attached
+
+
+def test_a_cold_build_proves_its_structure_the_latests_file_by_file(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``same_structure``: a cold build whose files all stayed, whose settings key is the
+    latest's, whose files read again kept their record tags and whose files with edges
+    made again merged into the same (source, target, relation, κ) edges takes the
+    latest's structure — no pass works out every node's structure (``_structure``) — and
+    its export and every table row are still a full build's. Each proof that fails says
+    which, and the whole is worked out: an edge more, a secret (a tag) in a file."""
+    import oracl.builder.pipeline.weigh as weigh_mod
+
+    n = 120
+    root, files, t0 = _chain_tree(tmp_path, n)
+    whole: list[int] = []
+    real = weigh_mod._structure
+
+    def counting(*a: Any) -> Any:
+        whole.append(1)
+        return real(*a)
+
+    monkeypatch.setattr(weigh_mod, "_structure", counting)
+
+    def step(k: int, rel: str, text: str) -> tuple[str, bool]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        whole.clear()
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        worked_out = bool(whole)
+        rows = _graph_rows(root)
+        export = _canonical(root)
+        vault, saved = root / ".oracl", root.parent / "saved-vault"
+        shutil.copytree(vault, saved, symlinks=True)
+        build(root, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
+        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
+        assert _graph_rows(root) == rows, k
+        shutil.rmtree(vault)
+        saved.rename(vault)
+        return report.weigh_mode, worked_out
+
+    # a comment: the file and the one importing it had their edges made again, both the same
+    assert step(1, "pkg/m7.py", files["pkg/m7.py"] + "# 1\n") == \
+        ("weigh: the structure is the latest's, 2 files' edges compared", False)
+    # a body and its lines moved: fragments move, the structure does not
+    assert step(2, "pkg/m50.py", "\n\n" + files["pkg/m50.py"].replace("x + 50", "x * 50 + 1")) == \
+        ("weigh: the structure is the latest's, 2 files' edges compared", False)
+    # an edge more: worked out whole, the structure moved (the ranks are ranked again)
+    assert step(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"]) == \
+        ("weigh: every node's structure worked out and the edges ranked (pkg/m9.py's edges moved)", True)
+    # the next edit proves it again, against the latest
+    assert step(4, "pkg/m20.py", files["pkg/m20.py"] + "# 4\n")[1] is False
+    # a secret in a file: its record's tags moved
+    assert step(5, "pkg/m30.py", files["pkg/m30.py"] + "KEY = '" + "AKIA" + "QWERTYUIOPASDFGH'\n") == \
+        ("weigh: every node's structure worked out and the edges ranked (pkg/m30.py's tags moved)", True)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from oracl.builder import name_tables, read_sets
+from oracl.builder import name_tables, read_sets, same_structure
 from oracl.builder.edge_shards import read_edges, write_edges
 from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
@@ -74,7 +74,7 @@ from oracl.builder.pipeline.merge import (
     write_jsonl,
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
-from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, weigh
+from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, settings_key, weigh
 from oracl.builder.reach import (
     Unmoved,
     copy_rows,
@@ -88,6 +88,7 @@ from oracl.builder.reach import (
 )
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.resolve_again import Again, resolve_again
+from oracl.builder.same_structure import kept_structure
 from oracl.builder.segments import Segments, reusable
 from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
 from oracl.bundle import provenance
@@ -260,6 +261,7 @@ class BuildReport:
     symbols_mode: str = ""  # "symbols: whole (why)" or "symbols: the rows of N changed files made again, …"
     database_mode: str = ""  # "database: made from scratch" | "database: the standby updated in place (…)" | "…: a copy"
     untrusted: tuple[str, ...] = ()  # vault files this user's oracl did not write, ignored (design §11)
+    weigh_mode: str = ""  # "weigh: the structure is the latest's, …" | "weigh: every node's structure worked out …"
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -780,14 +782,26 @@ def read_history_phase(plan: Plan, r: Read) -> History:
     return read_history(plan.root, {f.path for f in r.facts})
 
 
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    graph: WeightedGraph
+    settings: str  # ``weigh.settings_key``: stat.bin records it
+    mode: str      # how the structure was had: "weigh: …"
+
+
 def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history: History,
-                latest: dict[str, Any] | None = None) -> WeightedGraph:
+                latest: dict[str, Any] | None = None,
+                again: tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...] | None = None,
+                by_file: tuple[dict[str, list[Edge]], dict[str, list[Edge]]] | None = None) -> Weighed:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
     come back as raw doubles, exact) while this process makes the node rows. ``latest``:
     the latest build's ``stat.bin`` header: when this build's structure is the one it
     recorded, its raw ranks are read back instead and the artifact rows are made when read
     (``weigh``'s ``lazy``: a cold build reads those of its reach and of the export's groups
-    made again)."""
+    made again). ``again``/``by_file`` (a cold build's, ``kept_edge_shards``): the latest's
+    edges per file and the files whose edges were made again, and this build's edges per
+    file: when they prove the structure the latest's (``same_structure``), no pass over
+    every node's structure is made."""
     from array import array
 
     from oracl.builder.pipeline.duoranker import raw_ranks
@@ -810,18 +824,34 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     # the graph only as reviewed, query-local learned data (§9), never as a global prior
     facts = {f.path: f for f in r.facts}
     overrides = _sensitivity_overrides(plan.cfg, r.facts)
+    learned = r.made_under[1] if r.made_under is not None else {}
+    settings = settings_key(plan.cfg, Counter(), overrides, history.messages, learned, [*r.overlay, *history.edges])
     carry = plan.carry
     if carry is not None and carry.graph is not None and r.previous is not None and carry.bundle == r.previous.bundle:
-        again = reweigh(carry.graph, r.records, facts, merged.edges, plan.cfg, Counter(), overrides, history.messages)
-        if again is not None:
+        graph = reweigh(carry.graph, r.records, facts, merged.edges, plan.cfg, Counter(), overrides, history.messages)
+        if graph is not None:
             carry.graph = None  # its rows are this build's now (changed in place)
-            return again
+            return Weighed(graph, settings, "weigh: the kept graph's, its moved rows made again")
     if carry is not None:
         carry.graph = None  # not held beside the graph made now
     latest = latest or {}
-    return weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
-                 history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
-                 latest_ranks=latest_ranks(store_of(plan.vault.dir), latest), lazy=carry is None)
+    ranks = latest_ranks(store_of(plan.vault.dir), latest)
+    kept, why = None, "no previous build" if r.previous is None else "every file's edges made"
+    if carry is None and r.previous is not None and not plan.cfg.two_layer and again is not None and by_file is not None \
+            and again[0][0] is not None and again[1][0] is not None and again[0][1] is not None:
+        kept, why = kept_structure(r.previous.bundle, latest, settings, plan.cfg, learned, r.facts, r.previous.facts,
+                                   r.records, r.reread, merged.edges, (again[0][0], again[1][0]), by_file,
+                                   again[0][1], history.edges, r.overlay, ranks)
+    graph = weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
+                  history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
+                  latest_ranks=ranks, lazy=carry is None, kept=kept)
+    if kept is not None and graph.make is not None and not graph.ranked_here and graph.structure_key == kept.key:
+        mode = f"weigh: the structure is {why}"
+    elif not graph.ranked_here:
+        mode = f"weigh: every node's structure worked out ({why}), the same as the latest's: its ranks read back"
+    else:
+        mode = f"weigh: every node's structure worked out and the edges ranked ({why})"
+    return Weighed(graph, settings, mode)
 
 
 # ---- Export and bundle ---------------------------------------------------------------------
@@ -1217,7 +1247,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         history = timed("history", read_history_phase, plan, r)
-        by_file, linked_again = None, None
+        by_file, linked_again, again = None, None, None
         if not plan.skip & {"phase2", "phase3"}:  # per file: kept for the next build (in memory, and in shards)
             if plan.carry is not None:
                 again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
@@ -1250,7 +1280,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
         early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle)
         del latest_bundle
-        graph = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest)
+        weighed = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest,
+                        again if by_file is not None and plan.carry is None else None, by_file)
+        graph, weigh_mode = weighed.graph, weighed.mode
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None
         if graph.moved is not None:  # (a long-lived builder's reweigh says it)
@@ -1282,7 +1314,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         # (what ``uptodate`` compares the next build with, and what its report then says)
         stat_extra = {"inputs": d.inputs, "scan_started_ns": d.scan_started_ns, "orphans": graph.orphans,
                       "mu": graph.mu, "sigma": graph.sigma,  # (the header's are rounded)
-                      "structure_sha256": graph.structure_key,
+                      "structure_sha256": graph.structure_key, same_structure.KEY: weighed.settings,
                       # (ranks read back are the latest's part: not converted and hashed again)
                       "ranks": latest["ranks"] if not graph.ranked_here and "ranks" in latest
                       else put_ranks(store_of(plan.vault.dir), graph.rank_raw)}
@@ -1369,4 +1401,5 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         bundle_path=str(vault.bundle(plan.build_id)), fts=plan.fts, two_layer=plan.cfg.two_layer,
         signature=loaded.signature, orphans=facts.orphans, mode=mode,
         files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode, database_mode=database_mode,
+        weigh_mode=weigh_mode,
         untrusted=untrusted)

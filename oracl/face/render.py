@@ -311,6 +311,8 @@ def build_summary(r: dict[str, Any]) -> None:
             _line("symbols", r["symbols_mode"].removeprefix("symbols: "))
         if r.get("database_mode"):
             _line("database", r["database_mode"].removeprefix("database: "))
+        if r.get("weigh_mode"):
+            _line("weigh", r["weigh_mode"].removeprefix("weigh: "))
     else:
         out().print(f"[bold green]{'Up to date' if current else 'Built'}[/] {r['root']}  build [cyan]{r['build_id']}[/]")
         out().print(f"[dim]{r['mode']}[/]", highlight=False)
@@ -318,6 +320,8 @@ def build_summary(r: dict[str, Any]) -> None:
             out().print(_field(r["symbols_mode"]), style="dim", markup=False, highlight=False)
         if r.get("database_mode"):
             out().print(_field(r["database_mode"]), style="dim", markup=False, highlight=False)
+        if r.get("weigh_mode"):
+            out().print(_field(r["weigh_mode"]), style="dim", markup=False, highlight=False)
     if r.get("untrusted"):
         err().print(f"Warning: ignored {', '.join(r['untrusted'])}: not written by your oracl (it came with the "
                     "tree, or was edited by hand); `oracl learn trust` takes it after you read it",

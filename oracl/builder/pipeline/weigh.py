@@ -358,12 +358,130 @@ def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usag
     return h.hexdigest()
 
 
+def settings_key(cfg: Config, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
+                 history: Mapping[str, str], learned: Mapping[str, object], fixed: Sequence[Edge]) -> str:
+    """A digest of what every record and edge besides the files' own facts is made under:
+    the configuration, usage, sensitivity overrides, each file's commit messages, the
+    learned tags, and the edges no file makes (``fixed``: the learned overlay's and the
+    history's, every field). Two builds with equal keys make equal records and merged
+    edges from equal facts: what ``KeptStructure``'s proof leans on for every file it
+    does not look at."""
+    h = hashlib.sha256()
+    h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
+                           sorted(history.items())]))
+    h.update(orjson.dumps(learned, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
+    h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence, e.source_fragment, e.target_fragment,
+                            e.producer, e.provider) for e in fixed]))
+    return h.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class KeptStructure:
+    """The latest build's structure, taken by a cold build that proved, file by file, that
+    its own is the same (``builder/same_structure.py``): its ``structure_key``, the
+    aggregates of its header (n, Σassoc, Σassoc²: the association values are the
+    structure's), what reads its raw ranks back and its orphans."""
+
+    key: str
+    terms: derive.Terms
+    ranks: Callable[[int], list[float] | None]
+    orphans: int
+
+
+def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge], cfg: Config,
+                usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str], history: Mapping[str, str],
+                kept: KeptStructure) -> WeightedGraph | None:
+    """``weigh(lazy=True)``'s graph for a structure proven to be the latest's, without a
+    pass that works out every node's structure: the weights and edges are made (a list
+    each), the hubs' and the rows' structure is worked out only for the nodes made, from
+    an index of each node's edges, and μ, σ, the orphans and the raw ranks are the
+    latest's. None when the latest's figures do not fit (``weigh`` then makes the whole)."""
+    domains = sorted({str(r.tags["domain"]) for r in records})
+    hubs = {d: hub_id(d) for d in domains}
+    if kept.terms.n != len(records) + len(domains):
+        return None
+    n_merged = len(merged)
+    edges = merged + [Edge(r.path, hubs[str(r.tags["domain"])], "belongs_to", 1.0, "", "", "hubs", "hubs")
+                      for r in records]
+    pairs = [(e.relation, e.confidence) for e in edges]
+    wcache = {p: r9(cfg.relation_prior(p[0]) * p[1]) for p in set(pairs)}  # w = ρ·κ, as ``_structure``
+    weights = [wcache[p] for p in pairs]
+    raw = kept.ranks(len(edges))
+    if raw is None:
+        return None
+    endpoints = [(e.source, e.target) for e in edges]
+    outgoing: dict[str, list[int]] = defaultdict(list)
+    incoming: dict[str, list[int]] = defaultdict(list)
+    for i, (a, b) in enumerate(endpoints):
+        outgoing[a].append(i)
+        incoming[b].append(i)
+    s = Structure(edges, weights, {}, Counter(), Counter(), defaultdict(set), defaultdict(set), set(), {}, domains)
+    structural_hub = "belongs_to" not in NOT_STRUCTURAL
+    cap = cfg.association_cap
+
+    def fill(node: str) -> None:
+        """``node``'s entries of ``s``, as ``_structure`` makes them (its edges visited as
+        there: as a source, then as a target; a hub membership counts only towards the
+        degree and, when structural, the association)."""
+        if node in s.assoc:
+            return
+        incident: list[float] = []
+        degree_all = degree_aa = 0
+        for i in outgoing.get(node, ()):
+            degree_all += 1
+            rel = edges[i].relation
+            if i >= n_merged:
+                if structural_hub:
+                    incident.append(weights[i])
+            elif rel not in NOT_STRUCTURAL:
+                incident.append(weights[i])
+                degree_aa += 1
+                s.referred[node].add(edges[i].target)
+        for i in incoming.get(node, ()):
+            degree_all += 1
+            e = edges[i]
+            if i >= n_merged:
+                if structural_hub:
+                    incident.append(weights[i])
+            elif e.relation not in NOT_STRUCTURAL:
+                incident.append(weights[i])
+                degree_aa += 1
+                s.referrers[node].add(e.source)
+                if e.relation == "tests" and is_test_path(e.source):
+                    s.tested.add(node)
+        s.degree_all[node], s.degree_aa[node] = degree_all, degree_aa
+        s.assoc[node] = association(incident, cap)
+
+    newest = max((facts[r.path].mtime_ns for r in records), default=0)
+    terms = derive.Terms(kept.terms.n, kept.terms.s1, kept.terms.s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
+    by_path = {r.path: r for r in records}
+
+    def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
+        fill(path)
+        return _artifact_node(by_path[path], facts[path], s, terms, newest, usage, sensitivity_overrides, history)
+
+    node_rows: list[NodeRow] = [{"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
+                                for r in records]
+    for d in domains:
+        fill(hubs[d])
+    stored: dict[str, derive.Stored] = {}
+    node_rows.extend(_hub_rows(s, terms, stored))
+    edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
+    ids = {r.path: r.artifact_id for r in records}
+    graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
+                          len(domains), edge_terms, stored, raw, Counter(rel for rel, _ in pairs),
+                          endpoints, kept.orphans)
+    graph.structure_key, graph.make, graph.ranked_here = kept.key, make, False
+    return graph
+
+
 def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge],
           cfg: Config, usage: Mapping[str, int] | None = None,
           sensitivity_overrides: Mapping[str, str] | None = None,
           rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None,
           keep: bool = False, latest_key: str = "",
-          latest_ranks: Callable[[int], list[float] | None] | None = None, lazy: bool = False) -> WeightedGraph:
+          latest_ranks: Callable[[int], list[float] | None] | None = None, lazy: bool = False,
+          kept: KeptStructure | None = None) -> WeightedGraph:
     """``rank_job`` starts the edge ranking and returns a function that waits for it: the
     builder runs it in a second process while this one makes the node rows. ``history``
     is each file's past commit messages (design §5c). Edges of a relation in
@@ -376,10 +494,16 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     its raw ranks back (given the number of edges; None when they cannot be read). When
     this graph's key is that one, its raw ranks are those (equal structure, equal ranks)
     and the DuoRanker does not run; with ``lazy`` too, the artifact rows are made only when
-    read (``WeightedGraph.full``): a cold build reads few of them."""
+    read (``WeightedGraph.full``): a cold build reads few of them. ``kept`` (with ``lazy``):
+    the latest's structure, proven the same file by file: no pass over every node's
+    structure and no key is made (``_weigh_kept``), unless its figures do not fit."""
     history = history or {}
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
+    if kept is not None and lazy and not keep:
+        graph = _weigh_kept(records, facts, merged, cfg, usage, sensitivity_overrides, history, kept)
+        if graph is not None:
+            return graph
     s = _structure(records, merged, cfg)
     edges, weights = s.edges, s.weights
     key = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
