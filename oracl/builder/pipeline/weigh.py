@@ -6,6 +6,7 @@ Output: the export's nodes and edges (artifacts named by their node id, the arti
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 from collections import Counter, defaultdict
@@ -396,13 +397,15 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     each), the hubs' and the rows' structure is worked out only for the nodes made, from
     an index of each node's edges, and μ, σ, the orphans and the raw ranks are the
     latest's. None when the latest's figures do not fit (``weigh`` then makes the whole)."""
-    domains = sorted({str(r.tags["domain"]) for r in records})
+    member = [str(r.tags["domain"]) for r in records]
+    members = Counter(member)
+    domains = sorted(members)
     hubs = {d: hub_id(d) for d in domains}
-    if kept.terms.n != len(records) + len(domains):
-        return None
+    if kept.terms.n != len(records) + len(domains) or any(h in facts for h in hubs.values()):
+        return None  # (a file named as a hub is: the whole pass sorts it out)
     n_merged = len(merged)
-    edges = merged + [Edge(r.path, hubs[str(r.tags["domain"])], "belongs_to", 1.0, "", "", "hubs", "hubs")
-                      for r in records]
+    edges = merged + [Edge(r.path, hubs[d], "belongs_to", 1.0, "", "", "hubs", "hubs")
+                      for r, d in zip(records, member, strict=True)]
     pairs = [(e.relation, e.confidence) for e in edges]
     wcache = {p: r9(cfg.relation_prior(p[0]) * p[1]) for p in set(pairs)}  # w = ρ·κ, as ``_structure``
     weights = [wcache[p] for p in pairs]
@@ -410,40 +413,44 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     if raw is None:
         return None
     endpoints = [(e.source, e.target) for e in edges]
-    outgoing: dict[str, list[int]] = defaultdict(list)
-    incoming: dict[str, list[int]] = defaultdict(list)
-    for i, (a, b) in enumerate(endpoints):
-        outgoing[a].append(i)
-        incoming[b].append(i)
     s = Structure(edges, weights, {}, Counter(), Counter(), defaultdict(set), defaultdict(set), set(), {}, domains)
-    structural_hub = "belongs_to" not in NOT_STRUCTURAL
     cap = cfg.association_cap
+    w_member = r9(cfg.relation_prior("belongs_to") * 1.0)
+    member_w = [w_member] if "belongs_to" not in NOT_STRUCTURAL else []  # (each membership's part of the association)
+    for d in domains:  # a hub's edges are its members' memberships (no file is named as one, no edge ends in one)
+        h = hubs[d]
+        s.degree_all[h] = members[d]
+        s.assoc[h] = association(member_w * members[d], cap)
+    incoming: dict[str, list[int]] = {}
+
+    def first(end: tuple[str, str]) -> str:
+        return end[0]
 
     def fill(node: str) -> None:
-        """``node``'s entries of ``s``, as ``_structure`` makes them (its edges visited as
-        there: as a source, then as a target; a hub membership counts only towards the
-        degree and, when structural, the association)."""
+        """An artifact's entries of ``s``, as ``_structure`` makes them: its merged edges
+        as a source (a run of ``merged``, sorted by source) and as a target (an index
+        made when first asked), and its hub membership, which counts only towards the
+        degree and, when structural, the association (summed sorted: order is no matter)."""
         if node in s.assoc:
             return
-        incident: list[float] = []
-        degree_all = degree_aa = 0
-        for i in outgoing.get(node, ()):
+        if not incoming:
+            for i in range(n_merged):
+                incoming.setdefault(endpoints[i][1], []).append(i)
+        incident: list[float] = list(member_w)
+        degree_all, degree_aa = 1, 0
+        a = bisect.bisect_left(endpoints, node, 0, n_merged, key=first)
+        b = bisect.bisect_right(endpoints, node, a, n_merged, key=first)
+        for i in range(a, b):
             degree_all += 1
-            rel = edges[i].relation
-            if i >= n_merged:
-                if structural_hub:
-                    incident.append(weights[i])
-            elif rel not in NOT_STRUCTURAL:
+            e = edges[i]
+            if e.relation not in NOT_STRUCTURAL:
                 incident.append(weights[i])
                 degree_aa += 1
-                s.referred[node].add(edges[i].target)
+                s.referred[node].add(e.target)
         for i in incoming.get(node, ()):
             degree_all += 1
             e = edges[i]
-            if i >= n_merged:
-                if structural_hub:
-                    incident.append(weights[i])
-            elif e.relation not in NOT_STRUCTURAL:
+            if e.relation not in NOT_STRUCTURAL:
                 incident.append(weights[i])
                 degree_aa += 1
                 s.referrers[node].add(e.source)
@@ -462,8 +469,6 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
 
     node_rows: list[NodeRow] = [{"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
                                 for r in records]
-    for d in domains:
-        fill(hubs[d])
     stored: dict[str, derive.Stored] = {}
     node_rows.extend(_hub_rows(s, terms, stored))
     edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
