@@ -844,7 +844,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                                    again[0][1], history.edges, r.overlay, ranks)
     graph = weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
                   history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
-                  latest_ranks=ranks, lazy=carry is None, kept=kept)
+                  latest_ranks=ranks, lazy=carry is None, proven=kept)
     if kept is not None and graph.make is not None and not graph.ranked_here and graph.structure_key == kept.key:
         mode = f"weigh: the structure is {why}"
     elif not graph.ranked_here:

@@ -486,7 +486,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
           rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None,
           keep: bool = False, latest_key: str = "",
           latest_ranks: Callable[[int], list[float] | None] | None = None, lazy: bool = False,
-          kept: KeptStructure | None = None) -> WeightedGraph:
+          proven: KeptStructure | None = None) -> WeightedGraph:
     """``rank_job`` starts the edge ranking and returns a function that waits for it: the
     builder runs it in a second process while this one makes the node rows. ``history``
     is each file's past commit messages (design §5c). Edges of a relation in
@@ -499,14 +499,14 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     its raw ranks back (given the number of edges; None when they cannot be read). When
     this graph's key is that one, its raw ranks are those (equal structure, equal ranks)
     and the DuoRanker does not run; with ``lazy`` too, the artifact rows are made only when
-    read (``WeightedGraph.full``): a cold build reads few of them. ``kept`` (with ``lazy``):
+    read (``WeightedGraph.full``): a cold build reads few of them. ``proven`` (with ``lazy``):
     the latest's structure, proven the same file by file: no pass over every node's
     structure and no key is made (``_weigh_kept``), unless its figures do not fit."""
     history = history or {}
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
-    if kept is not None and lazy and not keep:
-        graph = _weigh_kept(records, facts, merged, cfg, usage, sensitivity_overrides, history, kept)
+    if proven is not None and lazy and not keep:
+        graph = _weigh_kept(records, facts, merged, cfg, usage, sensitivity_overrides, history, proven)
         if graph is not None:
             return graph
     s = _structure(records, merged, cfg)
