@@ -607,9 +607,49 @@ def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
+def _changed(r: Read, catchup: tuple[str, ...] | list[str]) -> list[str]:
+    """The files whose symbol rows a build that keeps every other file's makes again: those
+    read again and those a standby it took over holds other rows of."""
+    here = {f.path for f in r.facts}
+    return sorted({*r.reread, *(p for p in catchup if p in here)})
+
+
+# what a task resolving the changed files' symbols returns (``start_symbols``): the rows
+# packed, their sites, their counts and what each file's resolution read
+Resolved = tuple[dict[str, Any], dict[str, list[int]], dict[str, Any], dict[str, frozenset[str]] | None]
+
+
+def start_symbols(ex: Executor, r: Read, previous: Segments | None, catchup: tuple[str, ...] | list[str],
+                  store: PartStore, latest: dict[str, Any], carry: Carry | None) -> Task[Resolved | None] | None:
+    """When ``make_symbols`` will resolve only the changed files against the latest's name
+    tables (a cold build whose files kept their interface), that work as a task started
+    now: reading the tables back (a 29 MB part at 20k files) and resolving those files'
+    calls runs on the other core while this process makes and merges the edges and
+    weighs them; only the changed files' rows come back. None: the build does it itself
+    (every file resolved, a long-lived builder's kept tables, nothing changed, no tables
+    recorded). The task gives None when the tables cannot be read (``make_symbols`` then
+    declares every file, as before)."""
+    if previous is None or previous.compare or carry is not None or r.previous is None or not latest \
+            or name_tables.carried(latest) is None:
+        return None
+    changed = _changed(r, catchup)
+    if not changed:
+        return None
+    order = {f.path: i for i, f in enumerate(r.facts)}
+
+    def work() -> Resolved | None:
+        table = name_tables.read(store, latest, order)
+        if table is None:
+            return None
+        g = symbol_graph(r.facts, r.index, only=frozenset(changed), table=table)
+        return pack_symbols(g.nodes, g.edges), g.sites, g.counts(), g.reads
+
+    return ex.submit("resolving the changed files' symbols", work)
+
+
 def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = (),
                  store: PartStore | None = None, carry: Carry | None = None, ex: Executor | None = None,
-                 latest: dict[str, Any] | None = None) -> Symbols:
+                 latest: dict[str, Any] | None = None, early: Task[Resolved | None] | None = None) -> Symbols:
     """The symbol rows: every file's (no previous segments); or those of the files read
     again and of ``catchup`` (files a standby holds other rows of; those no longer here
     only lose theirs); or (``previous.compare``) every file's, compared with the previous
@@ -619,7 +659,9 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     this build's are kept in ``Symbols.table``. ``ex``: a pass that compares every file's
     rows resolves half of the call sites in a task of it (``symbol_graph``'s ``fork``).
     ``latest``: the latest build's ``stat.bin`` header, whose name tables (``name_tables``)
-    a build with no kept tables reads back instead of declaring every file again."""
+    a build with no kept tables reads back instead of declaring every file again.
+    ``early``: that read and the changed files' resolution, started before
+    (``start_symbols``)."""
     keep_table = carry is not None
     fork = None
     if ex is not None:
@@ -669,25 +711,30 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         made.why = (f"symbols: every file's rows made again, {len(moved):,} moved and {len(gone):,} gone "
                     f"written ({why.removeprefix('symbols: ')})")
         return made
-    changed = sorted({*r.reread, *(p for p in catchup if p in here)})
+    changed = _changed(r, catchup)
     kept = carry.symbol_table if carry is not None and r.previous is not None and \
         carry.bundle == r.previous.bundle else None
     if carry is not None:
         carry.symbol_table = None  # (a kept table is this build's from here on)
     entry = name_tables.carried(latest or {})  # (every file's interface is the latest's)
     read_back, heal = "", False
-    if kept is None and changed and store is not None and latest:
+    resolved = ex.join(early) if early is not None and ex is not None else None
+    if kept is None and changed and store is not None and latest and resolved is None:
         kept = name_tables.read(store, latest, {f.path: i for i, f in enumerate(r.facts)})
         read_back = "; the name tables read back" if kept is not None else ""
         heal = kept is None and entry is not None  # (recorded, but missing or damaged: this build's written)
         entry = entry if kept is not None else None
-    if not changed and carry is None:  # nothing to resolve: no file's names are needed
-        g = SymbolGraph()
+    if resolved is not None:  # (the task read the tables back and resolved the changed files)
+        made = Symbols(*resolved[:3], None, sorted({*changed, *gone_too}), why + "; the name tables read back",
+                       reads=resolved[3])
     else:
-        g = symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept)
-    made = Symbols.of(g, None, sorted({*changed, *gone_too}), why + read_back, keep_table)
-    if entry is None and carry is None and g.table is not None:
-        made.write = g.table  # (every file declared: nothing recorded, or the part could not be read)
+        if not changed and carry is None:  # nothing to resolve: no file's names are needed
+            g = SymbolGraph()
+        else:
+            g = symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept)
+        made = Symbols.of(g, None, sorted({*changed, *gone_too}), why + read_back, keep_table)
+        if entry is None and carry is None and g.table is not None:
+            made.write = g.table  # (every file declared: nothing recorded, or the part could not be read)
     made.table_entry, made.heal = entry, heal
     mine = set(changed)
     made.segments = previous.replaced(
@@ -1246,6 +1293,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         untrusted = tuple(r.learned.untrusted)
         reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
+        # the rows this build can differ in from the latest's (builder/reach.py): recorded for
+        # the next build, and with what the latest recorded, the reach of the standby's rows
+        latest = recorded(r.previous.bundle) if r.previous is not None else {}
+        resolving = start_symbols(ex, r, reuse, content.symbols_catchup, store_of(plan.vault.dir), latest,
+                                  plan.carry)
         history = timed("history", read_history_phase, plan, r)
         by_file, linked_again, again = None, None, None
         if not plan.skip & {"phase2", "phase3"}:  # per file: kept for the next build (in memory, and in shards)
@@ -1263,11 +1315,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
                                     linked_again)
-        # the rows this build can differ in from the latest's (builder/reach.py): recorded for
-        # the next build, and with what the latest recorded, the reach of the standby's rows
-        latest = recorded(r.previous.bundle) if r.previous is not None else {}
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
-                        store_of(plan.vault.dir), plan.carry, ex, latest)
+                        store_of(plan.vault.dir), plan.carry, ex, latest, resolving)
+        del resolving
         symbols_mode, database_mode = symbols.why, content.why
         del reuse
         tables_task = None
