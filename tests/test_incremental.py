@@ -1260,9 +1260,10 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     the next build reads back and compares only those rows of its standby and its own; a
     build with no standby to take copies the latest and compares only its own reach.
     After each build every row of the artifact graph's tables, and the export, equal a full
-    build's. An edit that moves an edge records nothing, and the build after it compares
-    every row again; an edit that changes what other files' edges read of a file (a new
-    top-level name) is not a reach either."""
+    build's. When an edit moves an edge, or changes what other files' edges read of a file
+    (a new top-level name), or a learned tag moves a row of a file not read, the reach is
+    found from the export instead: the rows of its groups that are not the latest's parts
+    (``reach_of_groups``; in this four-file tree one group holds every file's rows)."""
     from oracl.bundle import database
 
     root, t0 = _built_tree(tmp_path, CALLERS)
@@ -1304,23 +1305,28 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     assert three.database_mode.endswith("(1 more file caught up)")
     assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py", "pkg/base.py"}
     assert seen[-1].sources == {"pkg/cart.py", "pkg/base.py", "pkg/shop.py"}  # (shop and cart import base)
-    # an import moved an edge: the structure moved, every row is compared, nothing recorded
+    every = set(CALLERS)
+
+    def whole_group() -> bool:
+        return seen[-1] is not None and seen[-1].nodes == seen[-1].sources == every
+
+    # an import moved an edge: the structure moved, the reach is the export's moved groups'
     edit(4, "pkg/shop.py", "import pkg.base\n" + shop)
-    assert seen[-1] is None
-    edit(5, "pkg/cart.py", cart + "# five\n")  # the latest recorded no reach: every row again
-    assert seen[-1] is None
+    assert whole_group()
+    edit(5, "pkg/cart.py", cart + "# five\n")  # (the latest recorded that reach: the standby's is it)
+    assert whole_group()
     edit(6, "pkg/cart.py", cart + "# six\n")
     assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py"}
     # a new top-level name in a file changes what the other files' edges read of it
     edit(7, "pkg/base.py", CALLERS["pkg/base.py"] + "\n\ndef spare():\n    return 2\n")
-    assert seen[-1] is None
+    assert whole_group()
     edit(8, "pkg/cart.py", cart + "# eight\n")
     edit(9, "pkg/cart.py", cart + "# nine\n")
-    assert seen[-1] is not None
-    # a learned review status moves a row of a file that was not read: every row again
+    assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py"}
+    # a learned review status moves a row of a file that was not read
     write_learned(root / ".oracl" / "learned_tags.json", orjson.dumps({"pkg/base.py": {"review_status": "reviewed"}}))
     edit(10, "pkg/cart.py", cart + "# ten\n")
-    assert seen[-1] is None
+    assert whole_group()
 
 
 def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_path: Path,
@@ -1827,3 +1833,66 @@ def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_p
     assert mode == "symbols: the rows of 1 changed file made again, the others reused", mode
     # (and m7's: the standby this build took over holds its rows from before step 1)
     assert calls == [f"{os.getpid()} ['pkg/m7.py', 'pkg/m9.py'] False"], calls
+
+
+def test_an_add_a_delete_and_a_rename_table_only_the_rows_of_the_export_groups_that_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reach.reach_of_groups``: a cold build whose structure moved (a file added,
+    deleted, renamed; an edge more) finds the rows it can differ in from the latest in its
+    export: a group of rows whose part is one of the latest's holds the latest's very rows.
+    The load then reads back and compares only the rows of the other groups (and of the
+    files gone), and the next build's standby takes that reach. After each step every row
+    of the artifact graph's tables and the export are a full build's."""
+    from oracl.bundle import database
+
+    n = 600  # (~10 node groups and ~10 edge groups: a group closes after ~1 key in 64)
+    root, files, t0 = _chain_tree(tmp_path, n)
+    seen: list[Any] = []
+    refresh = database._refresh_graph
+
+    def spy(store: Any, tables: dict[str, Any], only: Any = None) -> None:
+        seen.append(only)
+        refresh(store, tables, only)
+
+    monkeypatch.setattr(database, "_refresh_graph", spy)
+
+    def step(k: int, change: Any) -> Any:
+        change()
+        seen.clear()
+        report = build(root, now=t0 + timedelta(minutes=2 * k), **KW)
+        rows, export = _graph_rows(root), _canonical(root)
+        vault, saved = root / ".oracl", root.parent / "saved-vault"
+        shutil.copytree(vault, saved, symlinks=True)
+        build(root, full=True, now=t0 + timedelta(minutes=2 * k + 1), **KW)
+        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
+        assert _graph_rows(root) == rows, k
+        shutil.rmtree(vault)
+        saved.rename(vault)
+        assert len(seen) == 1 and seen[0] is not None, (k, report.database_mode)
+        return seen[0]
+
+    def recorded_reach() -> tuple[set[str], set[str]]:  # (what stat.bin records against the latest)
+        latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
+        doc = orjson.loads((root / ".oracl" / "mirror" / latest / "stat.bin").read_bytes())["reach"]
+        return set(doc["nodes"]), set(doc["sources"])
+
+    def write(rel: str, text: str, k: int) -> Any:
+        def go() -> None:
+            (root / rel).write_text(text)
+            _stamp(root / rel, k)
+        return go
+
+    added = step(1, write("pkg/extra.py", "import pkg.m5\n\n\ndef extra(x):\n    return x\n", 1))
+    assert "pkg/extra.py" in added.nodes and "pkg/extra.py" in added.sources
+    assert len(added.nodes) < n // 2 and len(added.sources) < n // 2, (len(added.nodes), len(added.sources))
+    gone = step(2, lambda: (root / "pkg" / "extra.py").unlink())
+    assert "pkg/extra.py" in gone.nodes and "pkg/extra.py" in gone.sources
+    assert len(gone.nodes) < n // 2 and len(gone.sources) < n // 2
+    # (the standby is two builds behind: its reach is this build's and the latest's together)
+    moved = step(3, lambda: (root / "pkg" / "m300.py").rename(root / "pkg" / "m300b.py"))
+    nodes, sources = recorded_reach()
+    assert {"pkg/m300.py", "pkg/m300b.py"} <= nodes <= moved.nodes and len(nodes) < n // 2, len(nodes)
+    assert {"pkg/m300.py", "pkg/m300b.py"} <= sources <= moved.sources and len(moved.nodes) < n
+    edge = step(4, write("pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"], 4))
+    nodes, sources = recorded_reach()
+    assert "pkg/m9.py" in sources and len(sources) < n // 2 and len(edge.sources) < n

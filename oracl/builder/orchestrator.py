@@ -76,11 +76,14 @@ from oracl.builder.pipeline.merge import (
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, settings_key, weigh
 from oracl.builder.reach import (
+    Against,
     Unmoved,
+    against_latest,
     copy_rows,
     latest_ranks,
     moved_since,
     put_ranks,
+    reach_of_groups,
     record,
     recorded,
     standby_rows,
@@ -1045,7 +1048,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
                  whole: bool = False, stat_extra: dict[str, Any] | None = None,
                  same: Unmoved | None = None,
-                 early: SymbolSections | None = None) -> Task[bytes]:
+                 early: SymbolSections | None = None, against: Against | None = None) -> Task[bytes]:
     """The export as parts (``core/parts.py``: the parts the store lacks written, the
     index, its digest and its signature), ``header.json`` and ``stat.bin``, written into
     the staging bundle as a task: it serialises and hashes the rows while this process
@@ -1057,7 +1060,10 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     ``same``: a cold build's rows that cannot have moved since the latest's
     (``reach.Unmoved``): their groups are the latest's parts, never serialised again.
     ``early``: the symbol sections and ``interface.json``, written before
-    (``start_symbol_sections``)."""
+    (``start_symbol_sections``). ``against`` (a cold build whose structure moved): the
+    latest's parts; the rows of every group that is not one of them, and the files gone,
+    are this build's reach against the latest (``reach_of_groups``), which ``stat.bin``
+    records and the answer carries (``moved``) for the load."""
     carry = plan.carry
     keeping = carry is not None
     kept = carry.export if carry is not None and graph.moved is not None else None  # (reweighed: that build's rows)
@@ -1071,11 +1077,17 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
         t0 = time.perf_counter()
         store = store_of(plan.vault.dir)
         sections: dict[str, Parts] = {}
+        reach: list[list[str]] | None = None
         if keeping:  # a long-lived builder's: each row's bytes kept, only the moved rows' made again
             made.append(kept_rows(store, graph, kept, whole))
             sections["nodes"], sections["edges"] = made[0].sections
         else:
-            sections["nodes"], sections["edges"] = _graph_sections(store, graph, same, whole)
+            sections["nodes"], sections["edges"], moved = _graph_sections(store, graph, same, whole, against)
+            if moved is not None and stat_extra is not None and against is not None:
+                mine = record(against.base, moved)
+                if mine is not None:
+                    stat_extra["reach"] = mine
+                reach = [sorted(moved[0]), sorted(moved[1])]
         if events is not None and events.section is not None:
             sections["events"] = [[store.put(events.section, rewrite=whole), len(events.section)]]
         assert early is not None
@@ -1102,7 +1114,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             "signature": sig.split(":", 1)[0] if sig else "unsigned"}, store, whole))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,
-                             "parts_bytes": store.written_bytes})
+                             "parts_bytes": store.written_bytes, "moved": reach})
 
     if not keeping:
         return ex.submit("writing the export", work)
@@ -1112,10 +1124,13 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     return task
 
 
-def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None, whole: bool) -> tuple[Parts, Parts]:
+def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None, whole: bool,
+                    against: Against | None = None) -> tuple[Parts, Parts, tuple[frozenset[str], frozenset[str]] | None]:
     """The export's node and edge sections of ``graph`` in parts: every row serialised, or,
     with ``same``, only the groups holding a row that can have moved (a hub's, or one of
-    ``same``'s paths); the others are the latest's parts for the same keys."""
+    ``same``'s paths); the others are the latest's parts for the same keys. With
+    ``against``: also (the paths whose artifact rows, the files whose outgoing edge rows)
+    can differ from the latest's (``reach_of_groups``; None past ``MAX_RECORDED``)."""
     nodes = sorted(graph.nodes, key=lambda n: n["id"])
     stored = graph.stored
     keys = [n["id"] for n in nodes]
@@ -1146,15 +1161,23 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
             return None
         return held.get(tuple(edge_keys[a:b]))
 
-    return node_parts, put_groups(store, edge_keys, edge_rows, edge_kept, rewrite=whole)
+    edge_parts = put_groups(store, edge_keys, edge_rows, edge_kept, rewrite=whole)
+    moved = None
+    if against is not None:
+        moved = reach_of_groups(against, (keys, node_parts, [str(n.get("path", "")) if n["kind"] == "artifact"
+                                                              else "" for n in nodes]),
+                                (edge_keys, edge_parts, [ends[i][0] for i in order]))
+    return node_parts, edge_parts, moved
 
 
 def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,
          header: dict[str, Any], spool: Path, content: Content, vault_files: Task[bytes],
-         export: Task[bytes], based: bool = False, reach: Reach | None = None) -> Loaded:
+         export: Task[bytes], based: bool = False, reach: Reach | None = None,
+         answered: bytes | None = None) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
     and published once the export and the vault files are written. ``reach``: the rows
-    the standby can differ in (``standby_reach``); only those are made into tables."""
+    the standby can differ in (``standby_reach``); only those are made into tables.
+    ``answered``: the export's answer, when the build already waited for it."""
     from oracl.bundle import tables as tables_of
 
     nodes, edges, ends, raw = graph.nodes, graph.edges, graph.endpoints, graph.rank_raw
@@ -1179,7 +1202,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     del tables
     os.unlink(spool)
     known = orjson.loads(ex.join(vault_files))
-    answer = orjson.loads(ex.join(export))
+    answer = orjson.loads(answered if answered is not None else ex.join(export))
     final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots, known=known,
                            before_flip=lambda: provenance.fault("flip"),
                            lineage=provenance.lineage(plan.vault, symbols.patched is None, symbols.moved)
@@ -1352,6 +1375,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         languages = Counter(f.language or "other" for f in r.facts)
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
+        # (a cold build whose structure moved: its reach against the latest is found from the
+        # export's groups that are not the latest's parts, for the load and the next build)
+        derive = against_latest(r.previous.bundle, r.removed) if now is None and r.previous is not None \
+            and plan.carry is None else None
         based = r.previous is not None  # this build started from the latest: its manifest names it (lineage)
         base_name = r.previous.bundle.name if r.previous is not None else ""
         stat_files = stat_rows(r.facts)
@@ -1382,14 +1409,20 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                 pass
         symbol_sections = ex.join(early)
         export = timed("export", start_export, plan, ex, header, graph, stat_files, writer,
-                       learned.bundle_doc(), events, not based, stat_extra, same, symbol_sections)
+                       learned.bundle_doc(), events, not based, stat_extra, same, symbol_sections, derive)
         del stat_files
+        answered = None
+        if derive is not None:  # (the load waits for the export's groups: it then tables only the rows they name)
+            answered = timed("export_wait", ex.join, export)
+            found = orjson.loads(answered).get("moved")
+            if found is not None:
+                now = (frozenset(found[0]), frozenset(found[1]))
         # (a copy of the latest differs from this build where this build moved against it)
         reach = copy_rows(now) if content.copied else \
             standby_reach(plan.carry, content.standby, content.standby_of, graph) if plan.carry is not None \
             else standby_rows(latest, content.standby_of, now) if content.standby else None
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
-                       based, reach)
+                       based, reach, answered)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
         seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:

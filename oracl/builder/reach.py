@@ -32,7 +32,7 @@ import bisect
 import hashlib
 import sys
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -175,6 +175,63 @@ def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old
     except Exception:  # noqa: BLE001 – anything odd: every row is serialised, as before
         return None
     return Unmoved(list(nodes), list(edges), old_ids, now[0], now[1])
+
+
+@dataclass(frozen=True, slots=True)
+class Against:
+    """What a cold build whose structure moved finds its reach against: the latest's
+    export parts (the digests of its node and edge parts), the latest's files this build
+    no longer has (``gone``), and the latest's bundle name (``base``, what the reach is
+    recorded against)."""
+
+    nodes: frozenset[str]
+    edges: frozenset[str]
+    gone: frozenset[str]
+    base: str
+
+
+def against_latest(bundle: Path, gone: list[str]) -> Against | None:
+    """``Against`` the latest (``bundle``), or None when its index cannot be read."""
+    from oracl.core.parts import INDEX, decode_index
+    from oracl.core.vault import MANIFEST
+
+    try:
+        data = (bundle / INDEX).read_bytes()
+        if orjson.loads((bundle / MANIFEST).read_bytes())["files"][INDEX] != hashlib.sha256(data).hexdigest():
+            return None
+        sections = decode_index(data)["sections"]
+        nodes, edges = sections["nodes"], sections["edges"]
+    except Exception:  # noqa: BLE001 – anything odd: every row is compared, as before
+        return None
+    return Against(frozenset(p[0] for p in nodes), frozenset(p[0] for p in edges), frozenset(gone), bundle.name)
+
+
+Grouped = tuple[Sequence[str], Sequence[Any], Sequence[str]]  # (keys, parts, each row's path or source)
+
+
+def reach_of_groups(latest: Against, nodes: Grouped, edges: Grouped
+                    ) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(the paths whose artifact rows, the files whose outgoing edge rows) can differ from
+    the latest's, from the export's groups (``core.parts.grouped`` of the keys, one part
+    each): a group whose part is one of the latest's holds the very rows it held (the same
+    bytes), so only the rows of the other groups can have moved, and those of the files
+    gone. Every file has an artifact row and an edge (its hub membership), so a file whose
+    rows moved is in a group that moved. The tables hold what the stored rows hold (the
+    stored terms, every tag and count; an edge's endpoints and raw rank), so a row that
+    did not move in the export did not move in the database. None past ``MAX_RECORDED``
+    (every row is then compared)."""
+    from oracl.core.parts import grouped
+
+    out: list[set[str]] = []
+    for (keys, parts, owners), digests in ((nodes, latest.nodes), (edges, latest.edges)):
+        moved = set(latest.gone)
+        for (a, b), part in zip(grouped(keys), parts, strict=True):
+            if part[0] not in digests:
+                moved.update(p for p in owners[a:b] if p)
+        out.append(moved)
+    if sum(map(len, out)) > MAX_RECORDED:
+        return None
+    return frozenset(out[0]), frozenset(out[1])
 
 
 def put_ranks(store: PartStore, raw: list[float]) -> list[Any]:
