@@ -1252,6 +1252,22 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
     assert ("pkg/two.py#two", "pkg/a.py#A.go", "calls") not in edges
 
 
+def _refreshes(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What each standby refresh was told it may read back (``_refresh_graph``'s ``only``:
+    a ``Reach``, or None for every row), in order."""
+    from oracl.bundle import database
+
+    seen: list[Any] = []
+    refresh = database._refresh_graph
+
+    def spy(store: Any, tables: dict[str, Any], only: Any = None) -> None:
+        seen.append(only)
+        refresh(store, tables, only)
+
+    monkeypatch.setattr(database, "_refresh_graph", spy)
+    return seen
+
+
 def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """``builder/reach.py``: a build with no long-lived builder behind it records, in its
@@ -1264,17 +1280,8 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     (a new top-level name), or a learned tag moves a row of a file not read, the reach is
     found from the export instead: the rows of its groups that are not the latest's parts
     (``reach_of_groups``; in this four-file tree one group holds every file's rows)."""
-    from oracl.bundle import database
-
     root, t0 = _built_tree(tmp_path, CALLERS)
-    seen: list[Any] = []
-    refresh = database._refresh_graph
-
-    def spy(store: Any, tables: dict[str, Any], only: Any = None) -> None:
-        seen.append(only)
-        refresh(store, tables, only)
-
-    monkeypatch.setattr(database, "_refresh_graph", spy)
+    seen = _refreshes(monkeypatch)
 
     def edit(step: int, rel: str, text: str) -> Any:
         (root / rel).write_text(text)
@@ -1843,18 +1850,9 @@ def test_an_add_a_delete_and_a_rename_table_only_the_rows_of_the_export_groups_t
     The load then reads back and compares only the rows of the other groups (and of the
     files gone), and the next build's standby takes that reach. After each step every row
     of the artifact graph's tables and the export are a full build's."""
-    from oracl.bundle import database
-
     n = 600  # (~10 node groups and ~10 edge groups: a group closes after ~1 key in 64)
     root, files, t0 = _chain_tree(tmp_path, n)
-    seen: list[Any] = []
-    refresh = database._refresh_graph
-
-    def spy(store: Any, tables: dict[str, Any], only: Any = None) -> None:
-        seen.append(only)
-        refresh(store, tables, only)
-
-    monkeypatch.setattr(database, "_refresh_graph", spy)
+    seen = _refreshes(monkeypatch)
 
     def step(k: int, change: Any) -> Any:
         change()

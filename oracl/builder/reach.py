@@ -157,24 +157,30 @@ class Unmoved:
         return {tuple(before[a:b]): part for (a, b), part in zip(groups, parts, strict=True)}
 
 
-def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old_ids: dict[str, str]
-            ) -> Unmoved | None:
-    """``Unmoved`` for the export of a build whose reach against the latest (``bundle``)
-    is ``now``; None when there is none or the latest's index cannot be read."""
+def _latest_parts(bundle: Path) -> tuple[list[Any], list[Any]] | None:
+    """The node and edge parts of ``bundle``'s export index, when the index is the one its
+    manifest lists and reads as one (None otherwise: the caller then does it all)."""
     from oracl.core.parts import INDEX, decode_index
     from oracl.core.vault import MANIFEST
 
-    if now is None:
-        return None
     try:
         data = (bundle / INDEX).read_bytes()
         if orjson.loads((bundle / MANIFEST).read_bytes())["files"][INDEX] != hashlib.sha256(data).hexdigest():
             return None
         sections = decode_index(data)["sections"]
-        nodes, edges = sections["nodes"], sections["edges"]
-    except Exception:  # noqa: BLE001 – anything odd: every row is serialised, as before
+        return list(sections["nodes"]), list(sections["edges"])
+    except Exception:  # noqa: BLE001 – anything odd: every row is serialised or compared, as before
         return None
-    return Unmoved(list(nodes), list(edges), old_ids, now[0], now[1])
+
+
+def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old_ids: dict[str, str]
+            ) -> Unmoved | None:
+    """``Unmoved`` for the export of a build whose reach against the latest (``bundle``)
+    is ``now``; None when there is none or the latest's index cannot be read."""
+    parts = _latest_parts(bundle) if now is not None else None
+    if now is None or parts is None:
+        return None
+    return Unmoved(parts[0], parts[1], old_ids, now[0], now[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,18 +198,11 @@ class Against:
 
 def against_latest(bundle: Path, gone: list[str]) -> Against | None:
     """``Against`` the latest (``bundle``), or None when its index cannot be read."""
-    from oracl.core.parts import INDEX, decode_index
-    from oracl.core.vault import MANIFEST
-
-    try:
-        data = (bundle / INDEX).read_bytes()
-        if orjson.loads((bundle / MANIFEST).read_bytes())["files"][INDEX] != hashlib.sha256(data).hexdigest():
-            return None
-        sections = decode_index(data)["sections"]
-        nodes, edges = sections["nodes"], sections["edges"]
-    except Exception:  # noqa: BLE001 – anything odd: every row is compared, as before
+    parts = _latest_parts(bundle)
+    if parts is None:
         return None
-    return Against(frozenset(p[0] for p in nodes), frozenset(p[0] for p in edges), frozenset(gone), bundle.name)
+    return Against(frozenset(p[0] for p in parts[0]), frozenset(p[0] for p in parts[1]), frozenset(gone),
+                   bundle.name)
 
 
 Grouped = tuple[Sequence[str], Sequence[Any], Sequence[str]]  # (keys, parts, each row's path or source)
