@@ -41,6 +41,14 @@ def test_build_summary_is_readable(sample_repo: Path) -> None:
     fields = piped.stdout.rstrip("\n").split("\t")
     assert piped.stdout.count("\n") == 1 and fields[:2] == ["built", str(sample_repo)] and fields[3] == "7"
     assert fields[5] == "20" and float(fields[6]) > 0
+    # a comment added: the build says how it had the weighting's structure (a first build does not)
+    assert not any(line.startswith("weigh\t") for line in run_cli("build", str(sample_repo), "--workers", "1",
+                                                                    "--full").stdout.splitlines())
+    path = next(p for p in sorted(sample_repo.rglob("*.py")) if ".oracl" not in p.parts)
+    path.write_text(path.read_text() + "# a comment\n")
+    said = [line for line in run_cli("build", str(sample_repo), "--workers", "1").stdout.splitlines()
+            if line.startswith("weigh\t")]
+    assert said == ["weigh\tthe structure is the latest's, 1 file's edges compared"], said
     code, shown = run_tty("stats", str(sample_repo), cols=120)
     assert code == 0 and "hub:domain:core" in shown and "Domain hubs" in shown
     piped = run_cli("stats", str(sample_repo)).stdout.splitlines()  # in a pipe: tab-separated, one record a line

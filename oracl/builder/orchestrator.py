@@ -895,7 +895,9 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     graph = weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
                   history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
                   latest_ranks=ranks, lazy=carry is None, proven=kept)
-    if kept is not None and graph.make is not None and not graph.ranked_here and graph.structure_key == kept.key:
+    if r.previous is None:  # (a first or full build: nothing to say how it was had against)
+        mode = ""
+    elif kept is not None and graph.make is not None and not graph.ranked_here and graph.structure_key == kept.key:
         mode = f"weigh: the structure is {why}"
     elif not graph.ranked_here:
         mode = f"weigh: every node's structure worked out ({why}), the same as the latest's: its ranks read back"

@@ -113,4 +113,5 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
         after, over = extra[s]
         if _shape(merge_edges(p2, [*p3, *after], over, nodes).edges) != _shape(now[s]):
             return None, f"{s}'s edges moved"
-    return KeptStructure(key, terms, ranks, orphans), f"the latest's, {len(checked)} files' edges compared"
+    files = "1 file's" if len(checked) == 1 else f"{len(checked):,} files'"
+    return KeptStructure(key, terms, ranks, orphans), f"the latest's, {files} edges compared"
