@@ -141,18 +141,19 @@ def test_fragment_ranges_staleness_and_errors(repo: Path) -> None:
 
 
 def test_memory_api(repo: Path) -> None:
-    mem = Memory.open(repo)
-    found = mem.search("sign the export", k=3)
-    assert found["results"][0]["path"] == "pkg/export.py" and found["results"][0]["stale"] == "fresh"
-    assert mem.query_knowledge_graph("path:pkg/auth.py")["mode"] == "node"
-    assert mem.query_knowledge_graph("hub:core", k=2)["hub"] == "hub:domain:core"
-    assert mem.query_knowledge_graph("signing", k=2)["mode"] == "concept"
-    assert mem.query_knowledge_graph("pkg/auth.py", mode="neighbors")["neighbours"]
+    with Memory.open(repo) as mem:  # (closed: an engine left open forbids a fork later in this process)
+        found = mem.search("sign the export", k=3)
+        assert found["results"][0]["path"] == "pkg/export.py" and found["results"][0]["stale"] == "fresh"
+        assert mem.query_knowledge_graph("path:pkg/auth.py")["mode"] == "node"
+        assert mem.query_knowledge_graph("hub:core", k=2)["hub"] == "hub:domain:core"
+        assert mem.query_knowledge_graph("signing", k=2)["mode"] == "concept"
+        assert mem.query_knowledge_graph("pkg/auth.py", mode="neighbors")["neighbours"]
 
 
 @pytest.mark.parametrize("budget", [120, 400, 4000])
 def test_context_pack_respects_the_budget(repo: Path, budget: int) -> None:
-    pack = Memory.open(repo).context("where is the export signed", budget_tokens=budget)
+    with Memory.open(repo) as mem:
+        pack = mem.context("where is the export signed", budget_tokens=budget)
     assert pack.used_tokens <= budget
     assert estimate_tokens(pack.render()) <= budget + len(pack.items) + 1
     if budget >= 400:
@@ -163,7 +164,8 @@ def test_context_pack_respects_the_budget(repo: Path, budget: int) -> None:
 
 def test_context_says_when_files_changed_and_finds_the_moved_symbol(repo: Path) -> None:
     (repo / "pkg" / "export.py").write_text("# two new lines\n# at the top\n" + (repo / "pkg" / "export.py").read_text())
-    pack = Memory.open(repo).context("sign export", budget_tokens=2000)
+    with Memory.open(repo) as mem:
+        pack = mem.context("sign export", budget_tokens=2000)
     assert pack.staleness.startswith("stale: 1 of")
     item = next(i for i in pack.items if i.path == "pkg/export.py")
     assert item.stale == "modified" and (item.start, item.end) == (7, 9)

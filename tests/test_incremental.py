@@ -1792,41 +1792,48 @@ def test_a_cold_build_proves_its_structure_the_latests_file_by_file(tmp_path: Pa
         ("weigh: every node's structure worked out and the edges ranked (pkg/m30.py's tags moved)", True)
 
 
-def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_path: Path,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_path: Path) -> None:
     """``start_symbols``: a cold build whose files kept their interface reads the latest's
     name tables back and resolves the changed files' calls in a forked task, while it
     makes the edges; only the changed files' rows come back. The export and the symbol
     tables' rows are a full build's; the resolution ran in another process, over the
     changed file only. When the tables cannot be read, the task gives nothing and the
     build declares every file itself (and writes the tables again)."""
-    import oracl.builder.orchestrator as orchestrator
-
     n = 40
     root, files, t0 = _chain_tree(tmp_path, n)
     seen = tmp_path / "resolved.txt"
-    real = orchestrator.symbol_graph
+    # (a build that forks, in a process of its own: one holding an engine open must not fork)
+    driver = (
+        "import os, sys\n"
+        "from datetime import datetime\n"
+        "from pathlib import Path\n"
+        "import oracl.builder.orchestrator as orchestrator\n"
+        "real = orchestrator.symbol_graph\n"
+        "def spy(facts, idx, only=None, table=None, fork=None):\n"
+        "    with open(sys.argv[3], 'a') as fh:\n"
+        "        fh.write(f\"{os.getpid()} {sorted(only) if only is not None else 'all'} {table is not None}\\n\")\n"
+        "    return real(facts, idx, only, table, fork)\n"
+        "orchestrator.symbol_graph = spy\n"
+        "report = orchestrator.build(Path(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]),\n"
+        "                            executor_kind='processes', buffer_pool_bytes=64 << 20, workers=1)\n"
+        "print(os.getpid(), report.symbols_mode, sep='\\t')\n")
 
-    def spy(facts, idx, only=None, table=None, fork=None):  # type: ignore[no-untyped-def]
-        with open(seen, "a") as fh:
-            fh.write(f"{os.getpid()} {sorted(only) if only is not None else 'all'} {table is not None}\n")
-        return real(facts, idx, only, table, fork)
-
-    monkeypatch.setattr(orchestrator, "symbol_graph", spy)
-
-    def step(k: int, rel: str, text: str) -> tuple[str, list[str]]:
+    def step(k: int, rel: str, text: str) -> tuple[str, str, list[str]]:
         (root / rel).write_text(text)
         _stamp(root / rel, k)
         seen.unlink(missing_ok=True)
-        report = build(root, now=t0 + timedelta(minutes=k), **{**KW, "executor_kind": "processes"})
+        proc = subprocess.run([sys.executable, "-c", driver, str(root), (t0 + timedelta(minutes=k)).isoformat(),
+                               str(seen)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        pid, mode = proc.stdout.strip().split("\t")
         calls = seen.read_text().splitlines() if seen.exists() else []
         export, symbol_rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
         assert (export, symbol_rows) == _full_rows_beside(root, t0 + timedelta(minutes=k, seconds=30)), k
-        return report.symbols_mode, calls
+        return pid, mode, calls
 
-    mode, calls = step(1, "pkg/m7.py", files["pkg/m7.py"].replace("x + 7", "f8(x) + 7"))
+    pid, mode, calls = step(1, "pkg/m7.py", files["pkg/m7.py"].replace("x + 7", "f8(x) + 7"))
     assert mode == "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"
-    assert calls == [f"{calls[0].split()[0]} ['pkg/m7.py'] True"] and calls[0].split()[0] != str(os.getpid()), calls
+    assert calls == [f"{calls[0].split()[0]} ['pkg/m7.py'] True"] and calls[0].split()[0] != pid, (pid, calls)
     # the tables' part damaged: the task reads nothing, the build declares every file here
     latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
     entry = orjson.loads((root / ".oracl" / "mirror" / latest / "stat.bin").read_bytes())["symbol_table"]
@@ -1836,10 +1843,10 @@ def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_p
     data = bytearray(part.read_bytes())
     data[len(data) // 2] ^= 0xFF
     part.write_bytes(bytes(data))
-    mode, calls = step(2, "pkg/m9.py", files["pkg/m9.py"] + "# 2\n")
+    pid, mode, calls = step(2, "pkg/m9.py", files["pkg/m9.py"] + "# 2\n")
     assert mode == "symbols: the rows of 1 changed file made again, the others reused", mode
     # (and m7's: the standby this build took over holds its rows from before step 1)
-    assert calls == [f"{os.getpid()} ['pkg/m7.py', 'pkg/m9.py'] False"], calls
+    assert calls == [f"{pid} ['pkg/m7.py', 'pkg/m9.py'] False"], calls
 
 
 def test_an_add_a_delete_and_a_rename_table_only_the_rows_of_the_export_groups_that_moved(
