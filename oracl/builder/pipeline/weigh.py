@@ -440,19 +440,17 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
         degree_all, degree_aa = 1, 0
         a = bisect.bisect_left(endpoints, node, 0, n_merged, key=first)
         b = bisect.bisect_right(endpoints, node, a, n_merged, key=first)
-        for i in range(a, b):
-            degree_all += 1
-            e = edges[i]
-            if e.relation not in NOT_STRUCTURAL:
+        for run, as_target in ((range(a, b), False), (incoming.get(node, ()), True)):
+            for i in run:
+                degree_all += 1
+                e = edges[i]
+                if e.relation in NOT_STRUCTURAL:
+                    continue
                 incident.append(weights[i])
                 degree_aa += 1
-                s.referred[node].add(e.target)
-        for i in incoming.get(node, ()):
-            degree_all += 1
-            e = edges[i]
-            if e.relation not in NOT_STRUCTURAL:
-                incident.append(weights[i])
-                degree_aa += 1
+                if not as_target:
+                    s.referred[node].add(e.target)
+                    continue
                 s.referrers[node].add(e.source)
                 if e.relation == "tests" and is_test_path(e.source):
                     s.tested.add(node)
