@@ -1277,9 +1277,9 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     build with no standby to take copies the latest and compares only its own reach.
     After each build every row of the artifact graph's tables, and the export, equal a full
     build's. When an edit moves an edge, or changes what other files' edges read of a file
-    (a new top-level name), or a learned tag moves a row of a file not read, the reach is
-    found from the export instead: the rows of its groups that are not the latest's parts
-    (``reach_of_groups``; in this four-file tree one group holds every file's rows)."""
+    (a new top-level name), the weighing says the reach (``weigh_around``); when a learned
+    tag moves a row of a file not read, it is found from the export instead: the rows of
+    its groups that are not the latest's parts (``reach_of_groups``)."""
     root, t0 = _built_tree(tmp_path, CALLERS)
     seen = _refreshes(monkeypatch)
 
@@ -1313,27 +1313,37 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py", "pkg/base.py"}
     assert seen[-1].sources == {"pkg/cart.py", "pkg/base.py", "pkg/shop.py"}  # (shop and cart import base)
     every = set(CALLERS)
+    code = every - {"README.md"}
 
-    def whole_group() -> bool:
-        return seen[-1] is not None and seen[-1].nodes == seen[-1].sources == every
+    def reach() -> tuple[set[str], set[str]]:
+        assert seen[-1] is not None
+        return set(seen[-1].nodes), set(seen[-1].sources)
 
-    # an import moved an edge: the structure moved, the reach is the export's moved groups'
-    edit(4, "pkg/shop.py", "import pkg.base\n" + shop)
-    assert whole_group()
+    # an import moved an edge: weighed around the move (``weigh_around``), whose reach is the
+    # ends of shop's edges (shop, cart, base) and the edges out of them; README is in none
+    four = edit(4, "pkg/shop.py", "import pkg.base\n" + shop)
+    assert four.weigh_mode.startswith("weigh: around the move: 1 file's edges moved; 3 nodes' structure")
+    assert reach() == (code, code)
     edit(5, "pkg/cart.py", cart + "# five\n")  # (the latest recorded that reach: the standby's is it)
-    assert whole_group()
+    assert reach() == (code, {"pkg/cart.py", "pkg/shop.py"})
     edit(6, "pkg/cart.py", cart + "# six\n")
-    assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py"}
-    # a new top-level name in a file changes what the other files' edges read of it
-    edit(7, "pkg/base.py", CALLERS["pkg/base.py"] + "\n\ndef spare():\n    return 2\n")
-    assert whole_group()
+    assert reach() == ({"pkg/cart.py"}, {"pkg/cart.py", "pkg/shop.py"})
+    # a new top-level name in a file changes what the other files' edges read of it: every
+    # file's edges are made again, none moved; base's tag set did (its edges, and the edges
+    # of cart and shop, which import it, are ranked again)
+    seven = edit(7, "pkg/base.py", CALLERS["pkg/base.py"] + "\n\ndef spare():\n    return 2\n")
+    assert seven.weigh_mode == ("weigh: around the move: 0 files' edges moved; 0 nodes' structure and 3 files' "
+                                "edge ranks made again (a file's edge interface moved)")
+    assert reach() == ({"pkg/base.py", "pkg/cart.py"}, code)
     edit(8, "pkg/cart.py", cart + "# eight\n")
     edit(9, "pkg/cart.py", cart + "# nine\n")
-    assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py"}
-    # a learned review status moves a row of a file that was not read
+    assert reach() == ({"pkg/cart.py"}, {"pkg/cart.py", "pkg/shop.py"})
+    # a learned review status moves a row of a file that was not read: the reach is found from
+    # the export's groups that are not the latest's parts (in this four-file tree one group
+    # holds every file's rows)
     write_learned(root / ".oracl" / "learned_tags.json", orjson.dumps({"pkg/base.py": {"review_status": "reviewed"}}))
     edit(10, "pkg/cart.py", cart + "# ten\n")
-    assert whole_group()
+    assert reach() == (every, every)
 
 
 def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_path: Path,
@@ -1341,7 +1351,8 @@ def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_pat
     """``reach.Unmoved``: when a build's rows can differ from the latest's only in its reach,
     a group of export rows holding none of them is the latest's part for the same keys
     (the ids of the files read again mapped back), never serialised again; the export is
-    still a full build's, byte for byte. An edit that moves an edge serialises every group."""
+    still a full build's, byte for byte; an edit that moves an edge too (its reach is the
+    weighing's: ``weigh_around``)."""
     import oracl.builder.orchestrator as orchestrator
 
     n = 600  # (a group closes after ~1 key in 64: here ~10 node groups and ~10 edge groups, by source)
@@ -1380,9 +1391,12 @@ def test_a_cold_builds_export_serialises_only_the_groups_its_reach_names(tmp_pat
         # hold the files' mtimes.)
         assert nodes_kept >= 1 and nodes - nodes_kept <= 4, (step, nodes, nodes_kept)
         assert edges_kept >= 1 and edges - edges_kept <= 4, (step, edges, edges_kept)
-    # an edge more: the structure moved, every group is serialised
-    (_, nodes_kept), (_, edges_kept) = edit(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
-    assert nodes_kept == edges_kept == 0
+    # an edge more: the structure moved, weighed around the move (``weigh_around``): the
+    # groups of m9 (its old and new ids), m10 and m3 (whose structure moved) and the hubs',
+    # and the edge groups of m9 and m8 (whose ranks moved) are made again
+    (nodes, nodes_kept), (edges, edges_kept) = edit(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
+    assert nodes_kept >= 1 and nodes - nodes_kept <= 5, (nodes, nodes_kept)
+    assert edges_kept >= 1 and edges - edges_kept <= 4, (edges, edges_kept)
 
 
 def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_the_rows_it_reads(
@@ -1392,8 +1406,8 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
     ``stat.bin`` (a part of the store) instead of running the DuoRanker, and makes the
     artifact rows only when read — those of its reach, for the tables, and of the export's
     groups made again. The export and every table row are still a full build's. An edit
-    that moves an edge runs the ranker and makes every row; a damaged ranks part is not
-    used (the ranker runs)."""
+    that moves an edge is weighed around the move, the latest's ranks read back and those
+    it moved ranked again; a damaged ranks part is not used (the ranker runs)."""
     import oracl.builder.orchestrator as orchestrator
     import oracl.builder.pipeline.weigh as weigh_mod
     from oracl.core.parts import store_of
@@ -1474,9 +1488,12 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
         assert ran == 0 and rows == len(rows_made), (step, rows, ran)
         assert rel in rows_made and len(rows_serialised) < n, (step, len(rows_serialised))
         assert rows_made == rows_serialised | {rel, before}, (step, rows_made ^ (rows_serialised | {rel, before}))
-    # an edge more: the structure moved, the ranker runs and every row is made
-    rows, ran, _, _ = edit(4, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
-    assert ran == 1 and rows >= n, (rows, ran)
+    # an edge more: the structure moved, weighed around the move (``weigh_around``): the
+    # ranker does not run over every edge (only m9's and m8's are ranked again, one by one),
+    # and the rows made are those of the groups serialised and of the standby's reach
+    rows, ran, rows_made, rows_serialised = edit(4, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"])
+    assert ran == 0 and rows == len(rows_made) < n // 2, (rows, ran)
+    assert {"pkg/m9.py", "pkg/m10.py", "pkg/m3.py"} <= rows_serialised <= rows_made, rows_serialised
     # the ranks part the latest recorded, damaged: not used, the ranker runs, the rows are exact
     latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
     entry = orjson.loads((root / ".oracl" / "mirror" / latest / "stat.bin").read_bytes())["ranks"]
@@ -1782,14 +1799,88 @@ def test_a_cold_build_proves_its_structure_the_latests_file_by_file(tmp_path: Pa
     # a body and its lines moved: fragments move, the structure does not
     assert step(2, "pkg/m50.py", "\n\n" + files["pkg/m50.py"].replace("x + 50", "x * 50 + 1")) == \
         ("weigh: the structure is the latest's, 2 files' edges compared", False)
-    # an edge more: worked out whole, the structure moved (the ranks are ranked again)
+    # an edge more: the structure moved, weighed around the move (``weigh_around``): m9, m10
+    # and m3 (the ends of m9's edges) have their structure worked out again, and the edges
+    # of m9 and of m8 (which imports m9: a 2-path through it) are ranked again
     assert step(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"]) == \
-        ("weigh: every node's structure worked out and the edges ranked (pkg/m9.py's edges moved)", True)
+        ("weigh: around the move: 1 file's edges moved; 3 nodes' structure and 2 files' edge ranks made again "
+         "(pkg/m9.py's edges moved)", False)
     # the next edit proves it again, against the latest
     assert step(4, "pkg/m20.py", files["pkg/m20.py"] + "# 4\n")[1] is False
-    # a secret in a file: its record's tags moved
+    # a secret in a file: its record's tag set moved — no edge did, but the edges of m30 and
+    # of m31 (which imports it) compare m30's tags: ranked again
     assert step(5, "pkg/m30.py", files["pkg/m30.py"] + "KEY = '" + "AKIA" + "QWERTYUIOPASDFGH'\n") == \
-        ("weigh: every node's structure worked out and the edges ranked (pkg/m30.py's tags moved)", True)
+        ("weigh: around the move: 0 files' edges moved; 0 nodes' structure and 2 files' edge ranks made again "
+         "(pkg/m30.py's tags moved)", False)
+
+
+def test_an_edit_that_moves_edges_is_weighed_around_the_move(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``weigh_around``: a cold build whose files all stayed but whose edges moved (an import
+    dropped, a file left with no edge, a test that now tests a module, two imports more, a
+    new top-level name) takes the latest's aggregates, orphans and raw ranks and works out
+    again only the structure of the ends of the moved edges and the ranks of the edges that
+    read them — no pass over every node (``_structure``) and no ranker over every edge — and
+    its export (the header's exact aggregates and orphans included) and every table row are
+    a full build's after each step."""
+    import oracl.builder.pipeline.duoranker as duoranker
+    import oracl.builder.pipeline.weigh as weigh_mod
+
+    n = 30
+    files = {f"pkg/m{i}.py": f"import pkg.m{i + 1}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(n - 1)}
+    files[f"pkg/m{n - 1}.py"] = "def last(x):\n    return x\n"
+    files["tests/test_m7.py"] = "def test_nothing():\n    assert True\n"
+    files["web/app.js"] = "export function start() { return 1; }\n"
+    root, t0 = _built_tree(tmp_path, files)
+    whole: list[str] = []
+    for name, mod in (("_structure", weigh_mod), ("raw_ranks", duoranker)):
+        real = getattr(mod, name)
+
+        def counting(*a: Any, _real: Any = real, _name: str = name) -> Any:
+            whole.append(_name)
+            return _real(*a)
+
+        monkeypatch.setattr(mod, name, counting)
+
+    def step(k: int, rel: str, text: str) -> tuple[str, int]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        whole.clear()
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        assert not whole, (k, whole)
+        rows, export = _graph_rows(root), _canonical(root)
+        vault, saved = root / ".oracl", root.parent / "saved-vault"
+        shutil.copytree(vault, saved, symlinks=True)
+        full = build(root, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
+        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
+        assert _graph_rows(root) == rows, k
+        assert report.orphans == full.orphans, k
+        shutil.rmtree(vault)
+        saved.rename(vault)
+        return report.weigh_mode, report.orphans
+
+    around = "weigh: around the move: "
+    # m5 drops its import: m5 and m6 (its ends) worked out again; the ranks of m5's edges
+    # and of m4's (a 2-path through m5)
+    mode, before = step(1, "pkg/m5.py", "\n\n\ndef f5(x):\n    return x + 5\n")
+    assert mode == around + "1 file's edges moved; 2 nodes' structure and 2 files' edge ranks made again " \
+        "(pkg/m5.py's edges moved)", mode
+    # m4 drops its import too: m5 is left with no edge to or from another file (an orphan more)
+    orphans = step(2, "pkg/m4.py", "\n\n\ndef f4(x):\n    return x + 4\n")
+    assert orphans[0].startswith(around + "1 file's edges moved"), orphans
+    assert orphans[1] == before + 1, (orphans, before)
+    # the test now tests m7 (an import, and what the test calls): m7 is tested
+    mode, _ = step(3, "tests/test_m7.py", "from pkg.m7 import f7\n\n\ndef test_f7():\n    assert f7(1) == 8\n")
+    assert mode == around + "1 file's edges moved; 2 nodes' structure and 1 file's edge ranks made again " \
+        "(a file's edge interface moved)", mode
+    assert any(e["relation"] == "tests" for e in _canonical(root)["edges"])
+    # two imports more, and a new top-level name (every file's edges made again, m12's moved)
+    mode, _ = step(4, "pkg/m12.py", "import pkg.m13\nimport pkg.m2\nimport pkg.m20\n\n\ndef f12(x):\n"
+                   "    return x + 12\n\n\ndef g12():\n    return 0\n")
+    assert mode.startswith(around + "1 file's edges moved") and mode.endswith("(a file's edge interface moved)"), mode
+    # the next edit moves nothing: the structure is proven the latest's again
+    mode, _ = step(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")
+    assert mode.startswith("weigh: the structure is the latest's"), mode
 
 
 def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_path: Path) -> None:

@@ -75,6 +75,7 @@ from oracl.builder.pipeline.merge import (
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, settings_key, weigh
+from oracl.builder.pipeline.weigh_around import weigh_around
 from oracl.builder.reach import (
     Against,
     Unmoved,
@@ -91,7 +92,7 @@ from oracl.builder.reach import (
 )
 from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
 from oracl.builder.resolve_again import Again, resolve_again
-from oracl.builder.same_structure import kept_structure
+from oracl.builder.same_structure import kept_structure, latest_figures
 from oracl.builder.segments import Segments, reusable
 from oracl.builder.uptodate import Latest, fingerprint, latest_if_current
 from oracl.bundle import provenance
@@ -548,8 +549,8 @@ def kept_edge_shards(r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[s
     if kept is None:
         return (None, None), (None, None)
     again = edges_to_make(r.facts, r.previous.facts, kept, set(r.reread))
-    if again is None:
-        return (None, None), (None, None)
+    # (a changed edge interface: every file's edges made again, the latest's kept to weigh
+    # around what moved: ``weigh_around``)
     return (kept[0], again), (kept[1], again)
 
 
@@ -888,10 +889,26 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     ranks = latest_ranks(store_of(plan.vault.dir), latest)
     kept, why = None, "no previous build" if r.previous is None else "every file's edges made"
     if carry is None and r.previous is not None and not plan.cfg.two_layer and again is not None and by_file is not None \
-            and again[0][0] is not None and again[1][0] is not None and again[0][1] is not None:
-        kept, why = kept_structure(r.previous.bundle, latest, settings, plan.cfg, learned, r.facts, r.previous.facts,
-                                   r.records, r.reread, merged.edges, (again[0][0], again[1][0]), by_file,
-                                   again[0][1], history.edges, r.overlay, ranks)
+            and again[0][0] is not None and again[1][0] is not None:
+        old_lists = (again[0][0], again[1][0])
+        if again[0][1] is not None:
+            kept, why = kept_structure(r.previous.bundle, latest, settings, plan.cfg, learned, r.facts,
+                                       r.previous.facts, r.records, r.reread, merged.edges, old_lists, by_file,
+                                       again[0][1], history.edges, r.overlay, ranks)
+        else:
+            why = "a file's edge interface moved"
+        if kept is None:  # (the structure moved, or could not be proven the latest's: weighed around the move)
+            figures, not_figures = latest_figures(r.previous.bundle, latest, settings, ranks)
+            around, not_around = None, not_figures
+            if figures is not None:
+                old_records = {p: make_record(r.previous.facts[p], plan.cfg, learned.get(p))
+                               for p in r.reread if p in r.previous.facts}
+                around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
+                                                  old_lists, by_file, history.edges, r.overlay, plan.cfg, figures,
+                                                  Counter(), overrides, history.messages)
+            if around is not None:
+                return Weighed(around, settings, f"weigh: {not_around} ({why})")
+            why = why if not_around == why else f"{why}; not weighed around it: {not_around}"
     graph = weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
                   history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
                   latest_ranks=ranks, lazy=carry is None, proven=kept)

@@ -36,6 +36,7 @@ import orjson
 from oracl.builder.pipeline.annotate import make_record
 from oracl.builder.pipeline.merge import merge_edges
 from oracl.builder.pipeline.weigh import KeptStructure
+from oracl.builder.pipeline.weigh_around import Latest
 from oracl.core import derive
 from oracl.core.config import Config
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
@@ -61,6 +62,26 @@ def _shape(edges: list[Edge]) -> list[tuple[str, str, str, float]]:
     return [(e.source, e.target, e.relation, e.confidence) for e in edges]
 
 
+def latest_figures(bundle: Path, latest: Mapping[str, Any], settings: str,
+                   ranks: Callable[[int], list[float] | None]) -> tuple[Latest | None, str]:
+    """What the latest build (``bundle``, whose ``stat.bin`` header is ``latest``) recorded
+    of its structure, when it was made under ``settings`` (``weigh.settings_key``), or None
+    and why not."""
+    key, orphans = latest.get("structure_sha256"), latest.get("orphans")
+    if not isinstance(key, str) or not key or not isinstance(orphans, int):
+        return None, "the latest recorded no structure"
+    if latest.get(KEY) != settings:
+        return None, "the settings, learned data or history moved"
+    header = _header(bundle)
+    if header is None or not isinstance(header.get("aggregates"), dict):
+        return None, "the latest's header cannot be read"
+    try:
+        terms = derive.Terms.from_header(header)
+    except (KeyError, TypeError, ValueError):
+        return None, "the latest's header cannot be read"
+    return Latest(terms, orphans, ranks), ""
+
+
 def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: Config,
                    learned: Mapping[str, Mapping[str, object]], facts: list[FileFacts],
                    previous: Mapping[str, FileFacts], records: list[ArtifactRecord], reread: list[str],
@@ -72,20 +93,12 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
     header), or None and why not. ``kept``: the latest's Phase 2 and Phase 3 edges per
     file, ``made``: this build's, ``again``: the files whose edges it made again, ``tail``/``overlay``:
     the history's and the learned overlay's edges (as merged)."""
-    key, orphans = latest.get("structure_sha256"), latest.get("orphans")
-    if not isinstance(key, str) or not key or not isinstance(orphans, int):
-        return None, "the latest recorded no structure"
-    if latest.get(KEY) != settings:
-        return None, "the settings, learned data or history moved"
+    figures, why = latest_figures(bundle, latest, settings, ranks)
+    if figures is None:
+        return None, why
+    key, terms, orphans = str(latest["structure_sha256"]), figures.terms, figures.orphans
     if len(facts) != len(previous) or any(p not in previous for p in reread):
         return None, "a file came or went"
-    header = _header(bundle)
-    if header is None or not isinstance(header.get("aggregates"), dict):
-        return None, "the latest's header cannot be read"
-    try:
-        terms = derive.Terms.from_header(header)
-    except (KeyError, TypeError, ValueError):
-        return None, "the latest's header cannot be read"
     read_again = set(reread)
     for r in records:
         if r.path in read_again:

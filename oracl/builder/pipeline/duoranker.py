@@ -16,7 +16,7 @@ one it is tested against.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 WeightedEdge = tuple[str, str, float]  # (source, target, w = ρ·κ)
 
@@ -28,7 +28,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def _capped_out(edges: Sequence[WeightedEdge], cap: int) -> dict[str, dict[str, float]]:
+def capped_out(edges: Sequence[WeightedEdge], cap: int) -> dict[str, dict[str, float]]:
     """Each node's out-neighbours (parallel edges collapsed to their largest weight),
     keeping the ``cap`` heaviest; ties broken by target id so the result is deterministic."""
     out: dict[str, dict[str, float]] = defaultdict(dict)
@@ -60,7 +60,7 @@ def raw_ranks(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[str
               beta: float, gamma: float, lam: float, cap: int) -> list[float]:
     """R of each edge, in input order (the bundle stores R; the rank is R / max R,
     derived when read: oracl/core/derive.py)."""
-    out = _capped_out(edges, cap)
+    out = capped_out(edges, cap)
     empty: frozenset[str] = frozenset()
     jcache: dict[tuple[str, str], float] = {}
     inf_cache: dict[tuple[str, str], float] = {}
@@ -80,6 +80,28 @@ def raw_ranks(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[str
             r_inf = inf_cache[pair] = lam * s
         raw.append(w * (gamma + (1 - gamma) * j) + beta * r_inf)
     return raw
+
+
+def rank_one(u: str, v: str, w: float, out: Mapping[str, Mapping[str, float]],
+             tags_of: Callable[[str], frozenset[str]], beta: float, gamma: float, lam: float) -> float:
+    """R of one edge u→v of weight ``w``, as ``raw_ranks`` computes it (the same terms in
+    the same order: the same double), from the capped out-neighbourhoods ``out`` of u and
+    of each of u's out-neighbours (``capped_out`` of their edges in the graph's order) and
+    the nodes' tag sets: what a build weighing around a move ranks again
+    (``weigh_around``).
+
+    >>> out = capped_out([("a", "b", 1.0), ("a", "x", 1.0), ("x", "b", 0.5)], 250)
+    >>> rank_one("a", "b", 1.0, out, lambda n: frozenset(), 0.5, 0.2, 0.6) == raw_ranks(
+    ...     [("a", "b", 1.0), ("a", "x", 1.0), ("x", "b", 0.5)], {}, 0.5, 0.2, 0.6, 250)[0]
+    True
+    """
+    j = jaccard(tags_of(u), tags_of(v))
+    s = 0.0
+    for x, w_ux in out.get(u, {}).items():
+        w_xv = out.get(x, {}).get(v)
+        if w_xv is not None and x != v:
+            s += w_ux * w_xv
+    return w * (gamma + (1 - gamma) * j) + beta * (lam * s)
 
 
 def rank_edges_reference(edges: Sequence[WeightedEdge], tagsets: Mapping[str, frozenset[str]],

@@ -349,13 +349,19 @@ def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usag
     file's commit messages). Two builds with equal keys have equal weights, association values, degrees and raw ranks,
     so their artifact rows differ only where the files' own facts do, and their edge rows
     only where an endpoint's did (``builder/reach.py``)."""
+    return edges_key(records, s.edges, cfg, usage, sensitivity_overrides, history)
+
+
+def edges_key(records: list[ArtifactRecord], edges: Sequence[Edge], cfg: Config, usage: Mapping[str, int],
+              sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> str:
+    """``structure_key`` of a structure whose edges (the hub memberships last) are ``edges``."""
     h = hashlib.sha256()
     h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
                            sorted(history.items())]))
     # (a record's review status and savings come from learned tags, not from its file)
     h.update(orjson.dumps([(r.path, r.tags, r.review_status, r.estimated_savings) for r in records],
                           option=orjson.OPT_SORT_KEYS))
-    h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence) for e in s.edges]))
+    h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence) for e in edges]))
     return h.hexdigest()
 
 
