@@ -39,11 +39,11 @@ def test_the_assembled_export_is_the_export_writers_bytes(tmp_path: Path, monkey
         symbols = made[-1]
         events = rest[3] if len(rest) > 3 else None  # (stat_files, writer, learned_doc, events, …)
         section = events.section if events is not None else None
+        nodes = [graph.full(n) for n in graph.nodes]  # (a lazy graph's rows: made when read)
         if isinstance(symbols, orchestrator.Symbols):  # a whole symbol pass: its packed rows are every row
-            want.append(export_bytes(header, graph.nodes, graph.edges, symbols.packed, events=section))
+            want.append(export_bytes(header, nodes, graph.edges, symbols.packed, events=section))
         else:  # the segments: the rows made again and the others read back
-            want.append(export_bytes(header, graph.nodes, graph.edges, symbols_section=symbols.section(),
-                                     events=section))
+            want.append(export_bytes(header, nodes, graph.edges, symbols_section=symbols.section(), events=section))
         return start(plan, ex, header, graph, *rest)
 
     monkeypatch.setattr(orchestrator, "start_export", spy)

@@ -540,17 +540,16 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
 
 def kept_edge_shards(r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
     """For each of Phase 2 and Phase 3 of a cold build: (the latest build's edges per file,
-    read back from its shards, the files whose edges are made again: ``edges_to_make``),
-    or (None, None) for a whole pass (no shards, a damaged one, a file added or removed, a
-    changed edge interface)."""
-    if r.previous is None or r.removed or any(p not in r.previous.facts for p in r.reread):
-        return (None, None), (None, None)  # (a file came or went: not read for nothing)
+    read back from its shards, the files whose edges are made again: ``edges_to_make``;
+    None when every file's are: a file added or removed, a changed edge interface — the
+    latest's are then what the weighing finds what moved against: ``weigh_around``), or
+    (None, None) when there are no shards or one is damaged."""
+    if r.previous is None:
+        return (None, None), (None, None)
     kept = read_edges(r.previous)
     if kept is None:
         return (None, None), (None, None)
     again = edges_to_make(r.facts, r.previous.facts, kept, set(r.reread))
-    # (a changed edge interface: every file's edges made again, the latest's kept to weigh
-    # around what moved: ``weigh_around``)
     return (kept[0], again), (kept[1], again)
 
 
@@ -902,7 +901,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
             around, not_around = None, not_figures
             if figures is not None:
                 old_records = {p: make_record(r.previous.facts[p], plan.cfg, learned.get(p))
-                               for p in r.reread if p in r.previous.facts}
+                               for p in (*r.reread, *r.removed) if p in r.previous.facts}
                 around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
                                                   old_lists, by_file, history.edges, r.overlay, plan.cfg, figures,
                                                   Counter(), overrides, history.messages)
@@ -1377,7 +1376,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         graph, weigh_mode = weighed.graph, weighed.mode
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None
-        if graph.moved is not None:  # (a long-lived builder's reweigh says it)
+        if graph.moved is not None:  # (a long-lived builder's reweigh, or a weighing around a move, says it)
             now = (graph.moved[0], graph.moved[1])
         elif r.previous is not None:
             read_again = set(r.reread)
@@ -1387,6 +1386,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         old_ids = {rec.artifact_id: r.previous.facts[rec.path].artifact_id for rec in r.records
                    if now is not None and r.previous is not None and rec.path in now[0]
                    and rec.path in r.previous.facts}
+        # (and the files that came and went: their keys are this build's or the latest's alone)
+        added_ids = frozenset(rec.artifact_id for rec in r.records if now is not None and r.previous is not None
+                              and rec.path not in r.previous.facts)
+        gone_ids = tuple(r.previous.facts[p].artifact_id for p in r.removed) \
+            if now is not None and r.previous is not None else ()
         base_bundle = str(r.previous.bundle) if r.previous is not None else ""
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
@@ -1420,7 +1424,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         kept_tables = ex.join(tables_task) if tables_task is not None else \
             {name_tables.KEY: symbols.table_entry, read_sets.KEY: None}
         stat_extra.update({k: v for k, v in kept_tables.items() if v is not None})
-        same = unmoved(Path(base_bundle), now, old_ids) if base_bundle and plan.carry is None else None
+        same = unmoved(Path(base_bundle), now, old_ids, added_ids, gone_ids) \
+            if base_bundle and plan.carry is None else None
         if same is None and graph.make is not None:  # every row is serialised: each made once, before the
             for n in graph.nodes:                    # export task's fork, not in it and again in the load
                 graph.full(n)

@@ -139,18 +139,24 @@ class Unmoved:
     old_ids: dict[str, str]      # this build's id → the latest's, for the files read again
     moved_nodes: frozenset[str]  # the paths whose artifact rows can have moved
     moved_sources: frozenset[str]  # the files whose outgoing edge rows can have moved
+    added: frozenset[str] = frozenset()  # the ids of the files the latest did not have
+    gone: tuple[str, ...] = ()           # the ids the latest gave the files this build no longer has
 
     def parts_by_keys(self, keys: list[str], parts: list[Any]) -> dict[tuple[str, ...], Any] | None:
         """The latest's parts by the keys of their groups: its keys are this build's
-        (``keys``, sorted) with the ids of the files read again as it gave them. None when
-        they do not group into as many parts as it has (another layout: nothing taken)."""
+        (``keys``, sorted) with the ids of the files read again as it gave them, without
+        the files added and with the files gone. None when they do not group into as many
+        parts as it has (another layout: nothing taken)."""
         from oracl.core.parts import grouped
 
-        # (the keys are sorted and only the read files' ids differ: those are put back in place)
-        before = [k for k in keys if k not in self.old_ids]
+        # (the keys are sorted and only the read, added and gone files' ids differ: those are
+        # put back in place; how often a key repeats does not move where a group ends)
+        before = [k for k in keys if k not in self.old_ids and k not in self.added]
         for k in keys:
             if k in self.old_ids:
                 bisect.insort(before, self.old_ids[k])
+        for k in self.gone:
+            bisect.insort(before, k)
         groups = grouped(before)
         if len(groups) != len(parts):
             return None
@@ -173,14 +179,14 @@ def _latest_parts(bundle: Path) -> tuple[list[Any], list[Any]] | None:
         return None
 
 
-def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old_ids: dict[str, str]
-            ) -> Unmoved | None:
+def unmoved(bundle: Path, now: tuple[frozenset[str], frozenset[str]] | None, old_ids: dict[str, str],
+            added: frozenset[str] = frozenset(), gone: tuple[str, ...] = ()) -> Unmoved | None:
     """``Unmoved`` for the export of a build whose reach against the latest (``bundle``)
     is ``now``; None when there is none or the latest's index cannot be read."""
     parts = _latest_parts(bundle) if now is not None else None
     if now is None or parts is None:
         return None
-    return Unmoved(parts[0], parts[1], old_ids, now[0], now[1])
+    return Unmoved(parts[0], parts[1], old_ids, now[0], now[1], added, gone)
 
 
 @dataclass(frozen=True, slots=True)

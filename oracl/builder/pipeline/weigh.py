@@ -186,6 +186,13 @@ class Structure:
     settings: tuple[object, ...] = ()
 
 
+def memberships(domain: Mapping[str, str]) -> list[Edge]:
+    """Each file's hub membership (``domain``: path → its domain), in path order: the edges
+    after the merged ones. (In path order, not the walk's, so that a build whose files came
+    or went finds where the latest's rank of each kept membership is: ``weigh_around``.)"""
+    return [Edge(p, hub_id(domain[p]), "belongs_to", 1.0, "", "", "hubs", "hubs") for p in sorted(domain)]
+
+
 def _structure(records: list[ArtifactRecord], merged: list[Edge], cfg: Config) -> Structure:
     """Every node's structure, in one pass over the edges and one over the hub memberships
     (the weights, degrees, incident weights and references were four passes over the 99k
@@ -193,8 +200,7 @@ def _structure(records: list[ArtifactRecord], merged: list[Edge], cfg: Config) -
     the order they are met in does not move it."""
     domains = sorted({str(r.tags["domain"]) for r in records})
     hubs = {d: hub_id(d) for d in domains}
-    hub_edges = [Edge(r.path, hubs[str(r.tags["domain"])], "belongs_to", 1.0, "", "", "hubs", "hubs")
-                 for r in records]
+    hub_edges = memberships({r.path: str(r.tags["domain"]) for r in records})
     edges = merged + hub_edges
     wcache: dict[tuple[str, float], float] = {}
     weights: list[float] = []
@@ -410,8 +416,7 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     if kept.terms.n != len(records) + len(domains) or any(h in facts for h in hubs.values()):
         return None  # (a file named as a hub is: the whole pass sorts it out)
     n_merged = len(merged)
-    edges = merged + [Edge(r.path, hubs[d], "belongs_to", 1.0, "", "", "hubs", "hubs")
-                      for r, d in zip(records, member, strict=True)]
+    edges = merged + memberships({r.path: d for r, d in zip(records, member, strict=True)})
     pairs = [(e.relation, e.confidence) for e in edges]
     wcache = {p: r9(cfg.relation_prior(p[0]) * p[1]) for p in set(pairs)}  # w = ρ·κ, as ``_structure``
     weights = [wcache[p] for p in pairs]

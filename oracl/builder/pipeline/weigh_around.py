@@ -42,11 +42,13 @@ from oracl.builder.pipeline import weigh
 from oracl.builder.pipeline.duoranker import capped_out, rank_one
 from oracl.builder.pipeline.merge import merge_edges
 from oracl.builder.pipeline.weigh import (
+    HUB_PREFIX,
     EdgeRows,
     Structure,
     WeightedGraph,
     edges_key,
     hub_id,
+    memberships,
     tagset,
 )
 from oracl.core import derive
@@ -92,35 +94,56 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
                  ) -> tuple[WeightedGraph | None, str]:
     """``weigh(lazy=True)``'s graph, made around what moved since the latest build (see the
     module's text), or None and why not. ``previous``: the latest's facts; ``old_records``:
-    the records the latest made of the files read again (from its facts); ``kept``/``made``:
-    the latest's and this build's Phase 2 and Phase 3 edges per file; ``tail``/``overlay``:
-    the history's and the learned overlay's edges (the latest's too: the settings key is)."""
+    the records the latest made of the files read again and of the files gone (from its
+    facts); ``kept``/``made``: the latest's and this build's Phase 2 and Phase 3 edges per
+    file; ``tail``/``overlay``: the history's and the learned overlay's edges (the latest's
+    too: the settings key is). ``graph.moved`` also names the files added and gone."""
     paths = [r.path for r in records]
-    if len(paths) != len(previous) or any(p not in previous for p in paths):
-        return None, "a file came or went"
+    added = {p for p in paths if p not in previous}
+    gone = {p for p in previous if p not in facts}
+    if any(p not in old_records for p in gone):
+        return None, "a file gone has no record"
     domain = {r.path: str(r.tags["domain"]) for r in records}
     domains = sorted(set(domain.values()))
     hubs = {d: hub_id(d) for d in domains}
-    if latest.terms.n != len(records) + len(domains) or any(h in facts for h in hubs.values()):
+    if any(h in facts or h in previous for h in hubs.values()):
+        return None, "a file is named as a hub"
+    old_domain = {**domain, **{p: str(old.tags["domain"]) for p, old in old_records.items()}}
+    for p in added:
+        del old_domain[p]
+    if sorted(set(old_domain.values())) != domains:
+        return None, "a domain came or went"
+    if latest.terms.n != len(previous) + len(domains):
         return None, "the latest's figures do not fit"
     retagged: set[str] = set()  # files read again whose tag set (what the ranker compares) moved
-    for path, old in old_records.items():
-        if str(old.tags["domain"]) != domain.get(path):
-            return None, f"{path}'s domain moved"
     by_path = {r.path: r for r in records}
     for path, old in old_records.items():
+        if path in gone:
+            continue
+        if str(old.tags["domain"]) != domain[path]:
+            return None, f"{path}'s domain moved"
         if tagset(old.tags) != tagset(by_path[path].tags):
             retagged.add(path)
-    nodes = set(paths)
-    # the sources whose lists moved, and their runs then and now
-    differ: list[str] = []
+    nodes, old_nodes = set(paths), set(previous)
+    # the sources whose merged edges can differ: their lists moved, they came or went, or
+    # one of their edges ends in a file that came or went (merged only while it is there)
+    differ: set[str] = set(added) | gone
     for p in paths:
+        if p in added:
+            continue
         for old, new in ((kept[0].get(p), made[0].get(p)), (kept[1].get(p), made[1].get(p))):
             if old is None or new is None:
                 return None, f"{p} has no kept edges"
             if old is not new and old != new:
-                differ.append(p)
+                differ.add(p)
                 break
+        else:
+            if (added or gone) and any(e.target in added or e.target in gone for lists in (made[0][p], made[1][p])
+                                       for e in lists):
+                differ.add(p)
+    if any(p not in kept[0] or p not in kept[1] for p in gone) or \
+            any(p not in made[0] or p not in made[1] for p in added):
+        return None, "a file that came or went has no edges"
     extra: dict[str, tuple[list[Edge], list[Edge]]] = {s: ([], []) for s in differ}
     for e in tail:
         if e.source in extra:
@@ -135,33 +158,22 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         a = bisect.bisect_left(sources, s)
         return a, bisect.bisect_right(sources, s, a)
 
-    old_runs: dict[str, list[Edge]] = {}
-    moved_structure: set[str] = set()
-    for s in differ:
-        lists = (kept[0][s], kept[1][s], made[0][s], made[1][s])
+    old_runs: dict[str, list[Edge]] = {}  # (the latest's merged edges of each source in ``differ`` it had)
+    moved_structure: set[str] = set(added)
+    for s in sorted(differ):
+        lists = [*((kept[0][s], kept[1][s]) if s in old_nodes else ()), *((made[0][s], made[1][s]) if s in nodes else ())]
         if any(e.source != s for edges in lists for e in edges):
             return None, f"an edge of {s} starts in another file"
+        if s not in old_nodes:
+            continue
         after, over = extra[s]
-        old_runs[s] = merge_edges(kept[0][s], [*kept[1][s], *after], over, nodes).edges
+        old_runs[s] = merge_edges(kept[0][s], [*kept[1][s], *after], over, old_nodes).edges
         a, b = run(s)
         if _shape(old_runs[s]) != _shape(merged[a:b]):
             moved_structure.add(s)
-    # the edges: the merged ones, then each file's hub membership (``weigh._structure``)
-    edges = merged + [Edge(p, hubs[domain[p]], "belongs_to", 1.0, "", "", "hubs", "hubs") for p in paths]
+    # the edges: the merged ones, then each file's hub membership, in path order
+    edges = merged + memberships(domain)
     wcache: dict[tuple[str, float], float] = {}
-    weights: list[float] = []
-    for e in edges:
-        w = wcache.get((e.relation, e.confidence))
-        if w is None:
-            w = wcache[(e.relation, e.confidence)] = r9(cfg.relation_prior(e.relation) * e.confidence)
-        weights.append(w)
-    hub_at = {p: n_merged + i for i, p in enumerate(paths)}
-    incoming: dict[str, list[int]] = defaultdict(list)
-    for i in range(n_merged):
-        incoming[merged[i].target].append(i)
-    cap = cfg.association_cap
-    w_member = r9(cfg.relation_prior("belongs_to") * 1.0)
-    member_w = [w_member] if "belongs_to" not in NOT_STRUCTURAL else []
 
     def weight(e: Edge) -> float:
         w = wcache.get((e.relation, e.confidence))
@@ -169,7 +181,21 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             w = wcache[(e.relation, e.confidence)] = r9(cfg.relation_prior(e.relation) * e.confidence)
         return w
 
-    def structure_of(node: str, out: list[Edge], into: list[Edge]) -> _Node:
+    weights = [weight(e) for e in edges]
+    in_path_order = sorted(paths)
+    hub_at = {p: n_merged + i for i, p in enumerate(in_path_order)}
+    incoming: dict[str, list[int]] = defaultdict(list)
+    for i in range(n_merged):
+        incoming[merged[i].target].append(i)
+    old_into: dict[str, list[Edge]] = defaultdict(list)
+    for old in old_runs.values():
+        for e in old:
+            old_into[e.target].append(e)
+    cap = cfg.association_cap
+    w_member = r9(cfg.relation_prior("belongs_to") * 1.0)
+    member_w = [w_member] if "belongs_to" not in NOT_STRUCTURAL else []
+
+    def structure_of(out: list[Edge], into: list[Edge]) -> _Node:
         """A node's structure from its merged edges as a source and as a target (and its
         hub membership, counted towards the degree and, when structural, the association)."""
         incident: list[float] = list(member_w)
@@ -194,53 +220,64 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
 
     def now_of(node: str) -> _Node:
         a, b = run(node)
-        return structure_of(node, merged[a:b], [merged[i] for i in incoming.get(node, ())])
+        return structure_of(merged[a:b], [merged[i] for i in incoming.get(node, ())])
 
     def then_of(node: str) -> _Node:
         out = old_runs[node] if node in old_runs else merged[slice(*run(node))]
-        into = [merged[i] for i in incoming.get(node, ()) if merged[i].source not in old_runs]
+        into = [merged[i] for i in incoming.get(node, ()) if merged[i].source not in differ]
         into.extend(old_into.get(node, ()))
-        return structure_of(node, out, into)
+        return structure_of(out, into)
 
-    old_into: dict[str, list[Edge]] = defaultdict(list)
-    for old in old_runs.values():
-        for e in old:
-            old_into[e.target].append(e)
     # the nodes whose structure can have moved: the ends of the moved sources' runs
-    touched: set[str] = set()
-    for s in sorted(moved_structure):
+    touched: set[str] = set(gone)
+    for s in sorted(moved_structure | gone):
         touched.add(s)
-        touched.update(e.target for e in old_runs[s])
+        touched.update(e.target for e in old_runs.get(s, ()))
         a, b = run(s)
         touched.update(e.target for e in merged[a:b])
     s1, s2, orphans = latest.terms.s1, latest.terms.s2, latest.orphans
+    # a hub's association is the mean of its members' equal weights: equal, but for the last
+    # bits of a sum of another count of them
+    was_members, members = Counter(old_domain.values()), Counter(domain.values())
+    for d in domains:
+        if was_members[d] != members[d]:
+            was_hub, now_hub = association(member_w * was_members[d], cap), association(member_w * members[d], cap)
+            s1, s2 = s1 - fixed(was_hub) + fixed(now_hub), s2 - fixed_sq(was_hub) + fixed_sq(now_hub)
     made_nodes: dict[str, _Node] = {}
     for node in sorted(touched):
-        was, now = then_of(node), now_of(node)
-        made_nodes[node] = now
-        s1 += fixed(now.assoc) - fixed(was.assoc)
-        s2 += fixed_sq(now.assoc) - fixed_sq(was.assoc)
-        orphans += (now.degree_aa == 0) - (was.degree_aa == 0)
-    # the raw ranks: the latest's, where an edge's inputs to the ranker did not move
+        if node in old_nodes:
+            was = then_of(node)
+            s1, s2, orphans = s1 - fixed(was.assoc), s2 - fixed_sq(was.assoc), orphans - (was.degree_aa == 0)
+        if node in nodes:
+            now = made_nodes[node] = now_of(node)
+            s1, s2, orphans = s1 + fixed(now.assoc), s2 + fixed_sq(now.assoc), orphans + (now.degree_aa == 0)
+    # the raw ranks: the latest's, where an edge's inputs to the ranker did not move. The
+    # latest's edges were its merged ones (each source's run, in source order) and then its
+    # files' memberships in path order.
     old_len = {s: len(old) for s, old in old_runs.items()}
-    n_old_merged = n_merged + sum(old_len[s] - (lambda ab: ab[1] - ab[0])(run(s)) for s in old_runs)
-    old_raw = latest.ranks(n_old_merged + len(paths))
+    every = sorted(set(sources) | set(old_runs))
+    n_old_merged = sum(old_len.get(s, 0) if s in differ else run(s)[1] - run(s)[0] for s in every)
+    old_order = sorted(old_nodes)
+    old_raw = latest.ranks(n_old_merged + len(old_order))
     if old_raw is None:
         return None, "the latest's ranks cannot be read"
-    every = sorted(set(sources) | {s for s, old in old_runs.items() if old})
     raw = [0.0] * len(edges)
     start_old = 0
     for s in every:
         a, b = run(s)
-        if s not in moved_structure:  # (the same (target, relation, κ) in the same order)
+        if s not in moved_structure and s in nodes:  # (the same (target, relation, κ) in the same order)
             raw[a:b] = old_raw[start_old:start_old + (b - a)]
-        start_old += old_len.get(s, b - a)
-    raw[n_merged:] = old_raw[n_old_merged:]
+        start_old += old_len.get(s, 0) if s in differ else b - a
+    old_hub = {p: n_old_merged + i for i, p in enumerate(old_order)}
     again: set[str] = set(moved_structure) | retagged
-    for c in list(moved_structure):  # (a 2-path through a moved source: its in-neighbours' edges)
+    for c in moved_structure | gone:  # (a 2-path through a source whose edges moved: its in-neighbours')
         again.update(merged[i].source for i in incoming.get(c, ()))
     for t in retagged:  # (the Jaccard term of every edge into a retagged file)
         again.update(merged[i].source for i in incoming.get(t, ()))
+    again -= gone
+    for p in in_path_order:
+        if p not in again and p not in added:
+            raw[hub_at[p]] = old_raw[old_hub[p]]
     tagsets: dict[str, frozenset[str]] = {}
 
     def tags_of(node: str) -> frozenset[str]:
@@ -248,28 +285,26 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         if got is None:
             record = by_path.get(node)
             got = tagsets[node] = tagset(record.tags) if record is not None else \
-                tagset({"domain": node.removeprefix("hub:domain:")})
+                tagset({"domain": node.removeprefix(HUB_PREFIX)})
         return got
 
     def out_edges(node: str) -> list[int]:
         a, b = run(node)
         return [*range(a, b), *([hub_at[node]] if node in hub_at else [])]
 
-    middle: set[str] = set()
     outs: dict[str, dict[str, float]] = {}
     for u in again:
         outs.update(capped_out([(u, edges[i].target, weights[i]) for i in out_edges(u)], cfg.neighbour_cap))
+    middle: set[str] = set()
     for u in again:
         middle.update(outs.get(u, {}))
     for x in middle - set(outs):
         outs.update(capped_out([(x, edges[i].target, weights[i]) for i in out_edges(x)], cfg.neighbour_cap))
     for u in sorted(again):
         for i in out_edges(u):
-            e = edges[i]
-            raw[i] = rank_one(u, e.target, weights[i], outs, tags_of, cfg.beta, cfg.gamma, cfg.lam)
+            raw[i] = rank_one(u, edges[i].target, weights[i], outs, tags_of, cfg.beta, cfg.gamma, cfg.lam)
     newest = max((facts[p].mtime_ns for p in paths), default=0)
-    members = Counter(domain.values())
-    terms = derive.Terms(latest.terms.n, s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
+    terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
     s = Structure(edges, weights, {}, Counter(), Counter(), defaultdict(set), defaultdict(set), set(), {}, domains)
     for d in domains:  # a hub's edges are its members' memberships (no file is named as one)
         s.degree_all[hubs[d]] = members[d]
@@ -300,15 +335,17 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
                           [(e.source, e.target) for e in edges], orphans)
     graph.structure_key = edges_key(records, edges, cfg, usage, sensitivity_overrides, history)
     graph.make = make
-    read_again = set(old_records)
-    moved_nodes = read_again | touched | retagged
+    read_again = {p for p in old_records if p not in gone} | added
+    moved_nodes = read_again | touched | retagged | gone
     # an edge row holds its target's id (a file read again has another) and its raw rank
-    moved_sources = set(differ) | again | read_again
+    moved_sources = differ | again | read_again
     for t in read_again:
         moved_sources.update(merged[i].source for i in incoming.get(t, ()))
     graph.moved = (frozenset(moved_nodes), frozenset(moved_sources), ())
-    return graph, (f"around the move: {_files(len(moved_structure))} edges moved; {len(touched):,} node"
-                   f"{'' if len(touched) == 1 else 's'}' structure and {_files(len(again))} edge ranks made again")
+    came_went = f", {len(added):,} came and {len(gone):,} went" if added or gone else ""
+    return graph, (f"around the move: {_files(len(moved_structure | gone))} edges moved{came_went}; "
+                   f"{len(touched):,} node{'' if len(touched) == 1 else 's'}' structure and "
+                   f"{_files(len(again))} edge ranks made again")
 
 
 def _files(n: int) -> str:
