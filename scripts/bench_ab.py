@@ -25,8 +25,10 @@ clone's are): the copy, ``oracl build``, then ``oracl build`` again, timed, with
 it read and its ratio to the target (2 × a bare stat walk + 2 s).
 
 ``--changes N`` also times, N rounds a side, a cold ``oracl build`` after each of the other
-changes issue 49's table names: a Python file added (a copy of another, under a new name),
-that file deleted, a Python file renamed, and nothing changed at all; each median with the
+changes issue 49's table names: a new function defined at the end of a Python file (an
+edit that moves the file's interface, as most edits that add code do), a Python file added
+(a copy of another, under a new name), that file deleted, a Python file renamed, and
+nothing changed at all; each median with the
 bytes it wrote and its ratio to the target (2 × a bare stat walk + 1 s, the walk taken in
 the same round).
 
@@ -108,14 +110,21 @@ def touch(root: Path, n: int) -> None:
 
 
 def change(root: Path, kind: str, n: int) -> None:
-    """One of ``--changes``'s changes: ``add`` a copy of a Python file under a new name (an
-    hour back), ``delete`` the file the last add made, ``rename`` a Python file, or
-    ``nothing``."""
+    """One of ``--changes``'s changes: ``define`` a new top-level function at the end of a
+    Python file (an edit that moves what other files' names and edges read of it), ``add``
+    a copy of a Python file under a new name (an hour back), ``delete`` the file the last
+    add made, ``rename`` a Python file, or ``nothing``."""
     if kind == "nothing":
         return
     files = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts and "bench_" not in p.name)
     path = files[(n * 7907 + 13) % len(files)]
-    if kind == "add":
+    if kind == "define":
+        path = files[(n * 7883 + 101) % len(files)]
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"\n\ndef bench_defined_{n}(x):\n    return x\n")
+        past = time.time() - 3600
+        os.utime(path, (past, past))
+    elif kind == "add":
         new = path.with_name(f"bench_added_{n}.py")
         new.write_bytes(path.read_bytes())
         past = time.time() - 3600
@@ -188,7 +197,8 @@ def main() -> None:
     ap.add_argument("--coverage", type=int, default=0, metavar="N",
                     help="ingest a coverage report over N Python files first (events in every build)")
     ap.add_argument("--changes", type=int, default=0, metavar="N",
-                    help="time N rounds of an add, a delete, a rename and no change (cold builds), per side")
+                    help="time N rounds of a new function, an add, a delete, a rename and no change (cold builds), "
+                         "per side")
     ap.add_argument("--resident", type=int, default=0, metavar="N",
                     help="time N saves → fresh answers of a long-lived builder, per side (bench_resident.py)")
     a = ap.parse_args()
@@ -247,7 +257,7 @@ def main() -> None:
                 target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
                 wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
                 impacts[s["name"]].append(wall)  # type: ignore[index]
-        kinds = ("add", "delete", "rename", "nothing")
+        kinds = ("define", "add", "delete", "rename", "nothing")
         changes: dict[str, dict[str, list[tuple[float, int]]]] = {
             s["name"]: {k: [] for k in kinds} for s in sides}  # type: ignore[misc]
         walks: list[float] = []

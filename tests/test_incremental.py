@@ -1816,13 +1816,13 @@ def test_a_cold_build_proves_its_structure_the_latests_file_by_file(tmp_path: Pa
 
 def test_an_edit_that_moves_edges_is_weighed_around_the_move(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """``weigh_around``: a cold build whose files all stayed but whose edges moved (an import
-    dropped, a file left with no edge, a test that now tests a module, two imports more, a
-    new top-level name) takes the latest's aggregates, orphans and raw ranks and works out
-    again only the structure of the ends of the moved edges and the ranks of the edges that
-    read them — no pass over every node (``_structure``) and no ranker over every edge — and
-    its export (the header's exact aggregates and orphans included) and every table row are
-    a full build's after each step."""
+    """``weigh_around``: a cold build whose edges moved (an import dropped, a file left with
+    no edge, a test that now tests a module, two imports more, a new top-level name, a file
+    added, one deleted, one renamed) takes the latest's aggregates, orphans and raw ranks
+    and works out again only the structure of the ends of the moved edges and the ranks of
+    the edges that read them — no pass over every node (``_structure``) and no ranker over
+    every edge — and its export (the header's exact aggregates and orphans included) and
+    every table row are a full build's after each step."""
     import oracl.builder.pipeline.duoranker as duoranker
     import oracl.builder.pipeline.weigh as weigh_mod
 
@@ -1881,6 +1881,18 @@ def test_an_edit_that_moves_edges_is_weighed_around_the_move(tmp_path: Path,
     # the next edit moves nothing: the structure is proven the latest's again
     mode, _ = step(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")
     assert mode.startswith("weigh: the structure is the latest's"), mode
+    # a file added that imports m3: it and the ends of its edges worked out (the hub's
+    # association moves by its member count); m3's in-neighbours' ranks again
+    mode, _ = step(6, "pkg/extra.py", "import pkg.m3\n\n\ndef extra():\n    return 3\n")
+    assert mode.startswith(around + "1 file's edges moved, 1 came and 0 went; "), mode
+    # a file gone (m20, imported by m19): m20's and m19's edges moved
+    (root / "pkg/m20.py").unlink()
+    mode, _ = step(7, "pkg/m21.py", files["pkg/m21.py"] + "# 7\n")
+    assert mode.startswith(around) and " edges moved, 0 came and 1 went; " in mode, mode
+    # a file renamed: one gone, one came (m13 imports it under its old name: an end lost)
+    (root / "pkg/m14.py").rename(root / "pkg/renamed.py")
+    mode, _ = step(8, "pkg/renamed.py", (root / "pkg/renamed.py").read_text())
+    assert ", 1 came and 1 went; " in mode and mode.startswith(around), mode
 
 
 def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_path: Path) -> None:
