@@ -1214,10 +1214,12 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
          {"pkg/two.py"}),
         ("c/add.c", "#include \"add.h\"\n\n/* adds */\nint add(int a, int b) {\n  return b + a;\n}\n", True, {"c/add.c"}),
         ("docs/b.md", "# B\n\nMore words.\n\nAnd more.\n\n## Usage\n\nRun it.\n", True, {"docs/a.md", "docs/b.md"}),
-        ("docs/b.md", "# B\n\n## Running\n\nRun it.\n", True, None),  # an anchor gone: every file's edges
+        ("docs/b.md", "# B\n\n## Running\n\nRun it.\n", True,
+         {"docs/a.md", "docs/b.md"}),  # an anchor gone: the files linking to b's (no test calls a heading)
         ("pkg/ext.py", "import json\n\n\ndef dump(x):\n    y = json.loads(x)\n    return json.dumps(y)\n", True,
          {"pkg/ext.py"}),  # its uses of outside code (interface.json) moved
-        ("pkg/base.py", "class Base:\n    def stride(self):\n        return 1\n", False, None),  # a name changed
+        ("pkg/base.py", "class Base:\n    def stride(self):\n        return 1\n", False,
+         {"pkg/base.py", "pkg/child.py"}),  # a name changed: no test calls step or stride
         ("pkg/child.py", "from pkg.base import Base\n\n\nclass Child(Base):\n    def run(self):\n"
                          "        return self.stride()\n", True, {"pkg/child.py", "pkg/use.py"}),
     ]
@@ -1333,7 +1335,7 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     # of cart and shop, which import it, are ranked again)
     seven = edit(7, "pkg/base.py", CALLERS["pkg/base.py"] + "\n\ndef spare():\n    return 2\n")
     assert seven.weigh_mode == ("weigh: around the move: 0 files' edges moved; 0 nodes' structure and 3 files' "
-                                "edge ranks made again (a file's edge interface moved)")
+                                "edge ranks made again (pkg/base.py's tags moved)")
     assert reach() == ({"pkg/base.py", "pkg/cart.py"}, code)
     edit(8, "pkg/cart.py", cart + "# eight\n")
     edit(9, "pkg/cart.py", cart + "# nine\n")
@@ -1540,8 +1542,9 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     # a line added above the function: the file's edges and those of the file importing it
     assert step(1, "pkg/m7.py", "# a comment\n" + files["pkg/m7.py"]) == {"pkg/m7.py", "pkg/m6.py"}
     assert step(2, "pkg/m150.py", files["pkg/m150.py"] + "# 2\n") == {"pkg/m150.py", "pkg/m149.py"}
-    # a new function: the edge interface moved, every file's edges are made
-    assert len(step(3, "pkg/m9.py", files["pkg/m9.py"] + "\n\ndef g9():\n    return 9\n")) == n
+    # a new function: the edge interface moved, but only its symbols (no test calls g9):
+    # the file's edges and those of the file importing it
+    assert step(3, "pkg/m9.py", files["pkg/m9.py"] + "\n\ndef g9():\n    return 9\n") == {"pkg/m9.py", "pkg/m8.py"}
     # a damaged shard of the latest build: not used
     latest = orjson.loads((root / ".oracl" / "mirror" / "LATEST.json").read_bytes())["build_id"]
     shard = sorted((root / ".oracl" / "mirror" / latest).glob("edges.*.bin"))[0]
@@ -1872,12 +1875,12 @@ def test_an_edit_that_moves_edges_is_weighed_around_the_move(tmp_path: Path,
     # the test now tests m7 (an import, and what the test calls): m7 is tested
     mode, _ = step(3, "tests/test_m7.py", "from pkg.m7 import f7\n\n\ndef test_f7():\n    assert f7(1) == 8\n")
     assert mode == around + "1 file's edges moved; 2 nodes' structure and 1 file's edge ranks made again " \
-        "(a file's edge interface moved)", mode
+        "(tests/test_m7.py's edges moved)", mode
     assert any(e["relation"] == "tests" for e in _canonical(root)["edges"])
-    # two imports more, and a new top-level name (every file's edges made again, m12's moved)
+    # two imports more, and a new top-level name (m12's edges and m11's made again, m12's moved)
     mode, _ = step(4, "pkg/m12.py", "import pkg.m13\nimport pkg.m2\nimport pkg.m20\n\n\ndef f12(x):\n"
                    "    return x + 12\n\n\ndef g12():\n    return 0\n")
-    assert mode.startswith(around + "1 file's edges moved") and mode.endswith("(a file's edge interface moved)"), mode
+    assert mode.startswith(around + "1 file's edges moved") and mode.endswith("(pkg/m12.py's tags moved)"), mode
     # the next edit moves nothing: the structure is proven the latest's again
     mode, _ = step(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")
     assert mode.startswith("weigh: the structure is the latest's"), mode
@@ -1893,6 +1896,65 @@ def test_an_edit_that_moves_edges_is_weighed_around_the_move(tmp_path: Path,
     (root / "pkg/m14.py").rename(root / "pkg/renamed.py")
     mode, _ = step(8, "pkg/renamed.py", (root / "pkg/renamed.py").read_text())
     assert ", 1 came and 1 went; " in mode and mode.startswith(around), mode
+
+
+def test_a_new_function_makes_again_only_the_edges_that_read_it(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``edges_to_make``: when a changed file's symbols move (a function defined, renamed)
+    but not its language, manifest or namespaces, the edges made again are the file's, its
+    in-neighbours' (whose fragments point into it) and those of the test files that call a
+    name it defines or defined (``_called_files``' table): not every file's. The export and
+    every table row are a full build's; a Java file's symbols (a class is found by its
+    package and name) or a changed manifest still make every file's edges again."""
+    import oracl.builder.orchestrator as orchestrator
+
+    files = {
+        "pkg/calc.py": "def add(a, b):\n    return a + b\n",
+        "pkg/use.py": "from pkg.calc import add\n\n\ndef run():\n    return add(1, 2)\n",
+        "pkg/other.py": "def other():\n    return 0\n",
+        "tests/test_totals.py": "from pkg.use import run\n\n\ndef test_totals():\n    assert compute_total([run()]) == 3\n",
+        "tests/test_other.py": "from pkg.other import other\n\n\ndef test_other():\n    assert other() == 0\n",
+        "src/Main.java": "package app;\n\npublic class Main {\n    public int one() { return 1; }\n}\n",
+        "src/Use.java": "package app;\n\npublic class Use {\n    Main m = new Main();\n}\n",
+    }
+    root, t0 = _built_tree(tmp_path, files)
+    seen: list[set[str] | None] = []
+    real = orchestrator.edges_to_make
+    monkeypatch.setattr(orchestrator, "edges_to_make", lambda *a: seen.append(real(*a)) or seen[-1])
+
+    def step(k: int, rel: str, text: str) -> set[str] | None:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        build(root, now=t0 + timedelta(minutes=k), **KW)
+        rows, export = _graph_rows(root), _canonical(root)
+        vault, saved = root / ".oracl", root.parent / "saved-vault"
+        shutil.copytree(vault, saved, symlinks=True)
+        build(root, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
+        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
+        assert _graph_rows(root) == rows, k
+        shutil.rmtree(vault)
+        saved.rename(vault)
+        return seen[-1]
+
+    # compute_total defined: calc, use (imports calc) and the test that calls compute_total
+    assert step(1, "pkg/calc.py", files["pkg/calc.py"] + "\n\ndef compute_total(xs):\n    return sum(xs)\n") == \
+        {"pkg/calc.py", "pkg/use.py", "tests/test_totals.py"}
+    ids = {n["id"]: n.get("path") for n in _canonical(root)["nodes"]}
+    tested = {(ids[e["source"]], ids[e["target"]]) for e in _canonical(root)["edges"] if e["relation"] == "tests"}
+    assert ("tests/test_totals.py", "pkg/calc.py") in tested, tested
+    # renamed: the test no longer finds it (its edge goes), the other test is not read
+    assert step(2, "pkg/calc.py", files["pkg/calc.py"] + "\n\ndef compute_sum(xs):\n    return sum(xs)\n") == \
+        {"pkg/calc.py", "pkg/use.py", "tests/test_totals.py"}
+    ids = {n["id"]: n.get("path") for n in _canonical(root)["nodes"]}
+    assert ("tests/test_totals.py", "pkg/calc.py") not in {
+        (ids[e["source"]], ids[e["target"]]) for e in _canonical(root)["edges"] if e["relation"] == "tests"}
+    # a body changed only: the file and its in-neighbours, as before
+    assert step(3, "pkg/calc.py", files["pkg/calc.py"].replace("a + b", "b + a") +
+                "\n\ndef compute_sum(xs):\n    return sum(xs)\n") == {"pkg/calc.py", "pkg/use.py"}
+    # a Java class's method more: every file's edges
+    assert step(4, "src/Main.java", files["src/Main.java"].replace("    public int one()",
+                                                                   "    public int two() { return 2; }\n"
+                                                                   "    public int one()")) is None
 
 
 def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_path: Path) -> None:

@@ -541,9 +541,9 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
 def kept_edge_shards(r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
     """For each of Phase 2 and Phase 3 of a cold build: (the latest build's edges per file,
     read back from its shards, the files whose edges are made again: ``edges_to_make``;
-    None when every file's are: a file added or removed, a changed edge interface — the
-    latest's are then what the weighing finds what moved against: ``weigh_around``), or
-    (None, None) when there are no shards or one is damaged."""
+    None when every file's are — a file added or removed, a changed file whose language,
+    manifest or namespaces moved — and the latest's are what the weighing finds what moved
+    against: ``weigh_around``), or (None, None) when there are no shards or one is damaged."""
     if r.previous is None:
         return (None, None), (None, None)
     kept = read_edges(r.previous)
@@ -1381,7 +1381,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         elif r.previous is not None:
             read_again = set(r.reread)
             now = moved_since(r.previous, latest, r.reread, {f.path: f for f in r.facts if f.path in read_again},
-                              graph)
+                              graph, linked_again)
         # (the ids the latest gave the files read again: the keys its parts are grouped by)
         old_ids = {rec.artifact_id: r.previous.facts[rec.path].artifact_id for rec in r.records
                    if now is not None and r.previous is not None and rec.path in now[0]

@@ -71,20 +71,22 @@ def recorded(bundle: Path) -> dict[str, Any]:
 
 
 def moved_since(previous: Previous, latest: dict[str, Any], reread: list[str], facts: dict[str, FileFacts],
-                graph: WeightedGraph) -> tuple[frozenset[str], frozenset[str]] | None:
+                graph: WeightedGraph, again: set[str] | None = None) -> tuple[frozenset[str], frozenset[str]] | None:
     """(the paths whose artifact rows, the files whose outgoing edge rows) this build can
     differ in from the latest (``previous``, whose ``stat.bin`` header is ``latest``);
     None when its structure moved or a file read again changed what other files' edges
-    read of it."""
+    read of it — unless ``again`` names the files whose edges were made again
+    (``providers.edges_to_make``, which found who reads what moved): their edge rows are
+    then the ones that can have moved."""
     key = latest.get("structure_sha256")
     if not graph.structure_key or key != graph.structure_key:
         return None
     changed = frozenset(reread)
     for path in changed:
         old = previous.facts.get(path)
-        if old is None or edge_interface(old) != edge_interface(facts[path]):
+        if old is None or (again is None and edge_interface(old) != edge_interface(facts[path])):
             return None
-    sources = set(changed)
+    sources = set(changed) | (again or set())
     for src, dst in graph.endpoints:
         if dst in changed:
             sources.add(src)

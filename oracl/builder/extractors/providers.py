@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from oracl.builder.extractors.ecosystems import HELD_BACK, Ecosystems
+from oracl.builder.extractors.ecosystems import HELD_BACK, JVM, Ecosystems
 from oracl.builder.extractors.resolve import (
     IndexView,
     fragment,
@@ -443,22 +443,51 @@ def edge_interface(f: FileFacts) -> tuple[object, ...]:
             tuple(heading_slug(h[0]) for h in f.headings))
 
 
+def _defined(f: FileFacts) -> set[str]:
+    """The names ``_called_files``' table finds ``f`` by (none for a test file)."""
+    if is_test_path(f.path):
+        return set()
+    out = set()
+    for name, *_ in f.symbols:
+        short = name.rsplit(".", 1)[-1]
+        if len(short) >= TEST_CALL_MIN_NAME and not short.startswith("__"):
+            out.add(short)
+    return out
+
+
 def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
                   by_file: tuple[dict[str, list[Edge]], ...], changed: set[str]) -> set[str] | None:
     """The files whose Phase 2 and Phase 3 edges must be made again after ``changed``
     files changed, the others' kept from the build whose files were ``previous``
-    (``by_file``: each file's edges of each phase): the changed files and the files with an
-    edge into one of them. None when keeping any would not give a full pass's edges: a file
-    was added or removed, or a changed file's ``edge_interface`` moved."""
+    (``by_file``: each file's edges of each phase): the changed files, the files with an
+    edge into one of them, and — when a changed file's symbols or headings moved (a
+    function added, renamed or removed) — the test files that call a name it defines or
+    defined (``_called_files``' table: the only provider that reads another file's symbols
+    but through an edge into it, its lines). None when keeping any would not give a full
+    pass's edges: a file was added or removed, or a changed file's language, held-back
+    status, manifest or namespaces moved, or its symbols did in a JVM language (a class
+    is found by its package and name: ``Ecosystems.jvm``)."""
     if len(facts) != len(previous) or any(f.path not in previous for f in facts):
         return None
-    if any(edge_interface(f) != edge_interface(previous[f.path]) for f in facts if f.path in changed):
-        return None
+    names: set[str] = set()  # the names whose defining files moved
+    for f in facts:
+        if f.path not in changed:
+            continue
+        old = previous[f.path]
+        now, was = edge_interface(f), edge_interface(old)
+        if now == was:
+            continue
+        if now[:5] != was[:5] or f.language in JVM or old.language in JVM:
+            return None
+        names |= _defined(f) ^ _defined(old)
     again = set(changed)
     for lists in by_file:
         for source, edges in lists.items():
             if source not in again and any(e.target in changed for e in edges):
                 again.add(source)
+    if names:
+        again.update(f.path for f in facts if f.path not in again and is_test_path(f.path) and f.calls
+                     and any(callee.rsplit(".", 1)[-1] in names for callee, _ in f.calls))
     return again
 
 
