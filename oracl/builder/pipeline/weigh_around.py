@@ -33,7 +33,6 @@ step of a sequence of such edits.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
@@ -152,11 +151,16 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         if e.source in extra:
             extra[e.source][1].append(e)
     n_merged = len(merged)
-    sources = [e.source for e in merged]
+    runs: dict[str, tuple[int, int]] = {}  # each source's run of the merged edges (sorted by source)
+    start = 0
+    for i in range(1, n_merged + 1):
+        if i == n_merged or merged[i].source != merged[start].source:
+            runs[merged[start].source] = (start, i)
+            start = i
+    empty = (0, 0)
 
     def run(s: str) -> tuple[int, int]:
-        a = bisect.bisect_left(sources, s)
-        return a, bisect.bisect_right(sources, s, a)
+        return runs.get(s, empty)
 
     old_runs: dict[str, list[Edge]] = {}  # (the latest's merged edges of each source in ``differ`` it had)
     moved_structure: set[str] = set(added)
@@ -181,7 +185,11 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             w = wcache[(e.relation, e.confidence)] = r9(cfg.relation_prior(e.relation) * e.confidence)
         return w
 
-    weights = [weight(e) for e in edges]
+    pairs = [(e.relation, e.confidence) for e in edges]
+    for pair in set(pairs):
+        if pair not in wcache:
+            wcache[pair] = r9(cfg.relation_prior(pair[0]) * pair[1])
+    weights = [wcache[pair] for pair in pairs]
     in_path_order = sorted(paths)
     hub_at = {p: n_merged + i for i, p in enumerate(in_path_order)}
     incoming: dict[str, list[int]] = defaultdict(list)
@@ -255,8 +263,8 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     # latest's edges were its merged ones (each source's run, in source order) and then its
     # files' memberships in path order.
     old_len = {s: len(old) for s, old in old_runs.items()}
-    every = sorted(set(sources) | set(old_runs))
-    n_old_merged = sum(old_len.get(s, 0) if s in differ else run(s)[1] - run(s)[0] for s in every)
+    every = sorted(set(runs) | set(old_runs))
+    n_old_merged = sum(old_len.get(s, 0) if s in differ else (lambda ab: ab[1] - ab[0])(run(s)) for s in every)
     old_order = sorted(old_nodes)
     old_raw = latest.ranks(n_old_merged + len(old_order))
     if old_raw is None:
