@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from oracl.builder.incremental import load_previous
-from oracl.builder.orchestrator import build
+from oracl.builder.orchestrator import BuildReport, build
 from oracl.core.export import unpack_symbols
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.read.query import run
@@ -1142,6 +1142,20 @@ def _chain_tree(tmp_path: Path, n: int) -> tuple[Path, dict[str, str], datetime]
     return root, files, t0
 
 
+def _as_full_build(root: Path, now: datetime, step: int) -> BuildReport:
+    """Asserts the export and every graph table row a full build of the same tree (at
+    ``now``) makes equal the latest's; the vault is then put back. The full build's report."""
+    rows, export = _graph_rows(root), _canonical(root)
+    vault, saved = root / ".oracl", root.parent / "saved-vault"
+    shutil.copytree(vault, saved, symlinks=True)
+    full = build(root, full=True, now=now, **KW)
+    assert _canonical(root) == export, (step, _first_difference(export, _canonical(root)))
+    assert _graph_rows(root) == rows, step
+    shutil.rmtree(vault)
+    saved.rename(vault)
+    return full
+
+
 def _interface_doc(root: Path) -> dict:
     vault = Vault(root)
     return orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "interface.json").read_bytes())
@@ -1785,15 +1799,7 @@ def test_a_cold_build_proves_its_structure_the_latests_file_by_file(tmp_path: Pa
         whole.clear()
         report = build(root, now=t0 + timedelta(minutes=k), **KW)
         worked_out = bool(whole)
-        rows = _graph_rows(root)
-        export = _canonical(root)
-        vault, saved = root / ".oracl", root.parent / "saved-vault"
-        shutil.copytree(vault, saved, symlinks=True)
-        build(root, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
-        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
-        assert _graph_rows(root) == rows, k
-        shutil.rmtree(vault)
-        saved.rename(vault)
+        _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)
         return report.weigh_mode, worked_out
 
     # a comment: the file and the one importing it had their edges made again, both the same
@@ -1851,15 +1857,7 @@ def test_an_edit_that_moves_edges_is_weighed_around_the_move(tmp_path: Path,
         whole.clear()
         report = build(root, now=t0 + timedelta(minutes=k), **KW)
         assert not whole, (k, whole)
-        rows, export = _graph_rows(root), _canonical(root)
-        vault, saved = root / ".oracl", root.parent / "saved-vault"
-        shutil.copytree(vault, saved, symlinks=True)
-        full = build(root, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
-        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
-        assert _graph_rows(root) == rows, k
-        assert report.orphans == full.orphans, k
-        shutil.rmtree(vault)
-        saved.rename(vault)
+        assert report.orphans == _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k).orphans, k
         return report.weigh_mode, report.orphans
 
     around = "weigh: around the move: "
@@ -1926,14 +1924,7 @@ def test_a_new_function_makes_again_only_the_edges_that_read_it(tmp_path: Path,
         (root / rel).write_text(text)
         _stamp(root / rel, k)
         build(root, now=t0 + timedelta(minutes=k), **KW)
-        rows, export = _graph_rows(root), _canonical(root)
-        vault, saved = root / ".oracl", root.parent / "saved-vault"
-        shutil.copytree(vault, saved, symlinks=True)
-        build(root, full=True, now=t0 + timedelta(minutes=k, seconds=30), **KW)
-        assert _canonical(root) == export, (k, _first_difference(export, _canonical(root)))
-        assert _graph_rows(root) == rows, k
-        shutil.rmtree(vault)
-        saved.rename(vault)
+        _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)
         return seen[-1]
 
     # compute_total defined: calc, use (imports calc) and the test that calls compute_total

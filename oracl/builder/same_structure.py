@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from oracl.builder.pipeline.annotate import make_record
-from oracl.builder.pipeline.merge import merge_edges
+from oracl.builder.pipeline.merge import merge_edges, tail_and_overlay
 from oracl.builder.pipeline.weigh import KeptStructure
 from oracl.builder.pipeline.weigh_around import Latest
 from oracl.core import derive
@@ -108,13 +108,7 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
                 return None, f"{r.path}'s tags moved"
     checked = again | read_again
     nodes = {f.path for f in facts}
-    extra: dict[str, tuple[list[Edge], list[Edge]]] = {s: ([], []) for s in checked}
-    for e in tail:
-        if e.source in extra:
-            extra[e.source][0].append(e)
-    for e in overlay:
-        if e.source in extra:
-            extra[e.source][1].append(e)
+    extra = tail_and_overlay(checked, tail, overlay)
     now: dict[str, list[Edge]] = {s: [] for s in checked}
     for e in merged:
         if e.source in now:

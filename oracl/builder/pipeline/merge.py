@@ -69,6 +69,20 @@ class BySource:
         return MergeResult([e for s in sorted(self.edges) for e in self.edges[s]], total)
 
 
+def tail_and_overlay(sources: Iterable[str], tail: list[Edge], overlay: list[Edge]
+                     ) -> dict[str, tuple[list[Edge], list[Edge]]]:
+    """For each of ``sources``: (its edges among ``tail``, its edges among ``overlay``), in
+    order: what ``merge_edges`` of one source takes besides its own lists."""
+    extra: dict[str, tuple[list[Edge], list[Edge]]] = {s: ([], []) for s in sources}
+    for e in tail:
+        if e.source in extra:
+            extra[e.source][0].append(e)
+    for e in overlay:
+        if e.source in extra:
+            extra[e.source][1].append(e)
+    return extra
+
+
 def merge_by_source(phase2: dict[str, list[Edge]], phase3: dict[str, list[Edge]], tail: list[Edge],
                     overlay: list[Edge], nodes: set[str], kept: BySource | None = None,
                     again: set[str] | None = None) -> BySource:

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 
 from oracl.builder.pipeline import weigh
 from oracl.builder.pipeline.duoranker import capped_out, rank_one
-from oracl.builder.pipeline.merge import merge_edges
+from oracl.builder.pipeline.merge import merge_edges, tail_and_overlay
 from oracl.builder.pipeline.weigh import (
     HUB_PREFIX,
     EdgeRows,
@@ -143,13 +143,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     if any(p not in kept[0] or p not in kept[1] for p in gone) or \
             any(p not in made[0] or p not in made[1] for p in added):
         return None, "a file that came or went has no edges"
-    extra: dict[str, tuple[list[Edge], list[Edge]]] = {s: ([], []) for s in differ}
-    for e in tail:
-        if e.source in extra:
-            extra[e.source][0].append(e)
-    for e in overlay:
-        if e.source in extra:
-            extra[e.source][1].append(e)
+    extra = tail_and_overlay(differ, tail, overlay)
     n_merged = len(merged)
     runs: dict[str, tuple[int, int]] = {}  # each source's run of the merged edges (sorted by source)
     start = 0
