@@ -130,10 +130,10 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     for p in paths:
         if p in added:
             continue
-        for old, new in ((kept[0].get(p), made[0].get(p)), (kept[1].get(p), made[1].get(p))):
-            if old is None or new is None:
+        for listed, making in ((kept[0].get(p), made[0].get(p)), (kept[1].get(p), made[1].get(p))):
+            if listed is None or making is None:
                 return None, f"{p} has no kept edges"
-            if old is not new and old != new:
+            if listed is not making and listed != making:
                 differ.add(p)
                 break
         else:
@@ -190,8 +190,8 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     for i in range(n_merged):
         incoming[merged[i].target].append(i)
     old_into: dict[str, list[Edge]] = defaultdict(list)
-    for old in old_runs.values():
-        for e in old:
+    for before in old_runs.values():
+        for e in before:
             old_into[e.target].append(e)
     cap = cfg.association_cap
     w_member = r9(cfg.relation_prior("belongs_to") * 1.0)
@@ -307,29 +307,29 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             raw[i] = rank_one(u, edges[i].target, weights[i], outs, tags_of, cfg.beta, cfg.gamma, cfg.lam)
     newest = max((facts[p].mtime_ns for p in paths), default=0)
     terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
-    s = Structure(edges, weights, {}, Counter(), Counter(), defaultdict(set), defaultdict(set), set(), {}, domains)
+    st = Structure(edges, weights, {}, Counter(), Counter(), defaultdict(set), defaultdict(set), set(), {}, domains)
     for d in domains:  # a hub's edges are its members' memberships (no file is named as one)
-        s.degree_all[hubs[d]] = members[d]
-        s.assoc[hubs[d]] = association(member_w * members[d], cap)
+        st.degree_all[hubs[d]] = members[d]
+        st.assoc[hubs[d]] = association(member_w * members[d], cap)
 
     def fill(node: str) -> None:
-        if node in s.assoc:
+        if node in st.assoc:
             return
         got = made_nodes.get(node) or now_of(node)
-        s.assoc[node], s.degree_all[node], s.degree_aa[node] = got.assoc, got.degree_all, got.degree_aa
-        s.referred[node], s.referrers[node] = got.referred, got.referrers
+        st.assoc[node], st.degree_all[node], st.degree_aa[node] = got.assoc, got.degree_all, got.degree_aa
+        st.referred[node], st.referrers[node] = got.referred, got.referrers
         if got.tested:
-            s.tested.add(node)
+            st.tested.add(node)
 
     def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
         fill(path)
-        return weigh._artifact_node(by_path[path], facts[path], s, terms, newest, usage, sensitivity_overrides,
+        return weigh._artifact_node(by_path[path], facts[path], st, terms, newest, usage, sensitivity_overrides,
                                     history)
 
     node_rows: list[NodeRow] = [{"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
                                 for r in records]
     stored: dict[str, derive.Stored] = {}
-    node_rows.extend(weigh._hub_rows(s, terms, stored))
+    node_rows.extend(weigh._hub_rows(st, terms, stored))
     edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
     ids = {r.path: r.artifact_id for r in records}
     graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
