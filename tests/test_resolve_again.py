@@ -218,3 +218,55 @@ def test_the_reads_are_a_base_and_a_delta_folded_into_a_new_base_past_its_bound(
     assert read_sets.read(store, {read_sets.KEY: third}) is None
     assert read_sets.write(store, {read_sets.KEY: third}, {"e.py": {"o"}}) is None
     assert read_sets.read(store, {}) is None
+
+
+def test_moved_names_are_a_python_files_top_level_names_whose_entries_moved(tmp_path: Path) -> None:
+    """``moved_names``: a function added or removed (made a variable) — the names alone; a class, a method, an import, another language — None (every
+    name of both versions is then a change token)."""
+    from oracl.builder.pipeline.discover import read_one
+    from oracl.builder.pipeline.symbols import moved_names
+    from oracl.core.config import Config
+
+    def _py(path: str, text: str) -> FileFacts:
+        write_tree(tmp_path, {path: text})
+        return read_one(str(tmp_path), path, Config())[0]
+
+    base = "import os\n\n\nclass Cart:\n    def add(self, x):\n        return x\n\n\ndef total(x):\n    return x\n"
+    old = _py("pkg/m.py", base)
+    assert moved_names(old, _py("pkg/m.py", base + "\n\ndef helper():\n    return 1\n")) == {"helper"}
+    assert moved_names(old, _py("pkg/m.py", base.replace("def total(x):\n    return x\n",
+                                                         "total = len\n"))) == {"total"}  # (no longer one)
+    assert moved_names(old, _py("pkg/m.py", base + "\nLIMIT = 3\n")) == set()  # (a variable is no symbol)
+    assert moved_names(old, _py("pkg/m.py", base.replace("\n\ndef total(x):\n    return x\n", "\n"))) == {"total"}
+    assert moved_names(old, _py("pkg/m.py", "# a comment\n" + base)) == set()  # (lines only)
+    assert moved_names(old, _py("pkg/m.py", base + "\n\nclass Box:\n    pass\n")) is None
+    assert moved_names(old, _py("pkg/m.py", base.replace("        return x\n\n\ndef",
+                                                         "        return x\n\n    def drop(self):\n"
+                                                         "        return 0\n\n\ndef"))) is None
+    assert moved_names(old, _py("pkg/m.py", "import sys\n" + base)) is None
+    js = FileFacts("web/a.js", "a", "c", 1, 1, 1, "ok", language="javascript")
+    assert moved_names(js, js) is None
+
+
+def test_a_function_added_resolves_again_only_the_files_that_look_its_name_up(tmp_path: Path) -> None:
+    """A new top-level function in a module five files import: only the module and the file
+    that calls that name (unresolved until now) are resolved again — not every importer —
+    and the export and every symbol table's rows equal a full build's."""
+    tree = {"pkg/base.py": "def size():\n    return 2\n"}
+    for i in range(5):
+        tree[f"pkg/user{i}.py"] = f"from pkg.base import size\n\n\ndef use{i}():\n    return size() + {i}\n"
+    tree["pkg/caller.py"] = "from pkg import base\n\n\ndef go():\n    return base.helper()\n"
+    root = write_tree(tmp_path / "repo", tree)
+    for rel in tree:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    _write(root, "pkg/base.py", tree["pkg/base.py"] + "\n\ndef helper():\n    return 5\n", 1)
+    report = build(root, now=t0 + timedelta(minutes=2), **KW)
+    assert report.symbols_mode.startswith("symbols: the name tables patched for 1 file that came, went or changed "
+                                          "their interface; 2 files' rows made again"), report.symbols_mode
+    assert ("pkg/caller.py#go", "pkg/base.py#helper", "imported") in _calls(root), sorted(_calls(root))
+    export, rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+    full_export, full_rows = _full_rows_beside(root, t0 + timedelta(minutes=3))
+    assert export == full_export, _first_difference(orjson.loads(export), orjson.loads(full_export))
+    assert rows == full_rows

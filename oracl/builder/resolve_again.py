@@ -32,6 +32,7 @@ from oracl.builder.pipeline.symbols import (
     change_tokens,
     declared,
     interface,
+    moved_names,
     patch_table,
     symbol_graph,
 )
@@ -101,8 +102,14 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         if decls[p] == (None, None):
             del decls[p]
     tokens: set[str] = set()
-    for f in (*(previous[p] for p in changed if p in previous), *(here[p] for p in changed if p in here)):
-        tokens |= change_tokens(f)
+    for p in changed:
+        names = moved_names(previous[p], here[p]) if p in previous and p in here else None
+        if names is not None:  # (only top-level names of a Python file moved: only those are read)
+            tokens |= names
+            continue
+        for f in (previous.get(p), here.get(p)):
+            if f is not None:
+                tokens |= change_tokens(f)
     reads = read_sets.merged(*recorded)
     only = {p for p, seen in reads.items() if p in here and not tokens.isdisjoint(seen)}
     only.update(p for p in changed if p in here)

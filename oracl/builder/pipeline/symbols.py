@@ -231,6 +231,41 @@ def interface(f: FileFacts) -> str:
     return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
+def _top_level_apart(f: FileFacts) -> tuple[dict[str, list[tuple[object, ...]]], list[tuple[object, ...]], list[object]]:
+    """``interface(f)``'s parts, the top-level names that are not types apart: (each such
+    name → its entries, every other symbol's entry, the rest of the interface)."""
+    details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else tuple((s[0], "", "") for s in f.symbols)
+    top: dict[str, list[tuple[object, ...]]] = {}
+    rest: list[tuple[object, ...]] = []
+    for s, d in zip(f.symbols, details, strict=True):
+        entry = (s[1], d[0], f.language in ("c", "cpp") and d[1].endswith(";"),
+                 return_type(f.language, d[0].rsplit(".", 1)[-1], d[1]) if s[1] in CALLABLE else "")
+        if "." not in s[0] and "." not in d[0] and s[1] not in TYPE_KINDS:
+            top.setdefault(s[0], []).append(entry)
+        else:
+            rest.append((s[0], *entry))
+    other: list[object] = [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
+                           f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces,
+                           f.manifest, [list(r) for r in f.renames], module_typed(f)]
+    return top, rest, other
+
+
+def moved_names(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """When two versions of one Python file differ in their ``interface`` only in top-level
+    names that are not types (a function or a variable added, removed, or with another
+    kind or return type), those names: a file's resolution can move with such a change only
+    if it looked one of them up, and every lookup reads the name it looks up (``call``,
+    ``_top``, ``type_name``: ``_Resolver.reads``) — neither the file's name nor its
+    directory's words matter (it neither came nor went), nor its other names. None when
+    anything else moved (``change_tokens`` of both versions then applies)."""
+    if old.path != new.path or old.language != "python" or new.language != "python":
+        return None
+    a, b = _top_level_apart(old), _top_level_apart(new)
+    if a[1] != b[1] or a[2] != b[2]:
+        return None
+    return {n for n in a[0].keys() | b[0].keys() if a[0].get(n) != b[0].get(n)}
+
+
 @dataclass(slots=True)
 class SymbolTable:
     """What every file's names give the resolver, kept by a long-lived builder (``oracl
