@@ -140,6 +140,9 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             if (added or gone) and any(e.target in added or e.target in gone for lists in (made[0][p], made[1][p])
                                        for e in lists):
                 differ.add(p)
+    if added or gone:  # (the history's and the overlay's edges are merged only while both ends are there)
+        differ.update(e.source for e in (*tail, *overlay) if (e.target in added or e.target in gone)
+                      and (e.source in nodes or e.source in old_nodes))
     if any(p not in kept[0] or p not in kept[1] for p in gone) or \
             any(p not in made[0] or p not in made[1] for p in added):
         return None, "a file that came or went has no edges"
