@@ -219,8 +219,16 @@ def interface(f: FileFacts) -> str:
     of a file with the same interface differ only in rows that start in the file itself:
     its symbols' lines, signatures and docs, and the edges its own calls, bases and
     signatures make."""
+    return hashlib.sha256(orjson.dumps(_interface_doc(f), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+_SYMBOL_PARTS = frozenset({3, 4, 10})  # the parts of ``_interface_doc`` made of the symbols, one entry each
+
+
+def _interface_doc(f: FileFacts) -> list[object]:
+    """What ``interface`` digests, in its order (``_SYMBOL_PARTS``: those said per symbol)."""
     details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else tuple((s[0], "", "") for s in f.symbols)
-    doc = [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
+    return [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
            [(s[0], s[1]) for s in f.symbols],
            [(d[0], f.language in ("c", "cpp") and d[1].endswith(";")) for d in details],
            f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces, f.manifest,
@@ -228,7 +236,6 @@ def interface(f: FileFacts) -> str:
            [return_type(f.language, d[0].rsplit(".", 1)[-1], d[1]) for s, d in zip(f.symbols, details, strict=False)
             if s[1] in CALLABLE],  # a call chain goes on through what a method returns
            module_typed(f)]  # an importer's calls on such a variable are resolved by its type
-    return hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def _top_level_apart(f: FileFacts) -> tuple[dict[str, list[tuple[object, ...]]], list[tuple[object, ...]], list[object]]:
@@ -244,16 +251,14 @@ def _top_level_apart(f: FileFacts) -> tuple[dict[str, list[tuple[object, ...]]],
             top.setdefault(s[0], []).append(entry)
         else:
             rest.append((s[0], *entry))
-    other: list[object] = [f.path, f.language, f.language in CODE_LANGUAGES and bool(f.symbols or f.calls),
-                           f.bases and [b[:3] for b in f.bases], [i[:3] for i in f.imports], f.namespaces,
-                           f.manifest, [list(r) for r in f.renames], module_typed(f)]
+    other = [part for i, part in enumerate(_interface_doc(f)) if i not in _SYMBOL_PARTS]
     return top, rest, other
 
 
 def moved_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     """When two versions of one Python file differ in their ``interface`` only in top-level
-    names that are not types (a function or a variable added, removed, or with another
-    kind or return type), those names: a file's resolution can move with such a change only
+    names that are not types (a function added, removed, or with another kind or return
+    type), those names: a file's resolution can move with such a change only
     if it looked one of them up, and every lookup reads the name it looks up (``call``,
     ``_top``, ``type_name``: ``_Resolver.reads``) — neither the file's name nor its
     directory's words matter (it neither came nor went), nor its other names. None when
