@@ -59,6 +59,7 @@ from oracl.builder.pipeline import interface as interface_of
 from oracl.builder.pipeline.annotate import (
     HELD_BACK,
     Learned,
+    lazy_record,
     load_learned,
     load_learned_tags,
     make_record,
@@ -372,7 +373,8 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
 
     def record_of(f: FileFacts) -> ArtifactRecord:
         kept = carry.record(f, made) if carry is not None else None  # a watch's: the same facts object
-        return kept if kept is not None else make_record(f, cfg, learned.get(f.path))
+        # (a file not read again: its record made when its tags are first read)
+        return kept if kept is not None else lazy_record(f, cfg, learned.get(f.path))
 
     return Read(
         facts=facts,

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from oracl.builder.extractors.providers import OVERLAY
-from oracl.builder.pipeline.tags import path_tags
+from oracl.builder.pipeline.tags import folder_domain, path_tags
 from oracl.core.config import Config
 from oracl.core.errors import LearnedDataError
 from oracl.core.paths import iso
@@ -60,6 +60,60 @@ def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
         artifact_id=f.artifact_id, checksum=f.checksum, path=f.path, file_type=fmt or "none",
         size_bytes=f.size_bytes, created_at=iso(f.ctime_ns), modified_at=iso(f.mtime_ns),
         tags=tags, review_status=review, estimated_savings=savings)
+
+
+_RECORD_FIELDS = tuple(ArtifactRecord.__dataclass_fields__)
+_EAGER = frozenset({"artifact_id", "path", "checksum", "size_bytes"})  # what a file's facts hold as they are
+
+
+class LazyRecord(ArtifactRecord):
+    """``make_record(f, cfg, learned)`` made when a field other than its path, id, checksum
+    and size is first read. A cold build whose weighing is the latest's reads the tags of
+    the few files whose rows it makes (its reach) and of the files read again; making every
+    reused file's record was 0.3–0.45 s of a one-file rebuild at 20k files, mostly the tags
+    of 16,000 distinct file names. Equal to the record ``make_record`` makes, both ways round;
+    pickled whole."""
+
+    __slots__ = ("_made",)
+
+    def __getattr__(self, name: str) -> Any:  # (only for a field not set yet)
+        if name not in _RECORD_FIELDS:
+            raise AttributeError(name)
+        full = make_record(*object.__getattribute__(self, "_made"))
+        for key in _RECORD_FIELDS:
+            object.__setattr__(self, key, getattr(full, key))
+        return object.__getattribute__(self, name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArtifactRecord):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _RECORD_FIELDS)
+
+    __hash__ = ArtifactRecord.__hash__
+
+
+def lazy_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None = None) -> ArtifactRecord:
+    """``make_record``'s record of ``f``, its fields but the path, id, checksum and size made
+    when first read (``LazyRecord``)."""
+    r = object.__new__(LazyRecord)
+    for key, value in (("artifact_id", f.artifact_id), ("path", f.path), ("checksum", f.checksum),
+                       ("size_bytes", f.size_bytes), ("_made", (f, cfg, learned))):
+        object.__setattr__(r, key, value)
+    return r
+
+
+def record_domain(r: ArtifactRecord) -> str:
+    """``str(r.tags["domain"])`` without making a lazy record's tags: its folder's domain
+    (``tags.path_tags``, kept per folder) when neither its file's own tags nor a learned tag
+    can set it."""
+    if isinstance(r, LazyRecord):
+        try:
+            object.__getattribute__(r, "tags")
+        except AttributeError:
+            f, cfg, learned = object.__getattribute__(r, "_made")
+            if "domain" not in f.ast_tags and (not learned or "domain" not in learned):
+                return str(folder_domain(f.path, cfg))
+    return str(r.tags["domain"])
 
 
 

@@ -116,6 +116,16 @@ def path_tags(path: str, cfg: Config) -> dict[str, object]:
     return tags
 
 
+def folder_domain(path: str, cfg: Config) -> str:
+    """``path_tags(path, cfg)["domain"]``: its folder's, worked out once per folder."""
+    _, folders, _ = _memo_for(cfg)
+    folder = path.rpartition("/")[0]
+    at = folders.get(folder)
+    if at is None:
+        at = folders[folder] = _folder_tags(path, cfg)
+    return at[0]
+
+
 # (the Config, its folders' tags, its names' tags): replaced whole, never emptied in place,
 # so a thread holding another Config's never reads this one's
 _Memo = tuple[Config | None, dict[str, tuple[str, str, str | None, str | None]], dict[str, tuple[str, bool, str]]]

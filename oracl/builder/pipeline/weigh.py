@@ -18,6 +18,7 @@ import orjson
 
 from oracl.builder.extractors.code import CODE_LANGUAGES
 from oracl.builder.pipeline import priority as prio
+from oracl.builder.pipeline.annotate import record_domain
 from oracl.builder.pipeline.duoranker import raw_ranks
 from oracl.core import derive
 from oracl.core.config import NOT_STRUCTURAL, Config
@@ -409,7 +410,7 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     each), the hubs' and the rows' structure is worked out only for the nodes made, from
     an index of each node's edges, and μ, σ, the orphans and the raw ranks are the
     latest's. None when the latest's figures do not fit (``weigh`` then makes the whole)."""
-    member = [str(r.tags["domain"]) for r in records]
+    member = [record_domain(r) for r in records]
     members = Counter(member)
     domains = sorted(members)
     hubs = {d: hub_id(d) for d in domains}

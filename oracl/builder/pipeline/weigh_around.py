@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 
 from oracl.builder.pipeline import weigh
+from oracl.builder.pipeline.annotate import record_domain
 from oracl.builder.pipeline.duoranker import capped_out, rank_one
 from oracl.builder.pipeline.merge import merge_edges, tail_and_overlay
 from oracl.builder.pipeline.weigh import (
@@ -102,7 +103,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     gone = {p for p in previous if p not in facts}
     if any(p not in old_records for p in gone):
         return None, "a file gone has no record"
-    domain = {r.path: str(r.tags["domain"]) for r in records}
+    domain = {r.path: record_domain(r) for r in records}
     domains = sorted(set(domain.values()))
     hubs = {d: hub_id(d) for d in domains}
     if any(h in facts or h in previous for h in hubs.values()):
