@@ -30,3 +30,10 @@ CREATE NODE TABLE Symbol(id STRING PRIMARY KEY, name STRING, qualified STRING, k
 // Name lookup for symbols (a primary-key probe instead of a scan of every Symbol): keyed by
 // the lower-cased short name and qualified name, each with the ids of the symbols it names.
 CREATE NODE TABLE SymbolName(key STRING PRIMARY KEY, ids STRING[]);
+// What a selective rebuild changed of that lookup since the table was last made whole:
+// one row per (key, symbol id, build) — `alive` whether the key finds the symbol after that
+// build — only ever created, never set or deleted (per-key writes to SymbolName did not stay
+// exact across checkpoints in Kùzu 0.11.3). A reader takes each id's row of the largest
+// `seq` over SymbolName's list (oracl/read/callgraph.py `symbol_ids`); a whole symbol pass
+// empties it.
+CREATE NODE TABLE SymbolNameDelta(pk STRING PRIMARY KEY, key STRING, id STRING, seq INT64, alive BOOLEAN);

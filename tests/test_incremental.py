@@ -586,7 +586,6 @@ def test_watch_waits_for_a_build_it_cannot_lock_then_builds(tmp_path: Path) -> N
 SYMBOL_ROWS = {
     "Symbol": "MATCH (s:Symbol) RETURN s.id, s.name, s.qualified, s.kind, s.language, s.path, s.start_line, "
               "s.end_line, s.signature, s.doc, s.exported",
-    "SymbolName": "MATCH (n:SymbolName) RETURN n.key, n.ids",
     "Defines": "MATCH (a:Artifact)-[:Defines]->(s:Symbol) RETURN a.path, s.id",
     "Contains": "MATCH (a:Symbol)-[:Contains]->(b:Symbol) RETURN a.id, b.id",
     "Calls": "MATCH (a:Symbol)-[e:Calls]->(b:Symbol) RETURN a.id, b.id, e.confidence, e.resolution, e.candidates, "
@@ -599,11 +598,18 @@ SYMBOL_ROWS = {
 
 
 def _symbol_rows(root: Path) -> dict[str, list[str]]:
+    """Every row of the symbol tables, and the name lookup as readers see it: every key
+    SymbolName or SymbolNameDelta holds, with the ids ``symbol_ids`` finds by it."""
+    from oracl.read.callgraph import symbol_ids
     from oracl.read.snapshot import Snapshot
 
     with Snapshot.open(root) as snap:
-        return {t: sorted(orjson.dumps(list(r.values())).decode() for r in snap.store.rows(q))
-                for t, q in SYMBOL_ROWS.items()}
+        out = {t: sorted(orjson.dumps(list(r.values())).decode() for r in snap.store.rows(q))
+               for t, q in SYMBOL_ROWS.items()}
+        keys = [r["key"] for r in snap.store.rows("MATCH (n:SymbolName) RETURN n.key AS key UNION "
+                                                  "MATCH (d:SymbolNameDelta) RETURN d.key AS key")]
+        out["SymbolName"] = sorted(orjson.dumps([k, ids]).decode() for k, ids in symbol_ids(snap, keys).items())
+        return out
 
 
 GRAPH_ROWS = {

@@ -270,3 +270,71 @@ def test_a_function_added_resolves_again_only_the_files_that_look_its_name_up(tm
     full_export, full_rows = _full_rows_beside(root, t0 + timedelta(minutes=3))
     assert export == full_export, _first_difference(orjson.loads(export), orjson.loads(full_export))
     assert rows == full_rows
+
+
+def test_symbols_that_come_and_go_are_appended_to_the_name_delta_not_loaded_again(tmp_path: Path) -> None:
+    """A function added, removed, then added again (with an edit of another file between,
+    so that each database — the standby and the copy take turns — sees each change):
+    SymbolName keeps the rows of the first build (never loaded again), each change appends
+    the function's key to SymbolNameDelta with the patch's number (one more each time: alive,
+    dropped, alive), and the lookup finds the function exactly while it is there; the names
+    readers see equal a full build's after every step."""
+    from oracl.read.callgraph import lookup
+    from oracl.read.snapshot import Snapshot
+
+    root = write_tree(tmp_path / "repo", TREE)
+    for rel in TREE:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+
+    def state() -> tuple[list[str], list[tuple[int, bool]], list[str]]:
+        with Snapshot.open(root) as snap:
+            names = sorted(orjson.dumps(list(r.values())).decode()
+                           for r in snap.store.rows("MATCH (n:SymbolName) RETURN n.key, n.ids"))
+            delta = sorted((r["s"], r["a"]) for r in snap.store.rows(
+                "MATCH (d:SymbolNameDelta) WHERE d.key = 'gadget' AND d.id = 'lib/keep.py#gadget' "
+                "RETURN d.seq AS s, d.alive AS a"))
+            found = [r["id"] for r in lookup(snap, "gadget", fuzzy=False)[0]]
+        return names, delta, found
+
+    first, delta, found = state()
+    assert delta == [] and found == []
+    keep, readme = TREE["lib/keep.py"], TREE["README.md"]
+    gadget = keep + "\n\ndef gadget():\n    return 7\n"
+    steps = [("lib/keep.py", gadget, [(1, True)]), ("README.md", readme + "\nmore\n", [(1, True)]),
+             ("lib/keep.py", keep, [(1, True), (2, False)]), ("README.md", readme, [(1, True), (2, False)]),
+             ("lib/keep.py", gadget, [(1, True), (2, False), (3, True)])]
+    for step, (rel, text, rows) in enumerate(steps, 1):
+        _write(root, rel, text, step)
+        build(root, now=t0 + timedelta(minutes=2 * step), **KW)
+        names, delta, found = state()
+        assert names == first, step  # (the standby and the copy alike: SymbolName as the full build made it)
+        assert delta == rows, step
+        assert found == (["lib/keep.py#gadget"] if rows[-1][1] else []), step
+        assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=2 * step + 1))[1], step
+
+
+def test_the_name_delta_over_symbol_names_by_hand() -> None:
+    """Of each (key, id), the delta row with the largest number wins, whatever the order of
+    the rows: an id dropped is left out of its key, an id made is put in in id order, a key
+    that finds nothing more is gone, and one only the delta holds is there."""
+    from oracl.bundle.tables import name_keys
+    from oracl.read.callgraph import with_delta
+
+    base = {"run": ["a.py#Foo.run", "b.py#run"], "foo": ["a.py#Foo"], "keep": ["k.py#keep"]}
+    delta = [
+        {"key": "run", "id": "c.py#run", "seq": 2, "alive": False},   # made at 1, dropped at 2
+        {"key": "run", "id": "c.py#run", "seq": 1, "alive": True},
+        {"key": "run", "id": "b.py#run", "seq": 1, "alive": False},   # dropped at 1, made again at 3
+        {"key": "run", "id": "b.py#run", "seq": 3, "alive": True},
+        {"key": "run", "id": "a.py#Foo.run", "seq": 2, "alive": False},
+        {"key": "foo", "id": "a.py#Foo", "seq": 1, "alive": False},
+        {"key": "new", "id": "z.py#New", "seq": 3, "alive": True},
+        {"key": "new", "id": "m.py#New", "seq": 1, "alive": True},
+    ]
+    assert with_delta(base, delta) == {"run": ["b.py#run"], "keep": ["k.py#keep"], "new": ["m.py#New", "z.py#New"]}
+    assert with_delta(base, []) == base
+    assert name_keys("a", "a.py", "module") == ("a.py",)
+    assert name_keys("Foo", "Foo", "class") == ("foo",)
+    assert name_keys("run", "Foo.run", "method") == ("foo.run", "run")

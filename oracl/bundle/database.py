@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from oracl.bundle.tables import symbol_names
+from oracl.bundle.tables import name_keys
 from oracl.core.errors import StoreError
 from oracl.core.parts import stat_files
 from oracl.core.resources import loader_statements, query, schema_statements
@@ -108,7 +108,8 @@ def _empty(store: Store, tables: list[str] | tuple[str, ...]) -> None:
 
 
 # the tables a symbol pass made whole replaces in a standby (rel tables first: drop order)
-WHOLE_SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "SymbolName", "Symbol")
+WHOLE_SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines", "SymbolNameDelta", "SymbolName",
+                       "Symbol")
 
 
 def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
@@ -514,10 +515,12 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     when only its properties moved, else unlinked and created (or, when a table has many
     such edges, all of those files' edges in it are deleted and appended again by COPY);
     then Defines is made again (``defines_again``: a copy, whose Artifact rows were loaded
-    again). When symbols came or went, the SymbolName table is made again from every
-    symbol's names, as a full build makes it (per-key writes to it did not stay exact
-    across checkpoints in Kùzu 0.11.3: the 200-step incremental test caught a row whose ids
-    were another key's)."""
+    again). When symbols came or went, what that changes of the name lookup is appended to
+    SymbolNameDelta (a row per key and symbol, stamped with this patch's number, never set
+    or deleted: per-key writes to SymbolName did not stay exact across checkpoints in Kùzu
+    0.11.3 — the 200-step incremental test caught a row whose ids were another key's — and
+    making SymbolName again from every symbol's names was 1.2 s of an add at 20k files);
+    readers take it over SymbolName's lists (``read/callgraph.symbol_ids``)."""
     was = {r["id"]: r for r in store.named("symbols_patch_old_symbols", {"paths": paths})}
     new_rows = tables["symbols"].to_pylist()
     now = {n["id"] for n in new_rows}
@@ -569,16 +572,16 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
                 store.execute(query(f"symbols_patch_update_{param}"), row)
             for row in create:
                 store.execute(query(f"symbols_patch_{param}"), row)
-    if names_move:  # the SymbolName table made again from every symbol's names (ids in row order)
+    if names_move:  # what the symbols that came and went change of the name lookup: appended
         import pyarrow as pa
 
-        got = store.arrow("symbols_patch_all_names")  # (219k rows at 20k files: as columns, 0.86 → 0.1 s)
-        every = sorted(zip(*(got.column(c).to_pylist() for c in ("id", "name", "qualified", "kind")), strict=True))
-        del got
-        names = symbol_names(every)
-        _empty(store, ("SymbolName",))
-        store.execute("COPY SymbolName FROM $rows", {"rows": pa.table({
-            "key": list(names), "ids": pa.array(list(names.values()), pa.list_(pa.string()))})})
+        seq = int(store.named("symbols_patch_name_seq")[0]["seq"]) + 1
+        rows = [(key, i, False) for i in drop for key in name_keys(was[i]["name"], was[i]["qualified"], was[i]["kind"])]
+        rows += [(key, n["id"], True) for n in make for key in name_keys(n["name"], n["qualified"], n["kind"])]
+        store.execute("COPY SymbolNameDelta FROM $rows", {"rows": pa.table({
+            "pk": [f"{key}\0{i}\0{seq}" for key, i, _ in rows], "key": [key for key, _, _ in rows],
+            "id": [i for _, i, _ in rows], "seq": pa.array([seq] * len(rows), pa.int64()),
+            "alive": pa.array([alive for _, _, alive in rows], pa.bool_())})})
     for param, plan in plans.items():  # appended after the transaction: COPY runs on its own
         if plan is None and len(tables[param]):
             store.execute(f"COPY {PATCH_RELS[param]} FROM $rows", {"rows": tables[param]})

@@ -173,6 +173,16 @@ _N = {k: i for i, k in enumerate(SYMBOL_NODE_FIELDS)}
 _E = {k: i for i, k in enumerate(SYMBOL_EDGE_FIELDS)}
 
 
+def name_keys(name: str, qualified: str, kind: str) -> tuple[str, ...]:
+    """The SymbolName keys a symbol is found by: its qualified name and (but a module's) its
+    name, lower-cased — ``symbol_names``' rule, for one symbol."""
+    q = qualified.lower()
+    if kind == "module":
+        return (q,)
+    n = name.lower()
+    return (q,) if n == q else (q, n)
+
+
 def symbol_names(nodes: Sequence[Sequence[Any]]) -> dict[str, list[str]]:
     """SymbolName's rows of packed symbol rows: key → the ids found by it, in row order.
     A symbol is found by its name and its qualified name, lower-cased (a module by its

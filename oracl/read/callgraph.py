@@ -17,6 +17,7 @@ import hashlib
 import re
 import subprocess
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from oracl.core.errors import QueryError, UnsafePathError, in_range
 from oracl.core.locate import candidates
 from oracl.core.paths import is_test_path, is_test_to_run
 from oracl.read.graph import staleness, summary
-from oracl.read.snapshot import Snapshot
+from oracl.read.snapshot import MemoKey, Snapshot
 
 if TYPE_CHECKING:
     from oracl.core.records import Definition, Reread
@@ -74,6 +75,69 @@ def named_each(snap: Snapshot, name: str, values: list[str], **params: Any) -> l
     return snap.named(name, {plural: values, **params})
 
 
+_HAS_NAME_DELTA: MemoKey[bool] = MemoKey("has SymbolNameDelta")
+
+
+def _name_delta(snap: Snapshot, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The SymbolNameDelta rows a named query finds; none in a database made before the
+    table was (its SymbolName was always made whole)."""
+    if not snap.memo.once(_HAS_NAME_DELTA, lambda: any(
+            r["name"] == "SymbolNameDelta" for r in snap.store.rows("CALL show_tables() RETURN name"))):
+        return []
+    return snap.named(name, params)
+
+
+def with_delta(base: Mapping[str, list[str]], delta: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """key → symbol ids as a full build's SymbolName holds them (sorted): ``base``,
+    SymbolName's lists, with ``delta``'s rows over them — of each (key, id), the row of the
+    largest ``seq`` says whether the key finds the id; a key that finds none is left out."""
+    latest: dict[tuple[str, str], tuple[int, bool]] = {}
+    for r in delta:
+        at = (r["key"], r["id"])
+        held = latest.get(at)
+        if held is None or r["seq"] > held[0]:
+            latest[at] = (r["seq"], bool(r["alive"]))
+    out = {k: list(v) for k, v in base.items()}
+    moved: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    for (key, i), (_, alive) in latest.items():
+        moved[key].append((i, alive))
+    for key, changes in moved.items():
+        ids = set(out.get(key, ()))
+        for i, alive in changes:
+            if alive:
+                ids.add(i)
+            else:
+                ids.discard(i)
+        if ids:
+            out[key] = sorted(ids)
+        else:
+            out.pop(key, None)
+    return out
+
+
+def symbol_ids(snap: Snapshot, keys: Iterable[str]) -> dict[str, list[str]]:
+    """key (a lower-cased name or qualified name) → the ids of the symbols it names, in id
+    order: what SymbolName holds, with what selective rebuilds changed since
+    (SymbolNameDelta: ``with_delta``)."""
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        return {}
+    base = {r["key"]: r["ids"] for r in named_each(snap, "symbol_names", keys)}
+    return with_delta(base, _name_delta(snap, "symbol_name_delta", {"keys": keys}))
+
+
+def names_like(snap: Snapshot, part: str, k: int) -> list[tuple[str, list[str]]]:
+    """The first ``k`` names containing ``part`` (lower-cased), shortest first then in
+    order, with their symbol ids (``symbol_ids``' rule): a key the changes emptied is left
+    out, one they made is in."""
+    delta = _name_delta(snap, "symbol_name_delta_like", {"part": part})
+    moved = {r["key"] for r in delta}
+    # (each key the changes touched can leave SymbolName's first k: that many more are read)
+    base = {r["key"]: r["ids"] for r in snap.named("symbol_names_like", {"part": part, "k": k + len(moved)})}
+    found = with_delta(base, delta)
+    return [(key, found[key]) for key in sorted(found, key=lambda x: (len(x), x))[:k]]
+
+
 def _rows(snap: Snapshot, ids: list[str]) -> list[dict[str, Any]]:
     return named_each(snap, "symbol_rows", ids)
 
@@ -111,7 +175,7 @@ def lookup(snap: Snapshot, text: str, *, kind: str | None = None, language: str 
         key = name.lower().replace("::", ".").replace("->", ".").replace("#", ".")
         parts = key.split(".")
         keys = [".".join(parts[i:]) for i in range(len(parts))]  # flask.app.Flask.wsgi_app → … → wsgi_app
-        found = {r["key"]: r["ids"] for r in named_each(snap, "symbol_names", keys)}
+        found = symbol_ids(snap, keys)
         for candidate in keys:  # the longest suffix that names something
             if candidate in found:
                 rows = _rows(snap, list(found[candidate])[:FUZZY_CANDIDATES])
@@ -132,12 +196,12 @@ def lookup(snap: Snapshot, text: str, *, kind: str | None = None, language: str 
 def _fuzzy(snap: Snapshot, part: str) -> list[dict[str, Any]]:
     """Names containing ``part``, then (for a typo) the names closest to it among those
     sharing its first three letters."""
-    hits = snap.named("symbol_names_like", {"part": part, "k": FUZZY_CANDIDATES}) if len(part) >= 3 else []
+    hits = names_like(snap, part, FUZZY_CANDIDATES) if len(part) >= 3 else []
     if not hits and len(part) >= 4:
-        pool = snap.named("symbol_names_like", {"part": part[:3], "k": 5000})
-        close = set(difflib.get_close_matches(part, [h["key"] for h in pool], n=10, cutoff=0.75))
-        hits = [h for h in pool if h["key"] in close]
-    ids = list(dict.fromkeys(i for h in hits for i in h["ids"]))[:FUZZY_CANDIDATES]
+        pool = names_like(snap, part[:3], 5000)
+        close = set(difflib.get_close_matches(part, [key for key, _ in pool], n=10, cutoff=0.75))
+        hits = [(key, ids) for key, ids in pool if key in close]
+    ids = list(dict.fromkeys(i for _, held in hits for i in held))[:FUZZY_CANDIDATES]
     return _rows(snap, ids)
 
 

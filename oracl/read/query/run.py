@@ -291,12 +291,12 @@ def defined_in(snap: Snapshot, names: dict[str, float],
     names = {**names, **dict.fromkeys(api, API_ANCHOR)}
     keys = {n.lower().replace("::", "."): n for n in names}
     try:
-        from oracl.read.callgraph import named_each
+        from oracl.read.callgraph import named_each, symbol_ids
 
-        found = named_each(snap, "symbol_names", sorted(keys))
+        found = symbol_ids(snap, sorted(keys))
     except OraclError:
         return {}
-    ids = {i: r["key"] for r in found for i in r["ids"]}
+    ids = {i: key for key in sorted(found) for i in found[key]}  # (an id two keys find: the last key's)
     rows = named_each(snap, "symbol_rows", sorted(ids))
     by_name: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
