@@ -158,3 +158,29 @@ def test_the_memo_of_folders_and_names_never_serves_another_path_or_config() -> 
     first = path_tags("x/y/z.py", CFG)
     first["domain"] = "changed by a caller"
     assert path_tags("x/y/z.py", CFG)["domain"] == "x"  # each call's dict is its own
+
+
+def test_a_lazy_record_is_make_records_and_makes_its_tags_only_when_read() -> None:
+    """A reused file's record (``lazy_record``): its path, id, checksum and size are there
+    at once; its tags are made when first read, and then the record equals ``make_record``'s
+    both ways round (pickled too). ``record_domain`` reads the folder's domain without making
+    them, except where the file's own tags or a learned tag could set it."""
+    import pickle
+
+    from oracl.builder.pipeline.annotate import lazy_record, make_record, record_domain
+    from oracl.core.records import FileFacts
+
+    cfg = Config()
+    f = FileFacts("services/billing/README_guide.md", "id-1", "c0ffee", 12, 1_700_000_000_000_000_000,
+                  1_700_000_000_000_000_000, "ok", language="markdown")
+    made = make_record(f, cfg)
+    lazy = lazy_record(f, cfg)
+    assert (lazy.path, lazy.artifact_id, lazy.checksum, lazy.size_bytes) == (f.path, "id-1", "c0ffee", 12)
+    assert record_domain(lazy) == "services"
+    with pytest.raises(AttributeError):
+        object.__getattribute__(lazy, "tags")  # (not made by the domain)
+    assert lazy == made and made == lazy
+    assert lazy.tags == made.tags and lazy.tags["content_type"] == "instruction"
+    assert pickle.loads(pickle.dumps(lazy_record(f, cfg))) == made
+    learned = lazy_record(f, cfg, {"domain": "payments"})
+    assert record_domain(learned) == "payments" == make_record(f, cfg, {"domain": "payments"}).tags["domain"]
