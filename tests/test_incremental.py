@@ -1152,15 +1152,24 @@ def _chain_tree(tmp_path: Path, n: int) -> tuple[Path, dict[str, str], datetime]
 def _as_full_build(root: Path, now: datetime, step: int) -> BuildReport:
     """Asserts the export and every graph table row a full build of the same tree (at
     ``now``) makes equal the latest's; the vault is then put back. The full build's report."""
-    rows, export = _graph_rows(root), _canonical(root)
+    rows, export, structure = _graph_rows(root), _canonical(root), _structure_recorded(root)
     vault, saved = root / ".oracl", root.parent / "saved-vault"
     shutil.copytree(vault, saved, symlinks=True)
     full = build(root, full=True, now=now, **KW)
     assert _canonical(root) == export, (step, _first_difference(export, _canonical(root)))
     assert _graph_rows(root) == rows, step
+    # (the structure's key and sum the next build proves against: however this build had them)
+    assert _structure_recorded(root) == structure, step
     shutil.rmtree(vault)
     saved.rename(vault)
     return full
+
+
+def _structure_recorded(root: Path) -> tuple[str, str]:
+    """The latest's ``stat.bin`` record of its structure: (its key, its sum)."""
+    vault = Vault(root)
+    doc = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
+    return doc["structure_sha256"], doc["structure_sum"]
 
 
 def _interface_doc(root: Path) -> dict:

@@ -193,3 +193,38 @@ def test_reweigh_gives_weighs_graph_when_the_structure_stays() -> None:
     assert {e["target"] for e in again.edges if e["source"] == "id-core/a.py"} >= {f"id-b-{later}-7"}
     moved = weigh(*_three(cfg), cfg, keep=True)
     assert reweigh(moved, *_three(cfg, imports="references"), cfg) is None
+
+
+def test_the_structure_sum_is_a_multiset_hash_of_records_and_runs_by_hand() -> None:
+    """``structure_sum``: each record's term is SHAKE-256 of ``r`` and its (path, tags,
+    review status, savings) as sorted-key JSON, each source's the same of ``e`` and its
+    (target, relation, κ) list, read as a little-endian 2,048-bit number; the sum is
+    taken mod 2^2048 (a source with no edge adds nothing). Moving the latest's sum by the
+    terms that moved (``moved_sum``) gives a whole sum's value, and the key follows it."""
+    import hashlib
+
+    import orjson
+
+    from oracl.builder.pipeline.weigh import key_of, moved_sum, record_part, run_part, structure_sum
+    from oracl.core.records import ArtifactRecord, Edge
+
+    def shake(doc: bytes) -> int:
+        return int.from_bytes(hashlib.shake_256(doc).digest(256), "little")
+
+    a = ArtifactRecord("id-a", "c", "a.py", "py", 1, "t", "t", {"domain": "root", "format": "py"})
+    b = ArtifactRecord("id-b", "c", "b.py", "py", 1, "t", "t", {"domain": "root", "format": "py"})
+    ab = Edge("a.py", "b.py", "imports", 1.0)
+    ba = Edge("b.py", "a.py", "references", 0.5)
+    want = (shake(b'r["a.py",{"domain":"root","format":"py"},"draft",0.0]')
+            + shake(b'r["b.py",{"domain":"root","format":"py"},"draft",0.0]')
+            + shake(b'e["a.py",[["b.py","imports",1.0]]]') + shake(b'e["b.py",[["a.py","references",0.5]]]')) % (1 << 2048)
+    assert record_part(a) == shake(b"r" + orjson.dumps(("a.py", a.tags, "draft", 0.0), option=orjson.OPT_SORT_KEYS))
+    assert structure_sum([a, b], [ab, ba]) == want == structure_sum([b, a], [ab, ba])
+    assert run_part("a.py", []) == 0 and structure_sum([a, b], [ba]) == (want - run_part("a.py", [ab])) % (1 << 2048)
+    # b's edge goes, a second edge out of a comes: the latest's sum moved by those two runs
+    ab2 = Edge("a.py", "b.py", "references", 0.5)
+    after = structure_sum([a, b], [ab, ab2])
+    assert moved_sum(want, [run_part("a.py", [ab, ab2])], [run_part("a.py", [ab]), run_part("b.py", [ba])]) == after
+    cfg = Config()
+    assert key_of(after, cfg, {}, {}, {}) != key_of(want, cfg, {}, {}, {})
+    assert key_of(want, cfg, {}, {}, {}) == key_of(structure_sum([b, a], [ab, ba]), cfg, {}, {}, {})

@@ -1417,6 +1417,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         stat_extra = {"inputs": d.inputs, "scan_started_ns": d.scan_started_ns, "orphans": graph.orphans,
                       "mu": graph.mu, "sigma": graph.sigma,  # (the header's are rounded)
                       "structure_sha256": graph.structure_key, same_structure.KEY: weighed.settings,
+                      same_structure.SUM: format(graph.structure_sum, "x") if graph.structure_sum is not None else "",
                       # (ranks read back are the latest's part: not converted and hashed again)
                       "ranks": latest["ranks"] if not graph.ranked_here and "ranks" in latest
                       else put_ranks(store_of(plan.vault.dir), graph.rank_raw)}

@@ -35,13 +35,14 @@ import orjson
 
 from oracl.builder.pipeline.annotate import make_record
 from oracl.builder.pipeline.merge import merge_edges, tail_and_overlay
-from oracl.builder.pipeline.weigh import KeptStructure
+from oracl.builder.pipeline.weigh import STRUCTURE_BYTES, KeptStructure
 from oracl.builder.pipeline.weigh_around import Latest
 from oracl.core import derive
 from oracl.core.config import Config
 from oracl.core.records import ArtifactRecord, Edge, FileFacts
 
 KEY = "settings_sha256"  # stat.bin's entry: the settings key the build was made under
+SUM = "structure_sum"  # … and its structure's ``weigh.structure_sum`` (hex)
 
 
 def _header(bundle: Path) -> dict[str, Any] | None:
@@ -79,7 +80,16 @@ def latest_figures(bundle: Path, latest: Mapping[str, Any], settings: str,
         terms = derive.Terms.from_header(header)
     except (KeyError, TypeError, ValueError):
         return None, "the latest's header cannot be read"
-    return Latest(terms, orphans, ranks), ""
+    return Latest(terms, orphans, ranks, _total(latest)), ""
+
+
+def _total(latest: Mapping[str, Any]) -> int | None:
+    """The ``weigh.structure_sum`` the latest recorded (hex), None when it recorded none."""
+    held = latest.get(SUM)
+    try:
+        return int(held, 16) if isinstance(held, str) and 0 < len(held) <= 2 * STRUCTURE_BYTES else None
+    except ValueError:
+        return None
 
 
 def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: Config,
@@ -121,4 +131,4 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
         if _shape(merge_edges(p2, [*p3, *after], over, nodes).edges) != _shape(now[s]):
             return None, f"{s}'s edges moved"
     files = "1 file's" if len(checked) == 1 else f"{len(checked):,} files'"
-    return KeptStructure(key, terms, ranks, orphans), f"the latest's, {files} edges compared"
+    return KeptStructure(key, terms, ranks, orphans, figures.total), f"the latest's, {files} edges compared"

@@ -80,6 +80,7 @@ class WeightedGraph:
     # ``structure_key``: equal for two graphs whose weights, association values, degrees and
     # raw ranks are equal ('' when not computed)
     structure_key: str = ""
+    structure_sum: int | None = None  # its ``structure_sum`` (None when not known)
     # (a cold build whose structure is the latest's: ``weigh(lazy=True)``) what makes an
     # artifact's row and stored terms when first read (``full``): until then its node is
     # {"id", "kind", "path"} and ``stored`` lacks it. None: every row is whole.
@@ -346,30 +347,71 @@ def _edge_row(e: Edge, w: float, rank: float, ids: Mapping[str, str], terms: der
     }
 
 
-def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
-                  sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> str:
-    """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
-    structure: the files in order with each one's tags (its domain and tag set follow from
-    them), review status and estimated savings (what a record holds besides its file's
-    facts), the (source, target, relation, κ) of every edge in order (the hub memberships
-    included), and the settings (the configuration, usage, sensitivity overrides, each
-    file's commit messages). Two builds with equal keys have equal weights, association values, degrees and raw ranks,
-    so their artifact rows differ only where the files' own facts do, and their edge rows
-    only where an endpoint's did (``builder/reach.py``)."""
-    return edges_key(records, s.edges, cfg, usage, sensitivity_overrides, history)
+STRUCTURE_BYTES = 256  # a part's hash and the sum: 2,048 bits (a multiset hash needs a wide sum to resist collisions)
+_STRUCTURE_MOD = 1 << (8 * STRUCTURE_BYTES)
 
 
-def edges_key(records: list[ArtifactRecord], edges: Sequence[Edge], cfg: Config, usage: Mapping[str, int],
-              sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> str:
-    """``structure_key`` of a structure whose edges (the hub memberships last) are ``edges``."""
+def _part(kind: bytes, doc: bytes) -> int:
+    return int.from_bytes(hashlib.shake_256(kind + doc).digest(STRUCTURE_BYTES), "little")
+
+
+def record_part(r: ArtifactRecord) -> int:
+    """A record's term of ``structure_sum``: its path, tags (its domain and tag set follow
+    from them), review status and estimated savings (what a record holds besides its file's
+    facts)."""
+    return _part(b"r", orjson.dumps((r.path, r.tags, r.review_status, r.estimated_savings),
+                                    option=orjson.OPT_SORT_KEYS))
+
+
+def run_part(source: str, run: Sequence[Edge]) -> int:
+    """A source's term of ``structure_sum``: the (target, relation, κ) of its merged edges in
+    order (0 when it has none)."""
+    if not run:
+        return 0
+    return _part(b"e", orjson.dumps([source, [(e.target, e.relation, e.confidence) for e in run]]))
+
+
+def structure_sum(records: Sequence[ArtifactRecord], merged: Sequence[Edge]) -> int:
+    """The sum, modulo 2^2048, of every record's ``record_part`` and every source's
+    ``run_part`` (the merged edges are grouped by source, sorted): a multiset hash, so a
+    build that knows what moved against the latest moves the latest's sum by those terms
+    (``weigh_around``) instead of hashing every record and edge again."""
+    total = sum(map(record_part, records))
+    start, n = 0, len(merged)
+    for i in range(1, n + 1):
+        if i == n or merged[i].source != merged[start].source:
+            total += run_part(merged[start].source, merged[start:i])
+            start = i
+    return total % _STRUCTURE_MOD
+
+
+def moved_sum(total: int, plus: Sequence[int], minus: Sequence[int]) -> int:
+    """``total`` with the terms ``plus`` added and ``minus`` taken away (mod 2^2048)."""
+    return (total + sum(plus) - sum(minus)) % _STRUCTURE_MOD
+
+
+def key_of(total: int, cfg: Config, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
+           history: Mapping[str, str]) -> str:
+    """``structure_key`` of a structure whose ``structure_sum`` is ``total``."""
     h = hashlib.sha256()
     h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
                            sorted(history.items())]))
-    # (a record's review status and savings come from learned tags, not from its file)
-    h.update(orjson.dumps([(r.path, r.tags, r.review_status, r.estimated_savings) for r in records],
-                          option=orjson.OPT_SORT_KEYS))
-    h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence) for e in edges]))
+    h.update(total.to_bytes(STRUCTURE_BYTES, "little"))
     return h.hexdigest()
+
+
+def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
+                  sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> tuple[str, int]:
+    """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
+    structure, and its ``structure_sum``: the files with each one's tags (its domain and
+    tag set follow from them; the files are in path order, as are the hub memberships),
+    review status and estimated savings, the (source, target, relation, κ) of every merged
+    edge in order, and the settings (the configuration, usage, sensitivity overrides, each
+    file's commit messages). Two builds with equal keys have equal weights, association
+    values, degrees and raw ranks, so their artifact rows differ only where the files' own
+    facts do, and their edge rows only where an endpoint's did (``builder/reach.py``)."""
+    total = structure_sum(records, s.merged)
+    return key_of(total, cfg, usage, sensitivity_overrides, history), total
 
 
 def settings_key(cfg: Config, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
@@ -400,6 +442,7 @@ class KeptStructure:
     terms: derive.Terms
     ranks: Callable[[int], list[float] | None]
     orphans: int
+    total: int | None = None  # its ``structure_sum`` (None: the latest recorded none)
 
 
 def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge], cfg: Config,
@@ -487,6 +530,7 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
                           len(domains), edge_terms, stored, raw, Counter(rel for rel, _ in pairs),
                           endpoints, kept.orphans)
     graph.structure_key, graph.make, graph.ranked_here = kept.key, make, False
+    graph.structure_sum = kept.total
     return graph
 
 
@@ -520,8 +564,9 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
         if graph is not None:
             return graph
     s = _structure(records, merged, cfg)
+    s.merged = merged
     edges, weights = s.edges, s.weights
-    key = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
+    key, total = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
     kept = latest_ranks(len(edges)) if latest_ranks is not None and latest_key and key == latest_key else None
     if kept is None or keep:
         _with_tagsets(s, records)
@@ -564,7 +609,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     orphans = sum(1 for r in records if s.degree_aa[r.path] == 0)
     graph = WeightedGraph(node_rows, edge_rows, mu, sigma, len(s.domains), terms, stored, raw, counts, endpoints,
                           orphans)
-    graph.structure_key = key
+    graph.structure_key, graph.structure_sum = key, total
     graph.make, graph.ranked_here = make, kept is None
     if keep:
         s.records, s.facts, s.merged = list(records), [facts[r.path] for r in records], merged
@@ -640,6 +685,7 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
                           previous.rank_raw, previous.edge_counts, previous.endpoints, previous.orphans)
     graph.structure = s
     graph.structure_key = previous.structure_key  # (the structure did not move)
+    graph.structure_sum = previous.structure_sum
     graph.moved = (frozenset(records[i].path for i in changed), frozenset(edges[i].source for i in moved),
                    tuple(moved))
     return graph

@@ -46,9 +46,13 @@ from oracl.builder.pipeline.weigh import (
     EdgeRows,
     Structure,
     WeightedGraph,
-    edges_key,
     hub_id,
+    key_of,
     memberships,
+    moved_sum,
+    record_part,
+    run_part,
+    structure_sum,
     tagset,
 )
 from oracl.core import derive
@@ -69,6 +73,7 @@ class Latest:
     terms: derive.Terms
     orphans: int
     ranks: Callable[[int], list[float] | None]
+    total: int | None = None  # its ``weigh.structure_sum`` (None: it recorded none)
 
 
 @dataclasses.dataclass(slots=True)
@@ -339,9 +344,18 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
                           len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges),
                           [(e.source, e.target) for e in edges], orphans)
-    graph.structure_key = edges_key(records, edges, cfg, usage, sensitivity_overrides, history)
-    graph.make = make
     read_again = {p for p in old_records if p not in gone} | added
+    if latest.total is not None:  # the latest's sum moved by the records and runs that moved
+        total = moved_sum(
+            latest.total,
+            [*(record_part(by_path[p]) for p in sorted(read_again)),
+             *(run_part(src, merged[slice(*run(src))]) for src in sorted(differ) if src in nodes)],
+            [*(record_part(old_records[p]) for p in sorted(old_records)),
+             *(run_part(src, old_runs[src]) for src in sorted(old_runs))])
+    else:
+        total = structure_sum(records, merged)
+    graph.structure_key, graph.structure_sum = key_of(total, cfg, usage, sensitivity_overrides, history), total
+    graph.make = make
     moved_nodes = read_again | touched | retagged | gone
     # an edge row holds its target's id (a file read again has another) and its raw rank
     moved_sources = differ | again | read_again
@@ -350,9 +364,14 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     graph.moved = (frozenset(moved_nodes), frozenset(moved_sources), ())
     came_went = f", {len(added):,} came and {len(gone):,} went" if added or gone else ""
     return graph, (f"around the move: {_files(len(moved_structure | gone))} edges moved{came_went}; "
-                   f"{len(touched):,} node{'' if len(touched) == 1 else 's'}' structure and "
+                   f"{_owned(len(touched), 'node')} structure and "
                    f"{_files(len(again))} edge ranks made again")
 
 
+def _owned(n: int, noun: str) -> str:
+    """"1 file's", "3 files'": ``n`` of ``noun`` in the possessive."""
+    return f"{n:,} {noun}'s" if n == 1 else f"{n:,} {noun}s'"
+
+
 def _files(n: int) -> str:
-    return f"{n:,} file's" if n == 1 else f"{n:,} files'"
+    return _owned(n, "file")
