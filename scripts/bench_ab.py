@@ -310,6 +310,9 @@ def main() -> None:
                     f"{k} {statistics.median(w for w, _ in v):.2f} s ({statistics.median(w for w, _ in v) / target:.2f} "
                     f"× target, {statistics.median(b for _, b in v) / 1e6:.1f} MB written)"
                     for k, v in changes[name].items()) + f"; target 2 × stat walk {statistics.median(walks):.2f} s + 1 s")  # type: ignore[index]
+                # (each round's, in order: a median hides a round that took another path)
+                print(f"{name}: each round " + "; ".join(
+                    f"{k} " + ", ".join(f"{w:.2f}" for w, _ in v) for k, v in changes[name].items()))  # type: ignore[index]
             for run in resident[name]:  # type: ignore[index]
                 print(f"{name}: resident {a.resident} saves: build p50 {run['build_p50']:.2f} s, save → answer "
                       f"p50 {run['answer_p50']:.2f} s / p95 {run['answer_p95']:.2f} s (the edited file found "
