@@ -138,20 +138,42 @@ def test_a_change_that_moves_a_whole_tree_resolves_every_file_and_says_why(tmp_p
     assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=3))[1]
 
 
-def test_a_member_declared_outside_its_type_beside_a_changed_file_resolves_every_file(tmp_path: Path) -> None:
-    """A Go method declared in another file than its type: which type it attaches to is
-    read across the directory's files, so a file coming there makes the pass whole."""
-    tree = {**TREE, "go/a.go": "package g\n\ntype T struct{}\n", "go/b.go": "package g\n\nfunc (t T) M() int { return 1 }\n"}
+def test_members_declared_outside_their_type_are_attached_again_beside_a_changed_file(tmp_path: Path) -> None:
+    """Go methods declared in other files than their type (which type a method attaches to
+    is read across its directory): a caller added, a method added (the type's file gains a
+    `contains` edge), the type's file removed (its methods attach to nothing) and added
+    again, a second type of the same name (two owners: none attached), and a Rust impl of a
+    struct declared in another file: the tables are patched, never made whole, and after
+    every step the symbol rows and names equal a full build's and the call resolves as
+    the full build resolves it."""
+    go_a, go_b = "package g\n\ntype T struct{}\n", "package g\n\nfunc (t T) M() int { return 1 }\n"
+    tree = {**TREE, "go/a.go": go_a, "go/b.go": go_b,
+            "rs/shape.rs": "pub struct Shape {}\n", "rs/area.rs": "impl Shape {\n    pub fn area(&self) -> i32 { 1 }\n}\n"}
     root = write_tree(tmp_path / "repo", tree)
     for rel in tree:
         _stamp(root / rel, 0)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     build(root, now=t0, **KW)
-    _write(root, "go/c.go", "package g\n\nfunc Use() int { return T{}.M() }\n", 1)
-    report = build(root, now=t0 + timedelta(minutes=2), **KW)
-    assert report.symbols_mode.endswith(
-        "every file resolved: a member is declared outside its type beside a file that changed)"), report.symbols_mode
-    assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=3))[1]
+    use = "package g\n\nfunc Use() int { return T{}.M() + T{}.N() }\n"
+    steps: list[dict[str, str | None]] = [
+        {"go/c.go": use},
+        {"go/d.go": "package g\n\nfunc (t T) N() int { return 2 }\n"},
+        {"go/a.go": None},
+        {"go/a.go": go_a},
+        {"go/e.go": "package g\n\ntype T int\n"},
+        {"go/e.go": None, "rs/more.rs": "impl Shape {\n    pub fn side(&self) -> i32 { 2 }\n}\n"},
+    ]
+    for step, change in enumerate(steps, 1):
+        for rel, text in change.items():
+            _write(root, rel, text, step)
+        now = t0 + timedelta(minutes=2 * step)
+        report = build(root, now=now, **KW)
+        assert report.symbols_mode.startswith("symbols: the name tables patched for "), (step, report.symbols_mode)
+        rows, calls = _symbol_rows(root), _calls(root)
+        full_rows = _full_rows_beside(root, now + timedelta(minutes=1))[1]
+        assert rows == full_rows, (step, [t for t in rows if rows[t] != full_rows[t]])
+        if step == 2:
+            assert ("go/c.go#Use", "go/d.go#T.N") in {(a, b) for a, b, _ in calls}, sorted(calls)
 
 
 def _facts(path: str, language: str, symbols: tuple, details: tuple = (), namespaces: tuple = ()) -> FileFacts:

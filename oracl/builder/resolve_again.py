@@ -14,8 +14,10 @@ that the database is patched only for the files whose rows moved.
 The result is the rows and tables a whole pass makes (tested against full builds); it
 gives way to the whole pass when it cannot be sure of that: a package's ``__init__.py``,
 a crate root or a manifest among the changed files (they move how every import in their
-tree resolves), a directory that appears or empties, a member declared outside its type
-beside a changed file, or no record to start from.
+tree resolves), a directory that appears or empties, or no record to start from. Members
+declared outside their type (Go methods, Rust impls) in a changed file's directory are
+attached again; a type that gains or loses one has its file's rows made again, and the
+files that looked the member's name up are resolved again.
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         return "the latest recorded no name tables"
     old = {p: declared(previous[p]) for p in changed if p in previous and _code(previous[p])}
     new = {p: declared(here[p]) for p in changed if p in here and _code(here[p])}
-    why = patch_table(table, list(old.items()), list(new.items()), order)
+    attached: set[tuple[str, str]] = set()  # (members that moved between types: their holders' rows move)
+    why = patch_table(table, list(old.items()), list(new.items()), order, attached)
     if why:
         return why
     decls, bases = patch
@@ -110,8 +113,13 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         for f in (previous.get(p), here.get(p)):
             if f is not None:
                 tokens |= change_tokens(f)
+    for holder, member in attached:  # (a type that gained or lost a member: the member's name, as a
+        kind = holder.split("#", 1)[1]   # member lookup records it, and the type's, whole and last part)
+        tokens.update((member.split("#", 1)[1].rsplit(".", 1)[-1], kind, kind.rsplit(".", 1)[-1]))
     reads = read_sets.merged(*recorded)
     only = {p for p, seen in reads.items() if p in here and not tokens.isdisjoint(seen)}
+    # (a type's file holds its `contains` edges to the members attached to it)
+    only.update(p for p in (holder.split("#", 1)[0] for holder, _ in attached) if p in here)
     only.update(p for p in changed if p in here)
     only.update(p for p in reread if p in here)
     only.update(p for p in also if p in here)

@@ -372,20 +372,55 @@ _LISTS = ("by_short", "by_dir", "types_named")  # tables whose lists hold ids of
 _BY_ID = ("kind", "path", "span", "owner", "parent", "nested", "members")
 
 
+def _attach(t: _Files, dirs: set[str] | None) -> list[tuple[str, str]]:
+    """Members declared outside their type (Go methods, Rust impls, C++ out-of-line
+    definitions) attached to the one type of that name in their directory (``dirs``: those
+    directories' only, None: every one): entered in the type's members (after what is
+    declared inside it) and as their owner. The (type id, member id) pairs attached."""
+    attached: list[tuple[str, str]] = []
+    for (directory, dotted), ids in list(t.by_dir.items()):
+        if "." not in dotted or (dirs is not None and directory not in dirs):
+            continue
+        type_name, member = dotted.split(".", 1)
+        owners = [i for i in t.by_dir.get((directory, type_name), ()) if t.kind.get(i) in TYPE_KINDS]
+        if len(owners) == 1:
+            for sid in ids:
+                t.members.setdefault(owners[0], {}).setdefault(member, sid)
+                t.owner[sid] = owners[0]
+                attached.append((owners[0], sid))
+    return attached
+
+
+def _detach(t: _Files, pairs: list[tuple[str, str]]) -> None:
+    """Undo ``_attach`` of ``pairs``: each member out of its type's members (where it is the
+    one entered under its name) and its owner; a type left with no member loses its entry
+    (a whole pass makes one only when something is entered)."""
+    for holder, sid in pairs:
+        held = t.members.get(holder)
+        if held is not None:
+            for name in [k for k, v in held.items() if v == sid]:
+                del held[name]
+            if not held:
+                del t.members[holder]
+        if t.owner.get(sid) == holder:
+            del t.owner[sid]
+
+
 def patch_table(table: SymbolTable, gone: list[tuple[str, _Files]], came: list[tuple[str, _Files]],
-                order: dict[str, int]) -> str:
+                order: dict[str, int], moved: set[tuple[str, str]] | None = None) -> str:
     """Take out of ``table`` the entries of the declarations ``gone`` (path, what
     ``declared`` gave of the file the tables were made with) and enter those of ``came``,
     each id at the place a whole declaration pass in ``order`` (path → position) would give
     it: the tables are then the ones ``symbol_graph`` makes of the new facts, but for the
     bases (made again by ``symbol_graph(rebase=…)``) and the spans. "" when patched; else
-    why they cannot be (nothing changed then): a member declared outside its type in the
-    directory of a file that changed (which type it attaches to is read across files)."""
+    why they cannot be (nothing changed then). Members declared outside their type in the
+    changed files' directories are attached again as a whole pass attaches them (which type
+    a member attaches to is read across its directory); ``moved`` (when given) gets the
+    (type id, member id) pairs attached before or after but not both."""
     t = table.t
     dirs = {p.rsplit("/", 1)[0] if "/" in p else "" for p, _ in (*gone, *came)}
-    if any("." in name and d in dirs for d, name in t.by_dir) or \
-            any("." in name for _, x in (*gone, *came) for _, name in x.by_dir):
-        return "a member is declared outside its type beside a file that changed"
+    was = [(h, m) for h, m in table.attached if _dir_of(t.path.get(m, ""), m) in dirs]
+    _detach(t, was)
     back = {i for _, x in came for i in x.kind}  # (ids declared again keep their bases until made again)
     for path, x in gone:
         t.top.pop(path, None)
@@ -423,7 +458,19 @@ def patch_table(table: SymbolTable, gone: list[tuple[str, _Files]], came: list[t
                 while k < len(held) and order.get(t.path[held[k]], -1) < at:
                     k += 1
                 held[k:k] = list(ids)
+    now = _attach(t, dirs)
+    if was or now:
+        gone_pairs = set(was)
+        table.attached = [pair for pair in table.attached if pair not in gone_pairs] + now
+        if moved is not None:
+            moved.update(set(was) ^ set(now))
     return ""
+
+
+def _dir_of(path: str, sid: str) -> str:
+    """The directory of a symbol's file (its path, else the part of its id before ``#``)."""
+    path = path or sid.split("#", 1)[0]
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def _declare(t: _Files, g: SymbolGraph, f: FileFacts, own: bool, spans: dict[str, list[tuple[int, int, str]]],
@@ -552,18 +599,7 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
         t = _Files()
         for f in code:
             _declare(t, g, f, mine(f.path), spans, module_id, rows_of)
-        # members declared outside their type (Go methods, Rust impls): attach by the type's name
-        attached = []
-        for (directory, dotted), ids in list(t.by_dir.items()):
-            if "." not in dotted:
-                continue
-            type_name, member = dotted.split(".", 1)
-            owners = [i for i in t.by_dir.get((directory, type_name), ()) if t.kind.get(i) in TYPE_KINDS]
-            if len(owners) == 1:
-                for sid in ids:
-                    t.members.setdefault(owners[0], {}).setdefault(member, sid)
-                    t.owner[sid] = owners[0]
-                    attached.append((owners[0], sid))
+        attached = _attach(t, None)
     g.table = SymbolTable(t, attached)
     r = _Resolver(t, idx)
 
