@@ -63,7 +63,6 @@ def make_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
 
 
 _RECORD_FIELDS = tuple(ArtifactRecord.__dataclass_fields__)
-_EAGER = frozenset({"artifact_id", "path", "checksum", "size_bytes"})  # what a file's facts hold as they are
 
 
 class LazyRecord(ArtifactRecord):
@@ -114,8 +113,6 @@ def record_domain(r: ArtifactRecord) -> str:
             if "domain" not in f.ast_tags and (not learned or "domain" not in learned):
                 return str(folder_domain(f.path, cfg))
     return str(r.tags["domain"])
-
-
 
 
 def _load_json(path: Path) -> object:
