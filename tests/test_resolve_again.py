@@ -360,3 +360,27 @@ def test_the_name_delta_over_symbol_names_by_hand() -> None:
     assert name_keys("a", "a.py", "module") == ("a.py",)
     assert name_keys("Foo", "Foo", "class") == ("foo",)
     assert name_keys("run", "Foo.run", "method") == ("foo.run", "run")
+
+
+def test_a_watchs_builds_keep_the_reads_recorded_for_the_next_cold_build(tmp_path: Path) -> None:
+    """A long-lived builder's build (``Carry``, as ``oracl watch``) that resolves only its
+    changed files records their reads over the latest's, as a cold build does: a cold build
+    after it that defines a function patches the name tables and resolves only the readers
+    (it resolved every file before: "the latest recorded no reads"), and its rows equal a
+    full build's."""
+    from oracl.builder.incremental import Carry
+
+    root = write_tree(tmp_path / "repo", TREE)
+    for rel in TREE:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    carry = Carry()
+    build(root, now=t0 + timedelta(minutes=1), carry=carry, **KW)  # (the watch's first: its tables)
+    _write(root, "pkg/net.py", TREE["pkg/net.py"] + "# saved\n", 1)
+    watched = build(root, now=t0 + timedelta(minutes=2), carry=carry, **KW)
+    assert watched.files_read == 1, watched.mode
+    _write(root, "pkg/base.py", TREE["pkg/base.py"] + "\n\ndef helper():\n    return 5\n", 2)
+    report = build(root, now=t0 + timedelta(minutes=3), **KW)
+    assert report.symbols_mode.startswith("symbols: the name tables patched for 1 file"), report.symbols_mode
+    assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=4))[1]

@@ -580,8 +580,9 @@ class Symbols:
     write: SymbolTable | None = None
     heal: bool = False  # (the latest's tables could not be read: written whole, even over a part of that name)
     # what resolving each file resolved here read (``read_sets``): recorded whole (every
-    # code file resolved), or as the latest's with these files' and ``reads_gone`` removed;
-    # None: recorded none (a long-lived builder's)
+    # code file resolved), or as the latest's with these files' and ``reads_gone`` removed
+    # (a long-lived builder's too, so that a cold build after a watch starts from them);
+    # None: recorded none
     reads: dict[str, frozenset[str]] | None = None
     reads_gone: list[str] = field(default_factory=list)
     reads_whole: bool = False
@@ -593,7 +594,7 @@ class Symbols:
     def of(cls, g: SymbolGraph, segments: Segments | None, patched: list[str] | None, why: str,
            keep_table: bool = False) -> Symbols:
         return cls(pack_symbols(g.nodes, g.edges), g.sites, g.counts(), segments, patched, why,
-                   table=g.table if keep_table else None, reads=None if keep_table else g.reads)
+                   table=g.table if keep_table else None, reads=g.reads)
 
     def counts(self) -> dict[str, Any]:
         return self.segments.counts() if self.segments is not None else self.totals
