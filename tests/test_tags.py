@@ -182,5 +182,6 @@ def test_a_lazy_record_is_make_records_and_makes_its_tags_only_when_read() -> No
     assert lazy == made and made == lazy
     assert lazy.tags == made.tags and lazy.tags["content_type"] == "instruction"
     assert pickle.loads(pickle.dumps(lazy_record(f, cfg))) == made
+    assert record_domain(pickle.loads(pickle.dumps(lazy_record(f, cfg)))) == "services"  # (from its tags)
     learned = lazy_record(f, cfg, {"domain": "payments"})
     assert record_domain(learned) == "payments" == make_record(f, cfg, {"domain": "payments"}).tags["domain"]

@@ -73,7 +73,7 @@ class LazyRecord(ArtifactRecord):
     of 16,000 distinct file names. Equal to the record ``make_record`` makes, both ways round;
     pickled whole."""
 
-    __slots__ = ("_made",)
+    __slots__ = ("_made", "_domain")
 
     def __getattr__(self, name: str) -> Any:  # (only for a field not set yet)
         if name not in _RECORD_FIELDS:
@@ -95,23 +95,23 @@ def lazy_record(f: FileFacts, cfg: Config, learned: Mapping[str, object] | None 
     """``make_record``'s record of ``f``, its fields but the path, id, checksum and size made
     when first read (``LazyRecord``)."""
     r = object.__new__(LazyRecord)
+    # (its folder's domain, unless its file's own tags or a learned tag can set another)
+    domain = folder_domain(f.path, cfg) if "domain" not in f.ast_tags and (not learned or "domain" not in learned) \
+        else None
     for key, value in (("artifact_id", f.artifact_id), ("path", f.path), ("checksum", f.checksum),
-                       ("size_bytes", f.size_bytes), ("_made", (f, cfg, learned))):
+                       ("size_bytes", f.size_bytes), ("_made", (f, cfg, learned)), ("_domain", domain)):
         object.__setattr__(r, key, value)
     return r
 
 
 def record_domain(r: ArtifactRecord) -> str:
     """``str(r.tags["domain"])`` without making a lazy record's tags: its folder's domain
-    (``tags.path_tags``, kept per folder) when neither its file's own tags nor a learned tag
-    can set it."""
-    if isinstance(r, LazyRecord):
-        try:
-            object.__getattribute__(r, "tags")
-        except AttributeError:
-            f, cfg, learned = object.__getattribute__(r, "_made")
-            if "domain" not in f.ast_tags and (not learned or "domain" not in learned):
-                return str(folder_domain(f.path, cfg))
+    (``tags.path_tags``, kept per folder), taken when the record was made, when neither its
+    file's own tags nor a learned tag can set it (a record pickled whole has its tags)."""
+    if type(r) is LazyRecord:
+        domain = getattr(r, "_domain", None)
+        if domain is not None:
+            return str(domain)
     return str(r.tags["domain"])
 
 
