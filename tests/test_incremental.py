@@ -1597,6 +1597,65 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     assert step(7, "pkg/m40.py", files["pkg/m40.py"] + "# 7\n") == {"pkg/m40.py", "pkg/m39.py"}
 
 
+def test_a_cold_build_takes_the_latest_merge_and_decodes_only_the_lists_it_compares(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``edge_shards.Kept``: the shards hold each file's run of the merged edges and its
+    drops; a cold build whose files all stayed merges again only the files whose edges it
+    made again (the changed file and the file importing it), decodes the Phase 2 and
+    Phase 3 lists of those alone, and writes the shards a full build writes, byte for byte.
+    With another overlay or tail than the runs were merged with, every file is merged."""
+    from oracl.builder import edge_shards
+    from oracl.builder.pipeline import edge_lists, merge as merge_mod
+
+    n = 120
+    root, files, t0 = _chain_tree(tmp_path, n)
+    merged_again: list[int] = []
+    decoded: list[str] = []
+    real_merge, real_rows = merge_mod.merge_by_source, edge_lists.Blobs.rows
+
+    def merging(p2: Any, p3: Any, tail: Any, overlay: Any, nodes: Any, kept: Any = None, again: Any = None) -> Any:
+        out = real_merge(p2, p3, tail, overlay, nodes, kept, again)
+        merged_again.append(len(out.sources) if kept is None else len({s for s in out.sources
+                                                                        if s in again or s not in kept.sources}))
+        return out
+
+    def rows(self: Any, path: str, phase: int) -> Any:
+        if path not in self._rows:
+            decoded.append(path)
+        return real_rows(self, path, phase)
+
+    import oracl.builder.orchestrator as orchestrator
+    monkeypatch.setattr(orchestrator, "merge_by_source", merging)
+    monkeypatch.setattr(edge_lists.Blobs, "rows", rows)
+
+    def shards(at: Path) -> dict[str, bytes]:
+        bundle = at / ".oracl" / "mirror" / Vault(at).read_latest()["bundle"]
+        head = orjson.loads((bundle / "facts.bin").read_bytes())
+        return {"head": orjson.dumps(head[edge_shards.MERGED_WITH]),
+                **{p.name: p.read_bytes() for p in sorted(bundle.glob("edges.*.bin"))}}
+
+    def step(k: int, rel: str) -> tuple[int, list[str]]:
+        (root / rel).write_text(files[rel] + f"# {k}\n")
+        _stamp(root / rel, k)
+        merged_again.clear()
+        decoded.clear()
+        build(root, now=t0 + timedelta(minutes=k), **KW)
+        out = (merged_again[0], sorted(decoded))
+        mine = shards(root)
+        full = root.parent / f"full{k}"
+        shutil.copytree(root, full, ignore=shutil.ignore_patterns(".oracl"))
+        build(full, full=True, now=t0 + timedelta(minutes=k), **KW)
+        assert mine == shards(full), k
+        return out
+
+    # m7 changed and m6 imports it: those two merged again, their lists alone decoded
+    assert step(1, "pkg/m7.py") == (2, ["pkg/m6.py", "pkg/m7.py"])
+    assert step(2, "pkg/m50.py") == (2, ["pkg/m49.py", "pkg/m50.py"])
+    # the runs merged with another overlay or tail (their digest is not this build's): all merged
+    monkeypatch.setattr(edge_shards, "merged_with", lambda overlay, tail: "another")
+    assert step(3, "pkg/m60.py")[0] == n
+
+
 def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from_the_latest(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``interface.latest_memo``: a cold build's ``interface.json`` takes each reused

@@ -11,27 +11,37 @@ long-lived builder decides it for the lists it keeps in memory); the others are 
 latest build's, read back here, each shard checked against its digest. Anything else (no
 shards, a damaged one, a file added) makes every file's edges again, as before.
 
-A shard holds ``{path: [phase 2 edges, phase 3 edges]}``, an edge as the list of its
-fields (orjson, never pickle). A build writes the shards that hold a file whose edges it
-made again, added or removed, and whose bytes differ from the latest's; the others are
-hard links.
+A shard holds, for each file, its run of the merged edges with what the merge dropped of
+its edges (``merge.BySource``, merged with the overlay and tail whose digest the facts
+head lists as ``edges_merged_with``), and its Phase 2 and Phase 3 lists as a JSON blob of
+their own; an edge is the list of its fields (orjson, never pickle). A cold build then
+makes ``Edge`` objects of the runs alone, merges again only the files whose edges it made
+again, finds the files with an edge into a changed one from the runs (``Kept``), and
+decodes the lists of the files it compares (``edge_lists.EdgeLists``). A build writes the shards
+that hold a file whose edges it made again, added or removed, and whose bytes differ from
+the latest's; the others are hard links.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from oracl.builder.extractors.providers import PHASE2, PHASE3
 from oracl.builder.incremental import Previous, shard_of
+from oracl.builder.pipeline.edge_lists import Blobs, EdgeLists, edge_row
+from oracl.builder.pipeline.merge import BySource
 from oracl.core.records import Edge, FileFacts
 
-FORMAT = 1
-ByFile = tuple[dict[str, list[Edge]], dict[str, list[Edge]]]
+FORMAT = 2
+ByFile = tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]]
+MERGED_WITH = "edges_merged_with"  # facts.bin's head: the digest of the overlay and tail the runs were merged with
 
 
 def shard_name(path: str) -> str:
@@ -39,20 +49,67 @@ def shard_name(path: str) -> str:
     return f"edges.{shard_of(path):02x}.bin"
 
 
-def _row(e: Edge) -> tuple[object, ...]:
-    return (e.source, e.target, e.relation, e.confidence, e.source_fragment, e.target_fragment, e.producer,
-            e.provider)
+def _rows(lists: Mapping[str, list[Edge]], path: str) -> list[Any]:
+    return lists.rows(path) if isinstance(lists, EdgeLists) else [edge_row(e) for e in lists[path]]
 
 
-def encode_shard(paths: Iterable[str], by_file: ByFile) -> bytes:
-    return orjson.dumps({"format": FORMAT,
-                         "files": {p: [[_row(e) for e in by_file[0][p]], [_row(e) for e in by_file[1][p]]]
-                                   for p in paths}})
+def encode_shard(paths: Iterable[str], by_file: ByFile, merged: BySource) -> bytes:
+    """A head line ``{"format", "files": {path: [merged rows, drops, start, size]}}``, then
+    each file's ``[Phase 2 rows, Phase 3 rows]`` as JSON at ``start`` (``size`` bytes):
+    its run of the merged edges and what the merge dropped of its edges (``BySource``),
+    read by every cold build, and its lists, decoded only for the files read. A file's
+    lists neither phase made again are the latest's bytes, copied."""
+    files: dict[str, list[Any]] = {}
+    blob: list[bytes | memoryview] = []
+    at = 0
+    two, three = by_file
+    for p in paths:
+        kept = two.blob(p, three) if isinstance(two, EdgeLists) else None
+        data = kept if kept is not None else orjson.dumps([_rows(two, p), _rows(three, p)])
+        files[p] = [[edge_row(e) for e in merged.edges.get(p, ())], dict(merged.dropped.get(p, {})), at, len(data)]
+        blob.append(data)
+        at += len(data)
+    return orjson.dumps({"format": FORMAT, "files": files}) + b"\n" + b"".join(blob)
 
 
-def read_edges(previous: Previous | None) -> ByFile | None:
-    """The latest build's edges per file and phase, from its shards (each checked against
-    the digest its facts head lists); None when it has none, one is missing or damaged, or
+def merged_with(overlay: Iterable[Edge], tail: Iterable[Edge]) -> str:
+    """The digest of what besides the files' own edges their runs were merged with."""
+    return hashlib.sha256(orjson.dumps([[edge_row(e) for e in overlay], [edge_row(e) for e in tail]])).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """The latest build's edges, from its shards: each file's lists of each phase (made
+    ``Edge`` objects only when read), and each file's run of the merged edges with its
+    drops (rows) and the digest of the overlay and tail they were merged with."""
+
+    lists: tuple[EdgeLists, EdgeLists]
+    runs: dict[str, list[Any]]
+    drops: dict[str, dict[str, int]]
+    made_with: str
+
+    def sources_into(self, changed: set[str]) -> set[str]:
+        """The files with a Phase 2 or Phase 3 edge into one of ``changed`` (but itself):
+        read from the merged runs, where each such edge left one with its key (its target
+        is a file, so it was not dangling)."""
+        phases = (PHASE2, PHASE3)
+        return {s for s, run in self.runs.items()
+                if s not in changed and any(row[1] in changed and row[6] in phases for row in run)}
+
+    def merge(self, overlay: list[Edge], tail: list[Edge]) -> BySource | None:
+        """The latest's merge source by source, when its runs were merged with this
+        ``overlay`` and ``tail``: what ``merge_by_source`` keeps for the files not made again
+        (over the latest's files, which a caller keeping it has)."""
+        if not self.made_with or merged_with(overlay, tail) != self.made_with:
+            return None
+        edges = {s: [Edge(*row) for row in run] for s, run in self.runs.items() if run}
+        dropped: dict[str, Mapping[str, int]] = {s: d for s, d in self.drops.items() if d}
+        return BySource(edges, dropped, (list(overlay), list(tail)), set(self.runs))
+
+
+def read_edges(previous: Previous | None) -> Kept | None:
+    """The latest build's edges (``Kept``), from its shards (each checked against the
+    digest its facts head lists); None when it has none, one is missing or damaged, or
     they do not cover exactly its files — and then ``previous`` forgets its shards, so that
     none of them is hard-linked into this build (a damaged shard whose digest says what
     this build would write must not be taken for it)."""
@@ -64,9 +121,10 @@ def read_edges(previous: Previous | None) -> ByFile | None:
     return out
 
 
-def _read(previous: Previous) -> ByFile | None:
-    p2: dict[str, list[Edge]] = {}
-    p3: dict[str, list[Edge]] = {}
+def _read(previous: Previous) -> Kept | None:
+    blobs: dict[str, bytes | memoryview] = {}
+    runs: dict[str, list[Any]] = {}
+    drops: dict[str, dict[str, int]] = {}
     try:
         for name, digest in sorted(previous.edge_shards.items()):
             if not isinstance(name, str) or not name.startswith("edges.") or "/" in name:
@@ -74,17 +132,24 @@ def _read(previous: Previous) -> ByFile | None:
             data = (previous.bundle / name).read_bytes()
             if hashlib.sha256(data).hexdigest() != digest:
                 return None
-            doc = orjson.loads(data)
+            cut = data.find(b"\n")
+            if cut < 0:
+                return None
+            doc = orjson.loads(data[:cut])
             if doc.get("format") != FORMAT:
                 return None
-            for path, (two, three) in doc["files"].items():
-                p2[path] = [Edge(*row) for row in two]
-                p3[path] = [Edge(*row) for row in three]
+            body = memoryview(data)[cut + 1:]
+            end = len(body)
+            for path, (run, dropped, start, size) in doc["files"].items():
+                if not 0 <= start <= start + size <= end or not isinstance(dropped, dict) or not isinstance(run, list):
+                    return None
+                blobs[path], runs[path], drops[path] = body[start:start + size], run, dropped
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    if len(p2) != len(previous.facts) or any(p not in p2 for p in previous.facts):
+    if len(blobs) != len(previous.facts) or any(p not in blobs for p in previous.facts):
         return None
-    return p2, p3
+    shared = Blobs(blobs)
+    return Kept((EdgeLists(shared, 0), EdgeLists(shared, 1)), runs, drops, previous.edges_merged_with)
 
 
 def _holds(previous: Previous | None, name: str, data: bytes) -> bool:
@@ -94,9 +159,9 @@ def _holds(previous: Previous | None, name: str, data: bytes) -> bool:
         return False
 
 
-def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, previous: Previous | None,
+def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, merged: BySource, previous: Previous | None,
                 moved: set[str] | None, write: Callable[..., Any]) -> tuple[dict[str, str], dict[str, str]]:
-    """The shards of ``by_file`` in ``folder``: a shard none of whose files is in ``moved``
+    """The shards of ``by_file`` and ``merged`` in ``folder``: a shard none of whose files is in ``moved``
     (edges made again, files added or removed; None: all) whose file set is the latest's
     is hard-linked from its bundle; another is encoded, and linked all the same when the
     latest's file holds those very bytes. Returns (every shard's SHA-256, those of the
@@ -126,7 +191,7 @@ def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, previous:
         paths = by_shard[name]
         if hit is not None and name not in hit and name in old and was.get(name) == set(paths) and link(name):
             continue
-        data = encode_shard(paths, by_file)
+        data = encode_shard(paths, by_file, merged)
         digest = hashlib.sha256(data).hexdigest()
         if old.get(name) == digest and _holds(previous, name, data) and link(name):
             continue  # (its file's bytes compared: a damaged one is never linked for what it should hold)

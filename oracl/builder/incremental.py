@@ -28,6 +28,7 @@ import functools
 import hashlib
 import os
 import stat as stat_mod
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,7 @@ class Previous:
     base_db_bytes: int = 0  # the database's size when this chain started (after its full build)
     shards: dict[str, str] = field(default_factory=dict)  # its facts shards' names and SHA-256
     edge_shards: dict[str, str] = field(default_factory=dict)  # its edges' shards (``edge_shards``)
+    edges_merged_with: str = ""  # the digest of the overlay and tail their runs were merged with
 
     def reusable(self, rel: str, st: os.stat_result | None) -> FileFacts | None:
         """The cached facts of ``rel`` when its stat (from the walk) says it is unchanged:
@@ -346,7 +348,7 @@ class Carry:
     # the symbol resolver's tables that bundle's build left (``symbols.SymbolTable``)
     symbol_table: Any = None
     # each file's Phase 2 and Phase 3 edges that bundle's build made (``providers.edges_per_file``)
-    edges: tuple[dict[str, Any], dict[str, Any]] | None = None
+    edges: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None
     # the weighted graph that bundle's build made, with its structure (``weigh.reweigh``)
     graph: Any = None
     # (the bundle that build started from, the rows it moved against it: ``WeightedGraph.moved``)
@@ -439,9 +441,10 @@ def load_previous(vault: Vault, read_digest: str, fts: bool,
     if db_bytes > growth_limit(base):
         return None, (f"full: the database grew to {db_bytes / 2**20:,.0f} MB, {db_bytes / base:.2f} × its "
                       f"{base / 2**20:,.0f} MB after the last full build; rebuilt to reclaim the space")
-    edge_shards = head.get("edge_shards")
+    edge_shards, merged_with = head.get("edge_shards"), head.get("edges_merged_with")
     return Previous(bundle, facts, int(header.get("scan_started_ns", 0)), chain, base, dict(head["shards"]),
-                    dict(edge_shards) if isinstance(edge_shards, dict) else {}), \
+                    dict(edge_shards) if isinstance(edge_shards, dict) else {},
+                    merged_with if isinstance(merged_with, str) else ""), \
         f"incremental: {len(facts):,} files in the previous build"
 
 

@@ -18,7 +18,7 @@ import resource
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from oracl.builder import name_tables, read_sets, same_structure
-from oracl.builder.edge_shards import read_edges, write_edges
+from oracl.builder.edge_shards import MERGED_WITH, Kept, merged_with, read_edges, write_edges
 from oracl.builder.event_segments import EventsOut, make_events
 from oracl.builder.executor import InProcess, Processes, Task, executor
 from oracl.builder.extractors.providers import (
@@ -67,6 +67,7 @@ from oracl.builder.pipeline.annotate import (
 from oracl.builder.pipeline.discover import read_one
 from oracl.builder.pipeline.history import History, read_history
 from oracl.builder.pipeline.merge import (
+    BySource,
     EvidenceStore,
     MergeResult,
     edge_to_json,
@@ -496,40 +497,58 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
 
-def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
-          by_file: tuple[dict[str, list[Edge]], dict[str, list[Edge]]] | None = None,
-          tail: list[Edge] | None = None, again: set[str] | None = None) -> tuple[MergeResult, Task[bytes]]:
+def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
+          by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
+          tail: list[Edge] | None = None, again: set[str] | None = None,
+          shards: Kept | None = None) -> tuple[MergeResult, Task[bytes]]:
     """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
-    ``facts.bin`` beside the next phases. ``by_file`` (a long-lived builder's: each file's
-    Phase 2 and Phase 3 edges; ``tail``: the Phase 3 edges after them): merged source by
-    source, only the sources in ``again`` again when the builder kept the previous merge."""
+    ``facts.bin`` beside the next phases. ``by_file`` (each file's Phase 2 and Phase 3
+    edges; ``tail``: the Phase 3 edges after them): merged source by source, only the
+    sources in ``again`` again when the previous merge is kept (a long-lived builder's, or
+    the latest's edge shards': ``shards``); ``e`` (the edges as lists) when there is no
+    ``by_file``."""
     nodes = {f.path for f in r.facts}
     pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
     carry = plan.carry
-    if carry is not None and by_file is not None and not plan.cfg.two_layer:
-        kept = carry.merged if r.previous is not None and carry.bundle == r.previous.bundle else None
-        carry.merged = merge_by_source(by_file[0], by_file[1], tail or [], r.overlay, nodes, kept, again)
-        merged = carry.merged.result()
+    by_source: BySource | None = None
+    if by_file is not None:
+        if carry is not None:
+            kept = carry.merged if r.previous is not None and carry.bundle == r.previous.bundle else None
+        else:  # (over the latest's files: ``again`` is None when a file came or went)
+            kept = shards.merge(r.overlay, tail or []) if shards is not None and again is not None else None
+        by_source = merge_by_source(by_file[0], by_file[1], tail or [], r.overlay, nodes, kept, again)
+        if carry is not None:
+            carry.merged = by_source if not plan.cfg.two_layer else None
+    if e is None and (plan.cfg.two_layer or plan.cfg.jsonl):  # (the lists those write, in file order)
+        assert by_file is not None
+        e = Edges([x for f in r.facts for x in by_file[0][f.path]],
+                  [x for f in r.facts for x in by_file[1][f.path]] + (tail or []))
+    if by_source is not None and not plan.cfg.two_layer:
+        merged = by_source.result()
     elif plan.cfg.two_layer:
+        assert e is not None
         store = EvidenceStore(pending / "evidence")
         store.append(PHASE2, e.phase2)
         store.append(PHASE3, e.phase3)
         store.append(OVERLAY, r.overlay)
         merged = store.committed_view(nodes)
     else:
+        assert e is not None
         merged = merge_edges(e.phase2, e.phase3, r.overlay, nodes)
 
     def write_vault_files() -> bytes:
         extra: dict[str, Any] = {}
         edges_linked: dict[str, str] = {}
-        if by_file is not None:  # each file's edges, for the next build (``edge_shards``)
-            extra["edge_shards"], edges_linked = write_edges(staging, r.facts, by_file, r.previous, again,
+        if by_file is not None and by_source is not None:  # each file's edges, for the next build (``edge_shards``)
+            extra["edge_shards"], edges_linked = write_edges(staging, r.facts, by_file, by_source, r.previous, again,
                                                              atomic_write)
+            extra[MERGED_WITH] = merged_with(r.overlay, tail or [])
         linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write,
                              extra)
         linked.update(edges_linked)
         if not plan.cfg.jsonl:
             return orjson.dumps(linked)
+        assert e is not None
         edges_dir = pending / "edges"
         write_jsonl(edges_dir / "phase2_edges.jsonl", (edge_to_json(x) for x in e.phase2))
         write_jsonl(edges_dir / "phase3_edges.jsonl", (edge_to_json(x) for x in e.phase3))
@@ -540,19 +559,21 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges, staging: Path,
     return merged, ex.submit("writing the vault's JSON-lines files", write_vault_files)
 
 
-def kept_edge_shards(r: Read) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
+def kept_edge_shards(r: Read) -> tuple[tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...],
+                                         Kept | None]:
     """For each of Phase 2 and Phase 3 of a cold build: (the latest build's edges per file,
     read back from its shards, the files whose edges are made again: ``edges_to_make``;
     None when every file's are — a file added or removed, a changed file whose language,
     manifest or namespaces moved — and the latest's are what the weighing finds what moved
-    against: ``weigh_around``), or (None, None) when there are no shards or one is damaged."""
+    against: ``weigh_around``), or (None, None) when there are no shards or one is damaged;
+    and what the shards hold (``Kept``: the latest's merge, kept for the files not made again)."""
     if r.previous is None:
-        return (None, None), (None, None)
+        return ((None, None), (None, None)), None
     kept = read_edges(r.previous)
     if kept is None:
-        return (None, None), (None, None)
-    again = edges_to_make(r.facts, r.previous.facts, kept, set(r.reread))
-    return (kept[0], again), (kept[1], again)
+        return ((None, None), (None, None)), None
+    again = edges_to_make(r.facts, r.previous.facts, kept.sources_into, set(r.reread))
+    return ((kept.lists[0], again), (kept.lists[1], again)), kept
 
 
 # ---- The symbol graph, whole or for the changed files -------------------------------------
@@ -844,8 +865,8 @@ class Weighed:
 
 def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history: History,
                 latest: dict[str, Any] | None = None,
-                again: tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...] | None = None,
-                by_file: tuple[dict[str, list[Edge]], dict[str, list[Edge]]] | None = None) -> Weighed:
+                again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None,
+                by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None) -> Weighed:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
     come back as raw doubles, exact) while this process makes the node rows. ``latest``:
     the latest build's ``stat.bin`` header: when this build's structure is the one it
@@ -1343,22 +1364,23 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         resolving = start_symbols(ex, r, reuse, content.symbols_catchup, store_of(plan.vault.dir), latest,
                                   plan.carry)
         history = timed("history", read_history_phase, plan, r)
-        by_file, linked_again, again = None, None, None
+        by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None
+        again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None
+        linked_again, shards = None, None
+        e: Edges | None = None
         if not plan.skip & {"phase2", "phase3"}:  # per file: kept for the next build (in memory, and in shards)
             if plan.carry is not None:
                 again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
             else:  # a cold build: the latest's edges per file, read back from its shards
-                again = timed("edges_kept", kept_edge_shards, r)
+                again, shards = timed("edges_kept", kept_edge_shards, r)
             linked_again = again[0][1]
             by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0]),
                        timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1]))
-            e = Edges([x for f in r.facts for x in by_file[0][f.path]],
-                      [x for f in r.facts for x in by_file[1][f.path]] + history.edges)
         else:
             e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
-                                    linked_again)
+                                    linked_again, shards)
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
                         store_of(plan.vault.dir), plan.carry, ex, latest, resolving)
         del resolving

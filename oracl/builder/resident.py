@@ -6,12 +6,13 @@ same value; the whole pass runs otherwise and the piece is made again from it.""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from oracl.builder.extractors.providers import edges_to_make
+from oracl.builder.extractors.providers import edges_to_make, sources_into
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import Carry, Previous
 from oracl.builder.pipeline.weigh import WeightedGraph
@@ -55,14 +56,14 @@ def standby_reach(carry: Carry | None, standby: bool, standby_of: str, graph: We
 
 
 def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str]
-               ) -> tuple[tuple[dict[str, list[Edge]] | None, set[str] | None], ...]:
+               ) -> tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...]:
     """For each of Phase 2 and Phase 3: (the edges per file a long-lived builder kept from
     the previous build, the files whose edges are made again), or (None, None) for a whole
     pass (``edges_to_make``)."""
     whole = ((None, None), (None, None))
     if carry is None or carry.edges is None or previous is None or carry.bundle != previous.bundle:
         return whole
-    again = edges_to_make(facts, previous.facts, carry.edges, set(reread))
+    again = edges_to_make(facts, previous.facts, sources_into(carry.edges), set(reread))
     if again is None:
         carry.edges = None  # made again whole: the old lists are not held beside the new ones
         return whole

@@ -95,8 +95,8 @@ def _total(latest: Mapping[str, Any]) -> int | None:
 def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: Config,
                    learned: Mapping[str, Mapping[str, object]], facts: list[FileFacts],
                    previous: Mapping[str, FileFacts], records: list[ArtifactRecord], reread: list[str],
-                   merged: list[Edge], kept: tuple[dict[str, list[Edge]], dict[str, list[Edge]]],
-                   made: tuple[dict[str, list[Edge]], dict[str, list[Edge]]], again: set[str],
+                   merged: list[Edge], kept: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]],
+                   made: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]], again: set[str],
                    tail: list[Edge], overlay: list[Edge],
                    ranks: Callable[[int], list[float] | None]) -> tuple[KeptStructure | None, str]:
     """The latest's structure (``bundle``: its bundle, ``latest``: its ``stat.bin``

@@ -23,7 +23,7 @@ ecosystem); Python through the module map of ``IndexView``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
 from oracl.builder.extractors.ecosystems import HELD_BACK, JVM, Ecosystems
@@ -34,6 +34,7 @@ from oracl.builder.extractors.resolve import (
     nearest,
     subject_names,
 )
+from oracl.builder.pipeline.edge_lists import EdgeLists
 from oracl.builder.pipeline.tags import is_placeholder
 from oracl.core.paths import is_test_path
 from oracl.core.records import Edge, FileFacts
@@ -456,11 +457,12 @@ def _defined(f: FileFacts) -> set[str]:
 
 
 def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
-                  by_file: tuple[dict[str, list[Edge]], ...], changed: set[str]) -> set[str] | None:
+                  sources_into: Callable[[set[str]], set[str]], changed: set[str]) -> set[str] | None:
     """The files whose Phase 2 and Phase 3 edges must be made again after ``changed``
     files changed, the others' kept from the build whose files were ``previous``
-    (``by_file``: each file's edges of each phase): the changed files, the files with an
-    edge into one of them, and — when a changed file's symbols or headings moved (a
+    (``sources_into``: the files with an edge of either phase into one of the files it is
+    given, but those: ``sources_into`` below, or the edge shards' ``Kept``): the changed
+    files, the files with an edge into one of them, and — when a changed file's symbols or headings moved (a
     function added, renamed or removed) — the test files that call a name it defines or
     defined (``_called_files``' table: the only provider that reads another file's symbols
     but through an edge into it, its lines). None when keeping any would not give a full
@@ -480,22 +482,29 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
         if now[:5] != was[:5] or f.language in JVM or old.language in JVM:
             return None
         names |= _defined(f) ^ _defined(old)
-    again = set(changed)
-    for lists in by_file:
-        for source, edges in lists.items():
-            if source not in again and any(e.target in changed for e in edges):
-                again.add(source)
+    again = set(changed) | sources_into(changed)
     if names:
         again.update(f.path for f in facts if f.path not in again and is_test_path(f.path) and f.calls
                      and any(callee.rsplit(".", 1)[-1] in names for callee, _ in f.calls))
     return again
 
 
+def sources_into(by_file: tuple[Mapping[str, list[Edge]], ...]) -> Callable[[set[str]], set[str]]:
+    """What finds, in each file's edges of each phase (``by_file``), the files with an edge
+    into one of the files it is given (but those)."""
+    def into(changed: set[str]) -> set[str]:
+        return {source for lists in by_file for source, edges in lists.items()
+                if source not in changed and any(e.target in changed for e in edges)}
+    return into
+
+
 def edges_per_file(facts: list[FileFacts], idx: IndexView, make: Callable[[FileFacts, IndexView], list[Edge]],
-                   kept: dict[str, list[Edge]] | None = None, again: set[str] | None = None
-                   ) -> dict[str, list[Edge]]:
+                   kept: Mapping[str, list[Edge]] | None = None, again: set[str] | None = None
+                   ) -> Mapping[str, list[Edge]]:
     """Each file's edges of one phase (``make``: ``phase2_of`` or ``phase3_of``), in file
     order; with ``kept``, those of the files not in ``again`` are the kept lists."""
     if kept is None or again is None:
         return {f.path: make(f, idx) for f in facts}
+    if isinstance(kept, EdgeLists):  # (the latest's rows: the others' lists are made only when read)
+        return kept.with_made({f.path: make(f, idx) for f in facts if f.path in again})
     return {f.path: make(f, idx) if f.path in again else kept[f.path] for f in facts}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,20 +53,24 @@ def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterabl
 
 @dataclass(slots=True)
 class BySource:
-    """``merge_edges`` one source at a time, as a long-lived builder keeps it: a canonical
-    key begins with the source, so a collision is always within one source and the merged
-    list is the sources' lists in source order. ``made_of``: the overlay and the edges
-    after the per-file ones (history) it was made with."""
+    """``merge_edges`` one source at a time, as a long-lived builder keeps it and as the
+    edge shards hold it (``builder/edge_shards.py``): a canonical key begins with the
+    source, so a collision is always within one source and the merged list is the sources'
+    lists in source order. ``dropped`` holds the sources with a drop; ``sources`` every
+    source merged. ``made_of``: the overlay and the edges after the per-file ones
+    (history) it was made with."""
 
     edges: dict[str, list[Edge]]
-    dropped: dict[str, Counter[str]]
+    dropped: dict[str, Mapping[str, int]]
     made_of: tuple[list[Edge], list[Edge]]
+    sources: set[str] = field(default_factory=set)
 
     def result(self) -> MergeResult:
-        total: Counter[str] = Counter()
+        total: dict[str, int] = {}
         for c in self.dropped.values():
-            total.update(c)
-        return MergeResult([e for s in sorted(self.edges) for e in self.edges[s]], total)
+            for why, n in c.items():
+                total[why] = total.get(why, 0) + n
+        return MergeResult([e for s in sorted(self.edges) for e in self.edges[s]], Counter(total))
 
 
 def tail_and_overlay(sources: Iterable[str], tail: list[Edge], overlay: list[Edge]
@@ -83,32 +87,69 @@ def tail_and_overlay(sources: Iterable[str], tail: list[Edge], overlay: list[Edg
     return extra
 
 
-def merge_by_source(phase2: dict[str, list[Edge]], phase3: dict[str, list[Edge]], tail: list[Edge],
+def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[Edge]], tail: list[Edge],
                     overlay: list[Edge], nodes: set[str], kept: BySource | None = None,
                     again: set[str] | None = None) -> BySource:
     """``merge_edges(phase2 in file order, phase3 in file order + tail, overlay, nodes)``
-    source by source (``phase2``/``phase3``: each file's edges, which start in it). With
-    ``kept`` (made with the same overlay and tail, over the same files) only the sources in
-    ``again`` are merged again."""
-    extra: dict[str, tuple[list[Edge], list[Edge]]] = {}
-    for e in overlay:
-        extra.setdefault(e.source, ([], []))[0].append(e)
-    for e in tail:
-        extra.setdefault(e.source, ([], []))[1].append(e)
+    source by source (``phase2``/``phase3``: each file's edges, which start in it), in one
+    pass over the sources merged. With ``kept`` (made with the same overlay and tail, over
+    the same files) only the sources in ``again`` (and those ``kept`` did not merge) are
+    merged again; the others' lists are ``kept``'s, untouched (``phase2``/``phase3`` of
+    those are not read)."""
     reuse = kept is not None and again is not None and kept.made_of == (list(overlay), list(tail))
-    sources = set(phase2) | set(phase3) | set(extra)
+    sources = set(phase2) | set(phase3) | {e.source for e in overlay} | {e.source for e in tail}
     edges: dict[str, list[Edge]] = {}
-    dropped: dict[str, Counter[str]] = {}
-    for s in sources:
-        if reuse and s not in again and s in kept.dropped:  # type: ignore[operator,union-attr]
-            edges[s], dropped[s] = kept.edges.get(s, []), kept.dropped[s]  # type: ignore[union-attr]
-            continue
-        over, after = extra.get(s, ([], []))
-        m = merge_edges(phase2.get(s, []), [*phase3.get(s, []), *after], over, nodes)
-        dropped[s] = m.dropped
-        if m.edges:
-            edges[s] = m.edges
-    return BySource(edges, dropped, (list(overlay), list(tail)))
+    dropped: dict[str, Mapping[str, int]] = {}
+    fresh: dict[str, Counter[str]] = {}
+    todo = sources
+    if reuse:
+        assert kept is not None and again is not None
+        todo = {s for s in sources if s in again or s not in kept.sources}
+        for s in sources:
+            if s in todo:
+                continue
+            run = kept.edges.get(s)
+            if run is not None:
+                edges[s] = run
+            c = kept.dropped.get(s)
+            if c is not None:
+                dropped[s] = c
+    chosen: dict[tuple[str, str, str, str, str], Edge] = {}
+
+    def drop(source: str, why: str) -> None:
+        c = fresh.get(source)
+        if c is None:
+            c = fresh[source] = dropped[source] = Counter()
+        c[why] += 1
+
+    def take(stream: Iterable[Edge]) -> None:
+        for e in stream:
+            if not e.target or e.target not in nodes or e.source not in nodes:
+                drop(e.source, "dangling")
+                continue
+            if e.source == e.target:
+                drop(e.source, "self_loop")
+                continue
+            k = e.key
+            if k in chosen:
+                drop(e.source, "duplicate")
+            chosen[k] = e
+
+    # ascending precedence, as ``merge_edges``: the overlay, Phase 3 then the tail, Phase 2
+    # (the order within one source is the streams' order: the only order a collision sees)
+    take(e for e in overlay if e.source in todo)
+    for s in todo:
+        take(phase3.get(s, ()))
+    take(e for e in tail if e.source in todo)
+    for s in todo:
+        take(phase2.get(s, ()))
+    run_of: list[Edge] = []
+    for k in sorted(chosen):
+        e = chosen[k]
+        if not run_of or run_of[-1].source != e.source:
+            run_of = edges[e.source] = []
+        run_of.append(e)
+    return BySource(edges, dropped, (list(overlay), list(tail)), sources)
 
 
 def edge_to_json(e: Edge) -> dict[str, object]:

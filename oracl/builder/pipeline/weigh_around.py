@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping
 from oracl.builder.pipeline import weigh
 from oracl.builder.pipeline.annotate import record_domain
 from oracl.builder.pipeline.duoranker import capped_out, rank_one
+from oracl.builder.pipeline.edge_lists import EdgeLists
 from oracl.builder.pipeline.merge import merge_edges, tail_and_overlay
 from oracl.builder.pipeline.weigh import (
     HUB_PREFIX,
@@ -92,6 +93,19 @@ def _shape(edges: list[Edge]) -> list[tuple[str, str, str, float]]:
     return [(e.source, e.target, e.relation, e.confidence) for e in edges]
 
 
+def _read_alike(kept: tuple[Mapping[str, list[Edge]], ...], made: tuple[Mapping[str, list[Edge]], ...]
+                ) -> frozenset[str] | None:
+    """The files whose lists ``made`` made again, when each of its phases views the very
+    rows of ``kept``'s (``EdgeLists``): every other file's lists are ``kept``'s, the same
+    objects. None otherwise."""
+    out: frozenset[str] = frozenset()
+    for old, new in zip(kept, made, strict=True):
+        if not isinstance(new, EdgeLists) or not new.shares(old):
+            return None
+        out |= new.made()
+    return out
+
+
 def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], previous: Mapping[str, FileFacts],
                  old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept: ByFile, made: ByFile,
                  tail: list[Edge], overlay: list[Edge], cfg: Config, latest: Latest,
@@ -133,8 +147,11 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     # the sources whose merged edges can differ: their lists moved, they came or went, or
     # one of their edges ends in a file that came or went (merged only while it is there)
     differ: set[str] = set(added) | gone
+    # (a file whose lists neither phase made again, read from the latest's rows by both:
+    # the very same lists, not compared)
+    same = None if added or gone else _read_alike(kept, made)
     for p in paths:
-        if p in added:
+        if p in added or (same is not None and p not in same):
             continue
         for listed, making in ((kept[0].get(p), made[0].get(p)), (kept[1].get(p), made[1].get(p))):
             if listed is None or making is None:
