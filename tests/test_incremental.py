@@ -1605,7 +1605,8 @@ def test_a_cold_build_takes_the_latest_merge_and_decodes_only_the_lists_it_compa
     Phase 3 lists of those alone, and writes the shards a full build writes, byte for byte.
     With another overlay or tail than the runs were merged with, every file is merged."""
     from oracl.builder import edge_shards
-    from oracl.builder.pipeline import edge_lists, merge as merge_mod
+    from oracl.builder.pipeline import edge_lists
+    from oracl.builder.pipeline import merge as merge_mod
 
     n = 120
     root, files, t0 = _chain_tree(tmp_path, n)

@@ -866,7 +866,8 @@ class Weighed:
 def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history: History,
                 latest: dict[str, Any] | None = None,
                 again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None,
-                by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None) -> Weighed:
+                by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
+                shards: Kept | None = None) -> Weighed:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
     come back as raw doubles, exact) while this process makes the node rows. ``latest``:
     the latest build's ``stat.bin`` header: when this build's structure is the one it
@@ -875,7 +876,8 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     made again). ``again``/``by_file`` (a cold build's, ``kept_edge_shards``): the latest's
     edges per file and the files whose edges were made again, and this build's edges per
     file: when they prove the structure the latest's (``same_structure``), no pass over
-    every node's structure is made."""
+    every node's structure is made. ``shards``: what the latest's edge shards hold (their
+    merged runs: what the weighing around a move compares)."""
     from array import array
 
     from oracl.builder.pipeline.duoranker import raw_ranks
@@ -923,12 +925,15 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
         if kept is None:  # (the structure moved, or could not be proven the latest's: weighed around the move)
             figures, not_figures = latest_figures(r.previous.bundle, latest, settings, ranks)
             around, not_around = None, not_figures
-            if figures is not None:
+            runs = shards.runs if shards is not None and shards.made_with and \
+                shards.made_with == merged_with(r.overlay, history.edges) else None
+            if figures is not None and runs is None:
+                not_around = "the latest's edges were merged with another overlay or history"
+            if figures is not None and runs is not None:
                 old_records = {p: make_record(r.previous.facts[p], plan.cfg, learned.get(p))
                                for p in (*r.reread, *r.removed) if p in r.previous.facts}
                 around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
-                                                  old_lists, by_file, history.edges, r.overlay, plan.cfg, figures,
-                                                  Counter(), overrides, history.messages)
+                                                  runs, plan.cfg, figures, Counter(), overrides, history.messages)
             if around is not None:
                 return Weighed(around, settings, f"weigh: {not_around} ({why})")
             why = why if not_around == why else f"{why}; not weighed around it: {not_around}"
@@ -1397,7 +1402,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle)
         del latest_bundle
         weighed = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest,
-                        again if by_file is not None and plan.carry is None else None, by_file)
+                        again if by_file is not None and plan.carry is None else None, by_file, shards)
         graph, weigh_mode = weighed.graph, weighed.mode
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None

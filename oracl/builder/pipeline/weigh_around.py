@@ -7,10 +7,10 @@ build's structure is known (its header's exact aggregates, its raw ranks, its or
 so are both builds' edges of every file (``edge_shards``), so the move can be weighed
 where it happened:
 
-* the sources whose merged edges can differ (``moved``) are the files whose Phase 2 or
-  Phase 3 lists differ from the latest's — the others merge, under the same settings and
-  the same files, into the very same run; of those, the ones whose (target, relation, κ)
-  moved change the structure;
+* the sources whose merged edges differ are the files that came or went and those whose
+  run of the merged edges is not the latest's (the edge shards keep each file's run:
+  ``edge_shards.Kept``; neither build's Phase 2 and Phase 3 lists are read); of those, the
+  ones whose (target, relation, κ) moved change the structure;
 * a node's association, degrees, referrers and tests come from its incident edges: only
   the endpoints of those sources' old and new runs can have other values, and the exact
   aggregates n, Σassoc, Σassoc² (``derive.Terms``: integers) and the orphan count move by
@@ -36,12 +36,12 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from oracl.builder.pipeline import weigh
 from oracl.builder.pipeline.annotate import record_domain
 from oracl.builder.pipeline.duoranker import capped_out, rank_one
-from oracl.builder.pipeline.edge_lists import EdgeLists
-from oracl.builder.pipeline.merge import merge_edges, tail_and_overlay
+from oracl.builder.pipeline.edge_lists import edge_row
 from oracl.builder.pipeline.weigh import (
     HUB_PREFIX,
     EdgeRows,
@@ -62,8 +62,6 @@ from oracl.core.derive import association, fixed, fixed_sq
 from oracl.core.export import r9
 from oracl.core.paths import is_test_path
 from oracl.core.records import ArtifactNode, ArtifactRecord, Edge, FileFacts, NodeRow
-
-ByFile = tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,30 +91,18 @@ def _shape(edges: list[Edge]) -> list[tuple[str, str, str, float]]:
     return [(e.source, e.target, e.relation, e.confidence) for e in edges]
 
 
-def _read_alike(kept: tuple[Mapping[str, list[Edge]], ...], made: tuple[Mapping[str, list[Edge]], ...]
-                ) -> frozenset[str] | None:
-    """The files whose lists ``made`` made again, when each of its phases views the very
-    rows of ``kept``'s (``EdgeLists``): every other file's lists are ``kept``'s, the same
-    objects. None otherwise."""
-    out: frozenset[str] = frozenset()
-    for old, new in zip(kept, made, strict=True):
-        if not isinstance(new, EdgeLists) or not new.shares(old):
-            return None
-        out |= new.made()
-    return out
-
-
 def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], previous: Mapping[str, FileFacts],
-                 old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept: ByFile, made: ByFile,
-                 tail: list[Edge], overlay: list[Edge], cfg: Config, latest: Latest,
-                 usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]
-                 ) -> tuple[WeightedGraph | None, str]:
+                 old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept_runs: Mapping[str, list[Any]],
+                 cfg: Config, latest: Latest, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
+                 history: Mapping[str, str]) -> tuple[WeightedGraph | None, str]:
     """``weigh(lazy=True)``'s graph, made around what moved since the latest build (see the
     module's text), or None and why not. ``previous``: the latest's facts; ``old_records``:
     the records the latest made of the files read again and of the files gone (from its
-    facts); ``kept``/``made``: the latest's and this build's Phase 2 and Phase 3 edges per
-    file; ``tail``/``overlay``: the history's and the learned overlay's edges (the latest's
-    too: the settings key is). ``graph.moved`` also names the files added and gone."""
+    facts); ``kept_runs`` (the latest's edge shards', merged with this build's overlay and
+    history: the settings key says so): each of the latest's files' run of its merged
+    edges, as rows. The sources that differ are those that came or went and those whose
+    run is not the latest's (an edge into a file that came or went included: merged only
+    while both ends are there). ``graph.moved`` also names the files added and gone."""
     paths = [r.path for r in records]
     added = {p for p in paths if p not in previous}
     gone = {p for p in previous if p not in facts}
@@ -144,32 +130,6 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         if tagset(old.tags) != tagset(by_path[path].tags):
             retagged.add(path)
     nodes, old_nodes = set(paths), set(previous)
-    # the sources whose merged edges can differ: their lists moved, they came or went, or
-    # one of their edges ends in a file that came or went (merged only while it is there)
-    differ: set[str] = set(added) | gone
-    # (a file whose lists neither phase made again, read from the latest's rows by both:
-    # the very same lists, not compared)
-    same = None if added or gone else _read_alike(kept, made)
-    for p in paths:
-        if p in added or (same is not None and p not in same):
-            continue
-        for listed, making in ((kept[0].get(p), made[0].get(p)), (kept[1].get(p), made[1].get(p))):
-            if listed is None or making is None:
-                return None, f"{p} has no kept edges"
-            if listed is not making and listed != making:
-                differ.add(p)
-                break
-        else:
-            if (added or gone) and any(e.target in added or e.target in gone for lists in (made[0][p], made[1][p])
-                                       for e in lists):
-                differ.add(p)
-    if added or gone:  # (the history's and the overlay's edges are merged only while both ends are there)
-        differ.update(e.source for e in (*tail, *overlay) if (e.target in added or e.target in gone)
-                      and (e.source in nodes or e.source in old_nodes))
-    if any(p not in kept[0] or p not in kept[1] for p in gone) or \
-            any(p not in made[0] or p not in made[1] for p in added):
-        return None, "a file that came or went has no edges"
-    extra = tail_and_overlay(differ, tail, overlay)
     n_merged = len(merged)
     runs: dict[str, tuple[int, int]] = {}  # each source's run of the merged edges (sorted by source)
     start = 0
@@ -182,19 +142,28 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     def run(s: str) -> tuple[int, int]:
         return runs.get(s, empty)
 
-    old_runs: dict[str, list[Edge]] = {}  # (the latest's merged edges of each source in ``differ`` it had)
+    # the sources whose merged edges differ: they came or went, or their run is not the latest's
+    if any(p not in kept_runs for p in gone):
+        return None, "a file that came or went has no edges"
+    differ: set[str] = set(added) | gone
+    for p in paths:
+        if p in added:
+            continue
+        rows: list[Any] | None = kept_runs.get(p)
+        if rows is None:
+            return None, f"{p} has no kept edges"
+        a, b = run(p)
+        if len(rows) != b - a or any(tuple(row) != edge_row(merged[i]) for i, row in enumerate(rows, a)):
+            differ.add(p)
+    old_runs = {s: [Edge(*row) for row in kept_runs[s]] for s in differ if s in previous}
+    if any(e.source != s for s, run_was in old_runs.items() for e in run_was):
+        return None, "an edge starts in another file"
     moved_structure: set[str] = set(added)
     for s in sorted(differ):
-        lists = [*((kept[0][s], kept[1][s]) if s in old_nodes else ()), *((made[0][s], made[1][s]) if s in nodes else ())]
-        if any(e.source != s for edges in lists for e in edges):
-            return None, f"an edge of {s} starts in another file"
-        if s not in old_nodes:
-            continue
-        after, over = extra[s]
-        old_runs[s] = merge_edges(kept[0][s], [*kept[1][s], *after], over, old_nodes).edges
-        a, b = run(s)
-        if _shape(old_runs[s]) != _shape(merged[a:b]):
-            moved_structure.add(s)
+        if s in old_runs:
+            a, b = run(s)
+            if _shape(old_runs[s]) != _shape(merged[a:b]):
+                moved_structure.add(s)
     # the edges: the merged ones, then each file's hub membership, in path order
     edges = merged + memberships(domain)
     wcache: dict[tuple[str, float], float] = {}
