@@ -1540,10 +1540,11 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
 def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """``edge_shards``: each bundle keeps every file's Phase 2 and Phase 3 edges; a cold
-    build whose files all stayed and whose changed files kept their ``edge_interface``
-    makes again only the edges of those files and of the files with an edge into one of
-    them, and reads the others back. The export is a full build's after each step. A
-    damaged shard, an added file or a changed edge interface makes every file's edges."""
+    build whose changed files kept their ``edge_interface`` makes again only the edges of
+    those files and of the files with an edge into one of them, and reads the others back;
+    a file added or removed makes again its own and those of the files that looked it up.
+    The export is a full build's after each step. A damaged shard or an ``__init__.py``
+    makes every file's edges."""
     import oracl.builder.orchestrator as orchestrator
     from oracl.builder.extractors import providers
 
@@ -1585,16 +1586,28 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     assert len(step(4, "pkg/m20.py", files["pkg/m20.py"] + "# 4\n")) == n
     # then the shards this build wrote serve again
     assert step(5, "pkg/m21.py", files["pkg/m21.py"] + "# 5\n") == {"pkg/m21.py", "pkg/m20.py"}
-    # an added file makes every file's edges (the shards are not even read); with a shard of
-    # the latest damaged, that file is not linked for the bytes it should hold, so the
-    # build after it reads its own shards back whole
+    # a file added: its edges and those of the files that looked up its path, name, module
+    # names or folder while theirs were made (``IndexView.read``): here none
+    assert step(6, "pkg/extra.py", "import pkg.m3\n") == {"pkg/extra.py"}
+    # a module imported before it is there: added, the file importing it is made again; gone, too
+    assert step(7, "pkg/m40.py", "import pkg.later\n" + files["pkg/m40.py"]) == {"pkg/m40.py", "pkg/m39.py"}
+    assert step(8, "pkg/later.py", "X = 1\n") == {"pkg/later.py", "pkg/m40.py"}
+    (root / "pkg/later.py").unlink()
+    made.clear()
+    build(root, now=t0 + timedelta(minutes=9), **KW)
+    assert set(made) == {"pkg/m40.py"}
+    assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=9, seconds=30))[0]
+    # with a shard of the latest damaged, every file's edges are made, and that file is not
+    # linked for the bytes it should hold, so the build after it reads its own shards back
     damaged = sorted((root / ".oracl" / "mirror" / Vault(root).read_latest()["bundle"]).glob("edges.*.bin"))[3]
     data = bytearray(damaged.read_bytes())
     damaged.unlink()
     data[-2] ^= 0x01
     damaged.write_bytes(bytes(data))
-    assert len(step(6, "pkg/extra.py", "import pkg.m3\n")) == n + 1
-    assert step(7, "pkg/m40.py", files["pkg/m40.py"] + "# 7\n") == {"pkg/m40.py", "pkg/m39.py"}
+    assert len(step(10, "pkg/extra2.py", "import pkg.m3\n")) == n + 2
+    assert step(11, "pkg/m50.py", files["pkg/m50.py"] + "# 11\n") == {"pkg/m50.py", "pkg/m49.py"}
+    # an __init__.py moves other modules' names: every file's edges
+    assert len(step(12, "pkg/__init__.py", "")) == n + 3
 
 
 def test_a_cold_build_takes_the_latest_merge_and_decodes_only_the_lists_it_compares(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from oracl.builder.pipeline.edge_lists import Blobs, EdgeLists, edge_row
 from oracl.builder.pipeline.merge import BySource
 from oracl.core.records import Edge, FileFacts
 
-FORMAT = 2
+FORMAT = 3
 ByFile = tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]]
 MERGED_WITH = "edges_merged_with"  # facts.bin's head: the digest of the overlay and tail the runs were merged with
 
@@ -53,13 +53,17 @@ def _rows(lists: Mapping[str, list[Edge]], path: str) -> list[Any]:
     return lists.rows(path) if isinstance(lists, EdgeLists) else [edge_row(e) for e in lists[path]]
 
 
-def encode_shard(paths: Iterable[str], by_file: ByFile, merged: BySource) -> bytes:
-    """A head line ``{"format", "files": {path: [merged rows, drops, start, size]}}``, then
-    each file's ``[Phase 2 rows, Phase 3 rows]`` as JSON at ``start`` (``size`` bytes):
-    its run of the merged edges and what the merge dropped of its edges (``BySource``),
-    read by every cold build, and its lists, decoded only for the files read. A file's
-    lists neither phase made again are the latest's bytes, copied."""
+def encode_shard(paths: Iterable[str], by_file: ByFile, merged: BySource,
+                 reads: Callable[[str], list[str] | None]) -> bytes:
+    """A head line ``{"format", "files": {path: [merged rows, drops, start, size]}}``, a
+    line of each file's recorded lookups (``{path: [key, …] | null}``: ``reads``, null when
+    not known), then each file's ``[Phase 2 rows, Phase 3 rows]`` as JSON at ``start``
+    (``size`` bytes): its run of the merged edges and what the merge dropped of its edges
+    (``BySource``), read by every cold build; what its edges looked up, read when a file
+    came or went; its lists, decoded only for the files read. A file's lists neither phase
+    made again are the latest's bytes, copied."""
     files: dict[str, list[Any]] = {}
+    looked: dict[str, list[str] | None] = {}
     blob: list[bytes | memoryview] = []
     at = 0
     two, three = by_file
@@ -67,9 +71,10 @@ def encode_shard(paths: Iterable[str], by_file: ByFile, merged: BySource) -> byt
         kept = two.blob(p, three) if isinstance(two, EdgeLists) else None
         data = kept if kept is not None else orjson.dumps([_rows(two, p), _rows(three, p)])
         files[p] = [[edge_row(e) for e in merged.edges.get(p, ())], dict(merged.dropped.get(p, {})), at, len(data)]
+        looked[p] = reads(p)
         blob.append(data)
         at += len(data)
-    return orjson.dumps({"format": FORMAT, "files": files}) + b"\n" + b"".join(blob)
+    return orjson.dumps({"format": FORMAT, "files": files}) + b"\n" + orjson.dumps(looked) + b"\n" + b"".join(blob)
 
 
 def merged_with(overlay: Iterable[Edge], tail: Iterable[Edge]) -> str:
@@ -77,7 +82,7 @@ def merged_with(overlay: Iterable[Edge], tail: Iterable[Edge]) -> str:
     return hashlib.sha256(orjson.dumps([[edge_row(e) for e in overlay], [edge_row(e) for e in tail]])).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Kept:
     """The latest build's edges, from its shards: each file's lists of each phase (made
     ``Edge`` objects only when read), and each file's run of the merged edges with its
@@ -87,6 +92,26 @@ class Kept:
     runs: dict[str, list[Any]]
     drops: dict[str, dict[str, int]]
     made_with: str
+    reads_lines: dict[str, bytes] = field(default_factory=dict)  # each shard's line of recorded lookups
+    shard_reads: dict[str, dict[str, list[str] | None]] = field(default_factory=dict)  # (decoded when read)
+
+    def reads_of(self, path: str) -> list[str] | None:
+        """What making ``path``'s edges looked up (``IndexView.read``), None when not known."""
+        name = shard_name(path)
+        got = self.shard_reads.get(name)
+        if got is None:
+            got = self.shard_reads[name] = orjson.loads(self.reads_lines[name]) if name in self.reads_lines else {}
+        return got.get(path)
+
+    def reading(self, keys: set[str]) -> set[str]:
+        """The latest's files whose edges looked up one of ``keys``, or whose lookups are
+        not known."""
+        out: set[str] = set()
+        for path in self.runs:
+            looked = self.reads_of(path)
+            if looked is None or any(k in keys for k in looked):
+                out.add(path)
+        return out
 
     def sources_into(self, changed: set[str]) -> set[str]:
         """The files with a Phase 2 or Phase 3 edge into one of ``changed`` (but itself):
@@ -102,6 +127,11 @@ class Kept:
         (over the latest's files, which a caller keeping it has)."""
         if not self.made_with or merged_with(overlay, tail) != self.made_with:
             return None
+        return self.latest(overlay, tail)
+
+    def latest(self, overlay: list[Edge], tail: list[Edge]) -> BySource:
+        """The latest's merge source by source, said to be made with ``overlay`` and
+        ``tail`` (what another merge is compared with: ``merge.runs_moved``)."""
         edges = {s: [Edge(*row) for row in run] for s, run in self.runs.items() if run}
         dropped: dict[str, Mapping[str, int]] = {s: d for s, d in self.drops.items() if d}
         return BySource(edges, dropped, (list(overlay), list(tail)), set(self.runs))
@@ -123,6 +153,7 @@ def read_edges(previous: Previous | None) -> Kept | None:
 
 def _read(previous: Previous) -> Kept | None:
     blobs: dict[str, bytes | memoryview] = {}
+    reads_lines: dict[str, bytes] = {}
     runs: dict[str, list[Any]] = {}
     drops: dict[str, dict[str, int]] = {}
     try:
@@ -133,12 +164,14 @@ def _read(previous: Previous) -> Kept | None:
             if hashlib.sha256(data).hexdigest() != digest:
                 return None
             cut = data.find(b"\n")
-            if cut < 0:
+            second = data.find(b"\n", cut + 1) if cut >= 0 else -1
+            if second < 0:
                 return None
             doc = orjson.loads(data[:cut])
             if doc.get("format") != FORMAT:
                 return None
-            body = memoryview(data)[cut + 1:]
+            reads_lines[name] = data[cut + 1:second]
+            body = memoryview(data)[second + 1:]
             end = len(body)
             for path, (run, dropped, start, size) in doc["files"].items():
                 if not 0 <= start <= start + size <= end or not isinstance(dropped, dict) or not isinstance(run, list):
@@ -149,7 +182,7 @@ def _read(previous: Previous) -> Kept | None:
     if len(blobs) != len(previous.facts) or any(p not in blobs for p in previous.facts):
         return None
     shared = Blobs(blobs)
-    return Kept((EdgeLists(shared, 0), EdgeLists(shared, 1)), runs, drops, previous.edges_merged_with)
+    return Kept((EdgeLists(shared, 0), EdgeLists(shared, 1)), runs, drops, previous.edges_merged_with, reads_lines)
 
 
 def _holds(previous: Previous | None, name: str, data: bytes) -> bool:
@@ -160,7 +193,8 @@ def _holds(previous: Previous | None, name: str, data: bytes) -> bool:
 
 
 def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, merged: BySource, previous: Previous | None,
-                moved: set[str] | None, write: Callable[..., Any]) -> tuple[dict[str, str], dict[str, str]]:
+                moved: set[str] | None, write: Callable[..., Any],
+                reads: Callable[[str], list[str] | None]) -> tuple[dict[str, str], dict[str, str]]:
     """The shards of ``by_file`` and ``merged`` in ``folder``: a shard none of whose files is in ``moved``
     (edges made again, files added or removed; None: all) whose file set is the latest's
     is hard-linked from its bundle; another is encoded, and linked all the same when the
@@ -191,7 +225,7 @@ def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, merged: B
         paths = by_shard[name]
         if hit is not None and name not in hit and name in old and was.get(name) == set(paths) and link(name):
             continue
-        data = encode_shard(paths, by_file, merged)
+        data = encode_shard(paths, by_file, merged, reads)
         digest = hashlib.sha256(data).hexdigest()
         if old.get(name) == digest and _holds(previous, name, data) and link(name):
             continue  # (its file's bytes compared: a damaged one is never linked for what it should hold)

@@ -361,6 +361,8 @@ class Carry:
     index: Any = None
     # that build's merge, source by source (``merge.BySource``)
     merged: Any = None
+    # what making each file's edges looked up (``IndexView.read``), for the edge shards
+    edge_reads: dict[str, set[str]] = field(default_factory=dict)
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -377,7 +379,7 @@ class Carry:
         self.bundle, self.facts_sha256, self.header, self.facts = None, "", {}, {}
         self.records, self.made_under = {}, None
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
-        self.interface, self.index, self.merged = {}, None, None
+        self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

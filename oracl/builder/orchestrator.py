@@ -73,6 +73,7 @@ from oracl.builder.pipeline.merge import (
     edge_to_json,
     merge_by_source,
     merge_edges,
+    runs_moved,
     write_jsonl,
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
@@ -500,25 +501,53 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
 def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
           by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
           tail: list[Edge] | None = None, again: set[str] | None = None,
-          shards: Kept | None = None) -> tuple[MergeResult, Task[bytes]]:
+          shards: Kept | None = None, reads: dict[str, set[str]] | None = None) -> tuple[MergeResult, Task[bytes]]:
     """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
     ``facts.bin`` beside the next phases. ``by_file`` (each file's Phase 2 and Phase 3
     edges; ``tail``: the Phase 3 edges after them): merged source by source, only the
     sources in ``again`` again when the previous merge is kept (a long-lived builder's, or
     the latest's edge shards': ``shards``); ``e`` (the edges as lists) when there is no
-    ``by_file``."""
+    ``by_file``. ``reads``: what making each file's edges here looked up (the shards keep
+    it, with the latest's or the long-lived builder's for the others)."""
     nodes = {f.path for f in r.facts}
     pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
     carry = plan.carry
     by_source: BySource | None = None
+    if again is not None and r.previous is not None and (r.removed or len(nodes) != len(r.previous.facts)):
+        # (files came or went: the history's and the overlay's edges are merged only while
+        # both ends are there, so their sources' runs are merged again)
+        moved = {*r.removed, *(p for p in nodes if p not in r.previous.facts)}
+        again = again | {e.source for e in (*r.overlay, *(tail or [])) if e.target in moved or e.source in moved}
+    shard_moved = again  # (the files whose shard entries can differ from the latest's)
     if by_file is not None:
         if carry is not None:
             kept = carry.merged if r.previous is not None and carry.bundle == r.previous.bundle else None
         else:  # (over the latest's files: ``again`` is None when a file came or went)
             kept = shards.merge(r.overlay, tail or []) if shards is not None and again is not None else None
         by_source = merge_by_source(by_file[0], by_file[1], tail or [], r.overlay, nodes, kept, again)
+        if again is not None and (kept is None or kept.made_of != by_source.made_of):
+            # (merged again whole, with another overlay or history: any file's run can have
+            # moved, and the shards hold the runs)
+            before = kept if kept is not None else \
+                shards.latest(r.overlay, tail or []) if shards is not None else None
+            shard_moved = again | runs_moved(by_source, before) if before is not None else None
         if carry is not None:
             carry.merged = by_source if not plan.cfg.two_layer else None
+            if again is None:
+                carry.edge_reads = {}
+            for p in r.removed:
+                carry.edge_reads.pop(p, None)
+            carry.edge_reads.update(reads or {})
+    made_reads = reads or {}
+
+    def reads_of(path: str) -> list[str] | None:
+        got = made_reads.get(path)
+        if got is not None:
+            return sorted(got)
+        if shards is not None:
+            return shards.reads_of(path)
+        kept_reads = carry.edge_reads.get(path) if carry is not None else None
+        return sorted(kept_reads) if kept_reads is not None else None
     if e is None and (plan.cfg.two_layer or plan.cfg.jsonl):  # (the lists those write, in file order)
         assert by_file is not None
         e = Edges([x for f in r.facts for x in by_file[0][f.path]],
@@ -540,8 +569,8 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
         extra: dict[str, Any] = {}
         edges_linked: dict[str, str] = {}
         if by_file is not None and by_source is not None:  # each file's edges, for the next build (``edge_shards``)
-            extra["edge_shards"], edges_linked = write_edges(staging, r.facts, by_file, by_source, r.previous, again,
-                                                             atomic_write)
+            extra["edge_shards"], edges_linked = write_edges(staging, r.facts, by_file, by_source, r.previous,
+                                                             shard_moved, atomic_write, reads_of)
             extra[MERGED_WITH] = merged_with(r.overlay, tail or [])
         linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write,
                              extra)
@@ -572,7 +601,7 @@ def kept_edge_shards(r: Read) -> tuple[tuple[tuple[Mapping[str, list[Edge]] | No
     kept = read_edges(r.previous)
     if kept is None:
         return ((None, None), (None, None)), None
-    again = edges_to_make(r.facts, r.previous.facts, kept.sources_into, set(r.reread))
+    again = edges_to_make(r.facts, r.previous.facts, kept.sources_into, set(r.reread), kept.reading)
     return ((kept.lists[0], again), (kept.lists[1], again)), kept
 
 
@@ -1372,6 +1401,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None
         again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None
         linked_again, shards = None, None
+        reads: dict[str, set[str]] = {}  # what making each file's edges looked up (``IndexView.read``)
         e: Edges | None = None
         if not plan.skip & {"phase2", "phase3"}:  # per file: kept for the next build (in memory, and in shards)
             if plan.carry is not None:
@@ -1379,13 +1409,13 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             else:  # a cold build: the latest's edges per file, read back from its shards
                 again, shards = timed("edges_kept", kept_edge_shards, r)
             linked_again = again[0][1]
-            by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0]),
-                       timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1]))
+            by_file = (timed("phase2", edges_per_file, r.facts, r.index, phase2_of, *again[0], reads),
+                       timed("phase3", edges_per_file, r.facts, r.index, phase3_of, *again[1], reads))
         else:
             e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         merged, vault_files = timed("merge", merge, plan, ex, r, e, writer.staging, by_file, history.edges,
-                                    linked_again, shards)
+                                    linked_again, shards, reads)
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, content.symbols_catchup,
                         store_of(plan.vault.dir), plan.carry, ex, latest, resolving)
         del resolving

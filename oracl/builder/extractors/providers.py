@@ -31,6 +31,7 @@ from oracl.builder.extractors.resolve import (
     IndexView,
     fragment,
     heading_slug,
+    lookups_of,
     nearest,
     subject_names,
 )
@@ -58,8 +59,12 @@ TEST_CALL_MIN_NAME = 4      # shorter callee names are too common to say anythin
 TEST_CALL_MAX_DEFS = 2      # a callee defined in more files than this is ambiguous
 
 
-def _eco(idx: IndexView) -> Ecosystems:
-    """The import resolvers' indexes over this build's facts, built on first use."""
+def _eco(idx: IndexView, whole: bool = True) -> Ecosystems:
+    """The import resolvers' indexes over this build's facts, built on first use. ``whole``:
+    what the caller reads of them can depend on any file (recorded so); a caller that reads
+    one folder's files records that itself."""
+    if whole:
+        idx.read("ecosystems")
     hit = idx.memo.get(("ecosystems", ""))
     if hit is None:
         hit = idx.memo[("ecosystems", "")] = [Ecosystems.build(idx.facts)]
@@ -254,6 +259,7 @@ def test_targets(f: FileFacts, idx: IndexView, producer: str = PHASE3) -> Iterat
                        "", producer, "test_targets")
     named = ""
     for subject in subject_names(f.path.rsplit("/", 1)[-1]):
+        idx.read("name", subject)
         cands = [p for p in idx.basenames.get(subject, []) if not is_test_path(p)]
         if cands:
             named = nearest(cands, f.path)
@@ -309,10 +315,11 @@ def _dir_stems(idx: IndexView, d: str, family: str) -> dict[str, str]:
     in the directory's order wins), memoised on the index: every test file of a directory
     asks for the same ones."""
     key = ("stems", f"{family}\x00{d}")
+    idx.read("dir", d)
     hit = idx.memo.get(key)
     if hit is None:
         stems: dict[str, str] = {}
-        for p in _eco(idx).dir_files.get(d, []):
+        for p in _eco(idx, whole=False).dir_files.get(d, []):
             other = idx.facts[p]
             if is_test_path(p) or FAMILY.get(other.language, other.language) != family:
                 continue
@@ -356,6 +363,7 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         name = callee.rsplit(".", 1)[-1]
         if name in own:
             continue
+        idx.read("defines", name)
         found = table.get(name)
         if not found:
             continue
@@ -457,7 +465,8 @@ def _defined(f: FileFacts) -> set[str]:
 
 
 def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
-                  sources_into: Callable[[set[str]], set[str]], changed: set[str]) -> set[str] | None:
+                  sources_into: Callable[[set[str]], set[str]], changed: set[str],
+                  reading: Callable[[set[str]], set[str]] | None = None) -> set[str] | None:
     """The files whose Phase 2 and Phase 3 edges must be made again after ``changed``
     files changed, the others' kept from the build whose files were ``previous``
     (``sources_into``: the files with an edge of either phase into one of the files it is
@@ -466,12 +475,36 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
     function added, renamed or removed) — the test files that call a name it defines or
     defined (``_called_files``' table: the only provider that reads another file's symbols
     but through an edge into it, its lines). None when keeping any would not give a full
-    pass's edges: a file was added or removed, or a changed file's language, held-back
-    status, manifest or namespaces moved, or its symbols did in a JVM language (a class
-    is found by its package and name: ``Ecosystems.jvm``)."""
-    if len(facts) != len(previous) or any(f.path not in previous for f in facts):
-        return None
+    pass's edges: a changed file's language, held-back status, manifest or namespaces
+    moved, or its symbols did in a JVM language (a class is found by its package and name:
+    ``Ecosystems.jvm``), or a file was added or removed and there is no ``reading``.
+
+    ``reading`` (the edge shards' ``Kept.reading``): the files that, while their edges were
+    made, looked up one of the keys it is given (``IndexView.read``). A file added or
+    removed can change only the answers to the lookups of its path, its file name, its
+    module names, its folder's files, the short names it defines and the import resolvers'
+    whole index (``resolve.lookups_of``), so the files that made one of those are made
+    again too, with the files added and removed; an ``__init__.py`` added or removed moves
+    other modules' names: every file's edges."""
     names: set[str] = set()  # the names whose defining files moved
+    again: set[str] = set()
+    if len(facts) != len(previous) or any(f.path not in previous for f in facts):
+        if reading is None:
+            return None
+        present = {f.path: f for f in facts}
+        added = [p for p in present if p not in previous]
+        gone = [p for p in previous if p not in present]
+        if any(p.rsplit("/", 1)[-1] == "__init__.py" for p in (*added, *gone)):
+            return None
+        keys = {"ecosystems\x00"}
+        for p in added:
+            keys |= lookups_of(p, present)
+            keys.update(f"defines\x00{n}" for n in _defined(present[p]))
+        for p in gone:
+            keys |= lookups_of(p, previous)
+            keys.update(f"defines\x00{n}" for n in _defined(previous[p]))
+        again.update(added, gone, reading(keys), sources_into(set(gone)))
+        changed = {p for p in changed if p in previous}
     for f in facts:
         if f.path not in changed:
             continue
@@ -482,7 +515,7 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
         if now[:5] != was[:5] or f.language in JVM or old.language in JVM:
             return None
         names |= _defined(f) ^ _defined(old)
-    again = set(changed) | sources_into(changed)
+    again |= changed | sources_into(changed)
     if names:
         again.update(f.path for f in facts if f.path not in again and is_test_path(f.path) and f.calls
                      and any(callee.rsplit(".", 1)[-1] in names for callee, _ in f.calls))
@@ -499,12 +532,23 @@ def sources_into(by_file: tuple[Mapping[str, list[Edge]], ...]) -> Callable[[set
 
 
 def edges_per_file(facts: list[FileFacts], idx: IndexView, make: Callable[[FileFacts, IndexView], list[Edge]],
-                   kept: Mapping[str, list[Edge]] | None = None, again: set[str] | None = None
-                   ) -> Mapping[str, list[Edge]]:
+                   kept: Mapping[str, list[Edge]] | None = None, again: set[str] | None = None,
+                   reads: dict[str, set[str]] | None = None) -> Mapping[str, list[Edge]]:
     """Each file's edges of one phase (``make``: ``phase2_of`` or ``phase3_of``), in file
-    order; with ``kept``, those of the files not in ``again`` are the kept lists."""
+    order; with ``kept``, those of the files not in ``again`` are the kept lists (of the
+    files there are: a kept file that is gone has none). ``reads``: each file made gets the
+    lookups its making recorded (``IndexView.read``) added to its set."""
+    def made(f: FileFacts) -> list[Edge]:
+        if reads is None:
+            return make(f, idx)
+        idx.reads = reads.setdefault(f.path, set())
+        try:
+            return make(f, idx)
+        finally:
+            idx.reads = None
+
     if kept is None or again is None:
-        return {f.path: make(f, idx) for f in facts}
+        return {f.path: made(f) for f in facts}
     if isinstance(kept, EdgeLists):  # (the latest's rows: the others' lists are made only when read)
-        return kept.with_made({f.path: make(f, idx) for f in facts if f.path in again})
-    return {f.path: make(f, idx) if f.path in again else kept[f.path] for f in facts}
+        return kept.with_made({f.path: made(f) for f in facts if f.path in again}, {f.path for f in facts})
+    return {f.path: made(f) if f.path in again else kept[f.path] for f in facts}

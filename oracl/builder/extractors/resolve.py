@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -61,6 +62,42 @@ def nearest(candidates: list[str], from_path: str) -> str:
     return min(candidates, key=lambda p: (-_common_prefix_len(p, from_path), p.count("/"), p))
 
 
+READ_KINDS = ("path", "name", "module", "dir", "defines", "ecosystems")
+
+
+def module_names(path: str, paths: Collection[str]) -> list[str]:
+    """The module names ``IndexView.build`` files a Python file under (none for another
+    file): its dotted path, and its name from the nearest ancestor that is not a package
+    when that differs (``paths``: every file, for the ``__init__.py`` files)."""
+    if not path.endswith(".py"):
+        return []
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+        if not parts:
+            return []
+    out = [".".join(parts)]
+    k = len(parts) - 1
+    while k > 0 and "/".join(parts[:k]) + "/__init__.py" in paths:
+        k -= 1
+    qualified = ".".join(parts[k:])
+    if qualified != out[0]:
+        out.append(qualified)
+    return out
+
+
+def lookups_of(path: str, paths: Collection[str]) -> set[str]:
+    """The recorded lookups (``IndexView.read``) whose answer a file at ``path`` can change
+    by coming or going, among ``paths`` (with it or without it: an ``__init__.py`` is
+    not one of those, it moves other modules' names): its path, its file name, its module
+    names and its folder (the short names it defines are the caller's)."""
+    name = path.rsplit("/", 1)[-1]
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    out = {f"path\x00{path}", f"name\x00{name}", f"dir\x00{folder}"}
+    out.update(f"module\x00{m}" for m in module_names(path, paths))
+    return out
+
+
 @dataclass(slots=True)
 class IndexView:
     facts: dict[str, FileFacts]
@@ -72,6 +109,15 @@ class IndexView:
     symbols: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     anchors: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
+    # while one file's edges are made: the lookups whose answers depend on which files there
+    # are (``read``: a path, a file name, a module name, a folder's files, a short name
+    # defined, the import resolvers' whole index), for ``providers.edges_to_make``
+    reads: set[str] | None = None
+
+    def read(self, kind: str, key: str = "") -> None:
+        """Record a lookup of ``kind`` (``READ_KINDS``) and ``key`` by the file being made."""
+        if self.reads is not None:
+            self.reads.add(f"{kind}\x00{key}")
 
     @classmethod
     def build(cls, facts: dict[str, FileFacts]) -> IndexView:
@@ -80,21 +126,8 @@ class IndexView:
         basenames: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
             basenames[path.rsplit("/", 1)[-1]].append(path)
-            if not path.endswith(".py"):
-                continue
-            parts = path[:-3].split("/")
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-                if not parts:
-                    continue
-            modules[".".join(parts)].append(path)
-            # the qualified name: from the nearest ancestor that is not a package
-            k = len(parts) - 1
-            while k > 0 and "/".join(parts[:k]) + "/__init__.py" in paths:
-                k -= 1
-            qualified = ".".join(parts[k:])
-            if qualified != ".".join(parts):
-                modules[qualified].append(path)
+            for name in module_names(path, paths):
+                modules[name].append(path)
         return cls(facts, dict(modules), dict(basenames))
 
     @classmethod
@@ -111,6 +144,8 @@ class IndexView:
         return cls(facts, previous.modules, previous.basenames, symbols, anchors)
 
     def module(self, name: str, from_path: str) -> str | None:
+        if self.reads is not None:
+            self.reads.add(f"module\x00{name}")
         cands = self.modules.get(name)
         return nearest(cands, from_path) if cands else None
 
@@ -134,6 +169,8 @@ class IndexView:
                 [(name, self.module(f"{absolute}.{name}", from_path)) for name in names])
 
     def symbol_range(self, path: str, name: str) -> tuple[int, int] | None:
+        if self.reads is not None:
+            self.reads.add(f"path\x00{path}")
         lines = self.symbols.get(path)
         if lines is None:
             f = self.facts.get(path)
@@ -152,12 +189,18 @@ class IndexView:
         else:
             tries.append(posixpath.join(posixpath.dirname(from_path), cand))
             tries.append(cand)
+        reads = self.reads
         for t in tries:
             norm = posixpath.normpath(t)
-            if not norm.startswith("../") and norm != ".." and norm in self.facts:
-                return norm
+            if not norm.startswith("../") and norm != "..":
+                if reads is not None:
+                    reads.add(f"path\x00{norm}")
+                if norm in self.facts:
+                    return norm
         if basename_fallback:
             name = cand.rsplit("/", 1)[-1]
+            if reads is not None:
+                reads.add(f"name\x00{name}")
             cands = self.basenames.get(name, [])
             if "/" in cand:
                 tail = "/" + cand.lstrip("./")
@@ -169,6 +212,8 @@ class IndexView:
     def anchor_range(self, path: str, link: str) -> tuple[int, int] | None:
         if "#" not in link:
             return None
+        if self.reads is not None:
+            self.reads.add(f"path\x00{path}")
         lines = self.anchors.get(path)
         if lines is None:
             f = self.facts.get(path)

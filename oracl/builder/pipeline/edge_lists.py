@@ -49,34 +49,42 @@ class Blobs:
 
 class EdgeLists(Mapping[str, list[Edge]]):
     """One phase's edges per file over ``Blobs``, with the lists this build made again
-    (``made``) over them. Views of the same blobs share what they made of them
-    (``with_made``), so a file whose list was not made again has the very same list in
-    each."""
+    (``made``) over them, less the files that are gone (``gone``). Views of the same blobs
+    share what they made of them (``with_made``), so a file whose list was not made again
+    has the very same list in each."""
 
-    __slots__ = ("_blobs", "_phase", "_made")
+    __slots__ = ("_blobs", "_phase", "_made", "_gone")
 
-    def __init__(self, blobs: Blobs, phase: int, made: dict[str, list[Edge]] | None = None) -> None:
+    def __init__(self, blobs: Blobs, phase: int, made: dict[str, list[Edge]] | None = None,
+                 gone: frozenset[str] = frozenset()) -> None:
         self._blobs, self._phase = blobs, phase
         self._made: dict[str, list[Edge]] = made or {}
+        self._gone = gone
 
     def __getitem__(self, path: str) -> list[Edge]:
         hit = self._made.get(path)
-        return hit if hit is not None else self._blobs.edges(path, self._phase)
+        if hit is not None:
+            return hit
+        if path in self._gone:
+            raise KeyError(path)
+        return self._blobs.edges(path, self._phase)
 
     def __contains__(self, path: object) -> bool:
-        return path in self._blobs.blobs or path in self._made
+        return path in self._made or (path in self._blobs.blobs and path not in self._gone)
 
     def __iter__(self) -> Iterator[str]:
-        yield from self._blobs.blobs
-        yield from (p for p in self._made if p not in self._blobs.blobs)
+        yield from (p for p in self._blobs.blobs if p not in self._gone)
+        yield from (p for p in self._made if p not in self._blobs.blobs or p in self._gone)
 
     def __len__(self) -> int:
-        return len(self._blobs.blobs) + sum(1 for p in self._made if p not in self._blobs.blobs)
+        return sum(1 for _ in self)
 
-    def with_made(self, made: dict[str, list[Edge]]) -> EdgeLists:
+    def with_made(self, made: dict[str, list[Edge]], present: set[str] | None = None) -> EdgeLists:
         """These blobs with ``made`` over them (the lists of the files made again), over
-        what this view made."""
-        return EdgeLists(self._blobs, self._phase, {**self._made, **made})
+        what this view made; ``present``: the files there are now (the others' blobs are
+        not part of the view)."""
+        gone = self._gone if present is None else frozenset(p for p in self._blobs.blobs if p not in present)
+        return EdgeLists(self._blobs, self._phase, {**self._made, **made}, gone)
 
     def made(self) -> frozenset[str]:
         """The files whose lists were made here, not read from the blobs."""

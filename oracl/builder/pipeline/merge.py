@@ -152,6 +152,14 @@ def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[
     return BySource(edges, dropped, (list(overlay), list(tail)), sources)
 
 
+def runs_moved(new: BySource, old: BySource) -> set[str]:
+    """The sources whose run of the merged edges, or what the merge dropped of their
+    edges, is not the same in ``new`` and ``old``."""
+    return {s for s in new.sources | old.sources
+            if new.edges.get(s, []) != old.edges.get(s, [])
+            or dict(new.dropped.get(s, {})) != dict(old.dropped.get(s, {}))}
+
+
 def edge_to_json(e: Edge) -> dict[str, object]:
     return {"source": e.source, "target": e.target, "relation": e.relation,
             "confidence": e.confidence, "source_fragment": e.source_fragment,
