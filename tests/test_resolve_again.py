@@ -294,15 +294,21 @@ def test_a_function_added_resolves_again_only_the_files_that_look_its_name_up(tm
     assert rows == full_rows
 
 
-def test_symbols_that_come_and_go_are_appended_to_the_name_delta_not_loaded_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("copy_from", [400, 0])
+def test_symbols_that_come_and_go_are_appended_to_the_name_delta_not_loaded_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copy_from: int) -> None:
     """A function added, removed, then added again (with an edit of another file between,
     so that each database — the standby and the copy take turns — sees each change):
     SymbolName keeps the rows of the first build (never loaded again), each change appends
     the function's key to SymbolNameDelta with the patch's number (one more each time: alive,
     dropped, alive), and the lookup finds the function exactly while it is there; the names
-    readers see equal a full build's after every step."""
+    readers see equal a full build's after every step. The rows are created one by one
+    (a few), or appended by one COPY (``copy_from`` rows and more: here every patch's)."""
+    from oracl.bundle import database
     from oracl.read.callgraph import lookup
     from oracl.read.snapshot import Snapshot
+
+    monkeypatch.setattr(database, "NAME_DELTA_COPY_MIN", copy_from)
 
     root = write_tree(tmp_path / "repo", TREE)
     for rel in TREE:

@@ -463,6 +463,10 @@ def _history_index(store: Store, wanted: bool) -> None:
 # table whose changed edges are more than this many, and more than 1/300 of its rows, has
 # all of the changed files' edges deleted and appended again by COPY
 PATCH_COPY_MIN = 1500
+# the name-lookup rows a patch appends: created one by one below this many (~0.9 ms each),
+# by one COPY from it on (a COPY into a table that holds rows costs ~0.4 s, measured at 20k
+# files: 0.42–0.57 s of a 4 s build that appended three rows)
+NAME_DELTA_COPY_MIN = 400
 PATCH_RELS = {"calls": "Calls", "contains": "Contains", "inherits": "Inherits", "references": "References"}
 # which statement sets which: the lines and the flag together (whole numbers and booleans are
 # updated in place); each string on its own, and only when it changed: any SET of a string
@@ -554,7 +558,16 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
                 store.execute(query("symbols_patch_drop_symbol"), {"id": i})
         store.execute("CHECKPOINT")
         plans = {k: (None if v is None else ([], v[1], v[2])) for k, v in plans.items()}
+    delta: list[tuple[str, str, bool]] = []  # (key, id, found): what the symbols that came and went move of the names
+    if names_move:
+        delta = [(key, i, False) for i in drop for key in name_keys(was[i]["name"], was[i]["qualified"], was[i]["kind"])]
+        delta += [(key, n["id"], True) for n in make for key in name_keys(n["name"], n["qualified"], n["kind"])]
+    seq = int(store.named("symbols_patch_name_seq")[0]["seq"]) + 1 if delta else 0
     with _transaction(store):
+        if len(delta) < NAME_DELTA_COPY_MIN:  # (a COPY into a table that holds rows costs ~0.4 s whatever it appends)
+            for key, i, alive in delta:
+                store.execute(query("symbols_patch_name_delta_row"),
+                              {"pk": f"{key}\0{i}\0{seq}", "key": key, "id": i, "seq": seq, "alive": alive})
         for n in make:
             store.execute(query("symbols_patch_create_symbol"), n)
             if not defines_again:
@@ -572,12 +585,10 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
                 store.execute(query(f"symbols_patch_update_{param}"), row)
             for row in create:
                 store.execute(query(f"symbols_patch_{param}"), row)
-    if names_move:  # what the symbols that came and went change of the name lookup: appended
+    if delta and len(delta) >= NAME_DELTA_COPY_MIN:  # what the symbols that came and went change of the names: appended
         import pyarrow as pa
 
-        seq = int(store.named("symbols_patch_name_seq")[0]["seq"]) + 1
-        rows = [(key, i, False) for i in drop for key in name_keys(was[i]["name"], was[i]["qualified"], was[i]["kind"])]
-        rows += [(key, n["id"], True) for n in make for key in name_keys(n["name"], n["qualified"], n["kind"])]
+        rows = delta
         store.execute("COPY SymbolNameDelta FROM $rows", {"rows": pa.table({
             "pk": [f"{key}\0{i}\0{seq}" for key, i, _ in rows], "key": [key for key, _, _ in rows],
             "id": [i for _, i, _ in rows], "seq": pa.array([seq] * len(rows), pa.int64()),
