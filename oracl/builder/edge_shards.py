@@ -8,8 +8,10 @@ show the providers (``providers.edge_interface``). So when no file came or went 
 file read again kept its edge interface, the edges made again are those of the files read
 again and of the files with an edge into one of them (``providers.edges_to_make``, as a
 long-lived builder decides it for the lists it keeps in memory); the others are the
-latest build's, read back here, each shard checked against its digest. Anything else (no
-shards, a damaged one, a file added) makes every file's edges again, as before.
+latest build's, read back here, each shard checked against its digest. A file added or
+removed makes again its own edges and those of the files whose making looked it up (the
+lookups each file's edges made are kept here too: ``Kept.reading``). Anything else (no
+shards, a damaged one, an ``__init__.py`` added or removed) makes every file's edges again.
 
 A shard holds, for each file, its run of the merged edges with what the merge dropped of
 its edges (``merge.BySource``, merged with the overlay and tail whose digest the facts
