@@ -134,7 +134,7 @@ class Kept:
     def latest(self, overlay: list[Edge], tail: list[Edge]) -> BySource:
         """The latest's merge source by source, said to be made with ``overlay`` and
         ``tail`` (what another merge is compared with: ``merge.runs_moved``)."""
-        edges = {s: [Edge(*row) for row in run] for s, run in self.runs.items() if run}
+        edges = {s: [Edge._make(row) for row in run] for s, run in self.runs.items() if run}
         dropped: dict[str, Mapping[str, int]] = {s: d for s, d in self.drops.items() if d}
         return BySource(edges, dropped, (list(overlay), list(tail)), set(self.runs))
 

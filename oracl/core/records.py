@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 # (name, kind, start_line, end_line); kind is "class" | "function" | "method" | "async_function" …
 Symbol = tuple[str, str, int, int]
@@ -78,9 +78,10 @@ class FileFacts:
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
-    """One directed, typed reference between two nodes (ids are node ids)."""
+class Edge(NamedTuple):
+    """One directed, typed reference between two nodes (ids are node ids). A named tuple,
+    not a frozen dataclass: a build makes 100k+ of them from rows (a cold build from the
+    edge shards' runs), and a tuple is made three times faster."""
 
     source: str
     target: str

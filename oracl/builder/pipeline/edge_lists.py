@@ -15,9 +15,8 @@ __all__ = ["EdgeLists", "Blobs", "edge_row"]
 
 
 def edge_row(e: Edge) -> tuple[object, ...]:
-    """An edge as a row: its fields in order (``Edge(*row)`` makes it again)."""
-    return (e.source, e.target, e.relation, e.confidence, e.source_fragment, e.target_fragment, e.producer,
-            e.provider)
+    """An edge as a row: its fields in order (``Edge._make(row)`` makes it again)."""
+    return tuple(e)
 
 
 class Blobs:
@@ -43,7 +42,7 @@ class Blobs:
     def edges(self, path: str, phase: int) -> list[Edge]:
         hit = self._lists.get((phase, path))
         if hit is None:
-            hit = self._lists[(phase, path)] = [Edge(*row) for row in self.rows(path, phase)]
+            hit = self._lists[(phase, path)] = [Edge._make(row) for row in self.rows(path, phase)]
         return hit
 
 

@@ -155,7 +155,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         a, b = run(p)
         if len(rows) != b - a or any(tuple(row) != edge_row(merged[i]) for i, row in enumerate(rows, a)):
             differ.add(p)
-    old_runs = {s: [Edge(*row) for row in kept_runs[s]] for s in differ if s in previous}
+    old_runs = {s: [Edge._make(row) for row in kept_runs[s]] for s in differ if s in previous}
     if any(e.source != s for s, run_was in old_runs.items() for e in run_was):
         return None, "an edge starts in another file"
     moved_structure: set[str] = set(added)
