@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -1608,6 +1609,51 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     assert step(11, "pkg/m50.py", files["pkg/m50.py"] + "# 11\n") == {"pkg/m50.py", "pkg/m49.py"}
     # an __init__.py moves other modules' names: every file's edges
     assert len(step(12, "pkg/__init__.py", "")) == n + 3
+
+
+def test_a_long_lived_builder_makes_again_only_the_edges_that_looked_up_a_file_that_came_or_went(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived builder (``Carry``) keeps each file's lookups (``Carry.edge_reads``): a
+    file added or removed makes again its own edges and those of the files that looked it
+    up, as a cold build does from the shards; the export is a full build's after each step."""
+    import oracl.builder.orchestrator as orchestrator
+    from oracl.builder import incremental
+    from oracl.builder.extractors import providers
+
+    n = 60
+    root, files, t0 = _chain_tree(tmp_path, n)
+    carry = incremental.Carry()
+    made: list[str] = []
+    real2 = providers.phase2_of
+
+    def two(f: Any, idx: Any) -> Any:
+        made.append(f.path)
+        return real2(f, idx)
+
+    monkeypatch.setattr(orchestrator, "phase2_of", two)
+    (root / "pkg/m10.py").write_text(files["pkg/m10.py"] + "# 1\n")
+    _stamp(root / "pkg/m10.py", 1)
+    build(root, now=t0 + timedelta(minutes=1), carry=carry, **KW)  # (every file's: the builder starts)
+    assert len(made) == n
+
+    def step(k: int, change: Callable[[], None]) -> set[str]:
+        change()
+        made.clear()
+        build(root, now=t0 + timedelta(minutes=k), carry=carry, **KW)
+        out = set(made)  # (before the full build beside it makes every file's)
+        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
+        return out
+
+    def write(rel: str, text: str, k: int) -> Callable[[], None]:
+        def go() -> None:
+            (root / rel).write_text(text)
+            _stamp(root / rel, k)
+        return go
+
+    assert step(2, write("pkg/extra.py", "import pkg.m3\n", 2)) == {"pkg/extra.py"}
+    assert step(3, write("pkg/m40.py", "import pkg.later\n" + files["pkg/m40.py"], 3)) == {"pkg/m40.py", "pkg/m39.py"}
+    assert step(4, write("pkg/later.py", "X = 1\n", 4)) == {"pkg/later.py", "pkg/m40.py"}
+    assert step(5, (root / "pkg/later.py").unlink) == {"pkg/m40.py"}
 
 
 def test_a_cold_build_takes_the_latest_merge_and_decodes_only_the_lists_it_compares(
