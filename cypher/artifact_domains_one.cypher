@@ -2,5 +2,6 @@
 // params: path STRING
 // (one path: an equality uses the primary-key index, where IN scans the table)
 // returns: path, domain and priority of each named artifact
-MATCH (a:Artifact) WHERE a.path = $path
-RETURN a.path AS path, a.domain AS domain, /*=own(a)*/ AS priority, a.checksum AS checksum;
+MATCH (a:Artifact {path: $path})
+MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+RETURN a.path AS path, a.domain AS domain, /*=own(a)*/ AS priority, t.checksum AS checksum;

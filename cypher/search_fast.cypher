@@ -4,8 +4,11 @@
 // returns: the artifacts a file:/filename:/path:/prefix: directive names
 MATCH (a:Artifact)
 WHERE /*MATCH*/ /*AND_FILTERS*/
-RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,
-       a.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
-       a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, 1.0 AS bm25
+WITH a
 ORDER BY a.path
-LIMIT $limit;
+LIMIT $limit
+MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,
+       t.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
+       a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, 1.0 AS bm25
+ORDER BY path;

@@ -3,5 +3,6 @@
 // returns: files that hold key material (tag "sensitive" or status secret_file), withheld
 // from agents unless the vault owner sets share_sensitive = true
 MATCH (a:Artifact)
-WHERE a.parse_status = 'secret_file' OR a.tags CONTAINS '"sensitive":"key_material"'
+MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+WHERE (a.parse_status = 'secret_file' OR t.tags CONTAINS '"sensitive":"key_material"')
 RETURN a.path AS path;

@@ -1,6 +1,7 @@
 // The graph itself, COPY from Arrow tables (never row by row). Order matters: rel
 // tables need both endpoint tables loaded.
 COPY Artifact FROM $artifacts;
+COPY ArtifactText FROM $artifact_text;
 COPY Hub FROM $hubs;
 COPY History FROM $history;
 COPY Link FROM $links;

@@ -1,16 +1,27 @@
 // Node tables of the ORACL graph. Applied in file order by oracl/store.py.
-// Artifact is keyed by its repo-relative path (the query plane's handle); `id` is the
-// export's node id (the §2 artifact_id). Tags that every node has are plain columns;
-// the full tag object is kept as JSON in `tags`. A row holds only what the file and its
-// edges determine: priority, δ and link density are derived when read, from these columns
-// and the build's aggregates (oracl/core/derive.py; `/*=priority(a)*/` in a query).
+// Artifact is keyed by its repo-relative path (the query plane's handle). Tags that every
+// node has are plain columns. A row holds only what the file and its edges determine:
+// priority, δ and link density are derived when read, from these columns and the build's
+// aggregates (oracl/core/derive.py; `/*=priority(a)*/` in a query). `text_n` numbers the
+// ArtifactText row that holds its strings.
 CREATE NODE TABLE Artifact(
-  path STRING PRIMARY KEY, id STRING, checksum STRING, file_type STRING, size_bytes INT64,
+  path STRING PRIMARY KEY, file_type STRING, size_bytes INT64,
   created_at TIMESTAMP, modified_at TIMESTAMP, domain STRING, component STRING,
   lifecycle STRING, classification STRING, content_type STRING, format STRING,
-  placeholder BOOLEAN, parse_status STRING, tags STRING, p_sum DOUBLE,
+  placeholder BOOLEAN, parse_status STRING, p_sum DOUBLE,
   p_mult DOUBLE, fresh_e DOUBLE, m_role DOUBLE, association DOUBLE, degree INT64,
-  link_count INT64, backrefs INT64, usage INT64, line_count INT64, name STRING,
+  link_count INT64, backrefs INT64, usage INT64, line_count INT64, name STRING, text_n INT64);
+// The artifact's strings that move when its bytes, its edges or its history move: `id` is
+// the export's node id (the §2 artifact_id), the full tag object is JSON in `tags`. An
+// artifact's row is the one keyed `path + '|' + text_n` (a path's rows differ in the
+// number after the last '|'). When they move, a row is appended under a new number and
+// the artifact's `text_n` set (an INT64): a row is never SET nor deleted until the next
+// full build. In Kùzu 0.11.3 the checkpoint after a SET of one string rewrites that
+// column's whole chunk (~3.4 × the column's bytes, and the file grows by as much: 17.8 MB
+// for `tags` of one row at 20k files); deleting rows here made a later call edge's list
+// read another's after a reopen (docs/decisions.md).
+CREATE NODE TABLE ArtifactText(
+  key STRING PRIMARY KEY, path STRING, n INT64, id STRING, checksum STRING, tags STRING,
   symbols STRING, headings STRING, detail STRING, history STRING);
 CREATE NODE TABLE Hub(id STRING PRIMARY KEY, domain STRING, association DOUBLE, degree INT64);
 // Full-text side table (one row per artifact, same key): `text` is one document made of

@@ -12,8 +12,11 @@ CREATE REL TABLE BelongsTo(FROM Artifact TO Hub, confidence DOUBLE, relation_wei
 // ambiguous), the candidate count, and the lines it was found at.
 CREATE REL TABLE Defines(FROM Artifact TO Symbol);
 CREATE REL TABLE Contains(FROM Symbol TO Symbol);
+// A call's `lines` are the text of their list ("[6,12]"; readers CAST it to INT64[]): an
+// INT64[] property read another edge's list in one direction after in-place patches in Kùzu
+// 0.11.3 (the forward and backward copies of the rel disagreed; docs/decisions.md).
 CREATE REL TABLE Calls(FROM Symbol TO Symbol, confidence DOUBLE, resolution STRING,
-  candidates INT64, lines INT64[]);
+  candidates INT64, lines STRING);
 CREATE REL TABLE Inherits(FROM Symbol TO Symbol, relation STRING, confidence DOUBLE,
   resolution STRING, candidates INT64, line INT64);
 CREATE REL TABLE References(FROM Symbol TO Symbol, confidence DOUBLE, resolution STRING,

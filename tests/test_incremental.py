@@ -614,7 +614,11 @@ def _symbol_rows(root: Path) -> dict[str, list[str]]:
 
 
 GRAPH_ROWS = {
-    "Artifact": "MATCH (n:Artifact) RETURN n", "Hub": "MATCH (n:Hub) RETURN n", "History": "MATCH (n:History) RETURN n",
+    # (the ArtifactText row readers join, without its number: a patch appends rows, a full build numbers them 0)
+    "Artifact": "MATCH (n:Artifact) RETURN n",
+    "ArtifactText": "MATCH (a:Artifact) MATCH (n:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)}) "
+                    "RETURN n.path, n.id, n.checksum, n.tags, n.symbols, n.headings, n.detail, n.history",
+    "Hub": "MATCH (n:Hub) RETURN n", "History": "MATCH (n:History) RETURN n",
     "Link": "MATCH (a:Artifact)-[e:Link]->(b:Artifact) RETURN a.path AS a, b.path AS b, e",
     "BelongsTo": "MATCH (a:Artifact)-[e:BelongsTo]->(b:Hub) RETURN a.path AS a, b.id AS b, e",
 }
@@ -625,7 +629,8 @@ def _graph_rows(root: Path) -> dict[str, list[str]]:
     from oracl.read.snapshot import Snapshot
 
     def plain(v: object) -> object:
-        return {k: plain(x) for k, x in v.items() if not k.startswith("_")} if isinstance(v, dict) else v
+        return {k: plain(x) for k, x in v.items() if not k.startswith("_") and k != "text_n"} \
+            if isinstance(v, dict) else v
 
     with Snapshot.open(root) as snap:
         return {t: sorted(orjson.dumps(plain(dict(r)), option=orjson.OPT_SORT_KEYS, default=str).decode()
@@ -969,6 +974,43 @@ def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_pa
                            text=True).stdout
     assert doc["schema"]["history"]["commits"] == int(count) > 50  # (the side branch's commits are not on main)
     assert any(e["relation"] == "co_change" for e in doc["edges"])
+
+
+def test_an_artifacts_moving_strings_are_appended_never_set_nor_deleted(tmp_path: Path) -> None:
+    """A changed file's strings (id, checksum, tags, symbols, …) go into a new ArtifactText
+    row numbered one past the database's largest, and the artifact's ``text_n`` points at
+    it; the old row stays (a SET of a string rewrites its whole column at the checkpoint,
+    and deletes disturbed a rel's list property in Kùzu 0.11.3). Each of the two databases
+    numbers its own rows: the third build brings the first build's database up to date."""
+    from oracl.read.snapshot import Snapshot
+
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+
+    def held() -> tuple[list[str], dict[str, int], str]:
+        with Snapshot.open(root) as snap:
+            keys = [r["k"] for r in snap.store.rows("MATCH (t:ArtifactText) RETURN t.key AS k ORDER BY k")]
+            numbers = {r["p"]: r["n"] for r in snap.store.rows("MATCH (a:Artifact) RETURN a.path AS p, a.text_n AS n")}
+            served = snap.named("artifact_by_path", {"path": "pkg/shop.py"})[0]
+            return keys, numbers, served["checksum"]
+
+    def edit(step: int, text: str) -> str:
+        (root / "pkg/shop.py").write_text(text)
+        _stamp(root / "pkg/shop.py", step)
+        build(root, now=t0 + timedelta(minutes=2 * step), **KW)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    base = ["README.md|0", "pkg/base.py|0", "pkg/cart.py|0", "pkg/shop.py|0"]
+    assert held()[:2] == (base, dict.fromkeys(CALLERS, 0))
+    shop = CALLERS["pkg/shop.py"]
+    first = edit(1, shop.replace("return c.add(n)", "return c.add(n) + c.total()"))
+    assert held() == (base + ["pkg/shop.py|1"], {**dict.fromkeys(CALLERS, 0), "pkg/shop.py": 1}, first)
+    second = edit(2, shop + "\n# a comment\n")  # (the first build's database, behind by the edit before)
+    assert held() == (base + ["pkg/shop.py|1"], {**dict.fromkeys(CALLERS, 0), "pkg/shop.py": 1}, second)
+    assert first != second
 
 
 def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:

@@ -23,9 +23,10 @@ def test_general_path_golden() -> None:
         "WHERE true AND NOT regexp_matches(lower(node.path), $exclude)\n"
         "MATCH (a:Artifact {path: node.path})\n"
         "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"
-        "RETURN a.path AS path, a.id AS id, a.name AS name, a.symbols AS symbols, a.headings AS headings,\n"
-        "       a.tags AS tags, " + cypher_own("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
-        "       a.lifecycle AS lifecycle, a.format AS format, a.checksum AS checksum, score AS bm25")
+        "MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})\n"
+        "RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,\n"
+        "       t.tags AS tags, " + cypher_own("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
+        "       a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, score AS bm25")
     assert c.params == {"q": "auth authentication login", "k": 200, "domains": ["core"],
                         "since": datetime(2026, 1, 1), "exclude": "(^|[^a-z0-9])(legacy)"}
 

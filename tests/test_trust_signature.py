@@ -42,7 +42,7 @@ def _tamper_symbol(repo: Path) -> None:
     latest = vault.read_latest()
     bundle = vault.bundle(latest["bundle"])
     store = Store.open(bundle / "graph.kuzu", read_only=False, buffer_pool_bytes=64 << 20)
-    store.execute("MATCH (a:Artifact {path: 'pkg/auth.py'}) SET a.symbols = $s", {"s": '[["evil", "function", 5, 7]]'})
+    store.execute("MATCH (a:ArtifactText {path: 'pkg/auth.py'}) SET a.symbols = $s", {"s": '[["evil", "function", 5, 7]]'})
     store.execute("CHECKPOINT")
     close(bundle / "graph.kuzu")
     manifest = orjson.loads((bundle / "manifest.json").read_bytes())

@@ -214,6 +214,9 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
     (``refresh_bundle``): the artifact, hub, history, link and belongs-to rows are written
     where they differ from what it holds, never loaded again. ``only``:
     the rows a standby can differ in (``Reach``); ``tables`` then hold only those rows."""
+    from oracl.bundle.tables import split_artifacts
+
+    tables = split_artifacts(tables)
     store = Store.open(path, read_only=False)
     try:
         copied = dict(tables)
@@ -246,7 +249,7 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
 
 # ---- a standby brought up to date: the rows that differ, and nothing else ---------------------
 
-GRAPH_ROWS = ("artifacts", "hubs", "history", "links", "belongs")
+GRAPH_ROWS = ("artifacts", "artifact_text", "hubs", "history", "links", "belongs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +381,13 @@ def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = No
     ``only``: just the rows it names are read back and compared (``tables`` holds those)."""
     plans: list[tuple[str, dict[str, Any]]] = []
     adds: list[tuple[str, Any]] = []
+    tables = dict(tables)
+    tables["artifacts"], appended = _text_rows(store, tables["artifacts"], tables["artifact_text"], only)
+    if len(appended) >= 64:
+        adds.append(("ArtifactText", appended))
+    else:
+        plans.extend((_TEXT_CREATE.format(", ".join(f"{c}: ${c}" for c in appended.column_names)), r)
+                     for r in appended.to_pylist())
     for name, (table, key) in _NODES.items():
         new = tables[name]
         cols = new.column_names
@@ -432,6 +442,43 @@ def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = No
         with _transaction(store):
             for stmt, params in edge_plans:
                 store.execute(stmt, params)
+
+
+_TEXT_CREATE = "CREATE (n:ArtifactText {{{}}})"
+
+
+def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> tuple[Any, Any]:
+    """The ArtifactText rows to append and the artifacts table with each row's ``text_n``:
+    an artifact whose strings (``text``, ``split_artifacts``' table) differ from those of
+    its row in the database, or that it does not hold, gets a row under one more than the
+    largest number the table holds; any other keeps its number. Rows are only appended
+    (schema/001_nodes.cypher says why)."""
+    import pyarrow as pa
+
+    from oracl.bundle.tables import TEXT_COLUMNS, text_key
+
+    cols = [c for c in TEXT_COLUMNS if c in text.column_names]
+    where, args = (" WHERE a.path IN $keys", {"keys": sorted(only.nodes) or [""]}) if only is not None else ("", None)
+    old = store.execute(f"MATCH (a:Artifact){where} MATCH (t:ArtifactText {{key: a.path + '|' + "
+                        "CAST(a.text_n AS STRING)}) RETURN a.path AS path, a.text_n AS text_n, "
+                        + ", ".join(f"t.{c} AS `{c}`" for c in cols), args).get_as_arrow(chunk_size=1 << 20)
+    number = dict(zip(old.column("path").to_pylist(), old.column("text_n").to_pylist(), strict=True))
+    _, added, changed = diff_nodes(old.select(["path", *cols]), text.select(["path", *cols]), "path")
+    moved = set(added.column("path").to_pylist()) | {r["path"] for r in changed}
+    appended = text.slice(0, 0)
+    if moved:
+        n = int(store.rows("MATCH (t:ArtifactText) RETURN coalesce(max(t.n), 0) AS n")[0]["n"]) + 1
+        import pyarrow.compute as pc
+
+        appended = text.filter(pc.is_in(text.column("path"), value_set=pa.array(sorted(moved), pa.string())))
+        paths = appended.column("path").to_pylist()
+        appended = appended.set_column(appended.schema.get_field_index("key"), "key",
+                                       pa.array([text_key(p, n) for p in paths], pa.string()))
+        appended = appended.set_column(appended.schema.get_field_index("n"), "n", pa.array([n] * len(paths), pa.int64()))
+        number.update(dict.fromkeys(paths, n))
+    at = artifacts.schema.get_field_index("text_n")
+    numbers = pa.array([number[p] for p in artifacts.column("path").to_pylist()], pa.int64())
+    return artifacts.set_column(at, "text_n", numbers), appended
 
 
 def _rows_by_key(table: Any, key: str, keys: list[Any]) -> dict[Any, dict[str, Any]]:

@@ -117,6 +117,39 @@ def artifact_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]
     })
 
 
+# the artifact columns the database keeps in ArtifactText, a row appended when one moves
+# (schema/001_nodes.cypher says why): the artifact table's other columns stay in Artifact
+TEXT_COLUMNS = ("id", "checksum", "tags", "symbols", "headings", "detail", "history")
+
+
+def text_key(path: str, n: int) -> str:
+    """The key of an artifact's ArtifactText row number ``n`` (as the readers' Cypher
+    makes it: ``a.path + '|' + CAST(a.text_n AS STRING)``)."""
+    return f"{path}|{n}"
+
+
+def split_artifacts(tables: Mapping[str, Any]) -> dict[str, Any]:
+    """``tables`` with its ``artifacts`` table (``artifact_table``'s columns) split as a
+    full build loads it: ``artifacts`` (Artifact's columns, ``text_n`` 0) and
+    ``artifact_text`` (the key, the path, ``n`` 0 and ``TEXT_COLUMNS``). A table already
+    split, or none, is left as it is."""
+    out = dict(tables)
+    arts = out.get("artifacts")
+    if arts is None or "artifact_text" in out:
+        return out
+    names = arts.column_names
+    paths = arts.column("path").to_pylist()
+    zeros = pa.array([0] * len(paths), pa.int64())
+    out["artifacts"] = arts.select([c for c in names if c not in TEXT_COLUMNS]).append_column("text_n", zeros)
+    text = pa.table({"key": pa.array([text_key(p, 0) for p in paths], pa.string()), "path": arts.column("path"),
+                     "n": zeros})
+    for c in TEXT_COLUMNS:
+        if c in names:
+            text = text.append_column(c, arts.column(c))
+    out["artifact_text"] = text
+    return out
+
+
 def history_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
     """The History rows: each artifact's past commit subjects, where it has any."""
     arts = [n for n in nodes if n["kind"] == "artifact" and n.get("history")]
@@ -207,6 +240,16 @@ def symbol_names(nodes: Sequence[Sequence[Any]]) -> dict[str, list[str]]:
     return names
 
 
+def lines_text(lines: Sequence[int]) -> str:
+    """A call edge's lines as ``Calls.lines`` holds them: the text of the list, which
+    readers cast back (``CAST(e.lines AS INT64[])``).
+
+    >>> lines_text([6, 12]), lines_text([])
+    ('[6,12]', '[]')
+    """
+    return "[" + ",".join(str(int(n)) for n in lines) + "]"
+
+
 def packed_symbol_tables(nodes: Sequence[Sequence[Any]], edges: Sequence[Sequence[Any]]) -> dict[str, pa.Table]:
     """The Symbol, SymbolName, Defines, Contains, Calls, Inherits and References tables of
     the symbol graph's rows packed as the export holds them (``pack_symbols``: one list a
@@ -228,8 +271,10 @@ def packed_symbol_tables(nodes: Sequence[Sequence[Any]], edges: Sequence[Sequenc
         "exported": pa.array(exported, pa.bool_())})
 
     def rel(rows: list[Sequence[Any]], extra: tuple[tuple[str, str, pa.DataType], ...] = (),
-            line: bool = False) -> pa.Table:
+            line: bool = False, lines: bool = False) -> pa.Table:
         cols = _columns(rows, _E["source"], _E["target"], *(_E[key] for key, _, _ in extra))
+        if lines:  # a call's lines as the text of their list (Calls.lines is a STRING: schema/002_rels.cypher)
+            cols[-1] = [lines_text(v) for v in cols[-1]]
         table = {"from": pa.array(cols[0], strings), "to": pa.array(cols[1], strings),
                  **{name: pa.array(col, kind) for (_, name, kind), col in zip(extra, cols[2:], strict=True)}}
         if line:  # an inherits or references edge has one line: its first (none for line 0)
@@ -244,7 +289,7 @@ def packed_symbol_tables(nodes: Sequence[Sequence[Any]], edges: Sequence[Sequenc
         "symbol_names": pa.table({"key": list(names), "ids": pa.array(list(names.values()), pa.list_(pa.string()))}),
         "defines": pa.table({"from": symbols.column("path"), "to": symbols.column("id")}),
         "contains": rel(by["contains"]),
-        "calls": rel(by["calls"], (*scored, ("lines", "lines", pa.list_(ints)))),
+        "calls": rel(by["calls"], (*scored, ("lines", "lines", strings)), lines=True),
         "inherits": rel(by["inherits"], (("relation", "relation", strings), *scored), line=True),
         "references": rel(by["references"], scored, line=True),
     }

@@ -210,7 +210,7 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
         got_links = Counter(served(r, "rank") for r in named("verify_links"))
         got_belongs = Counter(served(r, "rank") for r in named("verify_belongs"))
         got_symbols = {r["id"]: (r["path"], r["a"], r["b"], r["kind"]) for r in store.named("verify_symbols")}
-        got_calls = Counter((r["source"], r["target"], r["confidence"], tuple(r["lines"]))
+        got_calls = Counter((r["source"], r["target"], r["confidence"], tuple(orjson.loads(r["lines"] or "[]")))
                             for r in store.named("verify_symbol_calls"))
     finally:
         close(bundle / DB_FILE)

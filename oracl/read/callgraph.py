@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from oracl.core.children import git
 from oracl.core.errors import QueryError, UnsafePathError, in_range
 from oracl.core.locate import candidates
@@ -277,6 +279,7 @@ def _walk(snap: Snapshot, start: list[str], query: str, key: str, depth: int, mi
         nxt = []
         for r in rows:
             r["via"] = r.pop(key)
+            r["lines"] = orjson.loads(r["lines"] or "[]")  # (Calls.lines holds the text of the list)
             r["repeat"] = r["id"] in seen
             if not r["repeat"]:
                 seen.add(r["id"])
