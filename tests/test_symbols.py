@@ -386,8 +386,9 @@ def test_the_names_a_query_gives_for_symbols_and_their_weights() -> None:
 
 
 def test_the_symbol_tables_column_by_column() -> None:
-    """Hand-made rows → the engine's tables: every column, an inherits/references edge's
-    one line (its first; none for line 0), the names table keyed by short and qualified."""
+    """Hand-made rows → the engine's tables: every column, a call's lines as the text of
+    their list, an inherits/references edge's one line (its first; none for line 0), the
+    names table keyed by short and qualified."""
     from oracl.bundle.tables import symbol_tables
 
     node = {"language": "python", "path": "a.py", "signature": "", "doc": "", "exported": True}
@@ -407,7 +408,7 @@ def test_the_symbol_tables_column_by_column() -> None:
                                "signature": "def f(self, b: B)", "doc": "", "exported": False}
     assert t["defines"] == [{"from": "a.py", "to": i} for i in ("a.py#", "a.py#B", "a.py#C.f")]
     assert t["calls"] == [{"from": "a.py#C.f", "to": "a.py#B", "confidence": 0.9, "resolution": "imported",
-                           "candidates": 1, "lines": [6, 7]}]
+                           "candidates": 1, "lines": "[6,7]"}]  # (the text of the list: schema/002_rels.cypher)
     assert t["inherits"] == [{"from": "a.py#C", "to": "a.py#B", "relation": "implements", "confidence": 0.9,
                               "resolution": "imported", "candidates": 1, "line": 4}]
     assert t["references"] == [{"from": "a.py#C.f", "to": "a.py#B", "confidence": 0.9, "resolution": "imported",
