@@ -2,7 +2,7 @@
 // params: path STRING
 // returns: every stored column of one artifact, and its derived priority, δ and link density
 MATCH (a:Artifact {path: $path})
-MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n
 RETURN a.path AS path, t.id AS id, t.checksum AS checksum, a.file_type AS file_type,
        a.size_bytes AS size_bytes, a.created_at AS created_at, a.modified_at AS modified_at,
        a.domain AS domain, a.component AS component, a.lifecycle AS lifecycle,

@@ -3,5 +3,5 @@
 // (one path: an equality uses the primary-key index, where IN scans the table)
 // returns: path, domain and priority of each named artifact
 MATCH (a:Artifact {path: $path})
-MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n
 RETURN a.path AS path, a.domain AS domain, /*=own(a)*/ AS priority, t.checksum AS checksum;

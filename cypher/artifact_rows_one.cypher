@@ -4,7 +4,7 @@
 // returns: the scoring row of the named artifact (as search_fts returns it, bm25 0)
 MATCH (a:Artifact)
 WHERE a.path = $path
-MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n
 RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,
        t.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
        a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, 0.0 AS bm25;

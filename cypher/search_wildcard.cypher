@@ -6,7 +6,7 @@ WHERE true /*AND_FILTERS*/
 WITH a, /*=priority(a)*/ AS priority
 ORDER BY priority DESC, a.path
 LIMIT $limit
-MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})
+MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n
 RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,
        t.tags AS tags, priority, a.domain AS domain, a.content_type AS content_type,
        a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, 0.0 AS bm25

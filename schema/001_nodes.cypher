@@ -14,7 +14,7 @@ CREATE NODE TABLE Artifact(
 // The artifact's strings that move when its bytes, its edges or its history move: `id` is
 // the export's node id (the §2 artifact_id), the full tag object is JSON in `tags`. An
 // artifact's row is the one keyed `path + '|' + text_n` (a path's rows differ in the
-// number after the last '|'). When they move, a row is appended under a new number and
+// number after the last '|'; readers join by path and `n = text_n`). When they move, a row is appended under a new number and
 // the artifact's `text_n` set (an INT64): a row is never SET nor deleted until the next
 // full build. In Kùzu 0.11.3 the checkpoint after a SET of one string rewrites that
 // column's whole chunk (~3.4 × the column's bytes, and the file grows by as much: 17.8 MB

@@ -96,7 +96,7 @@ def test_bundle_matches_export_and_fts_answers(built_sample) -> None:  # type: i
     assert s["edges_by_relation"] == doc["schema"]["counts"]["edges_by_relation"]
     with Snapshot.open(root) as snap:
         store = snap.store
-        rows = store.rows("MATCH (a:Artifact) MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)}) "
+        rows = store.rows("MATCH (a:Artifact) MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n "
                           "RETURN a.path AS path, t.checksum AS c, t.id AS id ORDER BY path")
         exported = sorted((n["path"], n["checksum"], n["id"]) for n in doc["nodes"] if n["kind"] == "artifact")
         assert [(r["path"], r["c"], r["id"]) for r in rows] == exported

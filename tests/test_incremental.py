@@ -616,7 +616,7 @@ def _symbol_rows(root: Path) -> dict[str, list[str]]:
 GRAPH_ROWS = {
     # (the ArtifactText row readers join, without its number: a patch appends rows, a full build numbers them 0)
     "Artifact": "MATCH (n:Artifact) RETURN n",
-    "ArtifactText": "MATCH (a:Artifact) MATCH (n:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)}) "
+    "ArtifactText": "MATCH (a:Artifact) MATCH (n:ArtifactText {path: a.path}) WHERE n.n = a.text_n "
                     "RETURN n.path, n.id, n.checksum, n.tags, n.symbols, n.headings, n.detail, n.history",
     "Hub": "MATCH (n:Hub) RETURN n", "History": "MATCH (n:History) RETURN n",
     "Link": "MATCH (a:Artifact)-[e:Link]->(b:Artifact) RETURN a.path AS a, b.path AS b, e",

@@ -23,7 +23,7 @@ def test_general_path_golden() -> None:
         "WHERE true AND NOT regexp_matches(lower(node.path), $exclude)\n"
         "MATCH (a:Artifact {path: node.path})\n"
         "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"
-        "MATCH (t:ArtifactText {key: a.path + '|' + CAST(a.text_n AS STRING)})\n"
+        "MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n\n"
         "RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,\n"
         "       t.tags AS tags, " + cypher_own("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
         "       a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, score AS bm25")

@@ -459,8 +459,8 @@ def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> t
 
     cols = [c for c in TEXT_COLUMNS if c in text.column_names]
     where, args = (" WHERE a.path IN $keys", {"keys": sorted(only.nodes) or [""]}) if only is not None else ("", None)
-    old = store.execute(f"MATCH (a:Artifact){where} MATCH (t:ArtifactText {{key: a.path + '|' + "
-                        "CAST(a.text_n AS STRING)}) RETURN a.path AS path, a.text_n AS text_n, "
+    old = store.execute(f"MATCH (a:Artifact){where} MATCH (t:ArtifactText {{path: a.path}}) WHERE t.n = a.text_n "
+                        "RETURN a.path AS path, a.text_n AS text_n, "
                         + ", ".join(f"t.{c} AS `{c}`" for c in cols), args).get_as_arrow(chunk_size=1 << 20)
     number = dict(zip(old.column("path").to_pylist(), old.column("text_n").to_pylist(), strict=True))
     _, added, changed = diff_nodes(old.select(["path", *cols]), text.select(["path", *cols]), "path")

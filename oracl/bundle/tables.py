@@ -123,8 +123,9 @@ TEXT_COLUMNS = ("id", "checksum", "tags", "symbols", "headings", "detail", "hist
 
 
 def text_key(path: str, n: int) -> str:
-    """The key of an artifact's ArtifactText row number ``n`` (as the readers' Cypher
-    makes it: ``a.path + '|' + CAST(a.text_n AS STRING)``)."""
+    """The key of an artifact's ArtifactText row number ``n`` (readers join by path and
+    number: ``MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n``; a key made in
+    the query's join took 19 s for 200 candidates at 20k files)."""
     return f"{path}|{n}"
 
 
