@@ -243,7 +243,8 @@ def symbol_names(nodes: Sequence[Sequence[Any]]) -> dict[str, list[str]]:
 
 def lines_text(lines: Sequence[int]) -> str:
     """A call edge's lines as ``Calls.lines`` holds them: the text of the list, which
-    readers cast back (``CAST(e.lines AS INT64[])``).
+    readers decode in Python (``orjson.loads``: the engine's ``CAST(e.lines AS INT64[])``
+    gave ``[]`` on real tables).
 
     >>> lines_text([6, 12]), lines_text([])
     ('[6,12]', '[]')
