@@ -2182,6 +2182,60 @@ def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_p
     assert calls == [f"{pid} ['pkg/m7.py', 'pkg/m9.py'] False"], calls
 
 
+def test_what_a_moved_interface_reaches_is_resolved_again_in_a_task_beside_the_edges(tmp_path: Path) -> None:
+    """``start_symbols`` for a cold build whose files came, went or changed their
+    interface: ``resolve_again`` (the name tables read back and patched, the files the
+    change reaches resolved again) runs in a forked task while the build makes the edges,
+    and its rows are a full build's. When the patched tables are to be written whole (a
+    patch past ``name_tables.COMPACT``, here set to 0), the task sends nothing back and the
+    build resolves again itself, keeping the tables."""
+    n = 40
+    root, files, t0 = _chain_tree(tmp_path, n)
+    seen = tmp_path / "again.txt"
+    driver = (
+        "import os, sys\n"
+        "from datetime import datetime\n"
+        "from pathlib import Path\n"
+        "import oracl.builder.orchestrator as orchestrator\n"
+        "from oracl.builder import name_tables\n"
+        "name_tables.COMPACT = int(sys.argv[4])\n"
+        "real = orchestrator.resolve_again\n"
+        "def spy(*args, **kw):\n"
+        "    out = real(*args, **kw)\n"
+        "    with open(sys.argv[3], 'a') as fh:\n"
+        "        fh.write(f\"{os.getpid()} {type(out).__name__}\\n\")\n"
+        "    return out\n"
+        "orchestrator.resolve_again = spy\n"
+        "report = orchestrator.build(Path(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]),\n"
+        "                            executor_kind='processes', buffer_pool_bytes=64 << 20, workers=1)\n"
+        "print(os.getpid(), report.symbols_mode, sep='\\t')\n")
+
+    def step(k: int, rel: str, text: str, compact: int) -> tuple[str, str, list[str]]:
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        seen.unlink(missing_ok=True)
+        proc = subprocess.run([sys.executable, "-c", driver, str(root), (t0 + timedelta(minutes=k)).isoformat(),
+                               str(seen), str(compact)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        pid, mode = proc.stdout.strip().split("\t")
+        calls = seen.read_text().splitlines() if seen.exists() else []
+        export, symbol_rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+        assert (export, symbol_rows) == _full_rows_beside(root, t0 + timedelta(minutes=k, seconds=30)), k
+        return pid, mode, calls
+
+    # a function more in m7 (its interface moved; no other file reads its name)
+    pid, mode, calls = step(1, "pkg/m7.py", files["pkg/m7.py"] + "\n\ndef g7(x):\n    return f7(x)\n", 1000)
+    assert mode == ("symbols: the name tables patched for 1 file that came, went or changed their interface; "
+                    "1 file's rows made again, 1 moved and 0 gone written (pkg/m7.py changed what other files' "
+                    "names resolve to)"), mode
+    assert len(calls) == 1 and calls[0].split()[1] == "Again" and calls[0].split()[0] != pid, (pid, calls)
+    # the tables to be written whole: the task's work is dropped, this process does it again
+    pid, mode, calls = step(2, "pkg/m9.py", files["pkg/m9.py"] + "\n\ndef g9(x):\n    return f9(x)\n", 0)
+    assert mode.startswith("symbols: the name tables patched for 1 file"), mode
+    assert [c.split()[1] for c in calls] == ["Again", "Again"] and calls[0].split()[0] != pid \
+        and calls[1].split()[0] == pid, (pid, calls)
+
+
 def test_an_add_a_delete_and_a_rename_table_only_the_rows_of_the_export_groups_that_moved(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``reach.reach_of_groups``: a cold build whose structure moved (a file added,
