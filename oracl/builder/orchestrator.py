@@ -677,7 +677,7 @@ Resolved = tuple[dict[str, Any], dict[str, list[int]], dict[str, Any], dict[str,
 
 def start_symbols(ex: Executor, r: Read, previous: Segments | None, catchup: tuple[str, ...] | list[str],
                   store: PartStore, latest: dict[str, Any], carry: Carry | None
-                  ) -> Task[Resolved | None] | Task[Again | str | None] | None:
+                  ) -> Task[Any] | None:
     """When ``make_symbols`` will resolve only the changed files against the latest's name
     tables (a cold build whose files kept their interface), that work as a task started
     now: reading the tables back (a 29 MB part at 20k files) and resolving those files'
@@ -740,7 +740,7 @@ def _start_again(ex: Executor, r: Read, previous: Segments, catchup: tuple[str, 
 def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[str, ...] | list[str] = (),
                  store: PartStore | None = None, carry: Carry | None = None, ex: Executor | None = None,
                  latest: dict[str, Any] | None = None,
-                 early: Task[Resolved | None] | Task[Again | str | None] | None = None) -> Symbols:
+                 early: Task[Any] | None = None) -> Symbols:
     """The symbol rows: every file's (no previous segments); or those of the files read
     again and of ``catchup`` (files a standby holds other rows of; those no longer here
     only lose theirs); or (``previous.compare``) every file's, compared with the previous
@@ -772,7 +772,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     here = {f.path for f in r.facts}
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare and carry is None and store is not None and latest and r.previous is not None:
-        again = ex.join(early) if early is not None and ex is not None else None  # (``start_symbols``' task)
+        again: Again | str | None = ex.join(early) if early is not None and ex is not None else None  # (``start_symbols``)
         if again is None:
             again = resolve_again(r.facts, r.index, r.previous.facts, r.reread, previous, store, latest, fork,
                                   [p for p in catchup if p in here])
@@ -811,7 +811,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         carry.symbol_table = None  # (a kept table is this build's from here on)
     entry = name_tables.carried(latest or {})  # (every file's interface is the latest's)
     read_back, heal = "", False
-    resolved = ex.join(early) if early is not None and ex is not None else None
+    resolved: Resolved | None = ex.join(early) if early is not None and ex is not None else None
     if kept is None and changed and store is not None and latest and resolved is None:
         kept = name_tables.read(store, latest, {f.path: i for i, f in enumerate(r.facts)})
         read_back = "; the name tables read back" if kept is not None else ""
