@@ -165,6 +165,47 @@ def test_sigkill_while_a_standby_is_updated_in_place_leaves_the_latest_serving(t
     _equals_full(root)
 
 
+def test_an_engine_fault_while_a_standby_is_updated_in_place_makes_the_build_start_again_full(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine fails inside the in-place update of the standby (Kùzu 0.11.3's
+    `csr_node_group.cpp` assertion, met in benchmark runs): the build does not fail; it
+    starts again, full, its mode says why, the answer equals a full build's and verify
+    passes. A fault outside an earlier build's database (a fresh one) is the build's error."""
+    from oracl.bundle import database
+    from oracl.core.errors import StoreError
+
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    _dated(root, {"pkg/m3.py": files["pkg/m3.py"] + "# three\n"}, step=1)
+    build(root, **KW)  # the chain's second build: the first is now its standby
+    real = database._refresh_graph
+    fault = "Assertion failed in file \"csr_node_group.cpp\" on line 411: KU_UNREACHABLE"
+    calls: list[int] = []
+
+    def failing(store: object, tables: dict[str, object], only: object = None) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise StoreError(f"query failed: {fault}")
+        real(store, tables, only)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(database, "_refresh_graph", failing)
+    _edit_m7_to_call_f6(root, files)
+    report = build(root, **KW)
+    assert report.mode == ("full: the engine failed while it brought an earlier build's database up to date "
+                           f"(query failed: {fault})"), report.mode
+    assert len(calls) == 1  # (the full build loads its rows whole: no in-place update)
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    assert verify(root)[0].startswith("latest: ")
+    assert not list((root / ".oracl" / "mirror").glob("*.tmp"))
+    _equals_full(root)
+    # a full build's own load failing is not retried
+    monkeypatch.setattr(database, "finish_bundle", lambda *a, **k: (_ for _ in ()).throw(StoreError("boom")))
+    with pytest.raises(StoreError, match="boom"):
+        build(root, full=True, **KW)
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+
+
 def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_resolves_every_file(
         tmp_path: Path) -> None:
     files = _chain(30)

@@ -108,6 +108,7 @@ from oracl.core.errors import (
     OraclError,
     PreviousBundleError,
     StoreError,
+    StoreLockedError,
     disk_full,
 )
 from oracl.core.export import (
@@ -1310,8 +1311,18 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     else:
         tables.update(rows)
     content_seconds = ex.join(content.task)
-    writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
-                      in_place=content.standby or content.copied, only=reach)
+    in_place = content.standby or content.copied
+    try:
+        writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
+                          in_place=in_place, only=reach)
+    except StoreError as exc:
+        # the engine failed while it updated an earlier build's database in place (Kùzu
+        # 0.11.3's `csr_node_group.cpp` assertion, met once in a few hundred rebuilds and not
+        # reproduced by hand): the build starts again, full, and says why; the latest serves
+        if not in_place or isinstance(exc, StoreLockedError) or disk_full(exc):
+            raise
+        raise PreviousBundleError(f"the engine failed while it brought an earlier build's database up to date "
+                                  f"({exc})") from None
     del tables
     os.unlink(spool)
     known = orjson.loads(ex.join(vault_files))
