@@ -206,6 +206,74 @@ def test_an_engine_fault_while_a_standby_is_updated_in_place_makes_the_build_sta
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
 
 
+def test_the_engine_drops_a_node_groups_edges_when_a_checkpoint_empties_every_region_it_touched(
+        tmp_path: Path) -> None:
+    """Kùzu 0.11.3, as a one-file rebuild meets it: 3,000 edges loaded among the first
+    1,000 of 5,000 nodes, five made in place from the last node and checkpointed, then
+    deleted and checkpointed. The checkpoint's touched regions of the forward copy are all
+    empty, and the engine drops the node group's whole forward copy: every edge is gone
+    from that side, none from the other. ``directions_disagree`` (run after every in-place
+    update) names it; the build then starts again, full (next test)."""
+    import pyarrow as pa
+
+    from oracl.bundle.database import directions_disagree
+    from oracl.core.store import Store, close
+
+    path = tmp_path / "g.kuzu"
+    store = Store.open(path, read_only=False, buffer_pool_bytes=256 << 20, threads=2)
+    try:
+        store.execute("CREATE NODE TABLE S(id STRING PRIMARY KEY)")
+        store.execute("CREATE REL TABLE C(FROM S TO S, w DOUBLE)")
+        store.execute("COPY S FROM $t", {"t": pa.table({"id": [f"s{i}" for i in range(5000)]})})
+        store.execute("COPY C FROM $t", {"t": pa.table({"from": [f"s{i}" for i in range(1000) for _ in range(3)],
+                                                         "to": [f"s{(i * 7 + j) % 1000}" for i in range(1000)
+                                                                for j in range(3)],
+                                                         "w": [1.0] * 3000})})
+        store.execute("CHECKPOINT")
+        for k in range(5):
+            store.execute("MATCH (a:S {id: 's4999'}), (b:S {id: $b}) CREATE (a)-[:C {w: 2.0}]->(b)", {"b": f"s{3000 + k}"})
+        store.execute("CHECKPOINT")
+        assert directions_disagree(store, [("C", "S", "S")], {"C": 3005}) == ""
+        store.execute("MATCH (:S {id: 's4999'})-[e:C]->(:S) DELETE e")
+        store.execute("CHECKPOINT")
+        # (one direction's copy dropped, or both: seen both ways on this engine)
+        lost = directions_disagree(store, [("C", "S", "S")], {"C": 3000})
+        assert lost in ("C 0 forward, 3,000 backward, 3,000 made", "C 0 forward, 0 backward, 3,000 made"), lost
+    finally:
+        close(path)
+
+
+def test_edges_lost_by_an_in_place_update_make_the_build_start_again_full(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the counts of a relationship table's two copies differ after the standby's
+    in-place update (the engine fault above), the database is not published: the build
+    starts again, full, says why, and equals a full build."""
+    from oracl.bundle import database
+
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    _dated(root, {"pkg/m3.py": files["pkg/m3.py"] + "# three\n"}, step=1)
+    build(root, **KW)
+    real = database.directions_disagree
+    seen: list[str] = []
+
+    def lost(store: object, tables: object = None, expected: object = None) -> str:
+        seen.append(real(store, tables, expected))  # type: ignore[arg-type]
+        return "Calls 12 forward, 7 backward" if len(seen) == 1 else seen[-1]
+
+    monkeypatch.setattr(database, "directions_disagree", lost)
+    _edit_m7_to_call_f6(root, files)
+    report = build(root, **KW)
+    assert report.mode == ("full: the engine failed while it brought an earlier build's database up to date "
+                           "(the engine lost edges at the checkpoint of an in-place update: Calls 12 forward, "
+                           "7 backward)"), report.mode
+    assert seen == [""]  # (the real copies agreed; a full build's fresh database is not checked)
+    assert _callers(root, "f6") == ["pkg/m7.py#f7"]
+    assert verify(root)[0].startswith("latest: ")
+    _equals_full(root)
+
+
 def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_resolves_every_file(
         tmp_path: Path) -> None:
     files = _chain(30)
