@@ -274,6 +274,32 @@ def test_edges_lost_by_an_in_place_update_make_the_build_start_again_full(
     _equals_full(root)
 
 
+def test_verify_reads_each_relationship_table_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oracl verify`` counts every relationship table forward and backward (and the call
+    edges against those it read): a bundle an earlier version published with one
+    direction's copy dropped fails, naming the table; a sound one passes."""
+    from oracl.bundle import database
+
+    files = _chain(10)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    _edit_m7_to_call_f6(root, files)
+    build(root, **KW)
+    seen: list[object] = []
+    real = database.directions_disagree
+
+    def spy(store: object, tables: object = None, expected: object = None) -> str:
+        seen.append(expected)
+        return real(store, tables, expected)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(database, "directions_disagree", spy)
+    assert verify(root)[0].startswith("latest: ")
+    assert seen == [{"Calls": 1}]  # (f7 calls f6)
+    monkeypatch.setattr(database, "directions_disagree", lambda *a, **k: "Calls 1 forward, 0 backward, 1 made")
+    with pytest.raises(OraclError, match="disagree between their directions: Calls 1 forward, 0 backward"):
+        verify(root)
+
+
 def test_a_flipped_byte_in_the_symbol_segments_fails_verify_and_the_next_build_resolves_every_file(
         tmp_path: Path) -> None:
     files = _chain(30)

@@ -166,6 +166,7 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
     tags, symbols and headings, every hub, every edge with its weights and fragments, every
     symbol of the symbol graph and every call edge – equals the export (which the signature
     covers)."""
+    from oracl.bundle.database import directions_disagree
     from oracl.core.store import Store, close
     from oracl.core.vault import DB_FILE
 
@@ -212,8 +213,12 @@ def _served_matches(bundle: Path, doc: dict[str, Any]) -> str:
         got_symbols = {r["id"]: (r["path"], r["a"], r["b"], r["kind"]) for r in store.named("verify_symbols")}
         got_calls = Counter((r["source"], r["target"], r["confidence"], tuple(orjson.loads(r["lines"] or "[]")))
                             for r in store.named("verify_symbol_calls"))
+        # (each relationship table read both ways: the engine can drop one direction's copy)
+        split = directions_disagree(store, expected={"Calls": sum(got_calls.values())})
     finally:
         close(bundle / DB_FILE)
+    if split:
+        raise BundleMismatchError(f"the bundle's relationship tables disagree between their directions: {split}")
     sym_nodes, sym_edges = unpack_symbols(doc)
     want_symbols = {n["id"]: (n["path"], n["start"], n["end"], n["kind"]) for n in sym_nodes}
     want_calls = Counter((e["source"], e["target"], e["confidence"], tuple(e["lines"]))
