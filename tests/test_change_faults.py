@@ -264,11 +264,17 @@ def test_edges_lost_by_an_in_place_update_make_the_build_start_again_full(
 
     monkeypatch.setattr(database, "directions_disagree", lost)
     _edit_m7_to_call_f6(root, files)
+    (root / "pkg/m29.py").unlink()  # (its artifact and symbols deleted: the tables they touch are counted)
     report = build(root, **KW)
     assert report.mode == ("full: the engine failed while it brought an earlier build's database up to date "
                            "(the engine lost edges at the checkpoint of an in-place update: Calls 12 forward, "
                            "7 backward)"), report.mode
     assert seen == [""]  # (the real copies agreed; a full build's fresh database is not checked)
+    # a comment appended deletes no edge: nothing can be lost, nothing is counted
+    _dated(root, {"pkg/m5.py": files["pkg/m5.py"] + "# five\n"}, step=3)
+    assert build(root, **KW).mode.startswith("incremental: ")
+    _dated(root, {"pkg/m6.py": files["pkg/m6.py"] + "# six\n"}, step=4)
+    assert build(root, **KW).mode.startswith("incremental: ") and seen == [""]
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     assert verify(root)[0].startswith("latest: ")
     _equals_full(root)

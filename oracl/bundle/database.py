@@ -220,12 +220,13 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
 
     tables = split_artifacts(tables)
     store = Store.open(path, read_only=False)
+    deletes = _Deletes(store)  # (the relationship tables an in-place update deletes from)
     try:
         copied = dict(tables)
         if in_place:
             for name in GRAPH_ROWS:
                 copied.pop(name, None)
-            _refresh_graph(store, tables, only)
+            _refresh_graph(deletes, tables, only)  # type: ignore[arg-type]
             if after_each is not None:
                 after_each()
         for stmt in loader_statements("030_copy_graph"):
@@ -236,7 +237,7 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
             if after_each is not None:
                 after_each()
         if symbol_patch is not None:
-            _patch_symbols(store, *symbol_patch, defines_again=not in_place)
+            _patch_symbols(deletes, *symbol_patch, defines_again=not in_place)  # type: ignore[arg-type]
             if after_each is not None:
                 after_each()
         if in_place:
@@ -245,12 +246,37 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
             for stmt in loader_statements("040_history_fts"):
                 store.execute(stmt)
         store.execute("CHECKPOINT")
-        if in_place:
-            lost = directions_disagree(store, expected=expected)
+        if in_place and deletes.tables:
+            lost = directions_disagree(store, [t for t in rel_tables() if t[0] in deletes.tables], expected)
             if lost:
                 raise StoreError(f"the engine lost edges at the checkpoint of an in-place update: {lost}")
     finally:
         close(path)
+
+
+class _Deletes:
+    """A store whose ``execute`` notes the relationship tables a statement deletes from
+    (named in its pattern, or every one that touches a node table it ``DETACH DELETE``s):
+    only those can lose edges at the checkpoint (``directions_disagree``, ~0.45 s for every
+    table at 20k files, most of it Contains; a comment edit deletes from none)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.tables: set[str] = set()
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
+        upper = statement.upper()
+        if "DELETE" in upper:
+            import re
+
+            self.tables.update(re.findall(r"\[\w*:(\w+)", statement))
+            if "DETACH DELETE" in upper:
+                nodes = set(re.findall(r"\(\w*:(\w+)", statement))
+                self.tables.update(t for t, a, b in rel_tables() if a in nodes or b in nodes)
+        return self.store.execute(statement, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
 
 def rel_tables() -> list[tuple[str, str, str]]:
