@@ -308,8 +308,8 @@ def directions_disagree(store: Store, tables: list[tuple[str, str, str]] | None 
     group's whole copy, in one direction or both, when a checkpoint's touched regions of it
     are all emptied by deletes (a file renamed at 20k files lost 5,500 of 14,136 call edges
     from the callers' side; a 5,000-node table loses every edge: tests/test_change_faults.py).
-    Each count is ~1–25 ms at 20k files. ``tables``: (table, from, to), by default every
-    relationship table."""
+    All seven tables took 0.42–0.59 s at 20k files (Contains 0.21 s, Calls 0.07 s).
+    ``tables``: (table, from, to), by default every relationship table."""
     bad = []
     keys = primary_keys()
     for table, a, b in tables if tables is not None else rel_tables():
