@@ -2125,6 +2125,34 @@ def test_a_new_function_makes_again_only_the_edges_that_read_it(tmp_path: Path,
                                                                    "    public int one()")) is None
 
 
+def _forked_step(root: Path, t0: datetime, seen: Path, spy: str, k: int, rel: str, text: str,
+                 *extra: str) -> tuple[str, str, list[str]]:
+    """``rel`` written as ``text`` at step ``k``, then a build that forks (the CLI's
+    executor), in a process of its own (one holding an engine open must not fork), with
+    ``spy`` (Python run after ``orchestrator`` is imported; it appends a line per call to
+    ``sys.argv[3]``, ``seen``; ``extra`` are ``sys.argv[4:]``). Asserts the export and the
+    symbol rows are a full build's; returns (the build's pid, its symbols mode, the lines)."""
+    driver = ("import os, sys\n"
+              "from datetime import datetime\n"
+              "from pathlib import Path\n"
+              "import oracl.builder.orchestrator as orchestrator\n"
+              + spy +
+              "report = orchestrator.build(Path(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]),\n"
+              "                            executor_kind='processes', buffer_pool_bytes=64 << 20, workers=1)\n"
+              "print(os.getpid(), report.symbols_mode, sep='\\t')\n")
+    (root / rel).write_text(text)
+    _stamp(root / rel, k)
+    seen.unlink(missing_ok=True)
+    proc = subprocess.run([sys.executable, "-c", driver, str(root), (t0 + timedelta(minutes=k)).isoformat(),
+                           str(seen), *extra], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pid, mode = proc.stdout.strip().split("\t")
+    calls = seen.read_text().splitlines() if seen.exists() else []
+    export, symbol_rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+    assert (export, symbol_rows) == _full_rows_beside(root, t0 + timedelta(minutes=k, seconds=30)), k
+    return pid, mode, calls
+
+
 def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_path: Path) -> None:
     """``start_symbols``: a cold build whose files kept their interface reads the latest's
     name tables back and resolves the changed files' calls in a forked task, while it
@@ -2135,34 +2163,15 @@ def test_the_changed_files_symbols_are_resolved_in_a_task_beside_the_edges(tmp_p
     n = 40
     root, files, t0 = _chain_tree(tmp_path, n)
     seen = tmp_path / "resolved.txt"
-    # (a build that forks, in a process of its own: one holding an engine open must not fork)
-    driver = (
-        "import os, sys\n"
-        "from datetime import datetime\n"
-        "from pathlib import Path\n"
-        "import oracl.builder.orchestrator as orchestrator\n"
-        "real = orchestrator.symbol_graph\n"
-        "def spy(facts, idx, only=None, table=None, fork=None):\n"
-        "    with open(sys.argv[3], 'a') as fh:\n"
-        "        fh.write(f\"{os.getpid()} {sorted(only) if only is not None else 'all'} {table is not None}\\n\")\n"
-        "    return real(facts, idx, only, table, fork)\n"
-        "orchestrator.symbol_graph = spy\n"
-        "report = orchestrator.build(Path(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]),\n"
-        "                            executor_kind='processes', buffer_pool_bytes=64 << 20, workers=1)\n"
-        "print(os.getpid(), report.symbols_mode, sep='\\t')\n")
+    spy = ("real = orchestrator.symbol_graph\n"
+           "def spy(facts, idx, only=None, table=None, fork=None):\n"
+           "    with open(sys.argv[3], 'a') as fh:\n"
+           "        fh.write(f\"{os.getpid()} {sorted(only) if only is not None else 'all'} {table is not None}\\n\")\n"
+           "    return real(facts, idx, only, table, fork)\n"
+           "orchestrator.symbol_graph = spy\n")
 
     def step(k: int, rel: str, text: str) -> tuple[str, str, list[str]]:
-        (root / rel).write_text(text)
-        _stamp(root / rel, k)
-        seen.unlink(missing_ok=True)
-        proc = subprocess.run([sys.executable, "-c", driver, str(root), (t0 + timedelta(minutes=k)).isoformat(),
-                               str(seen)], capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        pid, mode = proc.stdout.strip().split("\t")
-        calls = seen.read_text().splitlines() if seen.exists() else []
-        export, symbol_rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
-        assert (export, symbol_rows) == _full_rows_beside(root, t0 + timedelta(minutes=k, seconds=30)), k
-        return pid, mode, calls
+        return _forked_step(root, t0, seen, spy, k, rel, text)
 
     pid, mode, calls = step(1, "pkg/m7.py", files["pkg/m7.py"].replace("x + 7", "f8(x) + 7"))
     assert mode == "symbols: the rows of 1 changed file made again, the others reused; the name tables read back"
@@ -2192,36 +2201,18 @@ def test_what_a_moved_interface_reaches_is_resolved_again_in_a_task_beside_the_e
     n = 40
     root, files, t0 = _chain_tree(tmp_path, n)
     seen = tmp_path / "again.txt"
-    driver = (
-        "import os, sys\n"
-        "from datetime import datetime\n"
-        "from pathlib import Path\n"
-        "import oracl.builder.orchestrator as orchestrator\n"
-        "from oracl.builder import name_tables\n"
-        "name_tables.COMPACT = int(sys.argv[4])\n"
-        "real = orchestrator.resolve_again\n"
-        "def spy(*args, **kw):\n"
-        "    out = real(*args, **kw)\n"
-        "    with open(sys.argv[3], 'a') as fh:\n"
-        "        fh.write(f\"{os.getpid()} {type(out).__name__}\\n\")\n"
-        "    return out\n"
-        "orchestrator.resolve_again = spy\n"
-        "report = orchestrator.build(Path(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]),\n"
-        "                            executor_kind='processes', buffer_pool_bytes=64 << 20, workers=1)\n"
-        "print(os.getpid(), report.symbols_mode, sep='\\t')\n")
+    spy = ("from oracl.builder import name_tables\n"
+           "name_tables.COMPACT = int(sys.argv[4])\n"
+           "real = orchestrator.resolve_again\n"
+           "def spy(*args, **kw):\n"
+           "    out = real(*args, **kw)\n"
+           "    with open(sys.argv[3], 'a') as fh:\n"
+           "        fh.write(f\"{os.getpid()} {type(out).__name__}\\n\")\n"
+           "    return out\n"
+           "orchestrator.resolve_again = spy\n")
 
     def step(k: int, rel: str, text: str, compact: int) -> tuple[str, str, list[str]]:
-        (root / rel).write_text(text)
-        _stamp(root / rel, k)
-        seen.unlink(missing_ok=True)
-        proc = subprocess.run([sys.executable, "-c", driver, str(root), (t0 + timedelta(minutes=k)).isoformat(),
-                               str(seen), str(compact)], capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        pid, mode = proc.stdout.strip().split("\t")
-        calls = seen.read_text().splitlines() if seen.exists() else []
-        export, symbol_rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
-        assert (export, symbol_rows) == _full_rows_beside(root, t0 + timedelta(minutes=k, seconds=30)), k
-        return pid, mode, calls
+        return _forked_step(root, t0, seen, spy, k, rel, text, str(compact))
 
     # a function more in m7 (its interface moved; no other file reads its name)
     pid, mode, calls = step(1, "pkg/m7.py", files["pkg/m7.py"] + "\n\ndef g7(x):\n    return f7(x)\n", 1000)
