@@ -1312,17 +1312,18 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         tables.update(rows)
     content_seconds = ex.join(content.task)
     in_place = content.standby or content.copied
-    by_relation = symbols.counts().get("edges_by_relation", {})  # (the edges each symbol table holds when right)
-    expected = {"Defines": symbols.counts().get("symbols", 0), "Calls": by_relation.get("calls", 0),
+    counted = header["counts"]["symbols"]  # (``symbols.counts()``, made once for the header: a pass over every file)
+    by_relation = counted.get("edges_by_relation", {})  # (the edges each symbol table holds when right)
+    expected = {"Defines": counted.get("symbols", 0), "Calls": by_relation.get("calls", 0),
                 "Contains": by_relation.get("contains", 0), "References": by_relation.get("references", 0),
                 "Inherits": by_relation.get("inherits", 0) + by_relation.get("implements", 0)}
     try:
         writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
                           in_place=in_place, only=reach, expected=expected)
     except StoreError as exc:
-        # the engine failed while it updated an earlier build's database in place (Kùzu
-        # 0.11.3's `csr_node_group.cpp` assertion, met once in a few hundred rebuilds and not
-        # reproduced by hand): the build starts again, full, and says why; the latest serves
+        # the engine failed while it updated an earlier build's database in place, or lost
+        # edges at its checkpoint (Kùzu 0.11.3, docs/decisions.md): the build starts again,
+        # full, and says why; the latest serves
         if not in_place or isinstance(exc, StoreLockedError) or disk_full(exc):
             raise
         raise PreviousBundleError(f"the engine failed while it brought an earlier build's database up to date "
