@@ -1,11 +1,15 @@
 // name: search_fts
-// params: q STRING (bag of words), k INT64 (candidates), plus the filter parameters of the
+// params: q STRING (bag of words), k INT64 (candidates), fts_top INT64 (Snapshot binds it),
+//         plus the filter parameters of the
 //         predicates the compiler inserts at /*AND_FILTERS*/ (see oracl/query/compile.py);
 //         the path exclusion goes at /*NODE_FILTERS*/, on the FTS rows before the join
 //         (after the join Kùzu applied it to every artifact: 345 ms instead of 32 at 50k)
 // returns: one row per candidate artifact with its BM25 score over the Content text
-CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k)
-WITH node, score
+// $fts_top is $k plus the rows an update superseded (the snapshot binds it): the live rows
+// are then the k best, as a full build's index gives them
+CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $fts_top)
+WITH node, score WHERE node.live
+WITH node, score ORDER BY score DESC, node.path LIMIT $k
 WHERE true /*NODE_FILTERS*/
 MATCH (a:Artifact {path: node.path})
 WHERE true /*AND_FILTERS*/

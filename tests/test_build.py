@@ -49,7 +49,7 @@ def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
     keys = [(e["source"], e["source_fragment"], e["target"], e["target_fragment"], e["relation"]) for e in doc["edges"]]
     assert keys == sorted(keys)
     h = doc["schema"]
-    assert h["version"] == "wtls-1.3" and h["build_id"] == report.build_id
+    assert h["version"] == "wtls-1.4" and h["build_id"] == report.build_id
     # the terms every priority and rank is derived from, exact (core/derive.py)
     t = Terms.from_header(h)
     assert t.n == len(doc["nodes"]) and (r9(t.mu), r9(t.sigma)) == (h["mu"], h["sigma"])
@@ -100,7 +100,7 @@ def test_bundle_matches_export_and_fts_answers(built_sample) -> None:  # type: i
                           "RETURN a.path AS path, t.checksum AS c, t.id AS id ORDER BY path")
         exported = sorted((n["path"], n["checksum"], n["id"]) for n in doc["nodes"] if n["kind"] == "artifact")
         assert [(r["path"], r["c"], r["id"]) for r in rows] == exported
-        hits = store.named("fts_probe", {"q": "hashlib hexdigest", "k": 5})
+        hits = snap.named("fts_probe", {"q": "hashlib hexdigest", "k": 5})
         assert hits[0]["path"] == "pkg/auth.py"
         hub = {h["hub"]: h for h in s["hubs"]}["hub:domain:core"]
         assert hub["members"] == 3

@@ -18,8 +18,9 @@ def test_general_path_golden() -> None:
     c = compile_query(parse("auth domain:core -legacy since:2026-01-01"), limit=10)
     assert c.template == "search_fts"
     assert c.cypher == (
-        "CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $k)\n"
-        "WITH node, score\n"
+        "CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $fts_top)\n"
+        "WITH node, score WHERE node.live\n"
+        "WITH node, score ORDER BY score DESC, node.path LIMIT $k\n"
         "WHERE true AND NOT regexp_matches(lower(node.path), $exclude)\n"
         "MATCH (a:Artifact {path: node.path})\n"
         "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"

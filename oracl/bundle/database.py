@@ -18,7 +18,7 @@ beside the bundle writer and its seal. The engine itself is reached only through
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +46,9 @@ def start_bundle(directory: Path, content: Any, *, fts: bool = True,
     for stmt in schema_statements():
         store.execute(stmt)
     if len(content):
-        store.execute(loader_statements("010_copy_content")[0], {"content": content})
+        from oracl.bundle.tables import fts_rows
+
+        store.execute(loader_statements("010_copy_content")[0], {"content": fts_rows(content, 0)})
     if fts:
         for stmt in loader_statements("020_fts"):
             store.execute(stmt)
@@ -88,14 +90,51 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
 
 
 def _patch_content(store: Store, delete: list[str], content: Any) -> None:
-    """The Content rows of ``delete`` removed and those of ``content`` created, in one
-    transaction: one CREATE per row (an UNWIND of several rows indexes only some of them
-    in 0.11.3)."""
+    """The Content rows of ``delete`` superseded and those of ``content`` created, in one
+    transaction: a superseded row's ``live`` is set false, never deleted (Kùzu 0.11.3's
+    full-text delete drops another document's postings: ``derive.fts_superseded_max``); one
+    CREATE per row (an UNWIND of several rows indexes only some of them in 0.11.3)."""
     with _transaction(store):
         if delete:
             store.execute(query("content_delete"), {"paths": delete})
-        for row in content.to_pylist() if len(content) else []:
-            store.execute(query("content_create"), row)
+        if len(content):
+            n = _next_n(store, "Content")
+            for row in content.to_pylist():
+                store.execute(query("content_create"), {"key": f"{row['path']}|{n}", "n": n, **row})
+    _compact_fts(store, "Content", "content_fts", loader_statements("020_fts"))
+
+
+def _next_n(store: Store, table: str) -> int:
+    """One more than the largest row number ``table`` holds."""
+    return int(store.rows(f"MATCH (c:{table}) RETURN coalesce(max(c.n), 0) AS n")[0]["n"]) + 1
+
+
+def superseded(store: Store, table: str) -> tuple[int, int]:
+    """(live rows, superseded rows) of a full-text table."""
+    rows = store.rows(f"MATCH (c:{table}) RETURN c.live AS live, count(*) AS n")
+    counts = {bool(r["live"]): int(r["n"]) for r in rows}
+    return counts.get(True, 0), counts.get(False, 0)
+
+
+def _compact_fts(store: Store, table: str, index: str, create: Sequence[str]) -> bool:
+    """When ``table`` holds more superseded rows than ``fts_superseded_max`` allows: its
+    index dropped, those rows deleted (no index: a plain delete), the index made again.
+    Returns whether it was."""
+    from oracl.core.derive import fts_superseded_max
+
+    live, dead = superseded(store, table)
+    if dead <= fts_superseded_max(live):
+        return False
+    try:
+        store.execute(f"CALL DROP_FTS_INDEX('{table}', '{index}')")
+        indexed = True
+    except StoreError:
+        indexed = False  # (a build without full-text search, or a table with nothing to index)
+    store.execute(f"MATCH (c:{table}) WHERE NOT c.live DELETE c")
+    if indexed:
+        for stmt in create:
+            store.execute(stmt)
+    return True
 
 
 def _empty(store: Store, tables: list[str] | tuple[str, ...]) -> None:
@@ -242,6 +281,7 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
                 after_each()
         if in_place:
             _history_index(store, len(tables.get("history", ())) > 0)
+            _compact_fts(store, "History", "history_fts", loader_statements("040_history_fts"))
         elif len(tables.get("history", ())):
             for stmt in loader_statements("040_history_fts"):
                 store.execute(stmt)
@@ -256,27 +296,114 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
 
 class _Deletes:
     """A store whose ``execute`` notes the relationship tables a statement deletes from
-    (named in its pattern, or every one that touches a node table it ``DETACH DELETE``s):
-    only those can lose edges at the checkpoint (``directions_disagree``, ~0.45 s for every
-    table at 20k files, most of it Contains; a comment edit deletes from none)."""
+    (named in its pattern, or every one that touches a node table it ``DETACH DELETE``s),
+    and before each commit holds each of their node groups open (``hold_groups``): a
+    checkpoint then never finds every region it touches of a group emptied, which would
+    drop the group's whole copy. A delete outside a transaction is given one. Those tables
+    are counted both ways after the last checkpoint (``directions_disagree``, ~0.45 s for
+    every table at 20k files, most of it Contains; a comment edit deletes from none)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.tables: set[str] = set()
+        self._open: set[str] | None = None  # the tables deleted from in the open transaction
+        self._held: dict[tuple[str, str, int], tuple[Any, Any]] = {}  # (``hold_groups``' pairs)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
-        upper = statement.upper()
+        upper = statement.upper().strip()
+        if upper == "BEGIN TRANSACTION":
+            self._open = set()
+        elif upper == "COMMIT" and self._open is not None:
+            opened, self._open = self._open, None
+            hold_groups(self.store, sorted(opened), self._held)
+        elif upper == "ROLLBACK":
+            self._open = None
+        deleted = set()
         if "DELETE" in upper:
             import re
 
-            self.tables.update(re.findall(r"\[\w*:(\w+)", statement))
+            deleted.update(re.findall(r"\[\w*:(\w+)", statement))
             if "DETACH DELETE" in upper:
                 nodes = set(re.findall(r"\(\w*:(\w+)", statement))
-                self.tables.update(t for t, a, b in rel_tables() if a in nodes or b in nodes)
+                deleted.update(t for t, a, b in rel_tables() if a in nodes or b in nodes)
+            self.tables.update(deleted)
+        if deleted and self._open is None:  # (its own transaction, so the groups are held before it commits)
+            self.store.execute("BEGIN TRANSACTION")
+            out = self.store.execute(statement, params)
+            hold_groups(self.store, sorted(deleted), self._held)
+            self.store.execute("COMMIT")
+            return out
+        if self._open is not None:
+            self._open.update(deleted)
         return self.store.execute(statement, params)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
+
+
+NODE_GROUP = 1 << 17  # the engine's node group (Kùzu 0.11.3: NODE_GROUP_SIZE_LOG2 = 17)
+
+
+def hold_groups(store: Store, tables: list[str], held: dict[tuple[str, str, int], tuple[Any, Any]] | None = None) -> int:
+    """In the open transaction, one live edge of each node group of each of ``tables``, on
+    each side, written again: a numeric property set to itself, or (a table without one)
+    the pair's edges deleted and made again. Kùzu 0.11.3's checkpoint frees a node group's
+    whole copy of a relationship table when the regions it rewrites hold no edge afterwards
+    (``CSRNodeGroup::checkpointInMemAndOnDisk`` counts only those regions); a region with
+    an update or an insertion is rewritten too, and one that holds the written edge keeps
+    the count above zero (tests/test_change_faults.py). ``held``: the pairs an earlier call
+    chose, by (table, side, group), tried first (a lookup by key instead of a scan; ~20–85 ms
+    a group at 20k files). Returns the edges written."""
+    keys = primary_keys()
+    shape = {t: (a, b) for t, a, b in rel_tables()}
+    numbers = rel_numbers()
+    held = {} if held is None else held
+    groups: dict[str, int] = {}
+    written = 0
+    for table in tables:
+        if table not in shape:
+            continue
+        a, b = shape[table]
+        ka, kb = keys.get(a, "id"), keys.get(b, "id")
+        number = numbers.get(table)
+        done: set[tuple[Any, Any]] = set()
+        for side, node in (("x", a), ("y", b)):
+            if node not in groups:
+                top = int(store.rows(f"MATCH (n:{node}) RETURN coalesce(max(offset(id(n))), -1) AS m")[0]["m"])
+                groups[node] = top // NODE_GROUP + 1 if top >= 0 else 0
+            for group in range(groups[node]):
+                pair = held.get((table, side, group))
+                if pair is not None and (pair in done or _write_again(store, table, a, ka, b, kb, number, pair)):
+                    done.add(pair)
+                    continue
+                row = store.rows(f"MATCH (x:{a})-[e:{table}]->(y:{b}) WHERE offset(id({side})) >= $lo AND "
+                                 f"offset(id({side})) < $hi AND x.{ka} IS NOT NULL AND y.{kb} IS NOT NULL "
+                                 f"RETURN x.{ka} AS a, y.{kb} AS b LIMIT 1",
+                                 {"lo": group * NODE_GROUP, "hi": (group + 1) * NODE_GROUP})
+                if not row:
+                    continue
+                pair = (row[0]["a"], row[0]["b"])
+                held[(table, side, group)] = pair
+                if pair not in done and _write_again(store, table, a, ka, b, kb, number, pair):
+                    written += 1
+                done.add(pair)
+    return written
+
+
+def _write_again(store: Store, table: str, a: str, ka: str, b: str, kb: str, number: str | None,
+                 pair: tuple[Any, Any]) -> bool:
+    """``hold_groups``' write of the edges from ``pair[0]`` to ``pair[1]``: ``number`` set to
+    itself, or (None) the edges deleted and made again. False when the pair has none."""
+    pattern = f"(x:{a} {{{ka}: $a}})-[e:{table}]->(y:{b} {{{kb}: $b}})"
+    args = {"a": pair[0], "b": pair[1]}
+    n = int(store.rows(f"MATCH {pattern} RETURN count(e) AS n", args)[0]["n"])
+    if n and number is not None:
+        store.execute(f"MATCH {pattern} SET e.{number} = e.{number}", args)
+    elif n:
+        store.execute(f"MATCH {pattern} DELETE e", args)
+        for _ in range(n):
+            store.execute(f"MATCH (x:{a} {{{ka}: $a}}), (y:{b} {{{kb}: $b}}) CREATE (x)-[:{table}]->(y)", args)
+    return n > 0
 
 
 def rel_tables() -> list[tuple[str, str, str]]:
@@ -287,6 +414,20 @@ def rel_tables() -> list[tuple[str, str, str]]:
         if [w.upper() for w in words[:3]] == ["CREATE", "REL", "TABLE"]:
             at = [w.upper() for w in words].index("FROM")
             out.append((words[3], words[at + 1], words[at + 3]))
+    return out
+
+
+def rel_numbers() -> dict[str, str]:
+    """Each relationship table the schema makes with a numeric property → its first one."""
+    out = {}
+    for stmt in schema_statements():
+        words = stmt.replace("(", " ( ").replace(")", " ) ").replace(",", " , ").replace(";", " ").split()
+        upper = [w.upper() for w in words]
+        if upper[:3] == ["CREATE", "REL", "TABLE"]:
+            for name, kind in zip(words, upper[1:], strict=False):
+                if kind in ("DOUBLE", "INT64", "BOOLEAN") and name.upper() not in ("TO", "FROM"):
+                    out[words[3]] = name
+                    break
     return out
 
 
@@ -342,10 +483,9 @@ class Reach:
 
 
 # (table, key column, the query's MATCH for one row): what ``_refresh_graph`` patches
-_NODES = {"artifacts": ("Artifact", "path"), "hubs": ("Hub", "id"), "history": ("History", "path")}
+_NODES = {"artifacts": ("Artifact", "path"), "hubs": ("Hub", "id")}
 _EDGES = {"links": ("Link", "Artifact", "path", "Artifact", "path"),
           "belongs": ("BelongsTo", "Artifact", "path", "Hub", "id")}
-_TEXT_INDEXED = {"History"}  # a full-text indexed table: a changed row is deleted and created again
 
 
 def _is_text(kind: Any) -> bool:
@@ -453,6 +593,26 @@ def _statements(table: str, key: str, columns: list[str], text: set[str]) -> dic
     return out
 
 
+def _history_plans(store: Store, new: Any, only: Reach | None) -> list[tuple[str, dict[str, Any]]]:
+    """What makes a standby's live History rows those of ``new``: a row whose text moved
+    or whose file has none now is superseded (``live`` false: never deleted, as Content's),
+    and a new or moved one created under the next row number (one CREATE a row)."""
+    where, args = (" AND n.path IN $keys", {"keys": sorted(only.nodes) or [""]}) if only is not None else ("", None)
+    old = store.execute(f"MATCH (n:History) WHERE n.live{where} RETURN n.path AS path, n.text AS text",
+                        args).get_as_arrow(chunk_size=1 << 20)
+    removed, added, changed = diff_nodes(old, new.select(["path", "text"]), "path")
+    gone = [*removed, *(r["path"] for r in changed)]
+    plans: list[tuple[str, dict[str, Any]]] = []
+    if gone:
+        plans.append(("MATCH (n:History) WHERE n.path IN $paths AND n.live SET n.live = false", {"paths": gone}))
+    made = [*added.to_pylist(), *_rows_by_key(new, "path", [r["path"] for r in changed]).values()]
+    if made:
+        n = _next_n(store, "History")
+        plans.extend(("CREATE (n:History {key: $key, path: $path, n: $n, live: true, text: $text})",
+                      {"key": f"{r['path']}|{n}", "path": r["path"], "n": n, "text": r["text"]}) for r in made)
+    return plans
+
+
 def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = None) -> None:
     """The artifact, hub, history, link and belongs-to rows of a standby made those of
     ``tables``, writing only the rows that differ (read back as Arrow, compared there).
@@ -481,20 +641,17 @@ def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = No
         for k in removed:
             plans.append((st["delete"], {"k": k}))
         for row in changed:
-            if table in _TEXT_INDEXED:  # a full-text row is deleted and created again, never SET
-                plans.append((st["delete"], {"k": row[key]}))
-                plans.append((st["create"], full[row[key]]))
-                continue
             if any(c in row for c in numbers):
                 plans.append((st["numbers"], {"k": row[key], **{c: full[row[key]][c] for c in numbers}}))
             for c in row:
                 if c in text and c != key:
                     plans.append((st[f"set {c}"], {"k": row[key], "v": row[c]}))
         if len(added):
-            if table in _TEXT_INDEXED or len(added) < 64:  # CREATE keeps a full-text index exact
+            if len(added) < 64:
                 plans.extend((st["create"], r) for r in added.to_pylist())
             else:
                 adds.append((table, added))
+    plans.extend(_history_plans(store, tables["history"], only))
     with _transaction(store):  # removals and changes of nodes first: edges may need the new ones
         for stmt, params in plans:
             store.execute(stmt, params)

@@ -152,10 +152,20 @@ def split_artifacts(tables: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def history_table(nodes: Sequence[Mapping[str, Any]]) -> pa.Table:
-    """The History rows: each artifact's past commit subjects, where it has any."""
+    """The History rows: each artifact's past commit subjects, where it has any (as a
+    full build loads them: ``fts_rows``)."""
     arts = [n for n in nodes if n["kind"] == "artifact" and n.get("history")]
-    return pa.table({"path": pa.array([n["path"] for n in arts], pa.string()),
-                     "text": pa.array([n["history"] for n in arts], pa.string())})
+    return fts_rows(pa.table({"path": pa.array([n["path"] for n in arts], pa.string()),
+                              "text": pa.array([n["history"] for n in arts], pa.string())}), 0)
+
+
+def fts_rows(table: pa.Table, n: int) -> pa.Table:
+    """Full-text rows (``path``, ``text``) as a full-text table holds them: keyed
+    ``path + '|' + n``, numbered ``n``, live (schema/001_nodes.cypher)."""
+    paths = table.column("path").to_pylist()
+    return pa.table({"key": pa.array([f"{p}|{n}" for p in paths], pa.string()),
+                     "path": table.column("path"), "n": pa.array([n] * len(paths), pa.int64()),
+                     "live": pa.array([True] * len(paths), pa.bool_()), "text": table.column("text")})
 
 
 def hub_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]) -> pa.Table:

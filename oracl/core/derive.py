@@ -320,3 +320,20 @@ def bind(statement: str, t: Terms, params: dict[str, Any] | None) -> dict[str, A
 
 
 CYPHER = {"own": cypher_own, "priority": cypher_priority, "delta": cypher_delta, "density": cypher_density, "rank": cypher_rank}
+
+
+# A full-text table keeps the rows an update superseded (``live`` false) until they are more
+# than this many: Kùzu 0.11.3's full-text delete takes another document's postings with it
+# (measured: with ~1,000 or more documents, every deleted document lost one more from the
+# results of the terms it shared; tests/test_change_faults.py), so the write path
+# (oracl/bundle/database.py) never deletes a row from an index. The superseded ones still
+# count in BM25's document frequencies and lengths, so past the bound the index is made
+# again without them (about what a full build's index costs). ``oracl status`` says how many a build holds: a term held per
+# epoch, as issue 49 allows when one cannot be derived when read.
+FTS_SUPERSEDED_MIN = 64
+
+
+def fts_superseded_max(live: int) -> int:
+    """How many superseded rows a full-text table of ``live`` rows keeps (1 in 200 of
+    them, and at least ``FTS_SUPERSEDED_MIN``)."""
+    return max(FTS_SUPERSEDED_MIN, live // 200)

@@ -30,7 +30,9 @@ from oracl.read.snapshot import Snapshot
 HELP = """Statements end with ';' and may span lines. Examples:
   MATCH (a:Artifact) RETURN a.path, a.association ORDER BY a.association DESC LIMIT 5;
   MATCH (a:Artifact {path: 'README.md'})-[l:Link]->(b) RETURN b.path, l.relation;
-  CALL QUERY_FTS_INDEX('Content', 'content_fts', 'export sign', top := 5) RETURN node.path, score;
+  CALL QUERY_FTS_INDEX('Content', 'content_fts', 'export sign', top := 25) WITH node, score
+    WHERE node.live RETURN node.path, score ORDER BY score DESC LIMIT 5;
+  (full-text rows an update superseded stay in the index with live false: keep live ones)
 Commands: :schema (tables and their columns), :help, :quit (or Ctrl-D)."""
 
 

@@ -809,6 +809,8 @@ def status_view(r: dict[str, Any]) -> None:
         _line("fresh" if r["fresh"] else "stale", r["verdict"])
         if r.get("coverage"):
             _line("coverage", r["coverage"])
+        if r.get("full_text"):
+            _line("full-text", r["full_text"])
         return
     out().print(f"build   {r['build_id']} at {r['generated_at']}")
     if r.get("source_commit") or r.get("head"):
@@ -820,6 +822,8 @@ def status_view(r: dict[str, Any]) -> None:
                       markup=False, highlight=False)
     if r.get("coverage"):
         out().print(f"events  {r['coverage']}", markup=False, highlight=False)
+    if r.get("full_text"):
+        out().print(f"search  {r['full_text']}", markup=False, highlight=False)
     style = "green" if r["fresh"] else "yellow"
     out().print(f"[{style}]{_esc(r['verdict'])}[/]", highlight=False)
 

@@ -39,6 +39,7 @@ from oracl.core.errors import NoBuildError, OraclError, VaultError
 from oracl.core.parts import stat_files
 from oracl.core.paths import utc
 from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
+from oracl.core.resources import query
 from oracl.core.vault import (
     DB_FILE,
     EVENTS_BUNDLE_FILE,
@@ -145,6 +146,10 @@ _BUILT_FILES: MemoKey[tuple[dict[str, Any], dict[str, list[Any]]]] = MemoKey("bu
 _LEARNED: MemoKey[Learned] = MemoKey("learned")
 _EVENTS: MemoKey[dict[str, list[dict[str, Any]]]] = MemoKey("events")
 _EVENT_SPANS: MemoKey[dict[str, tuple[int, int]] | None] = MemoKey("event_spans")
+_SUPERSEDED: MemoKey[dict[str, int]] = MemoKey("superseded")
+# the top of a full-text search (its rows superseded by an update are ranked by the index
+# too, and dropped after it: schema/001_nodes.cypher) → the table it counts
+_FTS_TOP = {"fts_top": "Content", "history_top": "History"}
 _NAMED: dict[str, MemoKey[list[dict[str, Any]]]] = {}
 _NAMED_LOCK = threading.Lock()
 
@@ -335,11 +340,28 @@ class Snapshot:
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the named read query ``cypher/<name>.cypher`` on this build; the terms its
         derived values use (``$d_mu`` …: oracl/core/derive.py) come from the build's header."""
-        return finish(self.store.named(name, with_terms(name, self.terms, params)), self.terms)
+        return finish(self.store.named(name, self._tops(query(name), with_terms(name, self.terms, params))),
+                      self.terms)
 
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a compiled read statement on this build, with the terms it derives values from."""
-        return finish(self.store.rows(statement, bind(statement, self.terms, params)), self.terms)
+        return finish(self.store.rows(statement, self._tops(statement, bind(statement, self.terms, params))),
+                      self.terms)
+
+    def _tops(self, statement: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``params`` with the full-text tops ``statement`` names: ``$k`` and the rows an
+        update superseded in that table (counted once per snapshot)."""
+        tops = [p for p in _FTS_TOP if f"${p}" in statement]
+        if not tops or params is None:
+            return params
+        counts = self.memo.once(_SUPERSEDED, self.superseded)
+        return {**params, **{p: int(params["k"]) + counts[_FTS_TOP[p]] for p in tops}}
+
+    def superseded(self) -> dict[str, int]:
+        """The rows an update superseded in each full-text table (``live`` false), which its
+        index still ranks until it is made again."""
+        return {table: int(self.store.rows(f"MATCH (c:{table}) WHERE NOT c.live RETURN count(*) AS n")[0]["n"])
+                for table in sorted(set(_FTS_TOP.values()))}
 
     def hubs(self) -> list[dict[str, Any]]:
         """Every domain hub: members, mean priority, top member (an aggregate over every

@@ -5,8 +5,9 @@ A stat walk of the tree (the build's own discovery rules) against the bundle's
 ``stat.bin`` (path → size, mtime, checksum, ctime): files whose size, mtime and ctime
 match are unchanged without being read; the others are hashed (streamed, regular files
 inside the root only), so a touched-but-identical file is not reported as modified, and a
-rewrite that restored the old mtime is. Neither the database nor the export is opened
-(unless the bundle has no ``stat.bin``: then its database answers).
+rewrite that restored the old mtime is. ``tree_status`` opens neither the database nor
+the export (unless the bundle has no ``stat.bin``: then its database answers); ``status``
+also counts the full-text rows in-place updates superseded (``full_text``).
 
 ``FreshnessCheck`` is the same check as a one-line summary for the answers of query,
 show, context and the MCP tools: the walk runs in a thread beside the answer, and only
@@ -81,11 +82,29 @@ def _changed(snap: Snapshot, built: dict[str, list[Any]]) -> tuple[list[str], li
 
 
 def status(root: Path, *, repair: Repair | None = None) -> dict[str, Any]:
-    """``tree_status`` of the latest build of ``root``."""
+    """``tree_status`` of the latest build of ``root``, and how far its full-text index is
+    from a full build's (``full_text``: this one opens the database)."""
     with Snapshot.open(Path(root), repair=repair) as snap:
         out = tree_status(snap)
+        out["full_text"] = full_text(snap)
         out["notices"] = list(snap.notices)
         return out
+
+
+def full_text(snap: Snapshot) -> str:
+    """The rows an in-place update superseded that the full-text indexes still count (their
+    BM25 document frequencies and lengths include them until the index is made again:
+    schema/001_nodes.cypher), in words; "" when none."""
+    from oracl.core.derive import fts_superseded_max
+
+    counts = snap.superseded()
+    if not any(counts.values()):
+        return ""
+    live = int(snap.header["counts"]["nodes_by_kind"]["artifact"])
+    held = ", ".join(f"{n:,} {table}" for table, n in counts.items() if n)
+    return (f"{held} row{'s' if sum(counts.values()) != 1 else ''} superseded by in-place updates still counted "
+            f"by the full-text index (BM25 differs from a full build's by them; made again past "
+            f"{fts_superseded_max(live):,})")
 
 
 def tree_status(snap: Snapshot, built: tuple[dict[str, Any], dict[str, list[Any]]] | None = None) -> dict[str, Any]:
