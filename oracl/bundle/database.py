@@ -373,7 +373,10 @@ def hold_groups(store: Store, tables: list[str], held: dict[tuple[str, str, int]
                 groups[node] = top // NODE_GROUP + 1 if top >= 0 else 0
             for group in range(groups[node]):
                 pair = held.get((table, side, group))
-                if pair is not None and (pair in done or _write_again(store, table, a, ka, b, kb, number, pair)):
+                if pair is not None and pair in done:
+                    continue
+                if pair is not None and _write_again(store, table, a, ka, b, kb, number, pair):
+                    written += 1
                     done.add(pair)
                     continue
                 row = store.rows(f"MATCH (x:{a})-[e:{table}]->(y:{b}) WHERE offset(id({side})) >= $lo AND "
