@@ -400,6 +400,33 @@ def test_superseded_full_text_rows_past_the_bound_are_dropped_and_the_index_made
     _equals_full(root)
 
 
+def test_a_files_history_moved_by_a_commit_is_superseded_and_searched_once(tmp_path: Path) -> None:
+    """A commit moves the history text of the files it touches: their History rows are
+    superseded (``live`` false) and made again, never deleted in place, and a search of
+    the past commit subjects finds each file once, with its live text only."""
+    from oracl.read.snapshot import Snapshot
+
+    root = _dated(tmp_path / "r", {"pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n"})
+    git(root, "init", "-q")
+    (root / ".gitignore").write_text(".oracl/\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "walrus parser first cut")
+    build(root, **KW)
+    _dated(root, {"pkg/a.py": "def a():\n    return 3\n"}, step=1)
+    git(root, "commit", "-qam", "walrus parser fixed for narwhal input")
+    assert build(root, **KW).mode.startswith("incremental: ")
+    with Snapshot.open(root) as snap:
+        rows = snap.store.rows("MATCH (h:History) RETURN h.path AS path, h.live AS live, h.text AS text "
+                               "ORDER BY path, live")
+        assert [(r["path"], r["live"]) for r in rows] == [(".gitignore", True), ("pkg/a.py", False), ("pkg/a.py", True),
+                                                          ("pkg/b.py", True)]
+        assert "narwhal" in rows[2]["text"] and "narwhal" not in rows[1]["text"] + rows[3]["text"]
+        assert snap.superseded() == {"Content": 1, "History": 1}
+        found = snap.named("search_history", {"q": "walrus parser", "k": 5})
+        assert sorted(r["path"] for r in found) == [".gitignore", "pkg/a.py", "pkg/b.py"]
+        assert [r["path"] for r in snap.named("search_history", {"q": "narwhal", "k": 5})] == ["pkg/a.py"]
+
+
 def test_edges_lost_by_an_in_place_update_make_the_build_start_again_full(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """When the counts of a relationship table's two copies differ after the standby's
