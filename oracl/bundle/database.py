@@ -363,6 +363,8 @@ def hold_groups(store: Store, tables: list[str], held: dict[tuple[str, str, int]
     for table in tables:
         if table not in shape:
             continue
+        if not store.rows(f"MATCH ()-[e:{table}]->() RETURN count(*) AS n")[0]["n"]:
+            continue  # (no edge left to hold, none to lose: ~1 ms, where a group's scan is 13 ms and more)
         a, b = shape[table]
         ka, kb = keys.get(a, "id"), keys.get(b, "id")
         number = numbers.get(table)
