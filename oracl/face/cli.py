@@ -999,8 +999,9 @@ def status(
 ) -> None:
     """How far the working tree moved since the latest build.
 
-    The build and its commit, HEAD now, the files added, modified and deleted since, and a
-    one-line verdict. With --workspace, one line per member."""
+    The build and its commit, HEAD now, the files added, modified and deleted since, the
+    full-text rows in-place updates superseded (their count still moves BM25 until the
+    index is made again), and a one-line verdict. With --workspace, one line per member."""
     from oracl.read.status import status as run
 
     if workspace is not None:
