@@ -223,6 +223,7 @@ class Loaded:
     export_seconds: float
     content_seconds: float
     bundle_bytes: int
+    compacted: str = ""  # what a full-text index made again without its superseded rows dropped ("": none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,7 +398,7 @@ class Content:
     build did not read whose rows differ in the standby it took over (their symbol rows are
     made again too); ``why`` says which database was started from."""
 
-    task: Task[float]
+    task: Task[tuple[float, int]]  # (seconds, superseded full-text rows a compaction deleted)
     standby: bool
     catchup: list[str]
     why: str
@@ -474,9 +475,10 @@ def _catch_up(plan: Plan, r: Read, checksums: dict[str, str]) -> tuple[
 
 def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threads: int, previous: Path | None,
                   delete: tuple[str, ...], keep_symbols: bool = False, standby: bool = False,
-                  extra: tuple[tuple[str, str], ...] = ()) -> float:
+                  extra: tuple[tuple[str, str], ...] = ()) -> tuple[float, int]:
     """The content task (in a fresh process for the CLI: the index's buffer pool, ≈ 12 × the
-    indexed text while it is built, stays out of the main process). Returns its seconds.
+    indexed text while it is built, stays out of the main process). Returns its seconds and
+    the superseded full-text rows a compaction deleted (0: the index was not made again).
     ``extra``: full-text rows beyond the spool's (the files a standby catches up on)."""
     import pyarrow as pa
 
@@ -488,13 +490,13 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
         table = pa.concat_tables([table, pa.table({"path": [p for p, _ in extra], "text": [t for _, t in extra]},
                                                   schema=CONTENT_SCHEMA)])
     try:
-        writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete,
-                             keep_symbols=keep_symbols, standby=standby)
+        dropped = writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete,
+                                       keep_symbols=keep_symbols, standby=standby)
     except StoreError as exc:
         if previous is None and not standby:
             raise
         raise PreviousBundleError(f"the previous bundle's database failed ({exc})") from None
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, dropped
 
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
@@ -1310,7 +1312,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         patch = (symbols.patched, rows)
     else:
         tables.update(rows)
-    content_seconds = ex.join(content.task)
+    content_seconds, content_dropped = ex.join(content.task)
     in_place = content.standby or content.copied
     counted = header["counts"]["symbols"]  # (``symbols.counts()``, made once for the header: a pass over every file)
     by_relation = counted.get("edges_by_relation", {})  # (the edges each symbol table holds when right)
@@ -1318,8 +1320,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
                 "Contains": by_relation.get("contains", 0), "References": by_relation.get("references", 0),
                 "Inherits": by_relation.get("inherits", 0) + by_relation.get("implements", 0)}
     try:
-        writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
-                          in_place=in_place, only=reach, expected=expected)
+        history_dropped = writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
+                                            in_place=in_place, only=reach, expected=expected)
     except StoreError as exc:
         # the engine failed while it updated an earlier build's database in place, or lost
         # edges at its checkpoint (Kùzu 0.11.3, docs/decisions.md): the build starts again,
@@ -1339,8 +1341,10 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     if not plan.cfg.jsonl:  # none written: an earlier build's would describe another tree
         provenance.drop_jsonl(plan.vault)
+    compacted = "; ".join(f"the {name} full-text index made again without its {n:,} superseded rows"
+                          for name, n in (("Content", content_dropped), ("History", history_dropped)) if n)
     return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
-                  sum(f.stat().st_size for f in final.iterdir() if f.is_file()))
+                  sum(f.stat().st_size for f in final.iterdir() if f.is_file()), compacted)
 
 
 # ---- The orchestrator -----------------------------------------------------------------------
@@ -1562,6 +1566,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files, export,
                        based, reach, answered)
         seconds["fts_background"] = round(loaded.content_seconds, 3)
+        if loaded.compacted:
+            database_mode = f"{database_mode}; {loaded.compacted}"
         seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:
             plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)

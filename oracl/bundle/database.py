@@ -71,7 +71,7 @@ def _transaction(store: Store) -> Iterator[None]:
 
 
 def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
-                 buffer_pool_bytes: int = 1 << 30, threads: int = 2, keep_symbols: bool = False) -> Path:
+                 buffer_pool_bytes: int = 1 << 30, threads: int = 2, keep_symbols: bool = False) -> tuple[Path, int]:
     """A new database in ``directory`` made from a copy of the ``previous`` (the latest)
     bundle's, then brought up to date in place as a claimed standby is
     (``refresh_bundle``): the Content rows of ``delete`` removed, those of ``content``
@@ -89,11 +89,12 @@ def patch_bundle(directory: Path, previous: Path, delete: list[str], content: An
                           drop_symbols=not keep_symbols)
 
 
-def _patch_content(store: Store, delete: list[str], content: Any) -> None:
+def _patch_content(store: Store, delete: list[str], content: Any) -> int:
     """The Content rows of ``delete`` superseded and those of ``content`` created, in one
     transaction: a superseded row's ``live`` is set false, never deleted (Kùzu 0.11.3's
     full-text delete drops another document's postings: ``derive.fts_superseded_max``); one
-    CREATE per row (an UNWIND of several rows indexes only some of them in 0.11.3)."""
+    CREATE per row (an UNWIND of several rows indexes only some of them in 0.11.3).
+    Returns the superseded rows a compaction deleted (``_compact_fts``)."""
     with _transaction(store):
         if delete:
             store.execute(query("content_delete"), {"paths": delete})
@@ -101,7 +102,7 @@ def _patch_content(store: Store, delete: list[str], content: Any) -> None:
             n = _next_n(store, "Content")
             for row in content.to_pylist():
                 store.execute(query("content_create"), {"key": f"{row['path']}|{n}", "n": n, **row})
-    _compact_fts(store, "Content", "content_fts", loader_statements("020_fts"))
+    return _compact_fts(store, "Content", "content_fts", loader_statements("020_fts"))
 
 
 def _next_n(store: Store, table: str) -> int:
@@ -116,15 +117,15 @@ def superseded(store: Store, table: str) -> tuple[int, int]:
     return counts.get(True, 0), counts.get(False, 0)
 
 
-def _compact_fts(store: Store, table: str, index: str, create: Sequence[str]) -> bool:
+def _compact_fts(store: Store, table: str, index: str, create: Sequence[str]) -> int:
     """When ``table`` holds more superseded rows than ``fts_superseded_max`` allows: its
     index dropped, those rows deleted (no index: a plain delete), the index made again.
-    Returns whether it was."""
+    Returns the rows deleted (0: none held past the bound)."""
     from oracl.core.derive import fts_superseded_max
 
     live, dead = superseded(store, table)
     if dead <= fts_superseded_max(live):
-        return False
+        return 0
     try:
         store.execute(f"CALL DROP_FTS_INDEX('{table}', '{index}')")
         indexed = True
@@ -134,7 +135,7 @@ def _compact_fts(store: Store, table: str, index: str, create: Sequence[str]) ->
     if indexed:
         for stmt in create:
             store.execute(stmt)
-    return True
+    return dead
 
 
 def _empty(store: Store, tables: list[str] | tuple[str, ...]) -> None:
@@ -218,18 +219,19 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
 
 
 def refresh_bundle(directory: Path, delete: list[str], content: Any, *, buffer_pool_bytes: int = 1 << 30,
-                   threads: int = 2, drop_symbols: bool = False) -> Path:
+                   threads: int = 2, drop_symbols: bool = False) -> tuple[Path, int]:
     """The claimed standby's database (``claim_standby``) brought up to date in place:
     the Content rows of ``delete`` removed and those of ``content`` created (one CREATE a
     row, which keeps the full-text index exact), and, when ``drop_symbols``, the symbol
     tables emptied for a whole symbol pass. The graph tables are kept: ``finish_bundle``
-    writes only the rows that differ."""
+    writes only the rows that differ. Returns (the database, the superseded full-text rows
+    a compaction deleted)."""
     path = directory / DB_FILE
     store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
-    _patch_content(store, delete, content)
+    dropped = _patch_content(store, delete, content)
     if drop_symbols:
         _empty(store, WHOLE_SYMBOL_TABLES)
-    return path
+    return path, dropped
 
 
 def _creates(statement: str) -> str:
@@ -243,7 +245,7 @@ def _creates(statement: str) -> str:
 
 def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
                   symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False,
-                  only: Reach | None = None, expected: dict[str, int] | None = None) -> None:
+                  only: Reach | None = None, expected: dict[str, int] | None = None) -> int:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
     ``after_each`` is called after every COPY (the crash tests kill the process there).
     ``symbol_patch`` = (paths, the symbol tables of those files' rows), for a bundle
@@ -254,12 +256,14 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
     where they differ from what it holds, never loaded again. ``only``:
     the rows a standby can differ in (``Reach``); ``tables`` then hold only those rows.
     ``expected``: the edges each named relationship table holds when the update is right;
-    an in-place update whose tables disagree (``directions_disagree``) raises StoreError."""
+    an in-place update whose tables disagree (``directions_disagree``) raises StoreError.
+    Returns the superseded History rows a compaction deleted."""
     from oracl.bundle.tables import split_artifacts
 
     tables = split_artifacts(tables)
     store = Store.open(path, read_only=False)
     deletes = _Deletes(store)  # (the relationship tables an in-place update deletes from)
+    dropped = 0
     try:
         copied = dict(tables)
         if in_place:
@@ -281,7 +285,7 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
                 after_each()
         if in_place:
             _history_index(store, len(tables.get("history", ())) > 0)
-            _compact_fts(store, "History", "history_fts", loader_statements("040_history_fts"))
+            dropped = _compact_fts(store, "History", "history_fts", loader_statements("040_history_fts"))
         elif len(tables.get("history", ())):
             for stmt in loader_statements("040_history_fts"):
                 store.execute(stmt)
@@ -292,6 +296,7 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
                 raise StoreError(f"the engine lost edges at the checkpoint of an in-place update: {lost}")
     finally:
         close(path)
+    return dropped
 
 
 class _Deletes:

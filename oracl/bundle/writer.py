@@ -41,35 +41,38 @@ class BundleWriter:
 
     def write_content(self, content: Any, *, fts: bool, pool: int, threads: int,
                       previous: Path | None = None, delete: tuple[str, ...] = (), keep_symbols: bool = False,
-                      standby: bool = False) -> None:
+                      standby: bool = False) -> int:
         """The schema and the full-text rows (an Arrow table of path, text) with their
         index: from scratch, patched into a copy of the ``previous`` bundle's database, or
         (``standby``) into the standby's database ``claim_standby`` moved into the staging
-        folder (the rows of ``delete`` removed). Leaves the database closed."""
+        folder (the rows of ``delete`` superseded). Leaves the database closed. Returns the
+        superseded full-text rows a compaction deleted (``database._compact_fts``)."""
         from oracl.bundle import database
         from oracl.core.store import close
 
+        dropped = 0
         if standby:
-            path = database.refresh_bundle(self.staging, list(delete), content, buffer_pool_bytes=pool,
-                                           threads=threads, drop_symbols=not keep_symbols)
+            path, dropped = database.refresh_bundle(self.staging, list(delete), content, buffer_pool_bytes=pool,
+                                                    threads=threads, drop_symbols=not keep_symbols)
         elif previous is not None:
-            path = database.patch_bundle(self.staging, previous, list(delete), content,
-                                         buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
+            path, dropped = database.patch_bundle(self.staging, previous, list(delete), content,
+                                                  buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
         else:
             path = database.start_bundle(self.staging, content, fts=fts, buffer_pool_bytes=pool, threads=threads)
         close(path)
+        return dropped
 
     def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
                    symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False,
-                   only: Any = None, expected: dict[str, int] | None = None) -> None:
+                   only: Any = None, expected: dict[str, int] | None = None) -> int:
         """COPY the graph tables (artifacts, hubs, links, belongs, and the symbol tables
         unless ``symbol_patch`` patches the ones ``write_content`` kept) – in a standby
         (``in_place``), write the rows that differ instead (``only``: among the rows a
         ``database.Reach`` names; ``expected``: the edges each relationship table must then
-        hold) – checkpoint, close."""
+        hold) – checkpoint, close. Returns the superseded History rows a compaction deleted."""
         from oracl.bundle import database
 
-        database.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch, in_place=in_place,
+        return database.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch, in_place=in_place,
                                only=only, expected=expected)
 
     def add(self, name: str, data: bytes) -> None:
