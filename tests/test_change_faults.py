@@ -398,9 +398,9 @@ def test_superseded_full_text_rows_past_the_bound_are_dropped_and_the_index_made
     files["pkg/m6.py"] += "# edited\n"
     _dated(root, {"pkg/m6.py": files["pkg/m6.py"]}, step=6)
     build(root, **KW)
-    assert status(root)["full_text"] == ("2 Content rows superseded by in-place updates still counted by the "
-                                         "full-text index (BM25 differs from a full build's by them; made again "
-                                         "past 2)")
+    assert status(root)["full_text"] == ("2 Content rows (made again past 2) superseded by in-place updates and "
+                                         "still counted by the full-text index: BM25 differs from a full build's "
+                                         "by them")
     _equals_full(root)
 
 

@@ -92,19 +92,20 @@ def status(root: Path, *, repair: Repair | None = None) -> dict[str, Any]:
 
 
 def full_text(snap: Snapshot) -> str:
-    """The rows an in-place update superseded that the full-text indexes still count (their
-    BM25 document frequencies and lengths include them until the index is made again:
-    schema/001_nodes.cypher), in words; "" when none."""
+    """The rows in-place updates superseded that the full-text indexes still count (their
+    BM25 document frequencies and lengths include them until the index is made again past
+    its bound: schema/001_nodes.cypher), in words; "" when none."""
     from oracl.core.derive import fts_superseded_max
 
-    counts = snap.superseded()
-    if not any(counts.values()):
+    held = []
+    for table, dead in snap.superseded().items():
+        if dead:
+            live = int(snap.store.rows(f"MATCH (c:{table}) WHERE c.live RETURN count(*) AS n")[0]["n"])
+            held.append(f"{dead:,} {table} row{'s' if dead != 1 else ''} (made again past {fts_superseded_max(live):,})")
+    if not held:
         return ""
-    live = int(snap.header["counts"]["nodes_by_kind"]["artifact"])
-    held = ", ".join(f"{n:,} {table}" for table, n in counts.items() if n)
-    return (f"{held} row{'s' if sum(counts.values()) != 1 else ''} superseded by in-place updates still counted "
-            f"by the full-text index (BM25 differs from a full build's by them; made again past "
-            f"{fts_superseded_max(live):,})")
+    return (", ".join(held) + " superseded by in-place updates and still counted by the full-text index: "
+            "BM25 differs from a full build's by them")
 
 
 def tree_status(snap: Snapshot, built: tuple[dict[str, Any], dict[str, list[Any]]] | None = None) -> dict[str, Any]:
