@@ -291,6 +291,38 @@ def test_a_node_group_held_open_keeps_its_edges_through_the_checkpoint(tmp_path:
         close(path)
 
 
+def test_a_long_lived_builder_keeps_the_edges_it_held_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oracl watch``'s Carry keeps ``hold_groups``' pairs: the next update that deletes
+    edges checks each pair by key (in whichever database it updates) instead of scanning
+    for a live edge of every node group again."""
+    from oracl.builder.incremental import Carry
+    from oracl.core import store as store_module
+
+    scans: list[str] = []
+    rows = store_module.Store.rows
+
+    def counted(self: object, statement: str, params: object = None) -> object:
+        if "offset(id(" in statement and "LIMIT 1" in statement:
+            scans.append(statement)
+        return rows(self, statement, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module.Store, "rows", counted)
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    carry = Carry()
+    build(root, carry=carry, **KW)
+    for step, gone in enumerate(("pkg/m29.py", "pkg/m28.py", "pkg/m27.py"), start=1):
+        (root / gone).unlink()
+        before = len(scans)
+        assert build(root, carry=carry, **KW).mode.startswith("incremental: ")
+        if step == 1:  # (the copy of the latest: its deletes scan for a live edge of each group)
+            assert len(scans) > before and carry.held, (scans, carry.held)
+            kept = dict(carry.held)
+        else:  # (the standby, then the copy again: every pair kept is still there)
+            assert len(scans) == before and carry.held == kept, scans[before:]
+    _equals_full(root)
+
+
 def test_the_engines_full_text_delete_drops_another_documents_postings(tmp_path: Path) -> None:
     """Kùzu 0.11.3's full-text index, as an in-place update met it: 1,100 documents share
     the words "alpha beta" and each has its own; deleting one row also drops another

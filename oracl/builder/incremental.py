@@ -363,6 +363,9 @@ class Carry:
     merged: Any = None
     # what making each file's edges looked up (``IndexView.read``), for the edge shards
     edge_reads: dict[str, set[str]] = field(default_factory=dict)
+    # the edges an in-place update last wrote again to hold its node groups open
+    # (``database.hold_groups``: each checked by key before it is used, in either database)
+    held: dict[tuple[str, str, int], tuple[Any, Any]] = field(default_factory=dict)
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:

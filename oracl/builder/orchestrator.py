@@ -1321,7 +1321,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
                 "Inherits": by_relation.get("inherits", 0) + by_relation.get("implements", 0)}
     try:
         history_dropped = writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
-                                            in_place=in_place, only=reach, expected=expected)
+                                            in_place=in_place, only=reach, expected=expected,
+                                            held=plan.carry.held if plan.carry is not None else None)
     except StoreError as exc:
         # the engine failed while it updated an earlier build's database in place, or lost
         # edges at its checkpoint (Kùzu 0.11.3, docs/decisions.md): the build starts again,

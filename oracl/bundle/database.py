@@ -245,7 +245,8 @@ def _creates(statement: str) -> str:
 
 def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
                   symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False,
-                  only: Reach | None = None, expected: dict[str, int] | None = None) -> int:
+                  only: Reach | None = None, expected: dict[str, int] | None = None,
+                  held: dict[tuple[str, str, int], tuple[Any, Any]] | None = None) -> int:
     """COPY the graph tables into a bundle made by ``start_bundle``, checkpoint, close.
     ``after_each`` is called after every COPY (the crash tests kill the process there).
     ``symbol_patch`` = (paths, the symbol tables of those files' rows), for a bundle
@@ -257,12 +258,13 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
     the rows a standby can differ in (``Reach``); ``tables`` then hold only those rows.
     ``expected``: the edges each named relationship table holds when the update is right;
     an in-place update whose tables disagree (``directions_disagree``) raises StoreError.
+    ``held``: ``hold_groups``' pairs, kept by a long-lived builder between updates.
     Returns the superseded History rows a compaction deleted."""
     from oracl.bundle.tables import split_artifacts
 
     tables = split_artifacts(tables)
     store = Store.open(path, read_only=False)
-    deletes = _Deletes(store)  # (the relationship tables an in-place update deletes from)
+    deletes = _Deletes(store, held)  # (the relationship tables an in-place update deletes from)
     dropped = 0
     try:
         copied = dict(tables)
@@ -308,11 +310,11 @@ class _Deletes:
     are counted both ways after the last checkpoint (``directions_disagree``, ~0.45 s for
     every table at 20k files, most of it Contains; a comment edit deletes from none)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, held: dict[tuple[str, str, int], tuple[Any, Any]] | None = None) -> None:
         self.store = store
         self.tables: set[str] = set()
         self._open: set[str] | None = None  # the tables deleted from in the open transaction
-        self._held: dict[tuple[str, str, int], tuple[Any, Any]] = {}  # (``hold_groups``' pairs)
+        self._held = {} if held is None else held  # (``hold_groups``' pairs)
 
     def execute(self, statement: str, params: dict[str, Any] | None = None) -> Any:
         upper = statement.upper().strip()
