@@ -18,6 +18,7 @@ beside the bundle writer and its seal. The engine itself is reached only through
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -418,26 +419,32 @@ def _write_again(store: Store, table: str, a: str, ka: str, b: str, kb: str, num
     return n > 0
 
 
-def rel_tables() -> list[tuple[str, str, str]]:
-    """(table, from, to) of every relationship table the schema makes."""
+@functools.cache
+def _schema_tables() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """Each table the schema makes: ("NODE" or "REL", its statement's words, the same
+    upper-cased), tokenised once."""
     out = []
     for stmt in schema_statements():
-        words = stmt.replace("(", " ( ").replace(")", " ) ").replace(",", " , ").replace(";", " ").split()
-        if [w.upper() for w in words[:3]] == ["CREATE", "REL", "TABLE"]:
-            at = [w.upper() for w in words].index("FROM")
-            out.append((words[3], words[at + 1], words[at + 3]))
-    return out
+        words = tuple(stmt.replace("(", " ( ").replace(")", " ) ").replace(",", " , ").replace(";", " ").split())
+        upper = tuple(w.upper() for w in words)
+        if upper[:1] == ("CREATE",) and upper[2:3] == ("TABLE",) and upper[1] in ("NODE", "REL"):
+            out.append((upper[1], words, upper))
+    return tuple(out)
+
+
+def rel_tables() -> list[tuple[str, str, str]]:
+    """(table, from, to) of every relationship table the schema makes."""
+    return [(words[3], words[upper.index("FROM") + 1], words[upper.index("FROM") + 3])
+            for kind, words, upper in _schema_tables() if kind == "REL"]
 
 
 def rel_numbers() -> dict[str, str]:
     """Each relationship table the schema makes with a numeric property → its first one."""
     out = {}
-    for stmt in schema_statements():
-        words = stmt.replace("(", " ( ").replace(")", " ) ").replace(",", " , ").replace(";", " ").split()
-        upper = [w.upper() for w in words]
-        if upper[:3] == ["CREATE", "REL", "TABLE"]:
-            for name, kind in zip(words, upper[1:], strict=False):
-                if kind in ("DOUBLE", "INT64", "BOOLEAN") and name.upper() not in ("TO", "FROM"):
+    for kind, words, upper in _schema_tables():
+        if kind == "REL":
+            for name, type_ in zip(words, upper[1:], strict=False):
+                if type_ in ("DOUBLE", "INT64", "BOOLEAN") and name.upper() not in ("TO", "FROM"):
                     out[words[3]] = name
                     break
     return out
@@ -445,13 +452,8 @@ def rel_numbers() -> dict[str, str]:
 
 def primary_keys() -> dict[str, str]:
     """Each node table the schema makes → its primary key column."""
-    out = {}
-    for stmt in schema_statements():
-        words = stmt.replace("(", " ( ").replace(")", " ) ").replace(",", " , ").replace(";", " ").split()
-        upper = [w.upper() for w in words]
-        if upper[:3] == ["CREATE", "NODE", "TABLE"] and "PRIMARY" in upper:
-            out[words[3]] = words[upper.index("PRIMARY") - 2]
-    return out
+    return {words[3]: words[upper.index("PRIMARY") - 2] for kind, words, upper in _schema_tables()
+            if kind == "NODE" and "PRIMARY" in upper}
 
 
 def directions_disagree(store: Store, tables: list[tuple[str, str, str]] | None = None,
