@@ -1,5 +1,5 @@
 // name: fts_probe
-// params: q STRING, k INT64, fts_top INT64 (k and the superseded rows: Snapshot binds it)
-// returns: path, score (BM25 over the Content text: path, name, symbols, headings, body terms)
-CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $fts_top) WITH node, score WHERE node.live
-RETURN node.path AS path, score ORDER BY score DESC, path LIMIT $k;
+// params: q STRING, k INT64 (Snapshot binds $fts_hits: the $k best live documents for $q)
+// returns: path, score (BM25 over the full-text document: path, name, symbols, headings, body terms)
+UNWIND $fts_hits AS hit
+RETURN hit.path AS path, hit.score AS score ORDER BY score DESC, path;

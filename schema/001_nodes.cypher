@@ -24,17 +24,13 @@ CREATE NODE TABLE ArtifactText(
   key STRING PRIMARY KEY, path STRING, n INT64, id STRING, checksum STRING, tags STRING,
   symbols STRING, headings STRING, detail STRING, history STRING);
 CREATE NODE TABLE Hub(id STRING PRIMARY KEY, domain STRING, association DOUBLE, degree INT64);
-// Full-text side table: `text` is one document made of the path's words, the file name,
-// the symbols, the headings and the body's distinct terms. One indexed column costs ~25 %
-// less to index than five (measured, 50k files). A path's live row is the one with `live`
-// true; an update never deletes a row (Kùzu 0.11.3's full-text delete takes another
-// document's postings with it: docs/decisions.md) but sets the old row's `live` false and
-// creates one keyed `path + '|' + n` under a larger `n`; the superseded rows go when the
-// index is made again (`core/derive.py`: `fts_superseded_max`). Readers keep `live` rows only.
-CREATE NODE TABLE Content(key STRING PRIMARY KEY, path STRING, n INT64, live BOOLEAN, text STRING);
-// Past commit subjects of each file that has any (design §5c), with their own full-text
-// index, kept as Content is (`live`, never deleted in place): a new commit changes the
-// history of files whose bytes did not change.
+// Past commit subjects of each file that has any (design §5c), with the engine's full-text
+// index. A path's live row is the one with `live` true; an update never deletes a row
+// (Kùzu 0.11.3's full-text delete takes another document's postings with it:
+// docs/decisions.md) but sets the old row's `live` false and creates one keyed
+// `path + '|' + n` under a larger `n`; the superseded rows go when the index is made again
+// (`core/derive.py`: `fts_superseded_max`). Readers keep `live` rows only. (The files' own
+// text is not in the database: ORACL's postings, `oracl/core/fulltext.py`, hold it.)
 CREATE NODE TABLE History(key STRING PRIMARY KEY, path STRING, n INT64, live BOOLEAN, text STRING);
 // The symbol graph (design §5b): one row per definition, and one `module` row per code file
 // (id `path#`). `start_line`/`end_line` are the definition's lines; `exported` says whether

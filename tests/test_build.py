@@ -49,7 +49,7 @@ def test_export_shape(built_sample) -> None:  # type: ignore[no-untyped-def]
     keys = [(e["source"], e["source_fragment"], e["target"], e["target_fragment"], e["relation"]) for e in doc["edges"]]
     assert keys == sorted(keys)
     h = doc["schema"]
-    assert h["version"] == "wtls-1.4" and h["build_id"] == report.build_id
+    assert h["version"] == "wtls-1.5" and h["build_id"] == report.build_id
     # the terms every priority and rank is derived from, exact (core/derive.py)
     t = Terms.from_header(h)
     assert t.n == len(doc["nodes"]) and (r9(t.mu), r9(t.sigma)) == (h["mu"], h["sigma"])

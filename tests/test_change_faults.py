@@ -361,31 +361,35 @@ def test_the_engines_full_text_delete_drops_another_documents_postings(tmp_path:
         close(path)
 
 
-def _fts_hits(root: Path, word: str) -> tuple[list[str], list[str], dict[str, int]]:
-    """(the paths a full-text probe for ``word`` finds, the live paths whose text holds it,
-    the superseded rows of each full-text table) on the latest build."""
+def _fts_hits(root: Path, word: str) -> tuple[list[str], tuple[int, int], bool]:
+    """(the paths a full-text probe for ``word`` finds, (the documents the postings' delta
+    holds, the base's documents gone), whether the base is the previous bundle's, linked)
+    on the latest build."""
+    from oracl.core import fulltext
     from oracl.read.snapshot import Snapshot
 
     with Snapshot.open(root) as snap:
         hits = sorted(r["path"] for r in snap.named("fts_probe", {"q": word, "k": 10_000}))
-        truth = sorted(r["p"] for r in snap.store.rows(
-            "MATCH (c:Content) WHERE c.live AND c.text CONTAINS $w RETURN c.path AS p", {"w": word}))
-        return hits, truth, snap.superseded()
+        ft = snap.fulltext()
+        assert ft is not None
+        linked = (snap.bundle / fulltext.BASE_FILE).stat().st_nlink > 1
+        return hits, (len(ft.delta.docs), len(ft.delta.gone)), linked
 
 
 def test_an_in_place_update_keeps_every_files_full_text_postings(tmp_path: Path) -> None:
-    """1,100 files share a word. Before the fix every one-file rebuild lost one more file
-    from that word's results (1,099 after the first edit, 1,097 after the third). Now
-    edits, a delete and an add leave every file findable. The two databases take turns,
-    so each holds the rows superseded in its own updates: the first rebuild's copy 1, the
-    standby 2 (it catches up on the first edit), then 3, then 4 (catch-up and a delete)."""
+    """1,100 files share a word. With the engine's index every one-file rebuild lost one
+    more file from that word's results (1,099 after the first edit, 1,097 after the third:
+    ``test_the_engines_full_text_delete_drops_another_documents_postings``). The postings
+    are now ORACL's: edits, a delete and an add leave every file findable, the base is
+    linked from bundle to bundle, and the delta holds the documents written since it and
+    names the base's documents they replace or remove."""
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return 'zebra quokka'\n" for i in range(1100)}
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
-    assert _fts_hits(root, "quokka") == (sorted(files), sorted(files), {"Content": 0, "History": 0})
+    assert _fts_hits(root, "quokka") == (sorted(files), (0, 0), False)
     now = dict(files)
-    for step, (change, held) in enumerate([("pkg/m7.py", 1), ("pkg/m300.py", 2), ("pkg/m900.py", 3),
-                                           ("-pkg/m5.py", 4), ("+pkg/new.py", 4)], start=1):
+    for step, (change, delta) in enumerate([("pkg/m7.py", (1, 1)), ("pkg/m300.py", (2, 2)), ("pkg/m900.py", (3, 3)),
+                                            ("-pkg/m5.py", (3, 4)), ("+pkg/new.py", (4, 4))], start=1):
         if change.startswith("-"):
             (root / change[1:]).unlink()
             del now[change[1:]]
@@ -394,46 +398,45 @@ def test_an_in_place_update_keeps_every_files_full_text_postings(tmp_path: Path)
             now[rel] = now.get(rel, "def g():\n    return 'quokka'\n") + "# edited\n"
             _dated(root, {rel: now[rel]}, step=step)
         assert build(root, **KW).mode.startswith("incremental: ")
-        hits, truth, superseded = _fts_hits(root, "quokka")
-        assert hits == truth == sorted(now) and superseded == {"Content": held, "History": 0}, (change, superseded)
+        assert _fts_hits(root, "quokka") == (sorted(now), delta, True), change
     _equals_full(root)
 
 
-def test_superseded_full_text_rows_past_the_bound_are_dropped_and_the_index_made_again(
+def test_a_full_text_delta_past_its_bound_is_folded_into_a_new_base(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past ``fts_superseded_max`` superseded rows (2 here) a database's full-text index is
-    made again without them: an update that would leave it 3 or 4 leaves it none, every
-    file is still found, and ``oracl status`` says what is held."""
-    from oracl.core import derive
-    from oracl.read.status import status
+    """Past ``delta_bound`` (2 documents written or gone, here) the next build folds the
+    delta into a new base: an edit that would leave it 4 leaves it empty, says so in its
+    database line, and every file is still found with the scores a full build gives."""
+    from oracl.core import fulltext
+    from oracl.read.query.run import search
+    from oracl.read.snapshot import Snapshot
 
-    monkeypatch.setattr(derive, "FTS_SUPERSEDED_MIN", 2)
+    def answer() -> list[tuple[str, float]]:
+        with Snapshot.open(root) as snap:
+            return [(r["path"], r["score"]) for r in search(snap, "zebra quokka edited", limit=12, log=False).results]
+
+    monkeypatch.setattr(fulltext, "DELTA_DOCS_MIN", 2)
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return 'zebra quokka'\n" for i in range(12)}
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
     seen, said = [], []
     for step, i in enumerate([1, 2, 3, 4, 5], start=1):
-        files[f"pkg/m{i}.py"] += "# edited\n"
+        files[f"pkg/m{i}.py"] += "# edited quokka\n"
         _dated(root, {f"pkg/m{i}.py": files[f"pkg/m{i}.py"]}, step=step)
         report = build(root, **KW)
         assert report.mode.startswith("incremental: ")
-        hits, truth, superseded = _fts_hits(root, "quokka")
-        assert hits == truth == sorted(files)
-        seen.append(superseded["Content"])
+        hits, delta, linked = _fts_hits(root, "quokka")
+        assert hits == sorted(files)
+        seen.append((delta, linked))
         said.append(report.database_mode.partition("; ")[2])
-    # the databases take turns; each catches up on the edit it missed: the first rebuild's
-    # copy 1; the standby 2; the copy 1 + 2 → past 2, made again: 0; the standby 2 + 2 → 0;
-    # the copy 0 + 2
-    assert seen == [1, 2, 0, 0, 2], seen
-    made_again = "the Content full-text index made again without its {} superseded rows"
-    assert said == ["", "", made_again.format(3), made_again.format(4), ""], said
-    files["pkg/m6.py"] += "# edited\n"
-    _dated(root, {"pkg/m6.py": files["pkg/m6.py"]}, step=6)
-    build(root, **KW)
-    assert status(root)["full_text"] == ("2 Content rows (made again past 2) superseded by in-place updates and "
-                                         "still counted by the full-text index: BM25 differs from a full build's "
-                                         "by them")
+    assert seen == [((1, 1), True), ((0, 0), False), ((1, 1), True), ((0, 0), False), ((1, 1), True)], seen
+    folded = "the full-text delta folded into a new base of 12 documents"
+    assert said == ["", folded, "", folded, ""], said
+    served = answer()
+    assert len(served) == 12
     _equals_full(root)
+    build(root, full=True, **KW)
+    assert answer() == served
 
 
 def test_a_files_history_moved_by_a_commit_is_superseded_and_searched_once(tmp_path: Path) -> None:
@@ -457,7 +460,7 @@ def test_a_files_history_moved_by_a_commit_is_superseded_and_searched_once(tmp_p
         assert [(r["path"], r["live"]) for r in rows] == [(".gitignore", True), ("pkg/a.py", False), ("pkg/a.py", True),
                                                           ("pkg/b.py", True)]
         assert "narwhal" in rows[2]["text"] and "narwhal" not in rows[1]["text"] + rows[3]["text"]
-        assert snap.superseded() == {"Content": 1, "History": 1}
+        assert snap.superseded() == {"History": 1}
         found = snap.named("search_history", {"q": "walrus parser", "k": 5})
         assert sorted(r["path"] for r in found) == [".gitignore", "pkg/a.py", "pkg/b.py"]
         assert [r["path"] for r in snap.named("search_history", {"q": "narwhal", "k": 5})] == ["pkg/a.py"]

@@ -18,11 +18,9 @@ def test_general_path_golden() -> None:
     c = compile_query(parse("auth domain:core -legacy since:2026-01-01"), limit=10)
     assert c.template == "search_fts"
     assert c.cypher == (
-        "CALL QUERY_FTS_INDEX('Content', 'content_fts', $q, top := $fts_top)\n"
-        "WITH node, score WHERE node.live\n"
-        "WITH node, score ORDER BY score DESC, node.path LIMIT $k\n"
-        "WHERE true AND NOT regexp_matches(lower(node.path), $exclude)\n"
-        "MATCH (a:Artifact {path: node.path})\n"
+        "UNWIND $fts_hits AS hit\n"
+        "WITH hit.path AS hit_path, hit.score AS score WHERE true AND NOT regexp_matches(lower(hit_path), $exclude)\n"
+        "MATCH (a:Artifact {path: hit_path})\n"
         "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"
         "MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n\n"
         "RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,\n"

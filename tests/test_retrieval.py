@@ -408,7 +408,7 @@ def test_a_build_of_an_older_export_schema_asks_for_a_build(tmp_path: Path) -> N
     out = run_cli("query", "f", "-r", str(root))
     assert out.returncode == 4 and out.stderr.strip().splitlines() == [
         f"Error: the latest build of {root} was made by an older ORACL (export schema wtls-1.1, this one reads "
-        f"wtls-1.4): run `oracl build {root}`"]
+        f"wtls-1.5): run `oracl build {root}`"]
 
 
 # ---- issue 31: a pasted bug report ----------------------------------------------------------

@@ -241,7 +241,7 @@ def test_call_receivers_and_declared_types() -> None:
 
 def test_the_bundle_and_the_export_hold_the_symbol_graph(built: Path) -> None:
     doc = orjson.loads(export_of(built))
-    assert doc["schema"]["version"] == "wtls-1.4"
+    assert doc["schema"]["version"] == "wtls-1.5"
     sym = doc["symbols"]
     assert sym["node_fields"] == ["id", "name", "qualified", "kind", "language", "path", "start", "end", "signature",
                                   "doc", "exported"]

@@ -101,10 +101,11 @@ def _heavy(f: FileFacts) -> bytes:
 
 def schema_digest() -> str:
     """The schema and loader statements a bundle was made with: a change means a full build."""
+    from oracl.core.fulltext import FORMAT as FULLTEXT_FORMAT
     from oracl.core.resources import loader_statements, schema_statements
 
-    parts = list(schema_statements())
-    for name in ("010_copy_content", "020_fts", "030_copy_graph"):
+    parts = [*schema_statements(), FULLTEXT_FORMAT]
+    for name in ("030_copy_graph",):
         parts.extend(loader_statements(name))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 

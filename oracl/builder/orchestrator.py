@@ -398,7 +398,7 @@ class Content:
     build did not read whose rows differ in the standby it took over (their symbol rows are
     made again too); ``why`` says which database was started from."""
 
-    task: Task[tuple[float, int]]  # (seconds, superseded full-text rows a compaction deleted)
+    task: Task[tuple[float, str, dict[str, str]]]  # (seconds, what the postings write did, files linked)
     standby: bool
     catchup: list[str]
     why: str
@@ -410,93 +410,75 @@ class Content:
 
 
 def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_symbols: bool = False) -> Content:
-    """The bundle's schema, full-text rows and index – from scratch, in the standby's
-    database brought up to date in place (``database.claim_standby``), or patched into a
-    copy of the previous bundle's – as a task beside the graph's weighting."""
+    """The bundle's schema – from scratch, in the standby's database brought up to date in
+    place (``database.claim_standby``), or in a copy of the previous bundle's – and its
+    full-text postings (``core/fulltext.py``: the latest's, with the files read again and
+    removed written again), as a task beside the graph's weighting."""
     from oracl.builder.incremental import growth_limit
     from oracl.bundle.database import claim_standby
-    from oracl.core.store import reset
 
     cfg = plan.cfg
-    pool = cfg.build_buffer_pool(r.text_bytes)
+    pool = cfg.build_buffer_pool(0)
     previous: Path | None = None
-    delete: tuple[str, ...] = ()
-    extra: tuple[tuple[str, str], ...] = ()
+    gone: tuple[str, ...] = ()
+    postings_from: Path | None = None
     standby, why = False, "database: made from scratch"
     catchup: list[str] = []
     symbols_catchup: list[str] = []
     if r.previous is not None:
-        # the database holds the previous index: give the patch room for its pages
+        # the database holds the previous graph: give the patch room for its pages
         db = r.previous.bundle / DB_FILE
         pool = max(pool, cfg.build_buffer_pool(0) + db.stat().st_size // 2)
         old = r.previous.facts
-        delete = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
+        gone = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
+        postings_from = r.previous.bundle
         limit = growth_limit(r.previous.base_db_bytes or db.stat().st_size)
         checksums, why, moved, standby_of = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols,
                                                           max_bytes=limit)
         if checksums is not None:
-            staged = _catch_up(plan, r, checksums)
-            if staged is None:
-                reset(writer.db)
-                why = "a file the standby needs changed while it was read"
-            else:
-                standby, (catchup, extra, delete) = True, staged
-                here = {f.path for f in r.facts}
-                symbols_catchup = sorted({*catchup, *(p for p in checksums if p not in here), *moved})
-                why = (f"database: the standby updated in place ({len(catchup):,} more file"
-                       f"{'' if len(catchup) == 1 else 's'} caught up)")
+            standby, catchup = True, _catch_up(r, checksums)
+            here = {f.path for f in r.facts}
+            symbols_catchup = sorted({*catchup, *(p for p in checksums if p not in here), *moved})
+            why = (f"database: the standby updated in place ({len(catchup):,} more file"
+                   f"{'' if len(catchup) == 1 else 's'} caught up)")
         if not standby:
             previous, why = db, f"database: a copy of the latest ({why})"
-    task = ex.submit_fresh("building the full-text index", write_content, writer, r.spool, plan.fts, pool,
-                           cfg.db_threads, previous, delete, keep_symbols and r.previous is not None, standby, extra)
+    task = ex.submit_fresh("writing the full-text postings", write_content, writer, r.spool, plan.fts, pool,
+                           cfg.db_threads, previous, keep_symbols and r.previous is not None, standby,
+                           postings_from, gone)
     return Content(task, standby, catchup, why, symbols_catchup, standby_of if standby else "",
                    copied=previous is not None)
 
 
-def _catch_up(plan: Plan, r: Read, checksums: dict[str, str]) -> tuple[
-        list[str], tuple[tuple[str, str], ...], tuple[str, ...]] | None:
-    """What the standby (whose files had ``checksums``) needs beyond this build's reads:
-    (the files it holds other bytes of or lacks, which this build did not read; their
-    full-text rows, read again here; every file whose Content row goes). None when one of
-    those files no longer holds the bytes this build took its facts from."""
+def _catch_up(r: Read, checksums: dict[str, str]) -> list[str]:
+    """The files the standby (whose files had ``checksums``) holds other bytes of, or
+    lacks, which this build did not read: their symbol rows are made again."""
     read_now = set(r.reread)
-    now = {f.path: f.checksum for f in r.facts}
-    behind = sorted(p for p, c in now.items() if p not in read_now and checksums.get(p) != c)
-    root = os.path.realpath(plan.root)
-    rows = []
-    for rel in behind:
-        f, text = read_one(root, rel, plan.cfg)
-        if f.checksum != now[rel]:
-            return None
-        rows.append((rel, text))
-    gone = {p for p in checksums if p not in now} | {p for p in checksums if p in read_now or p in behind}
-    return behind, tuple(rows), tuple(sorted(gone))
+    return sorted(f.path for f in r.facts if f.path not in read_now and checksums.get(f.path) != f.checksum)
 
 
 def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threads: int, previous: Path | None,
-                  delete: tuple[str, ...], keep_symbols: bool = False, standby: bool = False,
-                  extra: tuple[tuple[str, str], ...] = ()) -> tuple[float, int]:
-    """The content task (in a fresh process for the CLI: the index's buffer pool, ≈ 12 × the
-    indexed text while it is built, stays out of the main process). Returns its seconds and
-    the superseded full-text rows a compaction deleted (0: the index was not made again).
-    ``extra``: full-text rows beyond the spool's (the files a standby catches up on)."""
+                  keep_symbols: bool = False, standby: bool = False, postings_from: Path | None = None,
+                  gone: tuple[str, ...] = ()) -> tuple[float, str, dict[str, str]]:
+    """The content task (``BundleWriter.write_content``): the database started, and the
+    full-text postings of the files this build read (``spool``) written, whole or over
+    ``postings_from``'s. Returns its seconds, what the postings write did and the SHA-256
+    of the files it linked rather than wrote."""
     import pyarrow as pa
-
-    from oracl.bundle.tables import CONTENT_SCHEMA
 
     t0 = time.perf_counter()
     table = pa.ipc.open_file(pa.memory_map(str(spool))).read_all()
-    if extra:
-        table = pa.concat_tables([table, pa.table({"path": [p for p, _ in extra], "text": [t for _, t in extra]},
-                                                  schema=CONTENT_SCHEMA)])
     try:
-        dropped = writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous, delete=delete,
-                                       keep_symbols=keep_symbols, standby=standby)
-    except StoreError as exc:
-        if previous is None and not standby:
+        done, known = writer.write_content(table, fts=fts, pool=pool, threads=threads, previous=previous,
+                                           keep_symbols=keep_symbols, standby=standby,
+                                           postings_from=postings_from, gone=gone)
+    except (StoreError, OSError, ValueError) as exc:
+        if previous is None and not standby and postings_from is None:
             raise
-        raise PreviousBundleError(f"the previous bundle's database failed ({exc})") from None
-    return time.perf_counter() - t0, dropped
+        if isinstance(exc, OSError) and disk_full(exc):
+            raise
+        raise PreviousBundleError(f"the previous bundle could not be brought up to date ({exc})") from None
+    return time.perf_counter() - t0, done, known
 
 
 # ---- Phases 2 and 3: edges, and their merge -----------------------------------------------
@@ -1312,7 +1294,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         patch = (symbols.patched, rows)
     else:
         tables.update(rows)
-    content_seconds, content_dropped = ex.join(content.task)
+    content_seconds, postings, linked = ex.join(content.task)
     in_place = content.standby or content.copied
     counted = header["counts"]["symbols"]  # (``symbols.counts()``, made once for the header: a pass over every file)
     by_relation = counted.get("edges_by_relation", {})  # (the edges each symbol table holds when right)
@@ -1333,7 +1315,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
                                   f"({exc})") from None
     del tables
     os.unlink(spool)
-    known = orjson.loads(ex.join(vault_files))
+    known = {**orjson.loads(ex.join(vault_files)), **linked}
     answer = orjson.loads(answered if answered is not None else ex.join(export))
     final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots, known=known,
                            before_flip=lambda: provenance.fault("flip"),
@@ -1342,8 +1324,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     if not plan.cfg.jsonl:  # none written: an earlier build's would describe another tree
         provenance.drop_jsonl(plan.vault)
-    compacted = "; ".join(f"the {name} full-text index made again without its {n:,} superseded rows"
-                          for name, n in (("Content", content_dropped), ("History", history_dropped)) if n)
+    compacted = "; ".join(([postings] if postings else []) + ([f"the History full-text index made again without its {history_dropped:,} "
+                                         "superseded rows"] if history_dropped else []))
     return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
                   sum(f.stat().st_size for f in final.iterdir() if f.is_file()), compacted)
 

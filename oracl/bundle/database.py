@@ -2,8 +2,8 @@
 beside the bundle writer and its seal. The engine itself is reached only through
 ``oracl.core.store`` (the one module that imports kuzu).
 
-* ``start_bundle``: a fresh database with the schema, the Content rows and the full-text
-  index;
+* ``start_bundle``: a fresh database with the schema (the files' text is not in it: the
+  bundle's full-text postings are ``core/fulltext.py``'s files beside it);
 * ``claim_standby`` and ``refresh_bundle``: the older of the two kept bundles (the
   *standby*, which no reader holds) taken over by the build and its database brought up to
   date in place: nothing is copied, and only what moved is written (design §7b, "how a
@@ -35,24 +35,15 @@ from oracl.core.store import Store, close, reset
 from oracl.core.vault import DB_FILE, MANIFEST, READERS_LOCK, STAT_FILE, Vault, file_matches
 
 
-def start_bundle(directory: Path, content: Any, *, fts: bool = True,
-                 buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
-    """A fresh database in ``directory`` with the schema, the Content rows (COPY from an
-    Arrow table) and their full-text index. The database stays open in this process for
-    ``finish_bundle``. Safe to run in a thread: kuzu releases the GIL while it works."""
+def start_bundle(directory: Path, *, buffer_pool_bytes: int = 1 << 30, threads: int = 2) -> Path:
+    """A fresh database in ``directory`` with the schema. The database stays open in this
+    process for ``finish_bundle``. (The files' text is not in it: ``core/fulltext.py``.)"""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / DB_FILE
     reset(path)
     store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
     for stmt in schema_statements():
         store.execute(stmt)
-    if len(content):
-        from oracl.bundle.tables import fts_rows
-
-        store.execute(loader_statements("010_copy_content")[0], {"content": fts_rows(content, 0)})
-    if fts:
-        for stmt in loader_statements("020_fts"):
-            store.execute(stmt)
     return path
 
 
@@ -71,39 +62,22 @@ def _transaction(store: Store) -> Iterator[None]:
         raise
 
 
-def patch_bundle(directory: Path, previous: Path, delete: list[str], content: Any, *,
-                 buffer_pool_bytes: int = 1 << 30, threads: int = 2, keep_symbols: bool = False) -> tuple[Path, int]:
+def patch_bundle(directory: Path, previous: Path, *, buffer_pool_bytes: int = 1 << 30, threads: int = 2,
+                 keep_symbols: bool = False) -> Path:
     """A new database in ``directory`` made from a copy of the ``previous`` (the latest)
     bundle's, then brought up to date in place as a claimed standby is
-    (``refresh_bundle``): the Content rows of ``delete`` removed, those of ``content``
-    created, the symbol tables emptied unless ``keep_symbols``; the graph tables are kept,
-    and ``finish_bundle(in_place=True)`` writes only the rows that differ (at 20k files the
-    first rebuild after a full build loaded every graph row again by COPY: its load took
-    6.1 s). The previous file is only read."""
+    (``refresh_bundle``): the symbol tables emptied unless ``keep_symbols``; the graph
+    tables are kept, and ``finish_bundle(in_place=True)`` writes only the rows that differ
+    (at 20k files the first rebuild after a full build loaded every graph row again by
+    COPY: its load took 6.1 s). The previous file is only read."""
     import shutil
 
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / DB_FILE
     reset(path)
     shutil.copyfile(previous, path)
-    return refresh_bundle(directory, delete, content, buffer_pool_bytes=buffer_pool_bytes, threads=threads,
+    return refresh_bundle(directory, buffer_pool_bytes=buffer_pool_bytes, threads=threads,
                           drop_symbols=not keep_symbols)
-
-
-def _patch_content(store: Store, delete: list[str], content: Any) -> int:
-    """The Content rows of ``delete`` superseded and those of ``content`` created, in one
-    transaction: a superseded row's ``live`` is set false, never deleted (Kùzu 0.11.3's
-    full-text delete drops another document's postings: ``derive.fts_superseded_max``); one
-    CREATE per row (an UNWIND of several rows indexes only some of them in 0.11.3).
-    Returns the superseded rows a compaction deleted (``_compact_fts``)."""
-    with _transaction(store):
-        if delete:
-            store.execute(query("content_delete"), {"paths": delete})
-        if len(content):
-            n = _next_n(store, "Content")
-            for row in content.to_pylist():
-                store.execute(query("content_create"), {"key": f"{row['path']}|{n}", "n": n, **row})
-    return _compact_fts(store, "Content", "content_fts", loader_statements("020_fts"))
 
 
 def _next_n(store: Store, table: str) -> int:
@@ -160,8 +134,8 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
     which LATEST's seal covers), when no reader holds it. Its ``graph.kuzu`` moves into
     ``staging`` (a rename: nothing is copied) and the rest of it is removed; a crash from
     here on loses only the standby, while the latest build goes on serving. Returns (the
-    standby's checksum of each file, from its ``stat.bin``: what its Content and symbol
-    rows were made of, "", the files whose symbol rows the latest build made again though
+    standby's checksum of each file, from its ``stat.bin``: what its symbol rows were
+    made of, "", the files whose symbol rows the latest build made again though
     their bytes did not change: ``lineage["symbols_moved"]``, the standby's bundle name)
     or (None, why it cannot be used, (), ""). ``symbols_kept``: this build patches the
     symbol tables, which needs the latest build to have patched them too (then they differ
@@ -219,20 +193,16 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
     return checksums, "", moved, str(lineage["base"])
 
 
-def refresh_bundle(directory: Path, delete: list[str], content: Any, *, buffer_pool_bytes: int = 1 << 30,
-                   threads: int = 2, drop_symbols: bool = False) -> tuple[Path, int]:
+def refresh_bundle(directory: Path, *, buffer_pool_bytes: int = 1 << 30, threads: int = 2,
+                   drop_symbols: bool = False) -> Path:
     """The claimed standby's database (``claim_standby``) brought up to date in place:
-    the Content rows of ``delete`` removed and those of ``content`` created (one CREATE a
-    row, which keeps the full-text index exact), and, when ``drop_symbols``, the symbol
-    tables emptied for a whole symbol pass. The graph tables are kept: ``finish_bundle``
-    writes only the rows that differ. Returns (the database, the superseded full-text rows
-    a compaction deleted)."""
+    when ``drop_symbols``, the symbol tables emptied for a whole symbol pass. The graph
+    tables are kept: ``finish_bundle`` writes only the rows that differ."""
     path = directory / DB_FILE
-    store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
-    dropped = _patch_content(store, delete, content)
     if drop_symbols:
+        store = Store.open(path, read_only=False, buffer_pool_bytes=buffer_pool_bytes, threads=threads)
         _empty(store, WHOLE_SYMBOL_TABLES)
-    return path, dropped
+    return path
 
 
 def _creates(statement: str) -> str:
@@ -609,7 +579,7 @@ def _statements(table: str, key: str, columns: list[str], text: set[str]) -> dic
 
 def _history_plans(store: Store, new: Any, only: Reach | None) -> list[tuple[str, dict[str, Any]]]:
     """What makes a standby's live History rows those of ``new``: a row whose text moved
-    or whose file has none now is superseded (``live`` false: never deleted, as Content's),
+    or whose file has none now is superseded (``live`` false: never deleted),
     and a new or moved one created under the next row number (one CREATE a row)."""
     where, args = (" AND n.path IN $keys", {"keys": sorted(only.nodes) or [""]}) if only is not None else ("", None)
     old = store.execute(f"MATCH (n:History) WHERE n.live{where} RETURN n.path AS path, n.text AS text",

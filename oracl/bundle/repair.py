@@ -109,8 +109,7 @@ def rebuild_bundle(root: Path) -> tuple[str, str]:
             stored = parts_terms(stored_rows(store, index, "nodes"), lambda n: n.get("path", n["id"]))
             rank_raw = [float(e["~"]) for e in stored_rows(store, index, "edges")]
             links, belongs = tables.link_tables(edges, endpoints, rank_raw)
-            writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(spool.text_bytes),
-                                 threads=cfg.db_threads)
+            writer.write_content(spool.table(), fts=True, pool=cfg.build_buffer_pool(0), threads=cfg.db_threads)
             spool.path.unlink()
             sym_nodes, sym_edges = unpack_symbols(doc)
             writer.load_graph({"artifacts": tables.artifact_table(nodes, stored),

@@ -1,7 +1,7 @@
 """``BundleWriter``: the one way a bundle is made, for a build and for a repair alike.
 
-A bundle is written into ``mirror/<build_id>.tmp``: the database (schema, full-text rows
-and index, graph tables), the export it was loaded from with its sidecars, ``header.json``
+A bundle is written into ``mirror/<build_id>.tmp``: the database (schema, graph tables),
+the full-text postings, the export it was loaded from with its sidecars, ``header.json``
 and whatever the caller adds (``stat.bin``, ``facts.bin``). ``publish`` seals it (the
 manifest lists the SHA-256 of every file; ``manifest.json.sig`` signs the manifest when a
 key is configured, so the signature covers the database, the facts, the stat rows and the
@@ -40,27 +40,32 @@ class BundleWriter:
         return self.staging / DB_FILE
 
     def write_content(self, content: Any, *, fts: bool, pool: int, threads: int,
-                      previous: Path | None = None, delete: tuple[str, ...] = (), keep_symbols: bool = False,
-                      standby: bool = False) -> int:
-        """The schema and the full-text rows (an Arrow table of path, text) with their
-        index: from scratch, patched into a copy of the ``previous`` bundle's database, or
-        (``standby``) into the standby's database ``claim_standby`` moved into the staging
-        folder (the rows of ``delete`` superseded). Leaves the database closed. Returns the
-        superseded full-text rows a compaction deleted (``database._compact_fts``)."""
+                      previous: Path | None = None, keep_symbols: bool = False, standby: bool = False,
+                      postings_from: Path | None = None, gone: tuple[str, ...] = ()) -> tuple[str, dict[str, str]]:
+        """The schema – in a fresh database, a copy of the ``previous`` bundle's database,
+        or (``standby``) the standby's database ``claim_standby`` moved into the staging
+        folder – and the full-text postings of ``content`` (an Arrow table of path, text:
+        ``core/fulltext.py``), made whole or (``postings_from``: the latest bundle) as that
+        bundle's with the documents of ``gone`` and ``content`` written again. Leaves the
+        database closed. Returns (what the postings write did when it folded its delta into a new
+        base, else ""; the SHA-256 of the files it linked from ``postings_from``)."""
         from oracl.bundle import database
+        from oracl.core import fulltext
         from oracl.core.store import close
 
-        dropped = 0
         if standby:
-            path, dropped = database.refresh_bundle(self.staging, list(delete), content, buffer_pool_bytes=pool,
-                                                    threads=threads, drop_symbols=not keep_symbols)
+            path = database.refresh_bundle(self.staging, buffer_pool_bytes=pool, threads=threads,
+                                           drop_symbols=not keep_symbols)
         elif previous is not None:
-            path, dropped = database.patch_bundle(self.staging, previous, list(delete), content,
-                                                  buffer_pool_bytes=pool, threads=threads, keep_symbols=keep_symbols)
+            path = database.patch_bundle(self.staging, previous, buffer_pool_bytes=pool, threads=threads,
+                                         keep_symbols=keep_symbols)
         else:
-            path = database.start_bundle(self.staging, content, fts=fts, buffer_pool_bytes=pool, threads=threads)
+            path = database.start_bundle(self.staging, buffer_pool_bytes=pool, threads=threads)
         close(path)
-        return dropped
+        if not fts:
+            return "", {}
+        docs = zip(content.column("path").to_pylist(), content.column("text").to_pylist(), strict=True)
+        return fulltext.write(self.staging, docs, previous=postings_from, delete=gone)
 
     def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
                    symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False,

@@ -30,9 +30,10 @@ from oracl.read.snapshot import Snapshot
 HELP = """Statements end with ';' and may span lines. Examples:
   MATCH (a:Artifact) RETURN a.path, a.association ORDER BY a.association DESC LIMIT 5;
   MATCH (a:Artifact {path: 'README.md'})-[l:Link]->(b) RETURN b.path, l.relation;
-  CALL QUERY_FTS_INDEX('Content', 'content_fts', 'export sign', top := 25) WITH node, score
+  CALL QUERY_FTS_INDEX('History', 'history_fts', 'signing', top := 25) WITH node, score
     WHERE node.live RETURN node.path, score ORDER BY score DESC LIMIT 5;
-  (full-text rows an update superseded stay in the index with live false: keep live ones)
+  (commit subjects; rows an update superseded stay in the index with live false: keep live
+  ones. The files' own text is searched by `oracl query`, not in the database)
 Commands: :schema (tables and their columns), :help, :quit (or Ctrl-D)."""
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ import orjson
 
 from oracl.core.derive import Terms, bind, finish, summary, with_terms
 from oracl.core.errors import NoBuildError, OraclError, VaultError
+from oracl.core.fulltext import FullText
 from oracl.core.parts import stat_files
 from oracl.core.paths import utc
 from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
@@ -147,9 +149,15 @@ _LEARNED: MemoKey[Learned] = MemoKey("learned")
 _EVENTS: MemoKey[dict[str, list[dict[str, Any]]]] = MemoKey("events")
 _EVENT_SPANS: MemoKey[dict[str, tuple[int, int]] | None] = MemoKey("event_spans")
 _SUPERSEDED: MemoKey[dict[str, int]] = MemoKey("superseded")
-# the top of a full-text search (its rows superseded by an update are ranked by the index
-# too, and dropped after it: schema/001_nodes.cypher) → the table it counts
-_FTS_TOP = {"fts_top": "Content", "history_top": "History"}
+_FULLTEXT: MemoKey[FullText | None] = MemoKey("fulltext")
+# the top of a full-text search of the engine's index (its rows superseded by an update are
+# ranked by the index too, and dropped after it: schema/001_nodes.cypher) → the table it counts
+_FTS_TOP = {"history_top": "History"}
+# the full-text hits a statement unwinds (bound here from the bundle's postings, $q and $k)
+# → whether a document must hold every term of $q
+_HITS = {"fts_hits": False, "fts_every": True}
+_PARAM = re.compile(r"\$(\w+)")
+_NO_HITS: dict[str, Any] = {}  # (``_tops``: a search with no hit, whose statement gives no row)
 _NAMED: dict[str, MemoKey[list[dict[str, Any]]]] = {}
 _NAMED_LOCK = threading.Lock()
 
@@ -340,26 +348,49 @@ class Snapshot:
     def named(self, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run the named read query ``cypher/<name>.cypher`` on this build; the terms its
         derived values use (``$d_mu`` …: oracl/core/derive.py) come from the build's header."""
-        return finish(self.store.named(name, self._tops(query(name), with_terms(name, self.terms, params))),
-                      self.terms)
+        bound = self._tops(query(name), with_terms(name, self.terms, params))
+        return [] if bound is _NO_HITS else finish(self.store.named(name, bound), self.terms)
 
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a compiled read statement on this build, with the terms it derives values from."""
-        return finish(self.store.rows(statement, self._tops(statement, bind(statement, self.terms, params))),
-                      self.terms)
+        bound = self._tops(statement, bind(statement, self.terms, params))
+        return [] if bound is _NO_HITS else finish(self.store.rows(statement, bound), self.terms)
 
     def _tops(self, statement: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
-        """``params`` with the full-text tops ``statement`` names: ``$k`` and the rows an
-        update superseded in that table (counted once per snapshot)."""
-        tops = [p for p in _FTS_TOP if f"${p}" in statement]
-        if not tops or params is None:
+        """``params`` with what ``statement`` unwinds or tops: the full-text hits of ``$q``
+        (``$fts_hits``, ``$fts_every``: ``_NO_HITS`` when there are none, and then the
+        statement has no row to give), and for the engine's History index ``$k`` and the rows
+        an update superseded (counted once per snapshot)."""
+        if params is None:
+            return params
+        named = set(_PARAM.findall(statement))
+        for name, every in _HITS.items():
+            if name in named:
+                hits = self.search_text(str(params["q"]), int(params["k"]), every=every)
+                if not hits:
+                    return _NO_HITS
+                params = {k: v for k, v in params.items() if k in named}
+                params[name] = [{"path": p, "score": score} for p, score in hits]
+        tops = [p for p in _FTS_TOP if p in named]
+        if not tops:
             return params
         counts = self.memo.once(_SUPERSEDED, self.superseded)
         return {**params, **{p: int(params["k"]) + counts[_FTS_TOP[p]] for p in tops}}
 
+    def fulltext(self) -> FullText | None:
+        """The bundle's full-text postings (``core/fulltext.py``), opened once; None when
+        the build left them out (``--skip-phase fts``)."""
+        return self.memo.once(_FULLTEXT, lambda: FullText.open(self.bundle))
+
+    def search_text(self, q: str, k: int, *, every: bool = False) -> list[tuple[str, float]]:
+        """The ``k`` best live documents for ``q`` by BM25: (path, score), best first, ties
+        by path (``every``: only those holding every distinct term of ``q``)."""
+        ft = self.fulltext()
+        return ft.search(q, k, conjunctive=every) if ft is not None else []
+
     def superseded(self) -> dict[str, int]:
-        """The rows an update superseded in each full-text table (``live`` false), which its
-        index still ranks until it is made again."""
+        """The rows an update superseded in each of the engine's full-text tables (``live``
+        false), which its index still ranks until it is made again."""
         return {table: int(self.store.rows(f"MATCH (c:{table}) WHERE NOT c.live RETURN count(*) AS n")[0]["n"])
                 for table in sorted(set(_FTS_TOP.values()))}
 

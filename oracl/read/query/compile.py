@@ -26,7 +26,7 @@ PREDICATES: dict[str, str] = {
     "since": "a.modified_at >= $since",
     "exclude": "NOT regexp_matches(lower(a.path), $exclude)",
 }
-NODE_EXCLUDE = "NOT regexp_matches(lower(node.path), $exclude)"  # on the FTS rows, before the join
+NODE_EXCLUDE = "NOT regexp_matches(lower(hit_path), $exclude)"  # on the full-text hits, before the join
 FAST_MATCH: dict[str, str] = {
     "path": "a.path = $value",
     "filename": "a.name = $value",
