@@ -191,3 +191,48 @@ def test_a_bundle_without_postings_refuses_to_be_written_over(tmp_path: Path) ->
     with pytest.raises(ValueError, match="has no full-text postings"):
         ft.write(tmp_path / "new", [("a.py", "x")], previous=tmp_path / "old")
     assert ft.FullText.open(tmp_path / "old") is None
+
+
+@pytest.mark.parametrize("damage", ["truncated", "magic", "overrun"])
+def test_a_damaged_base_is_refused_with_one_reason(tmp_path: Path, damage: str) -> None:
+    _write_all(tmp_path, dict(_corpus(2, 20)))
+    data = bytearray((tmp_path / ft.BASE_FILE).read_bytes())
+    if damage == "truncated":
+        data = data[:20]
+    elif damage == "magic":
+        data[0] ^= 1
+    else:
+        data = data[: len(data) - 8]
+    (tmp_path / ft.BASE_FILE).write_bytes(bytes(data))
+    expected = {"truncated": "shorter than its header", "magic": "not a full-text base file",
+                "overrun": "whose sections overrun it"}[damage]
+    with pytest.raises(ValueError, match=expected):
+        ft.FullText.open(tmp_path)
+
+
+def test_damaged_postings_make_the_next_build_full_and_a_reader_say_so(tmp_path: Path) -> None:
+    """The latest bundle's delta no longer parses: a reader says so in one line (and what
+    to run), and the next build, which would have written over those postings, starts
+    again full and says why; its postings are whole again."""
+    from oracl.builder.orchestrator import build
+    from oracl.core.errors import VaultError
+    from oracl.core.vault import Vault
+    from oracl.read.snapshot import Snapshot
+
+    from .conftest import write_tree
+
+    root = write_tree(tmp_path / "r", {"a.py": "def sign():\n    return 'quokka'\n", "b.md": "# Export\nquokka\n"})
+    build(root, buffer_pool_bytes=64 << 20, workers=1)
+    vault = Vault(root)
+    bundle = vault.bundle(vault.read_latest()["bundle"])
+    (bundle / ft.DELTA_FILE).write_bytes(b'{"gone": [1], "docs": {"a.py": [2, {"x": "y"}]}}')
+    with Snapshot.open(root) as snap, pytest.raises(VaultError) as err:
+        snap.search_text("quokka", 5)
+    assert str(err.value) == (f"the full-text postings of bundle {bundle.name} are unreadable (a damaged full-text "
+                              f"delta file); run `oracl verify {root}`, then `oracl repair {root}`")
+    (root / "c.py").write_text("def c():\n    return 'quokka'\n")
+    report = build(root, buffer_pool_bytes=64 << 20, workers=1)
+    assert report.mode == ("full: the previous bundle's full-text postings could not be read (a damaged full-text "
+                           "delta file)"), report.mode
+    with Snapshot.open(root) as snap:
+        assert sorted(p for p, _ in snap.search_text("quokka", 5)) == ["a.py", "b.md", "c.py"]

@@ -1776,7 +1776,8 @@ def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from
     """``interface.latest_memo``: a cold build's ``interface.json`` takes each reused
     file's uses of outside code from the latest bundle's while the repository's own
     packages and type names are the same (the basis its ``stat.bin`` recorded), and makes
-    only the files read again; the document is a full build's. A new type name (the basis
+    only the files read again; the document is a full build's, and when it is the latest's
+    byte for byte, the latest's file is linked, not written. A new type name (the basis
     moved) or a damaged latest document makes every file's uses again."""
     from oracl.builder.pipeline import interface as interface_mod
 
@@ -1807,8 +1808,14 @@ def test_a_cold_build_takes_the_uses_of_outside_code_of_the_files_it_reused_from
         assert doc == _interface_doc(full), k
         return out
 
+    def linked() -> bool:  # the latest's interface.json is the bundle before's file (a hard link)
+        latest = Vault(root).read_latest()["bundle"]
+        return (root / ".oracl" / "mirror" / latest / "interface.json").stat().st_nlink > 1
+
     assert step(1, "app/m7.py", files["app/m7.py"] + "# 1\n") == {"app/m7.py"}
+    assert linked()  # (a comment: the same document, not written again)
     assert step(2, "app/m8.py", files["app/m8.py"] + "    requests.post(url)\n") == {"app/m8.py"}
+    assert not linked()
     # a class: a new type name, every file's uses are made again
     assert len(step(3, "app/m9.py", files["app/m9.py"] + "\n\nclass Session:\n    pass\n")) == n
     # the latest document damaged: not taken (it does not match its manifest)

@@ -94,7 +94,7 @@ def test_json_schema_and_explain(repo: Path) -> None:
     first = doc["results"][0]  # pkg/export.py: its best chunk is the whole 3-line file (docstring and def)
     assert first["path"] == "pkg/export.py" and first["spans"] == [{"start": 1, "end": 3, "label": "lines"}]
     assert [p[0] for p in doc["explain"]["passes"]] == ["directives", "negation", "tokens", "hints", "time", "weights"]
-    assert "$q" in doc["explain"]["cypher"][0]["text"] and "sign" in doc["explain"]["cypher"][0]["params"]["q"]
+    assert "$fts_hits" in doc["explain"]["cypher"][0]["text"] and "sign" in doc["explain"]["cypher"][0]["params"]["q"]
     assert doc["explain"]["results"][0]["matches"]
     code, shown = run_tty("query", "sign", "export", "-r", str(repo), "--explain", cols=160)
     assert code == 0 and "pkg/export.py" in shown and "Cypher" in shown and "A(m)=" in shown

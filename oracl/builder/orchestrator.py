@@ -473,11 +473,10 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
                                            keep_symbols=keep_symbols, standby=standby,
                                            postings_from=postings_from, gone=gone)
     except (StoreError, OSError, ValueError) as exc:
-        if previous is None and not standby and postings_from is None:
+        if (previous is None and not standby and postings_from is None) or disk_full(exc):
             raise
-        if isinstance(exc, OSError) and disk_full(exc):
-            raise
-        raise PreviousBundleError(f"the previous bundle could not be brought up to date ({exc})") from None
+        what = "database failed" if isinstance(exc, StoreError) else "full-text postings could not be read"
+        raise PreviousBundleError(f"the previous bundle's {what} ({exc})") from None
     return time.perf_counter() - t0, done, known
 
 
@@ -1135,7 +1134,9 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
         if memo is None:
             memo = (interface_of.latest_memo(latest[0], str(latest[1].get("interface_basis", "")), latest[2])
                     if latest is not None else None) or {}
-        writer.add(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo)))
+        # (an edit that moved no file's uses leaves the same document: the latest's is linked)
+        writer.add_or_link(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo)),
+                           latest[0] if latest is not None else None)
         return SymbolSections(sections, str(memo.get("basis", "")))
 
     return (InProcess() if carry is not None else ex).submit("writing the symbol sections", work)

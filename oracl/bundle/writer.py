@@ -84,6 +84,25 @@ class BundleWriter:
     def add(self, name: str, data: bytes) -> None:
         atomic_write(self.staging / name, data)
 
+    def add_or_link(self, name: str, data: bytes, previous: Path | None) -> bool:
+        """``data`` as ``name``; when the ``previous`` bundle's file of that name holds the
+        same bytes, a hard link to it instead (nothing written). Returns whether it linked."""
+        import os
+
+        if previous is not None:
+            try:
+                same = (previous / name).stat().st_size == len(data) and (previous / name).read_bytes() == data
+                if same:
+                    target = self.staging / name
+                    if target.exists():
+                        target.unlink()
+                    os.link(previous / name, target)
+                    return True
+            except OSError:
+                pass  # (the previous bundle went, or links are refused: written instead)
+        self.add(name, data)
+        return False
+
     def add_header(self, header: dict[str, Any]) -> None:
         self.add(HEADER_FILE, canonical_bytes(header))
 

@@ -154,19 +154,29 @@ class Base:
 
     def __init__(self, data: Any) -> None:
         self._data = data
-        magic, self.n_docs, self.n_terms, n_post, self.total_len, *off = _HEAD.unpack_from(data, 0)
+        try:
+            magic, self.n_docs, self.n_terms, n_post, self.total_len, *off = _HEAD.unpack_from(data, 0)
+        except struct.error:
+            raise ValueError("a full-text base file shorter than its header") from None
         if magic != _MAGIC:
             raise ValueError("not a full-text base file")
-        view = memoryview(data)
-        n, t = self.n_docs, self.n_terms
-        self._path_off = view[off[0]:off[0] + 4 * (n + 1)].cast("I")
-        self._paths = off[1]
-        self.lengths = view[off[2]:off[2] + 4 * n].cast("I")
-        self._term_off = view[off[3]:off[3] + 4 * (t + 1)].cast("I")
-        self._terms = off[4]
-        self._post_off = view[off[5]:off[5] + 4 * (t + 1)].cast("I")
-        self._post_doc = view[off[6]:off[6] + 4 * n_post].cast("I")
-        self._post_tf = view[off[7]:off[7] + 4 * n_post].cast("I")
+        n, t, size = self.n_docs, self.n_terms, len(data)
+
+        def section(i: int, count: int) -> memoryview:
+            if not 0 <= off[i] <= off[i] + 4 * count <= size or off[i] % 4:
+                raise ValueError("a full-text base file whose sections overrun it")
+            return memoryview(data)[off[i]:off[i] + 4 * count].cast("I")
+
+        self._path_off = section(0, n + 1)
+        self.lengths = section(2, n)
+        self._term_off = section(3, t + 1)
+        self._post_off = section(5, t + 1)
+        self._post_doc = section(6, n_post)
+        self._post_tf = section(7, n_post)
+        self._paths, self._terms = off[1], off[4]
+        if (self._paths + self._path_off[n] > size or self._terms + self._term_off[t] > size
+                or self._post_off[t] != n_post):
+            raise ValueError("a full-text base file whose sections overrun it")
         self._ids: dict[str, int] | None = None
 
     @classmethod
@@ -233,8 +243,12 @@ class Delta:
 
     @classmethod
     def decode(cls, raw: bytes) -> Delta:
-        d = orjson.loads(raw)
-        return cls({int(i) for i in d["gone"]}, {str(p): (int(v[0]), dict(v[1])) for p, v in d["docs"].items()})
+        try:
+            d = orjson.loads(raw)
+            return cls({int(i) for i in d["gone"]},
+                       {str(p): (int(v[0]), {str(t): int(f) for t, f in v[1].items()}) for p, v in d["docs"].items()})
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError, IndexError):
+            raise ValueError("a damaged full-text delta file") from None
 
 
 # ---- a reader ----------------------------------------------------------------------------
@@ -261,7 +275,8 @@ class FullText:
 
     @classmethod
     def open(cls, folder: Path) -> FullText | None:
-        """The bundle ``folder``'s postings; None when it has none (built without them)."""
+        """The bundle ``folder``'s postings; None when it has none (built without them).
+        Raises ValueError (or OSError) for files that are not whole."""
         try:
             raw = (folder / DELTA_FILE).read_bytes()
         except FileNotFoundError:

@@ -380,7 +380,14 @@ class Snapshot:
     def fulltext(self) -> FullText | None:
         """The bundle's full-text postings (``core/fulltext.py``), opened once; None when
         the build left them out (``--skip-phase fts``)."""
-        return self.memo.once(_FULLTEXT, lambda: FullText.open(self.bundle))
+        def opened() -> FullText | None:
+            try:
+                return FullText.open(self.bundle)
+            except (OSError, ValueError) as exc:
+                raise VaultError(f"the full-text postings of bundle {self.bundle.name} are unreadable ({exc}); "
+                                 f"run `oracl verify {self.root}`, then `oracl repair {self.root}`") from None
+
+        return self.memo.once(_FULLTEXT, opened)
 
     def search_text(self, q: str, k: int, *, every: bool = False) -> list[tuple[str, float]]:
         """The ``k`` best live documents for ``q`` by BM25: (path, score), best first, ties
