@@ -672,7 +672,8 @@ CALLERS = {
 
 def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A comment added after a file's last call moves no edge: the patch writes no edge and
-    sets only the symbol whose lines grew (the module); a line added inside ``run`` (and the
+    sets only the end line of the symbol whose lines grew (the module: only the columns that
+    moved are set); a line added inside ``run`` (and the
     comment gone: the module is as long as before) sets ``run`` and updates the lines of the
     one call below it in place; a new call on a line that was there creates one edge and
     nothing else; a docstring added to ``run`` sets its doc and the lines of ``run`` and the
@@ -686,14 +687,18 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     from oracl.core.resources import query
 
     made = [f"symbols_patch_{op}{t}" for op in ("", "unlink_", "delete_") for t in database.PATCH_RELS]
-    names = {query(n): n for n in (*database.PATCH_SETS, *made, "symbols_patch_update_calls",
-                                   "symbols_patch_update_inherits", "symbols_patch_update_references")}
+    names = {query(n): n for n in (*(n for n in database.PATCH_SETS if n != database.LINES), *made,
+                                   "symbols_patch_update_calls", "symbols_patch_update_inherits",
+                                   "symbols_patch_update_references")}
     written: list[str] = []
     execute = store.Store.execute
+    lines = "MATCH (n:Symbol {id: $id}) SET "  # (the lines that moved: ``database._set_numbers``)
 
     def spy(self: store.Store, statement: str, params: dict | None = None) -> object:
         if statement in names:
             written.append(names[statement])
+        elif statement.startswith(lines):
+            written.append("set " + ",".join(c.split(" = ")[0][2:] for c in statement[len(lines):].split(", ")))
         return execute(self, statement, params)
 
     monkeypatch.setattr(store.Store, "execute", spy)
@@ -706,10 +711,10 @@ def test_a_patch_writes_only_what_moved(tmp_path: Path, monkeypatch: pytest.Monk
     longer = shop.replace("    c = make_cart()\n", "    c = make_cart()\n    n = n + 1\n")
     called = longer.replace("return c.add(n)", "return c.add(n) + c.total()")
     documented = called.replace("def run(n):\n", 'def run(n):\n    """Run the shop."""\n')
-    edits = [(shop + "# the end\n", ["symbols_patch_set_lines"]),
-             (longer, ["symbols_patch_set_lines", "symbols_patch_update_calls"]),
+    edits = [(shop + "# the end\n", ["set end_line"]),
+             (longer, ["set end_line", "symbols_patch_update_calls"]),
              (called, ["symbols_patch_calls"]),
-             (documented, ["symbols_patch_set_doc", "symbols_patch_set_lines", "symbols_patch_set_lines",
+             (documented, ["set end_line", "set end_line", "symbols_patch_set_doc",
                            "symbols_patch_update_calls", "symbols_patch_update_calls", "symbols_patch_update_calls"]),
              (documented.replace("Run the shop.", "Run the shop once."), ["symbols_patch_set_doc"])]
     for step, (text, said) in enumerate(edits, 1):
@@ -1027,8 +1032,9 @@ def test_an_artifacts_moving_strings_are_appended_never_set_nor_deleted(tmp_path
 
 
 def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:
-    """The second rebuild takes over the bundle the latest build started from (the
-    standby): its database moves into the new bundle, nothing is copied, and the file the
+    """The first rebuild takes over the full build's spare copy of its database; the second
+    the bundle the latest build started from (the standby): its database moves into the
+    new bundle, nothing is copied, and the file the
     standby is behind on (edited by the build before) is caught up with the one just
     edited: the export, the symbol rows and the full-text answer equal a full build's, and
     verify passes. A reader holding the standby, or a standby whose database is not the one
@@ -1052,8 +1058,13 @@ def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:
         return build(root, now=t0 + timedelta(minutes=2 * step), **KW)
 
     shop = CALLERS["pkg/shop.py"]
+    # the full build left a copy of its database beside it (its spare): the first rebuild
+    # brings it up to date in place, nothing to catch up, and the spare's folder goes
+    spare = Path(first.bundle_path + "-spare")
+    spare_inode = (spare / DB_FILE).stat().st_ino
     one = edit(1, "pkg/shop.py", shop.replace("return c.add(n)", "return c.add(n) + c.total()"))
-    assert one.database_mode == "database: a copy of the latest (the latest build started from no bundle)"
+    assert one.database_mode == "database: the standby updated in place (0 more files caught up)", one.database_mode
+    assert not spare.exists() and (Path(one.bundle_path) / DB_FILE).stat().st_ino == spare_inode
     standby = Path(first.bundle_path)
     inode = (standby / DB_FILE).stat().st_ino
     two = edit(2, "pkg/base.py", CALLERS["pkg/base.py"].replace("return x", '"""Twice."""\n    return x * 2'))
@@ -1386,9 +1397,9 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
         return report
 
     shop, cart = CALLERS["pkg/shop.py"], CALLERS["pkg/cart.py"]
-    # no standby yet: a copy of the latest, whose rows differ only in this build's reach against it
+    # the full build's spare: its rows are the latest's, so they differ only in this build's reach
     one = edit(1, "pkg/shop.py", shop + "# one\n")
-    assert one.database_mode.startswith("database: a copy of the latest") and len(seen) == 1
+    assert one.database_mode == "database: the standby updated in place (0 more files caught up)" and len(seen) == 1
     assert seen[-1] is not None and seen[-1].nodes == seen[-1].sources == {"pkg/shop.py"}  # (nothing calls shop)
     two = edit(2, "pkg/cart.py", cart + "# two\n")
     assert two.database_mode == "database: the standby updated in place (1 more file caught up)"
@@ -2299,3 +2310,27 @@ def test_an_add_a_delete_and_a_rename_table_only_the_rows_of_the_export_groups_t
     edge = step(4, write("pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"], 4))
     nodes, sources = recorded_reach()
     assert "pkg/m9.py" in sources and len(sources) < n // 2 and len(edge.sources) < n
+
+
+def test_a_full_build_whose_spare_cannot_be_copied_still_publishes(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The spare is a convenience: when its copy fails (here: refused), the full build
+    publishes without it, leaves no staging folder, and its first rebuild copies the
+    latest's database as before, with the same export as a full build."""
+    from oracl.bundle import provenance
+
+    def refused(*_: object) -> None:
+        raise PermissionError("refused")
+
+    monkeypatch.setattr(provenance, "copy_spare", refused)
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    first = build(root, now=t0, **KW)
+    assert sorted(p.name for p in Vault(root).mirror.iterdir() if p.is_dir()) == [Path(first.bundle_path).name]
+    (root / "pkg/shop.py").write_text(CALLERS["pkg/shop.py"] + "# one\n")
+    _stamp(root / "pkg/shop.py", 1)
+    one = build(root, now=t0 + timedelta(minutes=2), **KW)
+    assert one.database_mode == "database: a copy of the latest (the latest build started from no bundle)"
+    assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=3))[0]

@@ -15,6 +15,7 @@ import functools
 import gc
 import os
 import resource
+import shutil
 import subprocess
 import time
 from collections import Counter
@@ -1315,13 +1316,24 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         raise PreviousBundleError(f"the engine failed while it brought an earlier build's database up to date "
                                   f"({exc})") from None
     del tables
+    # a build from scratch: its database copied beside the export as the spare its first
+    # rebuild brings up to date in place (that rebuild copied 190 MB at 20k files)
+    spare = None if based else ex.submit("copying a spare database", functools.partial(
+        provenance.copy_spare, plan.vault, plan.build_id, writer.db))
     os.unlink(spool)
     known = {**orjson.loads(ex.join(vault_files)), **linked}
     answer = orjson.loads(answered if answered is not None else ex.join(export))
+    lineage = provenance.lineage(plan.vault, symbols.patched is None, symbols.moved) if based else None
+    if spare is not None:
+        try:
+            ex.join(spare)
+            lineage = provenance.seal_spare(plan.vault, plan.build_id, writer.staging)
+        except (OSError, OraclError) as exc:  # (no spare: the first rebuild copies the database, as before)
+            shutil.rmtree(plan.vault.mirror / f"{provenance.spare_name(plan.build_id)}.tmp", ignore_errors=True)
+            if disk_full(exc):
+                raise
     final = writer.publish(answer["sha256"], header, snapshots=plan.cfg.snapshots, known=known,
-                           before_flip=lambda: provenance.fault("flip"),
-                           lineage=provenance.lineage(plan.vault, symbols.patched is None, symbols.moved)
-                           if based else None)
+                           before_flip=lambda: provenance.fault("flip"), lineage=lineage)
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     if not plan.cfg.jsonl:  # none written: an earlier build's would describe another tree
         provenance.drop_jsonl(plan.vault)
@@ -1523,6 +1535,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine
+        elif not based:  # (the spare is this build's database: nothing differs from it)
+            stat_extra["reach"] = {"base": provenance.spare_name(plan.build_id), "nodes": [], "sources": []}
         kept_tables = ex.join(tables_task) if tables_task is not None else \
             {name_tables.KEY: symbols.table_entry, read_sets.KEY: None}
         stat_extra.update({k: v for k, v in kept_tables.items() if v is not None})

@@ -340,6 +340,49 @@ def lineage(vault: Vault, symbols_whole: bool, symbols_moved: list[str] | None =
     return out
 
 
+SPARE = "-spare"  # mirror/<build_id>-spare: a full build's database, copied for its first rebuild
+
+
+def spare_name(build_id: str) -> str:
+    return f"{build_id}{SPARE}"
+
+
+def copy_spare(vault: Vault, build_id: str, db: Path) -> None:
+    """A copy of a full build's database (``db``, closed) in the spare's staging folder:
+    run beside the export, so the first rebuild after a full build finds a standby to bring
+    up to date in place instead of copying the database itself."""
+    from oracl.core.vault import DB_FILE
+
+    staging = vault.mirror / f"{spare_name(build_id)}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    shutil.copyfile(db, staging / DB_FILE)
+
+
+def seal_spare(vault: Vault, build_id: str, bundle_staging: Path) -> dict[str, Any] | None:
+    """The spare ``copy_spare`` made, sealed and moved into place as a bundle a
+    ``claim_standby`` takes: its database, the full build's ``stat.bin`` (a hard link: the
+    same files, so nothing is caught up) and a manifest. Returns the lineage the full
+    build's manifest records of it (its symbol rows are the full build's: not whole), or
+    None when it cannot be made (the first rebuild then copies the database, as before)."""
+    from oracl.core.vault import DB_FILE, STAT_FILE, file_identity
+
+    name = spare_name(build_id)
+    staging = vault.mirror / f"{name}.tmp"
+    try:
+        link_or_copy(bundle_staging / STAT_FILE, staging / STAT_FILE)
+        files = {DB_FILE: file_identity(staging / DB_FILE),
+                 STAT_FILE: hashlib.sha256((staging / STAT_FILE).read_bytes()).hexdigest()}
+        data = orjson.dumps({"build_id": name, "spare_of": build_id, "files": files}, option=orjson.OPT_SORT_KEYS)
+        atomic_write(staging / "manifest.json", data)
+        (staging / READERS_LOCK).touch()
+        staging.replace(vault.mirror / name)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        return None
+    return {"base": name, "base_manifest_sha256": hashlib.sha256(data).hexdigest(), "symbols_whole": False}
+
+
 def flip_latest(vault: Vault, build_id: str, export_root: str, generated_at: str,
                 manifest_sha256: str) -> None:
     """Point readers at a sealed bundle: one atomic rename of LATEST.json."""
