@@ -136,3 +136,29 @@ def test_an_engine_error_on_the_previous_database_makes_the_build_full(tmp_path:
     full = build(root, full=True, **SMALL)
     assert full.export_root != "" and _export(root)["nodes"]
     assert not list(vault.mirror.glob("*.tmp"))
+
+
+def test_a_rebuilds_content_task_is_forked_and_a_full_builds_runs_in_a_fresh_interpreter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build from scratch writes every file's postings in a fresh interpreter (its memory
+    stays out of this process's copy); a rebuild's content task, a few files' postings, is
+    forked: no interpreter to start, nothing imported again. Both serve the same search."""
+    from oracl.read.snapshot import Snapshot
+
+    fresh: list[str] = []
+    real = Processes.submit_fresh
+
+    def spy(self: Processes, what: str, fn: object, *args: object) -> object:
+        fresh.append(what)
+        return real(self, what, fn, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Processes, "submit_fresh", spy)
+    root = write_tree(tmp_path / "r", SAMPLE)
+    build(root, executor_kind="processes", **SMALL)
+    assert fresh == ["writing the full-text postings"]
+    first = next(iter(SAMPLE))
+    (root / first).write_text((root / first).read_text() + "\n# quokka\n")
+    report = build(root, executor_kind="processes", **SMALL)
+    assert report.mode.startswith("incremental: ") and fresh == ["writing the full-text postings"]
+    with Snapshot.open(root) as snap:
+        assert [p for p, _ in snap.search_text("quokka", 5)] == [first]

@@ -104,6 +104,7 @@ from oracl.bundle.writer import BundleWriter
 from oracl.core.children import git
 from oracl.core.config import Config, load_config, validate
 from oracl.core.errors import (
+    ChildError,
     ConfigError,
     DiskFullError,
     OraclError,
@@ -444,11 +445,29 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
                    f"{'' if len(catchup) == 1 else 's'} caught up)")
         if not standby:
             previous, why = db, f"database: a copy of the latest ({why})"
-    task = ex.submit_fresh("writing the full-text postings", write_content, writer, r.spool, plan.fts, pool,
-                           cfg.db_threads, previous, keep_symbols and r.previous is not None, standby,
-                           postings_from, gone)
+    args = (writer, r.spool, plan.fts, pool, cfg.db_threads, previous, keep_symbols and r.previous is not None, standby,
+            postings_from, gone)
+    if postings_from is not None and _may_fork(ex):
+        # (a rebuild's content task is small: a fork, not a fresh interpreter that imports
+        # pyarrow and the build again, ~0.45 s of the other core's time beside the export;
+        # a one-file rebuild at 20k files: 2.68 → 2.47 s, median of 7 each)
+        task = ex.submit("writing the full-text postings", functools.partial(write_content, *args))
+    else:
+        task = ex.submit_fresh("writing the full-text postings", write_content, *args)
     return Content(task, standby, catchup, why, symbols_catchup, standby_of if standby else "",
                    copied=previous is not None)
+
+
+def _may_fork(ex: Executor) -> bool:
+    """Whether ``ex`` forks here without refusing (no engine open, no other thread)."""
+    check = getattr(ex, "_check_fork", None)
+    if check is None:
+        return True  # (in process: nothing forks)
+    try:
+        check("")
+    except ChildError:
+        return False
+    return True
 
 
 def _catch_up(r: Read, checksums: dict[str, str]) -> list[str]:
