@@ -225,7 +225,7 @@ class Loaded:
     export_seconds: float
     content_seconds: float
     bundle_bytes: int
-    compacted: str = ""  # what a full-text index made again without its superseded rows dropped ("": none)
+    compacted: str = ""  # a full-text delta folded, an index made again without its superseded rows ("": none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1356,8 +1356,10 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     provenance.move_pending(plan.vault, plan.build_id)  # the vault's JSON-lines files: only a published build's
     if not plan.cfg.jsonl:  # none written: an earlier build's would describe another tree
         provenance.drop_jsonl(plan.vault)
-    compacted = "; ".join(([postings] if postings else []) + ([f"the History full-text index made again without its {history_dropped:,} "
-                                         "superseded rows"] if history_dropped else []))
+    said = [postings] if postings else []
+    if history_dropped:
+        said.append(f"the History full-text index made again without its {history_dropped:,} superseded rows")
+    compacted = "; ".join(said)
     return Loaded(answer["sha256"], answer["signature"], float(answer["seconds"]), content_seconds,
                   sum(f.stat().st_size for f in final.iterdir() if f.is_file()), compacted)
 

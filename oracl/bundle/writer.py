@@ -88,10 +88,12 @@ class BundleWriter:
         """``data`` as ``name``; when the ``previous`` bundle's file of that name holds the
         same bytes, a hard link to it instead (nothing written). Returns whether it linked."""
         import os
+        import stat
 
         if previous is not None:
             try:
-                same = (previous / name).stat().st_size == len(data) and (previous / name).read_bytes() == data
+                st = os.lstat(previous / name)  # (a regular file only: a link planted there is never followed)
+                same = stat.S_ISREG(st.st_mode) and st.st_size == len(data) and (previous / name).read_bytes() == data
                 if same:
                     target = self.staging / name
                     if target.exists():
