@@ -78,7 +78,10 @@ def test_scores_equal_the_engines_index_of_the_same_documents() -> None:
         checked += bool(expected)
     assert checked >= 100  # (most queries match something: the comparison is not of empty sets)
     # (N enters every idf: equal scores mean equal N; a document of stop words has no row)
-    assert mine.n_docs < len(docs) and "only/stopwords.md" not in mine.base.doc_ids()  # type: ignore[union-attr]
+    assert mine.n_docs < len(docs) and mine.base.doc_id("only/stopwords.md") == -1  # type: ignore[union-attr]
+    base = mine.base
+    assert base is not None and [base.doc_id(base.path(i)) for i in range(base.n_docs)] == list(range(base.n_docs))
+    assert [base.path(i) for i in range(base.n_docs)] == sorted(base.path(i) for i in range(base.n_docs))
 
 
 def test_a_conjunctive_query_equals_the_engines_where_its_words_split_cleanly() -> None:

@@ -45,7 +45,7 @@ import orjson
 
 from oracl.core.stopwords import STOPWORDS
 
-FORMAT = "fulltext-1: kuzu-0.11.3 tokens, 570 stop words, porter, bm25 k1=1.2 b=0.75"  # a change: a full build
+FORMAT = "fulltext-2 (documents by path): kuzu-0.11.3 tokens, 570 stop words, porter, bm25 k1=1.2 b=0.75"  # a change: a full build
 BASE_FILE = "fulltext.bin"
 DELTA_FILE = "fulltext.delta"
 K1, B = 1.2, 0.75
@@ -107,16 +107,16 @@ def bm25(tf: int, df: int, length: int, n_docs: int, avgdl: float) -> float:
 # ---- the base ----------------------------------------------------------------------------
 
 def encode_base(docs: Iterable[tuple[str, Mapping[str, int], int]]) -> bytes:
-    """The base file of ``docs`` (path, term bag, length); a document without terms is left
-    out (the engine's index held no row for it either)."""
+    """The base file of ``docs`` (path, term bag, length), in the order of their paths'
+    bytes (a document is then found by binary search, ``Base.doc_id``); a document without
+    terms is left out (the engine's index held no row for it either)."""
     paths: list[bytes] = []
     lengths = array("I")
     by_term: dict[str, tuple[array, array]] = {}
-    for path, terms, length in docs:
-        if length <= 0:
-            continue
+    rows = sorted(((p.encode("utf-8", "surrogateescape"), t, n) for p, t, n in docs if n > 0), key=lambda r: r[0])
+    for path, terms, length in rows:
         doc = len(paths)
-        paths.append(path.encode("utf-8", "surrogateescape"))
+        paths.append(path)
         lengths.append(length)
         for term, tf in terms.items():
             slot = by_term.get(term)
@@ -177,7 +177,6 @@ class Base:
         if (self._paths + self._path_off[n] > size or self._terms + self._term_off[t] > size
                 or self._post_off[t] != n_post):
             raise ValueError("a full-text base file whose sections overrun it")
-        self._ids: dict[str, int] | None = None
 
     @classmethod
     def open(cls, path: Path) -> Base:
@@ -191,10 +190,21 @@ class Base:
         a, b = self._path_off[doc], self._path_off[doc + 1]
         return bytes(self._data[self._paths + a:self._paths + b]).decode("utf-8", "surrogateescape")
 
-    def doc_ids(self) -> dict[str, int]:
-        if self._ids is None:
-            self._ids = {self.path(i): i for i in range(self.n_docs)}
-        return self._ids
+    def _path_bytes(self, doc: int) -> bytes:
+        return bytes(self._data[self._paths + self._path_off[doc]:self._paths + self._path_off[doc + 1]])
+
+    def doc_id(self, path: str) -> int:
+        """The id of ``path``'s document (-1: absent), by binary search over the sorted paths:
+        a rebuild finds the few files it wrote again without a pass over every path."""
+        key = path.encode("utf-8", "surrogateescape")
+        lo, hi = 0, self.n_docs
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._path_bytes(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < self.n_docs and self._path_bytes(lo) == key else -1
 
     def term(self, i: int) -> bytes:
         return bytes(self._data[self._terms + self._term_off[i]:self._terms + self._term_off[i + 1]])
@@ -383,11 +393,11 @@ def write(folder: Path, docs: Iterable[tuple[str, str]], *, previous: Path | Non
     old = FullText.open(previous)
     assert old is not None
     base, delta = old.base, old.delta
-    ids = base.doc_ids() if base is not None else {}
     for p in (*delete, *(p for p, _, _ in bags)):
         delta.docs.pop(p, None)
-        if p in ids:
-            delta.gone.add(ids[p])
+        doc = base.doc_id(p) if base is not None else -1
+        if doc >= 0:
+            delta.gone.add(doc)
     for p, terms, n in bags:
         if n > 0:
             delta.docs[p] = (n, terms)
