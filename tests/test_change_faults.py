@@ -114,7 +114,7 @@ def test_sigkill_after_each_phase_of_a_build_leaves_the_previous_one_serving(tmp
 def _named_parts(root: Path) -> set[str]:
     """The parts a kept export index (bundles, snapshots, the top-level copy) or a kept
     bundle's symbols.seg or stat.bin (its rows, its edges' raw ranks, its name tables, its
-    reads' base and delta) names."""
+    reads' base and delta, its type names) names."""
     vault = root / ".oracl"
     indexes = [*vault.glob("mirror/*/export.idx"), *vault.glob("snapshots/*/export.idx"), vault / "export.idx"]
     named = set().union(*(digests(decode_index(i.read_bytes())) for i in indexes if i.is_file()))
@@ -123,6 +123,7 @@ def _named_parts(root: Path) -> set[str]:
     for stat in vault.glob("mirror/*/stat.bin"):
         doc = orjson.loads(stat.read_bytes())
         named |= {d for d, _ in doc["parts"]} | ({doc["ranks"][0]} if "ranks" in doc else set()) \
+            | ({doc["interface_types"][0]} if "interface_types" in doc else set()) \
             | ({doc["symbol_table"]["part"]} if "symbol_table" in doc else set()) \
             | {p["part"] for p in (doc.get("read_sets") or {}).values() if p} \
             | ({doc["symbol_table"]["patch"]["part"]} if "patch" in doc.get("symbol_table", {}) else set())

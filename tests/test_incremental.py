@@ -1129,10 +1129,11 @@ def test_a_one_file_change_writes_one_facts_shard(tmp_path: Path) -> None:
 
 
 def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: Path) -> None:
-    """``incremental.LazyFacts``: a shard holds each file's call sites and symbol details
-    after its rows; decoding the shard leaves them as bytes until a field is read. The
-    facts read back equal what reading the file gives (both ways round), survive pickling
-    and ``dataclasses.replace``, encode to the very bytes of their shard, and a row that
+    """``incremental.LazyFacts``: a shard row holds a file's stat, ids, language and tags;
+    its other fields and its call sites and symbol details are two JSON documents after
+    the rows, left as bytes until one of their fields is read. The facts read back equal
+    what reading the file gives (both ways round), survive pickling and
+    ``dataclasses.replace``, encode to the very bytes of their shard, and a row that
     points outside its shard is refused."""
     import dataclasses
     import pickle
@@ -1150,14 +1151,20 @@ def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: 
 
     files = {"pkg/calls.py": "import os\n\n\ndef run(x):\n    return os.path.join(x, helper(x))\n\n\n"
                              "def helper(x):\n    return x\n",
-             "README.md": "# nothing to call\n"}
+             "README.md": "# nothing to call\n", "empty.txt": ""}
     root = write_tree(tmp_path / "r", files)
     bundle = Path(build(root, **KW).bundle_path)
     facts = read_facts(bundle, decode_head((bundle / FACTS_FILE).read_bytes()))
-    lazy, plain = facts["pkg/calls.py"], facts["README.md"]
-    assert type(lazy) is LazyFacts and type(plain) is not LazyFacts  # (nothing heavy: a plain row)
+    lazy, readme, plain = facts["pkg/calls.py"], facts["README.md"], facts["empty.txt"]
+    assert type(lazy) is LazyFacts and type(readme) is LazyFacts and type(plain) is not LazyFacts  # (nothing lazy)
+    for name in ("calls", "symbols", "imports", "line_count"):
+        with pytest.raises(AttributeError):
+            object.__getattribute__(lazy, name)  # not decoded yet
+    assert object.__getattribute__(lazy, "checksum") == lazy.checksum  # (a row's field: decoded)
+    assert readme.headings == (("nothing to call", 1, 1, 1),) and readme.line_count == 1
     with pytest.raises(AttributeError):
-        object.__getattribute__(lazy, "calls")  # not decoded yet
+        object.__getattribute__(readme, "symbol_details")  # (one document read, not the other)
+    assert lazy.imports == (("os", (), 0, 1, 1),) and isinstance(lazy.symbols[0], tuple)
     fresh, _ = read_one(os.path.realpath(root), "pkg/calls.py", Config())
     assert fresh.calls == (("helper", 5), ("path.join", 5)) and lazy.calls == fresh.calls
     assert [d[0] for d in lazy.symbol_details] == ["run", "helper"]
@@ -1169,10 +1176,55 @@ def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: 
     moved = dataclasses.replace(decode_shard(shard)["pkg/calls.py"], line_count=99)
     assert moved.calls == fresh.calls and moved.line_count == 99 and moved != fresh
     rows, _, blob = shard.partition(b"\n")
-    bad = orjson.loads(rows)
-    bad[0][-1] = len(blob) + 1
-    with pytest.raises(ValueError, match="outside its shard"):
-        decode_shard(orjson.dumps(bad) + b"\n" + blob)
+    for i in (-1, -3):  # (the call sites' document, the other fields')
+        bad = orjson.loads(rows)
+        bad[0][i] = len(blob) + 1
+        with pytest.raises(ValueError, match="outside its shard"):
+            decode_shard(orjson.dumps(bad) + b"\n" + blob)
+
+
+def test_type_names_are_counted_from_the_latest_without_decoding_unchanged_files(tmp_path: Path) -> None:
+    """``interface.type_counts``: the repository's type names counted once in a full
+    build, then from the latest's counts, reading only the files whose facts are not the
+    latest's very objects: the others' symbols stay undecoded. The counts and the
+    ``interface.json`` document equal those made from every file."""
+    import dataclasses
+
+    from oracl.builder.incremental import decode_head, read_facts
+    from oracl.builder.pipeline.discover import read_one
+    from oracl.builder.pipeline.interface import interface, latest_memo, type_counts
+    from oracl.core.config import Config
+
+    files = {"pkg/a.py": "class A:\n    pass\n\n\nclass B:\n    pass\n",
+             "pkg/b.py": "class A:\n    pass\n",
+             "pkg/c.py": "import os\n\n\ndef run(x):\n    return os.path.join(x, 'y')\n",
+             "README.md": "# types\n"}
+    root = write_tree(tmp_path / "r", files)
+    bundle = Path(build(root, **KW).bundle_path)
+
+    def latest() -> dict[str, Any]:
+        return dict(read_facts(bundle, decode_head((bundle / FACTS_FILE).read_bytes())))
+
+    whole = type_counts(list(latest().values()))
+    assert whole == {"A": 2, "B": 1}  # (by hand: A in a.py and b.py, B in a.py)
+    (root / "pkg/b.py").write_text("class C:\n    pass\n")
+    fresh_b, _ = read_one(os.path.realpath(root), "pkg/b.py", Config())
+    before = latest()
+    now = [before["pkg/a.py"], fresh_b, before["pkg/c.py"], before["README.md"]]
+    assert type_counts(now, (whole, before)) == {"A": 1, "B": 1, "C": 1}
+    for path in ("pkg/a.py", "pkg/c.py", "README.md"):
+        with pytest.raises(AttributeError):
+            object.__getattribute__(before[path], "symbols")  # (not decoded: the latest's very object)
+    assert type_counts([dataclasses.replace(f) for f in now]) == {"A": 1, "B": 1, "C": 1}  # (each file read)
+    gone = [before["pkg/a.py"], before["README.md"]]  # b.py and c.py removed
+    assert type_counts(gone, (whole, latest())) == {"A": 1, "B": 1}
+    # the document made from the latest's uses and these counts equals one made from scratch
+    doc = interface(root, now, None)
+    memo = latest_memo(bundle, "", latest()) or {}
+    memo["basis"] = ""
+    again = latest()
+    kept = [again["pkg/a.py"], fresh_b, again["pkg/c.py"], again["README.md"]]
+    assert interface(root, kept, memo, type_counts(kept, (whole, again))) == doc
 
 
 def test_a_facts_cache_of_another_format_says_so(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ import hashlib
 import os
 import stat as stat_mod
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
 
-FORMAT = 8                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros; 7: in shards; 8: the call sites and symbol details after the rows, decoded when read
+FORMAT = 9                       # 2: secrets redacted before any fact is taken; 3: every language; 4: call receivers, bases; 5: import renames; 6: Go ranges, embedded fields, calls in Rust macros; 7: in shards; 8: the call sites and symbol details after the rows, decoded when read; 9: every field but the stat, tags and ids after the rows too
 SHARDS = 256                     # facts.NN.bin: a one-file change rewrites ~1/256 of the facts
 RACY_NS = 2_000_000_000          # FAT and some network filesystems keep 2 s mtimes
 NEVER_REUSED = frozenset({"unreadable", "vanished"})  # a failed read is tried again every build
@@ -54,30 +54,54 @@ FIELDS = tuple(f.name for f in fields(FileFacts))
 # fields holding tuples of tuples (JSON turns them into lists; the providers hash some)
 _NESTED = frozenset({"symbols", "headings", "md_links", "config_values", "mentions", "comment_refs", "secrets",
                      "test_markers", "refs", "bases", "typed", "renames"})
+# what a rebuild reads of every file it does not read again (measured: the stat check, the
+# records, the tags, the resolver's index): a shard row holds these fields decoded; the others
+# stay JSON after the rows until first read (``LazyFacts``)
+ALWAYS = ("path", "artifact_id", "checksum", "size_bytes", "mtime_ns", "ctime_ns", "parse_status", "language",
+          "ast_tags", "key_material")
 # two thirds of the facts' bytes, read only for the files whose symbols or edges are made
-# again: a shard holds them after its rows, each file's as one JSON document that its row
-# locates, decoded when first read (``LazyFacts``)
+# again: one JSON document per file after the rows; the other fields (``REST``: what the
+# export's row, the symbols' resolver and the edges read of a file) are a second one
 HEAVY = ("symbol_details", "calls")
-_ROW = tuple(n for n in FIELDS if n not in HEAVY)  # a shard row: these fields, then where its heavy ones lie
-assert FIELDS[FIELDS.index(HEAVY[0]):FIELDS.index(HEAVY[0]) + len(HEAVY)] == HEAVY  # (next to each other)
+REST = tuple(n for n in FIELDS if n not in ALWAYS and n not in HEAVY)
+_ROW = tuple(n for n in FIELDS if n in ALWAYS)  # a shard row: these fields, then where its two documents lie
 _NO_HEAVY = b"[[],[]]"
+_DEFAULTS = {f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+             for f in fields(FileFacts) if f.name in REST}
+_NO_REST = orjson.dumps([_DEFAULTS[n] for n in REST])
+
+
+def _rest_values(values: list[Any]) -> dict[str, Any]:
+    """``REST``'s fields from their JSON values: lists made the tuples ``FileFacts`` holds."""
+    out = dict(zip(REST, values, strict=True))
+    for name in _NESTED:
+        out[name] = tuple(map(tuple, out[name])) if out[name] else ()
+    out["imports"] = tuple((m, tuple(names), lvl, a, b) for m, names, lvl, a, b in out["imports"])
+    out["sensitive_apis"] = tuple(out["sensitive_apis"])
+    out["namespaces"] = tuple(out["namespaces"])
+    return out
 
 
 class LazyFacts(FileFacts):
-    """A file's facts decoded from a shard but for ``HEAVY``, which stay the shard's bytes
-    until first read (each shard's rows were decoded whole, 0.6 s of a cold rebuild at 20k
-    files, for the few files a change makes anything of again). Equal to the
-    ``FileFacts`` with the same fields, both ways round; pickled whole."""
+    """A file's facts decoded from a shard but for ``REST`` and ``HEAVY``, which stay the
+    shard's bytes until one of their fields is first read (a rebuild decoded every row
+    whole, 0.3–0.45 s at 20k files, for the few files a change makes anything of again).
+    Equal to the ``FileFacts`` with the same fields, both ways round; pickled whole."""
 
-    __slots__ = ("_heavy",)
+    __slots__ = ("_rest", "_heavy")
 
     def __getattr__(self, name: str) -> Any:  # (only for a field not set yet)
-        if name not in HEAVY:
+        get, set_ = object.__getattribute__, object.__setattr__
+        if name in HEAVY:
+            details, calls = orjson.loads(get(self, "_heavy"))  # (a view of its shard's bytes)
+            set_(self, "symbol_details", tuple(map(tuple, details)))
+            set_(self, "calls", tuple(map(tuple, calls)))
+        elif name in _DEFAULTS:
+            for key, value in _rest_values(orjson.loads(get(self, "_rest"))).items():
+                set_(self, key, value)
+        else:
             raise AttributeError(name)
-        details, calls = orjson.loads(object.__getattribute__(self, "_heavy"))  # (a view of its shard's bytes)
-        object.__setattr__(self, "symbol_details", tuple(map(tuple, details)))
-        object.__setattr__(self, "calls", tuple(map(tuple, calls)))
-        return object.__getattribute__(self, name)
+        return get(self, name)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FileFacts):
@@ -87,16 +111,21 @@ class LazyFacts(FileFacts):
     __hash__ = FileFacts.__hash__
 
 
-def _heavy(f: FileFacts) -> bytes:
-    """The JSON of ``f``'s ``HEAVY`` fields (a lazy one's: the bytes it was read from)."""
+def _lazy_bytes(f: FileFacts, slot: str, names: tuple[str, ...]) -> bytes:
+    """The JSON of ``f``'s fields ``names`` (a lazy one's not decoded yet: the bytes it was
+    read from)."""
     if isinstance(f, LazyFacts):
         try:
-            return bytes(object.__getattribute__(f, "_heavy"))
+            return bytes(object.__getattribute__(f, slot))
         except AttributeError:
             pass
-    if not f.symbol_details and not f.calls:
+    return orjson.dumps([getattr(f, n) for n in names])
+
+
+def _heavy(f: FileFacts) -> bytes:
+    if not isinstance(f, LazyFacts) and not f.symbol_details and not f.calls:
         return _NO_HEAVY
-    return orjson.dumps([f.symbol_details, f.calls])
+    return _lazy_bytes(f, "_heavy", HEAVY)
 
 
 def schema_digest() -> str:
@@ -136,13 +165,14 @@ def shard_name(path: str) -> str:
 
 def encode_shard(facts: list[FileFacts]) -> bytes:
     """A shard: a line of rows (each ``_ROW``'s fields, then the offset and length of the
-    file's ``HEAVY`` fields' JSON after the line), then those JSON documents."""
+    file's ``REST`` fields' JSON and of its ``HEAVY`` fields' JSON after the line), then
+    those JSON documents."""
     rows, blobs, at = [], [], 0
     for f in facts:
-        heavy = _heavy(f)
-        rows.append([*(getattr(f, name) for name in _ROW), at, len(heavy)])
-        blobs.append(heavy)
-        at += len(heavy)
+        rest, heavy = _lazy_bytes(f, "_rest", REST), _heavy(f)
+        rows.append([*(getattr(f, name) for name in _ROW), at, len(rest), at + len(rest), len(heavy)])
+        blobs += (rest, heavy)
+        at += len(rest) + len(heavy)
     return orjson.dumps(rows) + b"\n" + b"".join(blobs)
 
 
@@ -215,43 +245,33 @@ def read_facts(bundle: Path, head: dict[str, Any]) -> dict[str, FileFacts]:
 
 
 def decode_shard(data: bytes) -> dict[str, FileFacts]:
-    """Each file's facts in a shard ``encode_shard`` made: a ``LazyFacts`` when it holds
-    call sites or symbol details. ValueError when it is not such a shard."""
+    """Each file's facts in a shard ``encode_shard`` made: a ``LazyFacts`` holding ``_ROW``'s
+    fields, the others decoded when first read (a plain ``FileFacts`` when they are all
+    empty). ValueError when it is not such a shard."""
     cut = data.find(b"\n")
     if cut < 0:
         raise ValueError("a facts shard of another layout")
     rows = orjson.loads(data[:cut])
     blob = memoryview(data)[cut + 1:]
-    if not isinstance(rows, list) or any(not isinstance(row, list) or len(row) != len(_ROW) + 2 for row in rows):
+    width = len(_ROW)
+    if not isinstance(rows, list) or any(not isinstance(row, list) or len(row) != width + 4 for row in rows):
         raise ValueError("a facts row of another layout")
-    idx = {name: i for i, name in enumerate(_ROW)}
-    imports, nested = idx["imports"], [idx[n] for n in _NESTED]
-    apis, spaces = idx["sensitive_apis"], idx["namespaces"]
-    first = FIELDS.index(HEAVY[0])  # (the heavy fields are next to each other in FileFacts)
-    before, after = first, len(_ROW)
     out: dict[str, FileFacts] = {}
-    setattr_, delattr_ = object.__setattr__, object.__delattr__
+    setattr_, new = object.__setattr__, LazyFacts.__new__
+    size = len(blob)
     for row in rows:
-        for i in nested:
-            if row[i]:
-                row[i] = tuple(map(tuple, row[i]))
-            else:
-                row[i] = ()
-        row[imports] = tuple((m, tuple(names), lvl, a, b) for m, names, lvl, a, b in row[imports])
-        row[apis] = tuple(row[apis])
-        row[spaces] = tuple(row[spaces])
-        start, size = row[-2], row[-1]
-        if not isinstance(start, int) or not isinstance(size, int) or start < 0 or size < 0 \
-                or start + size > len(blob):
+        rest_at, rest_size, heavy_at, heavy_size = row[width:]
+        if not all(isinstance(v, int) and v >= 0 for v in (rest_at, rest_size, heavy_at, heavy_size)) \
+                or rest_at + rest_size > size or heavy_at + heavy_size > size:
             raise ValueError("a facts row points outside its shard")
-        heavy = blob[start:start + size]
-        args = [*row[:before], (), (), *row[before:after]]
-        if heavy == _NO_HEAVY:
-            out[row[0]] = FileFacts(*args)
+        rest, heavy = blob[rest_at:rest_at + rest_size], blob[heavy_at:heavy_at + heavy_size]
+        if rest == _NO_REST and heavy == _NO_HEAVY:
+            out[row[0]] = FileFacts(**dict(zip(_ROW, row, strict=False)))
             continue
-        f = LazyFacts(*args)
-        delattr_(f, "symbol_details")
-        delattr_(f, "calls")
+        f = new(LazyFacts)
+        for name, value in zip(_ROW, row, strict=False):
+            setattr_(f, name, value)
+        setattr_(f, "_rest", rest)
         setattr_(f, "_heavy", heavy)
         out[row[0]] = f
     return out

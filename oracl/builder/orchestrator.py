@@ -1123,6 +1123,21 @@ class SymbolSections:
 
     sections: dict[str, Parts]
     basis: str
+    types: list[Any]  # the part of the repository's type names counted (``interface.type_counts``)
+
+
+def _latest_type_counts(store: PartStore, latest: dict[str, Any]) -> dict[str, int] | None:
+    """The type names the latest build counted (its ``stat.bin`` header ``latest`` names
+    the part), or None when it recorded none or the part is missing or damaged."""
+    from oracl.core.errors import DigestError
+
+    entry = latest.get("interface_types")
+    if not isinstance(entry, list) or len(entry) != 2:
+        return None
+    try:
+        return interface_of.decode_type_counts(store.get(str(entry[0])))
+    except DigestError:
+        return None
 
 
 def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: BundleWriter, facts: list[FileFacts],
@@ -1154,10 +1169,16 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
         if memo is None:
             memo = (interface_of.latest_memo(latest[0], str(latest[1].get("interface_basis", "")), latest[2])
                     if latest is not None else None) or {}
+        # the type names counted: from the latest's counts, reading only the files whose facts
+        # are not the latest's very objects (the others' symbols are not decoded)
+        counted = _latest_type_counts(store, latest[1]) if latest is not None else None
+        types = interface_of.type_counts(facts, (counted, latest[2]) if counted is not None and latest is not None
+                                         else None)
+        blob = interface_of.encode_type_counts(types)
         # (an edit that moved no file's uses leaves the same document: the latest's is linked)
-        writer.add_or_link(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo)),
+        writer.add_or_link(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo, types)),
                            latest[0] if latest is not None else None)
-        return SymbolSections(sections, str(memo.get("basis", "")))
+        return SymbolSections(sections, str(memo.get("basis", "")), [store.put(blob, rewrite=whole), len(blob)])
 
     return (InProcess() if carry is not None else ex).submit("writing the symbol sections", work)
 
@@ -1230,6 +1251,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
             "source_commit": header["source_commit"], "dirty": header["dirty"],
             "config_sha256": header["config_sha256"], **(stat_extra or {}),
             "interface_basis": early.basis,  # (what the next build's interface.json reuse compares)
+            "interface_types": early.types,  # (what the next build's type names are counted from)
             "signature": sig.split(":", 1)[0] if sig else "unsigned"}, store, whole))
         return orjson.dumps({"sha256": digest, "signature": sig.split(":", 1)[0] if sig else "unsigned",
                              "seconds": time.perf_counter() - t0, "parts_written": store.written,

@@ -388,16 +388,69 @@ def latest_memo(bundle: Path, basis: str, facts: Mapping[str, FileFacts]) -> dic
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     uses = doc["files"]
-    return {"basis": basis, "uses": {p: (f, uses.get(p)) for p, f in facts.items() if f.imports}}
+    # (every file, with or without imports: whether it has any is not read, so that a file's
+    # facts not decoded from their shard stay so)
+    return {"basis": basis, "uses": {p: (f, uses.get(p)) for p, f in facts.items()}}
 
 
-def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = None) -> dict[str, Any]:
+def _type_names(f: FileFacts) -> list[str]:
+    return [s[0].rsplit(".", 1)[-1] for s in f.symbols if s[1] in TYPE_KINDS]
+
+
+def type_counts(facts: list[FileFacts], latest: tuple[dict[str, int], Mapping[str, FileFacts]] | None = None
+                ) -> dict[str, int]:
+    """How many type declarations of each name the files ``facts`` hold (the repository's
+    own type names, which ``file_uses`` tells from outside ones). ``latest``: the counts a
+    build recorded and its files' facts: a file whose facts are the very object it had
+    there is not read again (its symbols stay undecoded); the others' names are taken out
+    and put in."""
+    if latest is None:
+        counts: dict[str, int] = {}
+        for f in facts:
+            for name in _type_names(f):
+                counts[name] = counts.get(name, 0) + 1
+        return counts
+    counts, before = dict(latest[0]), latest[1]
+    here = {f.path for f in facts}
+
+    def count(f: FileFacts, by: int) -> None:
+        for name in _type_names(f):
+            counts[name] = counts.get(name, 0) + by
+
+    for path, old in before.items():
+        if path not in here:
+            count(old, -1)
+    for f in facts:
+        old = before.get(f.path)
+        if old is not f:
+            if old is not None:
+                count(old, -1)
+            count(f, 1)
+    return {name: n for name, n in counts.items() if n > 0}
+
+
+def encode_type_counts(counts: dict[str, int]) -> bytes:
+    return orjson.dumps(sorted(counts.items()))
+
+
+def decode_type_counts(data: bytes) -> dict[str, int] | None:
+    """What ``encode_type_counts`` wrote, or None when ``data`` is not that."""
+    try:
+        pairs = orjson.loads(data)
+        out = {str(name): int(n) for name, n in pairs}
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+    return out if all(n > 0 for n in out.values()) else None
+
+
+def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = None,
+              types: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``interface.json`` document of a build (canonical: sorted keys; files by path,
     each file's imports and calls in source order). ``memo``: kept between builds (a
     long-lived builder's, or ``latest_memo``'s of the latest bundle): a file's uses are
     taken from it while its facts are the very object they were made of and the
     repository's own packages and type names are the same (``basis``); it then holds this
-    build's."""
+    build's. ``types``: ``type_counts(facts)``, when the caller has it."""
     paths = sorted(f.path for f in facts)
     spaces = {f.path: f.namespaces for f in facts if f.language in JVM and f.namespaces}
     folders = [""] + sorted(workspace_packages(root))
@@ -414,17 +467,20 @@ def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = 
             provides += got[0]
             requires += got[1]
     own = _own_firsts(provides, paths)
-    local_types = frozenset(s[0].rsplit(".", 1)[-1] for f in facts for s in f.symbols if s[1] in TYPE_KINDS)
+    local_types = frozenset(type_counts(facts) if types is None else types)
     basis = basis_of(own, local_types)
     same = memo is not None and memo.get("basis") == basis
     kept: dict[str, tuple[FileFacts, dict[str, Any] | None]] = memo.get("uses", {}) if memo is not None and same else {}
     made: dict[str, tuple[FileFacts, dict[str, Any] | None]] = {}
     uses = {}
     for f in sorted(facts, key=lambda x: x.path):
-        if not f.imports:
-            continue
         hit = kept.get(f.path)
-        u = hit[1] if hit is not None and hit[0] is f else file_uses(f, own, local_types)
+        if hit is not None and hit[0] is f:  # (the very facts it was made of: not read)
+            u = hit[1]
+        elif not f.imports:
+            continue
+        else:
+            u = file_uses(f, own, local_types)
         made[f.path] = (f, u)
         if u:
             uses[f.path] = u

@@ -579,7 +579,12 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
     spans: dict[str, list[tuple[int, int, str]]] = {}   # path → (start, end, id) of scopes
     module_id: dict[str, str] = {}
     rows_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    code = [f for f in facts if f.language in CODE_LANGUAGES and (f.symbols or f.calls)]
+    def is_code(f: FileFacts) -> bool:
+        return f.language in CODE_LANGUAGES and bool(f.symbols or f.calls)
+
+    # (with kept tables only the files ``only`` names are declared and resolved: no other
+    # file's symbols are read, nor decoded from its shard)
+    code = [f for f in facts if (table is None or f.path in mine_set) and is_code(f)]  # type: ignore[operator]
     own_ids: dict[str, list[str]] = {}
 
     def take(files: Iterable[FileFacts]) -> None:  # declared on their own; only their spans are new to the tables
@@ -618,8 +623,8 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
 
     if rebase is not None:
         assert table is not None and mine_set is not None
-        by_path = {f.path: f for f in code}
-        pending = [f for f in code if f.path in mine_set]
+        by_path = {f.path: f for f in facts}
+        pending = list(code)
         while pending:
             moved: set[str] = set()
             for f in pending:
@@ -628,10 +633,12 @@ def symbol_graph(facts: list[FileFacts], idx: IndexView, only: frozenset[str] | 
                     bases(f, True)
                 if before != {i: t.bases[i] for i in own_ids[f.path] if i in t.bases}:
                     moved.add(f.path)
-            more = sorted(p for p in (rebase(moved) if moved else ()) if p in by_path and p not in mine_set)
+            more = sorted(p for p in (rebase(moved) if moved else ())
+                          if p in by_path and p not in mine_set and is_code(by_path[p]))
             mine_set.update(more)
             pending = [by_path[p] for p in more]
             take(pending)
+        code = [f for f in facts if f.path in mine_set and is_code(f)]  # (in the facts' order, as before)
     else:
         for f in code:
             if f.bases and (table is None or mine(f.path)):  # reading a file's imports is this pass's cost:
