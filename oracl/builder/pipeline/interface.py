@@ -417,9 +417,9 @@ def type_counts(facts: list[FileFacts], latest: tuple[dict[str, int], Mapping[st
         for name in _type_names(f):
             counts[name] = counts.get(name, 0) + by
 
-    for path, old in before.items():
+    for path, gone in before.items():
         if path not in here:
-            count(old, -1)
+            count(gone, -1)
     for f in facts:
         old = before.get(f.path)
         if old is not f:
