@@ -167,7 +167,9 @@ def encode_shard(facts: list[FileFacts]) -> bytes:
     """A shard: a line of rows (each ``_ROW``'s fields, then the offset and length of the
     file's ``REST`` fields' JSON and of its ``HEAVY`` fields' JSON after the line), then
     those JSON documents."""
-    rows, blobs, at = [], [], 0
+    rows: list[list[Any]] = []
+    blobs: list[bytes] = []
+    at = 0
     for f in facts:
         rest, heavy = _lazy_bytes(f, "_rest", REST), _heavy(f)
         rows.append([*(getattr(f, name) for name in _ROW), at, len(rest), at + len(rest), len(heavy)])
