@@ -1648,15 +1648,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             # a one-shot build's process (the CLI's): what is still alive (the previous facts,
             # the symbol rows: ~2 million objects at 20k files) goes to the permanent
             # generation first, or the collector's next full pass scans it all (0.3–0.45 s);
-            # reference counting still frees it. A long-lived builder (``oracl watch``)
-            # keeps what it carries between builds; a cycle frozen there would stay for good,
-            # so its objects are frozen and at once unfrozen: both are O(1) list moves, and
-            # together they put everything alive into the oldest generation, which a later
-            # full pass still collects, without the young generations' passes scanning it
-            # first (0.1–0.2 s after every save at 20k files, measured)
-            gc.freeze()
-            if plan.carry is not None:
-                gc.unfreeze()
+            # reference counting still frees it. Not in a long-lived builder (``oracl
+            # watch``), where a cycle frozen before it was collected would stay for good.
+            if plan.carry is None:
+                gc.freeze()
             gc.enable()
     assert facts is not None
     n_edges = facts.edges
