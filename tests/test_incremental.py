@@ -488,6 +488,38 @@ def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None
     assert "incremental: 1 reused, 2 read, 1 removed" in lines[1]
 
 
+def test_a_long_lived_builders_objects_go_to_the_oldest_generation_and_the_idle_watch_collects(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a build that carries its objects (``oracl watch``'s, its helpers forked), what
+    it carries is in the collector's oldest generation, not frozen: the young generations'
+    passes do not scan it and a full pass still can. The watch runs that full pass when it
+    is idle, once ``GC_EVERY_BUILDS`` builds ran since the last, never inside a build."""
+    import gc
+
+    from oracl.builder.incremental import Carry
+    from oracl.face import watch as watch_mod
+
+    root = _one_file_repo(tmp_path)
+    build(root, **KW)
+    carry = Carry()
+    (root / "pkg" / "a.py").write_text("x = 3\n")
+    assert gc.isenabled()
+    build(root, carry=carry, executor_kind="processes")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(carry.facts) in oldest and all(id(f) in oldest for f in carry.facts.values()
+                                             if gc.is_tracked(f))
+    collected: list[int] = []
+    monkeypatch.setattr(watch_mod, "GC_EVERY_BUILDS", 1)
+    monkeypatch.setattr(watch_mod.gc, "collect", lambda *a: collected.append(1) or 0)
+    sleep = _scripted(lambda: (root / "pkg" / "a.py").write_text("x = 4\n"), lambda: None, lambda: None,
+                      lambda: (root / "pkg" / "a.py").write_text("x = 5\n"), idle=0.05)
+    lines: list[str] = []
+    assert watch_mod.watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=2, sleep=sleep,
+                           poll=True) == 2
+    assert collected == [1]  # (idle once after the first build; the loop ends with the second)
+
+
 def test_watch_wakes_on_a_file_event_and_builds_what_changed(tmp_path: Path) -> None:
     """The CLI's watch, on real file events (inotify here): it says it waits on them, and
     one edit made after it started is one rebuild that reads that file."""
