@@ -28,6 +28,7 @@ lower-cased only the ASCII letters of a query), and ties are broken by path.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import mmap
@@ -35,7 +36,7 @@ import re
 import struct
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -149,6 +150,13 @@ def encode_base(docs: Iterable[tuple[str, Mapping[str, int], int]]) -> bytes:
     return bytes(out)
 
 
+def _sorted_index(at: Callable[[int], bytes], n: int, key: bytes) -> int:
+    """Where ``key`` is among the ``n`` sorted byte strings ``at(0)`` … ``at(n - 1)`` (-1:
+    absent), by binary search (``bisect`` over them, read one at a time)."""
+    i = bisect.bisect_left(range(n), key, key=at)
+    return i if i < n and at(i) == key else -1
+
+
 class Base:
     """A base file, read in place (``mmap``)."""
 
@@ -196,30 +204,14 @@ class Base:
     def doc_id(self, path: str) -> int:
         """The id of ``path``'s document (-1: absent), by binary search over the sorted paths:
         a rebuild finds the few files it wrote again without a pass over every path."""
-        key = path.encode("utf-8", "surrogateescape")
-        lo, hi = 0, self.n_docs
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._path_bytes(mid) < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo if lo < self.n_docs and self._path_bytes(lo) == key else -1
+        return _sorted_index(self._path_bytes, self.n_docs, path.encode("utf-8", "surrogateescape"))
 
     def term(self, i: int) -> bytes:
         return bytes(self._data[self._terms + self._term_off[i]:self._terms + self._term_off[i + 1]])
 
     def find(self, term: str) -> int:
         """The index of ``term`` (-1: absent), by binary search over the sorted terms."""
-        key = term.encode("utf-8", "surrogateescape")
-        lo, hi = 0, self.n_terms
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.term(mid) < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo if lo < self.n_terms and self.term(lo) == key else -1
+        return _sorted_index(self.term, self.n_terms, term.encode("utf-8", "surrogateescape"))
 
     def postings(self, i: int) -> tuple[memoryview, memoryview]:
         a, b = self._post_off[i], self._post_off[i + 1]
