@@ -16,6 +16,7 @@ from oracl.bundle import provenance
 from oracl.core.errors import DigestError
 from oracl.core.parts import (
     GROUP,
+    KeptSection,
     PartStore,
     closes,
     decode_index,
@@ -46,6 +47,71 @@ def test_a_group_closes_after_a_key_whose_crc_is_zero_modulo_the_group_size() ->
     # a key added before the first closing key changes the first run only
     more = sorted([*keys, "k000a"])
     assert grouped(more)[1:] == [(a + 1, b + 1) for a, b in runs[1:]]
+
+
+def test_a_kept_section_patched_in_place_gives_the_parts_of_all_its_rows_put_again(tmp_path: Path) -> None:
+    """A long-lived builder's section (``KeptSection``): after any run of inserts, removes
+    and replaces, its parts are ``put_rows`` of every row in key order, and only the parts
+    holding a changed row are put again."""
+    import random
+
+    rng = random.Random(7)
+    store = PartStore(tmp_path / "parts")
+    groups = [f"src{i:04d}" for i in range(3000)]  # ~47 close a group
+    assert 30 <= sum(closes(g) for g in groups) <= 70
+    rows: dict[tuple[str, int], int] = {}  # (group, n) → a value
+    for n in range(4000):
+        rows[(rng.choice(groups), n)] = rng.randrange(1000)
+
+    def put_all(into: PartStore) -> list[list[object]]:
+        keys = sorted(rows)
+        return put_rows(into, [[k[0], k[1], rows[k]] for k in keys], [k[0] for k in keys])
+
+    def chunk(k: tuple[str, int]) -> bytes:
+        return orjson.dumps([k[0], k[1], rows[k]])
+
+    keys = sorted(rows)
+    section = KeptSection.of(keys, [k[0] for k in keys], [chunk(k) for k in keys])
+    whole = PartStore(tmp_path / "whole")
+    assert section.parts(store) == put_all(whole)
+    for step in range(30):
+        changed = set()
+        for _ in range(rng.randrange(1, 6)):
+            op = rng.random()
+            closing = sorted({k for k in rows if closes(k[0])})
+            if op < 0.15 and closing:  # every row of a group that closes a part goes: two parts join
+                g = rng.choice(closing)[0]
+                for k in [k for k in rows if k[0] == g]:
+                    del rows[k]
+                    section.remove(k)
+            elif op < 0.3 and closing:  # a new group just after one that closes: the next part's
+                k = (rng.choice(closing)[0] + "+", 1000 + step * 10 + len(changed))
+                rows[k] = rng.randrange(1000)
+                section.insert(k, k[0], chunk(k))
+            elif op < 0.45 and rows:  # a row goes
+                k = rng.choice(sorted(rows))
+                del rows[k]
+                section.remove(k)
+            elif op < 0.75:  # a row comes (at the front, the back or between)
+                k = (rng.choice(["aaa", "zzz", *groups]), 1000 + step * 10 + len(changed))
+                rows[k] = rng.randrange(1000)
+                section.insert(k, k[0], chunk(k))
+            elif rows:  # a row's bytes move
+                k = rng.choice(sorted(rows))
+                rows[k] += 1
+                section.replace(k, chunk(k))
+            changed.add(step)
+        store.written = 0
+        want = put_all(whole)
+        assert section.parts(store) == want, step
+        assert len(want) >= 20 and store.written <= 10, (step, store.written)  # the touched parts, not all
+    with pytest.raises(KeyError):
+        section.remove(("nowhere", -1))
+    emptied = KeptSection.of([("a", 0)], ["a"], [b"0"])
+    emptied.remove(("a", 0))
+    assert emptied.parts(store) == []
+    emptied.insert(("b", 1), "b", b"1")
+    assert emptied.parts(store) == put_rows(store, [1], ["b"])
 
 
 def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import os
@@ -265,26 +266,97 @@ def put_groups(store: PartStore, keys: Sequence[str], rows_of: Callable[[int, in
     return out
 
 
-def put_chunks(store: PartStore, chunks: Sequence[bytes], keys: Sequence[str],
-               kept: dict[tuple[int, ...], list[Any]] | None = None, *, rewrite: bool = False
-               ) -> tuple[Parts, dict[tuple[int, ...], list[Any]]]:
-    """``put_rows`` of rows already serialised (``chunks``, one a row, in key order), for a
-    long-lived builder that keeps each row's bytes between builds: a group whose rows are
-    the very objects of a group it put before (``kept``: parts by the identities of their
-    rows' bytes, which the caller keeps alive) is that part again, not joined nor hashed.
-    Returns the parts and the same map of this build's groups."""
-    out: Parts = []
-    made: dict[tuple[int, ...], list[Any]] = {}
-    for a, b in grouped(keys):
-        chunk = chunks[a:b]
-        ident = tuple(map(id, chunk))
-        part = kept.get(ident) if kept is not None and not rewrite else None
-        if part is None:
-            data = b",".join(chunk)
-            part = [store.put(data, rewrite=rewrite), len(data)]
-        made[ident] = part
-        out.append(part)
-    return out, made
+@dataclass(slots=True)
+class _Run:
+    sort: list[Any]      # the rows' sort keys, ascending
+    group: list[str]     # each row's group key (``grouped``'s keys)
+    rows: list[bytes]    # each row serialised
+    part: list[Any] | None = None  # [digest, length] once put; None: to be put
+
+
+class KeptSection:
+    """A section's rows kept serialised by a long-lived builder and patched in place: the
+    rows in sort-key order, cut into parts exactly as ``grouped`` cuts them, each part kept
+    with its rows. ``remove``, ``insert`` and ``replace`` touch one part's rows; ``parts``
+    regroups and puts only the parts a change touched, and gives the same parts as
+    ``put_rows`` of every row (a part is its rows' bytes comma-joined). A row's group key
+    must be the first element of its sort key (or the sort key itself), so equal groups lie
+    together and a change stays inside the parts around it.
+
+    >>> s = KeptSection.of(["a", "b"], ["a", "b"], [b"1", b"2"])
+    >>> s.insert("ab", "ab", b"3"); [r.rows for r in s.runs]
+    [[b'1', b'3', b'2']]
+    """
+
+    __slots__ = ("runs", "firsts")
+
+    def __init__(self, runs: list[_Run]) -> None:
+        self.runs = runs
+        self.firsts = [r.sort[0] for r in runs]  # (each run's rows are ≥ its first and < the next run's)
+
+    @classmethod
+    def of(cls, sort: Sequence[Any], group: Sequence[str], rows: Sequence[bytes]) -> KeptSection:
+        """Rows already in sort-key order."""
+        return cls([_Run(list(sort[a:b]), list(group[a:b]), list(rows[a:b])) for a, b in grouped(group)])
+
+    def _run(self, key: Any) -> _Run:
+        i = bisect.bisect_right(self.firsts, key) - 1
+        if i < 0:  # (before every row: the first run's, which now starts with it)
+            i = 0
+            self.firsts[0] = key
+        return self.runs[i]
+
+    def remove(self, key: Any) -> None:
+        run = self._run(key) if self.runs else None
+        j = bisect.bisect_left(run.sort, key) if run is not None else 0
+        if run is None or j == len(run.sort) or run.sort[j] != key:
+            raise KeyError(key)
+        del run.sort[j], run.group[j], run.rows[j]
+        run.part = None
+
+    def insert(self, key: Any, group: str, row: bytes) -> None:
+        if not self.runs:
+            self.runs.append(_Run([], [], []))
+            self.firsts.append(key)
+        run = self._run(key)
+        j = bisect.bisect_right(run.sort, key)
+        run.sort.insert(j, key)
+        run.group.insert(j, group)
+        run.rows.insert(j, row)
+        run.part = None
+
+    def replace(self, key: Any, row: bytes) -> None:
+        run = self._run(key)
+        j = bisect.bisect_left(run.sort, key)
+        if j == len(run.sort) or run.sort[j] != key:
+            raise KeyError(key)
+        if run.rows[j] != row:
+            run.rows[j] = row
+            run.part = None
+
+    def parts(self, store: PartStore, *, rewrite: bool = False) -> Parts:
+        """The section's parts: a run a change touched is grouped again with the runs after
+        it up to the next bound ``grouped`` would place, and put; every other run's part is
+        the one it had."""
+        runs: list[_Run] = []
+        old, i = self.runs, 0
+        while i < len(old):
+            run = old[i]
+            if run.part is not None and not rewrite:
+                runs.append(run)
+                i += 1
+                continue
+            sort, group, rows = run.sort, run.group, run.rows
+            while i + 1 < len(old) and not (group and closes(group[-1]) and old[i + 1].group[:1] != group[-1:]):
+                i += 1
+                sort, group, rows = sort + old[i].sort, group + old[i].group, rows + old[i].rows
+            i += 1
+            for a, b in grouped(group):
+                data = b",".join(rows[a:b])
+                runs.append(_Run(sort[a:b], group[a:b], rows[a:b], [store.put(data, rewrite=rewrite), len(data)]))
+        self.runs = runs
+        self.firsts = [r.sort[0] for r in runs]
+        return [r.part for r in runs]  # type: ignore[misc]
 
 
 def encode_index(header: dict[str, Any], sections: dict[str, Parts]) -> bytes:
