@@ -39,7 +39,7 @@ def graph():  # type: ignore[no-untyped-def]
 
 
 def node(g, node_id: str) -> dict:  # type: ignore[no-untyped-def]
-    return next(n for n in g.nodes if n["id"] == node_id)
+    return g.full(next(n for n in g.nodes if n["id"] == node_id))  # (as read: derived under the graph's terms)
 
 
 def rank(g, src: str, dst: str) -> float:  # type: ignore[no-untyped-def]
@@ -166,7 +166,8 @@ def _three(cfg: Config, b_mtime: int = T, b_size: int = 1, mention: str = "L3-3"
 
 
 def _same(a, b) -> None:  # type: ignore[no-untyped-def]
-    assert a.nodes == b.nodes and a.edges == b.edges and a.stored == b.stored and a.terms == b.terms
+    assert [a.full(n) for n in a.nodes] == [b.full(n) for n in b.nodes]  # (rows as read)
+    assert a.edges == b.edges and a.stored == b.stored and a.terms == b.terms
     assert (a.mu, a.sigma, a.hubs, a.rank_raw, a.edge_counts, a.endpoints, a.orphans) == \
         (b.mu, b.sigma, b.hubs, b.rank_raw, b.edge_counts, b.endpoints, b.orphans)
 
@@ -191,6 +192,16 @@ def test_reweigh_gives_weighs_graph_when_the_structure_stays() -> None:
     assert node(again, "id-docs/c.md")["priority_detail"]["components"]["freshness"] == \
         pytest.approx(math.exp(-30 / 90))  # C is now 30 days older than the newest file
     assert {e["target"] for e in again.edges if e["source"] == "id-core/a.py"} >= {f"id-b-{later}-7"}
+    # a second edit on the reweighed graph: every row as read is weigh's again (a row left
+    # under the first reweigh's terms is derived under the second's when read)
+    later2 = later + 5 * 86_400 * 10**9
+    records2, fs2, merged2 = _three(cfg, b_mtime=later2, b_size=8, mention="L9-9")
+    records2 = [again.structure.records[0], records2[1], again.structure.records[2]]
+    fs2["core/a.py"], fs2["docs/c.md"] = again.structure.facts[0], again.structure.facts[2]
+    fresh2 = weigh(records2, fs2, merged2, cfg)
+    twice = reweigh(again, records2, fs2, merged2, cfg)
+    assert twice is not None and twice.epoch == 2
+    _same(twice, fresh2)
     moved = weigh(*_three(cfg), cfg, keep=True)
     assert reweigh(moved, *_three(cfg, imports="references"), cfg) is None
 
