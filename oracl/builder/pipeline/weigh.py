@@ -110,7 +110,7 @@ class WeightedGraph:
             return row
         if self.epochs is not None and self.epochs.get(path, self.base_epoch) != self.epoch:
             assert self.terms is not None
-            _derive_again(n, self.stored[path], self.terms, int(n["size_bytes"]) > 0)  # type: ignore[arg-type]
+            _derive_again(n, self.stored[path], self.terms, int(n["size_bytes"]) > 0)
             self.epochs[path] = self.epoch
         return n
 
