@@ -119,6 +119,19 @@ def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_p
     head["groups"][1] = ["0" * 64, 10]  # an entry the store lacks
     with pytest.raises(ValueError, match="missing"):
         Segments.index(orjson.dumps(head), store)
+    # a long-lived builder's entries by digest: each read once, then never again; the map
+    # left holding only the entries the file names
+    entries: dict[str, object] = {}
+    read.clear()
+    first = Segments.index(seg_file, store2, entries)
+    assert sorted(read) == sorted(d for d, _ in orjson.loads(seg_file)["groups"]) and set(entries) == set(read)
+    read.clear()
+    again = Segments.index(seg_file, store2, entries)
+    assert read == [] and again.files == first.files == back.files and again.spans == back.spans
+    _, _, seg_file2 = back.replaced(fresh, ["z.py"]).put(store)
+    groups2 = [d for d, _ in orjson.loads(seg_file2)["groups"]]
+    Segments.index(seg_file2, store2, entries)
+    assert read == [groups2[1]] and set(entries) == set(groups2)  # z.py's group's entry alone read
 
 
 def test_an_interface_ignores_lines_and_bodies_but_not_names_kinds_bases_or_imports() -> None:

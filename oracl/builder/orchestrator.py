@@ -654,16 +654,18 @@ class Symbols:
         return self.segments.counts() if self.segments is not None else self.totals
 
 
-def plan_symbols(r: Read, store: PartStore) -> tuple[Segments | None, str]:
+def plan_symbols(r: Read, store: PartStore, carry: Carry | None = None) -> tuple[Segments | None, str]:
     """The previous build's per-file symbol rows, when this build may remake only the
-    changed files' rows or compare every file's with them, and why (not)."""
+    changed files' rows or compare every file's with them, and why (not). ``carry``: a
+    long-lived builder's, whose group entries read before are not read again."""
     if r.previous is None:
         return None, "symbols: whole (no previous build)"
     try:  # nothing read again (a rebuild after a clone, a touch) too: every row is reused
         manifest = orjson.loads((r.previous.bundle / MANIFEST).read_bytes()).get("files", {})
     except (OSError, orjson.JSONDecodeError, AttributeError):
         return None, "symbols: whole (the previous manifest is unreadable)"
-    segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts, store)
+    segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts, store,
+                         carry.segment_entries if carry is not None else None)
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
@@ -1498,7 +1500,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
     try:
         r = timed("read", read, plan, ex, d, progress, writer.staging)
         untrusted = tuple(r.learned.untrusted)
-        reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir))
+        reuse, symbols_why = plan_symbols(r, store_of(plan.vault.dir), plan.carry)
         content = timed("content", start_content, plan, ex, r, writer, reuse is not None)
         # the rows this build can differ in from the latest's (builder/reach.py): recorded for
         # the next build, and with what the latest recorded, the reach of the standby's rows

@@ -213,34 +213,36 @@ class Segments:
         return sections[1], sections[0], orjson.dumps({"format": FORMAT, "groups": entries})
 
     @classmethod
-    def index(cls, data: bytes, store: PartStore) -> Segments:
+    def index(cls, data: bytes, store: PartStore,
+              entries: dict[str, tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]] | None = None) -> Segments:
         """The segments a ``symbols.seg`` places in the store's parts (its group entries
         read from the store, each checked against its digest), their rows not read
         (``put`` reads the parts of the groups it makes again). ValueError when it is not
-        one of this format, an entry is missing or damaged, or a segment lies outside its part."""
+        one of this format, an entry is missing or damaged, or a segment lies outside its part.
+        ``entries``: group entries read before, by digest (a long-lived builder's: a part is
+        named by its content, so an entry read once is that entry for good); read here
+        only when missing, and left holding only this file's."""
         from oracl.core.errors import DigestError
 
         head = orjson.loads(data)
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ValueError("not a symbols file of this format")
         out = cls()
+        mine: dict[str, tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]] = {}
         for digest, _size in head["groups"]:
-            try:
-                entry = orjson.loads(store.get(str(digest)))
-            except DigestError as exc:
-                raise ValueError(str(exc)) from None
-            for p, (iface, n_digest, n_size, n_off, n_len, e_digest, e_size, e_off, e_len, n_nodes, n_edges, rel,
-                    unresolved, dropped) in entry.items():
-                spans: list[Span] = []
-                for part, size, off, n in ((n_digest, n_size, n_off, n_len), (e_digest, e_size, e_off, e_len)):
-                    if part is None:
-                        spans.append(Span(None, 0, 0))
-                        continue
-                    if min(off, n) < 0 or off + n > size:
-                        raise ValueError("a segment lies outside its part")
-                    spans.append(Span((str(part), int(size)), off, n))
-                out.files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
-                out.spans[p] = (spans[0], spans[1])
+            digest = str(digest)
+            got = entries.get(digest) if entries is not None else None
+            if got is None:
+                try:
+                    got = _entry(orjson.loads(store.get(digest)))
+                except DigestError as exc:
+                    raise ValueError(str(exc)) from None
+            mine[digest] = got
+            out.files.update(got[0])
+            out.spans.update(got[1])
+        if entries is not None:
+            entries.clear()
+            entries.update(mine)
         return out
 
 
@@ -284,8 +286,28 @@ def _read_part(store: PartStore, digest: str) -> bytes:
         raise PreviousBundleError(f"the previous build's symbol rows could not be read ({exc})") from None
 
 
+def _entry(entry: dict[str, Any]) -> tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]:
+    """A group entry's files: their segments (rows not read) and where their rows lie."""
+    files: dict[str, Segment] = {}
+    where: dict[str, tuple[Span, Span]] = {}
+    for p, (iface, n_digest, n_size, n_off, n_len, e_digest, e_size, e_off, e_len, n_nodes, n_edges, rel,
+            unresolved, dropped) in entry.items():
+        spans: list[Span] = []
+        for part, size, off, n in ((n_digest, n_size, n_off, n_len), (e_digest, e_size, e_off, e_len)):
+            if part is None:
+                spans.append(Span(None, 0, 0))
+                continue
+            if min(off, n) < 0 or off + n > size:
+                raise ValueError("a segment lies outside its part")
+            spans.append(Span((str(part), int(size)), off, n))
+        files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
+        where[p] = (spans[0], spans[1])
+    return files, where
+
+
 def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts], reread: list[str],
-             removed: list[str], previous: dict[str, FileFacts], store: PartStore) -> tuple[Segments | None, str]:
+             removed: list[str], previous: dict[str, FileFacts], store: PartStore,
+             entries: dict[str, Any] | None = None) -> tuple[Segments | None, str]:
     """The previous build's segments, and why: when only the files read again need their
     rows made (every one of them kept its interface, no file came or went), to be replaced
     for those files; when a file came or went or changed its interface, to compare every
@@ -301,7 +323,7 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
     if manifest_files.get(SYMBOLS_FILE) != hashlib.sha256(data).hexdigest():
         return None, f"{SYMBOLS_FILE} does not match its manifest"
     try:  # the rows stay in the parts: read only for the groups made again, by the export task
-        segs = Segments.index(data, store)
+        segs = Segments.index(data, store, entries)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
     if len(segs.files) != len(previous) or any(p not in segs.files for p in previous):
