@@ -81,18 +81,28 @@ def _stamp(path: Path, step: int) -> None:
 
 
 def _canonical(root: Path) -> dict:
+    """The latest build's export, its build id and time left out, with its interface.json
+    (``interface``: what a workspace's readers join members through)."""
+    from oracl.core.vault import INTERFACE_FILE
+    from oracl.read.snapshot import Snapshot
+
     doc = orjson.loads(export_of(root))
     for key in ("build_id", "generated_at"):
         doc["schema"].pop(key)
+    with Snapshot.open(root) as snap:
+        doc["interface"] = orjson.loads((snap.bundle / INTERFACE_FILE).read_bytes())
     return doc
 
 
 def _first_difference(a: dict, b: dict) -> str:
-    for part in ("schema", "nodes", "edges", "symbols"):
-        if a[part] == b[part]:
+    for part in ("schema", "nodes", "edges", "symbols", "interface"):
+        if a.get(part) == b.get(part):
             continue
         if part == "schema":
             return f"schema: {sorted(k for k in a[part] if a[part][k] != b[part].get(k))}"
+        if part == "interface":
+            files_a, files_b = a[part].get("files", {}), b[part].get("files", {})
+            return f"interface.json: {sorted(k for k in {*files_a, *files_b} if files_a.get(k) != files_b.get(k))[:3]}"
         if part == "symbols":
             for sub in ("nodes", "edges"):
                 extra = [x for x in a[part][sub] if x not in b[part][sub]][:2]
@@ -1250,6 +1260,13 @@ def test_type_names_are_counted_from_the_latest_without_decoding_unchanged_files
     assert type_counts([dataclasses.replace(f) for f in now]) == {"A": 1, "B": 1, "C": 1}  # (each file read)
     gone = [before["pkg/a.py"], before["README.md"]]  # b.py and c.py removed
     assert type_counts(gone, (whole, latest())) == {"A": 1, "B": 1}
+    # a long-lived builder's: only the paths it read again or saw go are looked at (a path
+    # named whose facts are the latest's very object counts for nothing)
+    by_path = {f.path: f for f in now}
+    assert type_counts(now, (whole, before), (["pkg/b.py", "pkg/c.py"], by_path)) == {"A": 1, "B": 1, "C": 1}
+    assert type_counts(gone, (whole, before), (["pkg/b.py", "pkg/c.py"], {f.path: f for f in gone})) == \
+        {"A": 1, "B": 1}
+    assert whole == {"A": 2, "B": 1}  # (the counts given are not changed)
     # the document made from the latest's uses and these counts equals one made from scratch
     doc = interface(root, now, None)
     memo = latest_memo(bundle, "", latest()) or {}

@@ -386,6 +386,8 @@ class Carry:
     merged: Any = None
     # what making each file's edges looked up (``IndexView.read``), for the edge shards
     edge_reads: dict[str, set[str]] = field(default_factory=dict)
+    # (the build id, the type-name counts) its build made (``interface.type_counts``)
+    types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)
     segment_entries: dict[str, Any] = field(default_factory=dict)
     # the edges an in-place update last wrote again to hold its node groups open
@@ -408,7 +410,7 @@ class Carry:
         self.records, self.made_under = {}, None
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
-        self.segment_entries = {}
+        self.segment_entries, self.types = {}, None
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

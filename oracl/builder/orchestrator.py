@@ -1143,7 +1143,8 @@ def _latest_type_counts(store: PartStore, latest: dict[str, Any]) -> dict[str, i
 
 
 def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: BundleWriter, facts: list[FileFacts],
-                          whole: bool, latest: tuple[Path, dict[str, Any], dict[str, FileFacts]] | None
+                          whole: bool, latest: tuple[Path, dict[str, Any], dict[str, FileFacts]] | None,
+                          changed: tuple[list[str], Mapping[str, FileFacts]] | None = None
                           ) -> Callable[[], SymbolSections]:
     """The export's symbol sections (their parts written, ``symbols.seg`` added to the
     bundle) and ``interface.json``, as a task: they depend on the symbols and the facts
@@ -1151,7 +1152,9 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
     (the export task then has only the artifact graph's sections left). ``whole``, ``latest``:
     as ``start_export``'s. A long-lived builder makes ``interface.json`` here (its interface
     memo is kept) and the sections in the task when it may fork (0.25–0.3 s a save at 20k
-    files, measured, which it spent in this process). Returns what waits for them."""
+    files, measured, which it spent in this process); it also keeps the type-name counts
+    it made (``Carry.types``) and, with ``changed`` (the paths read again or gone, this
+    build's facts by path), counts only those files again. Returns what waits for them."""
     carry = plan.carry
 
     def sections_work() -> dict[str, Parts]:
@@ -1177,11 +1180,18 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
         if memo is None:
             memo = (interface_of.latest_memo(latest[0], str(latest[1].get("interface_basis", "")), latest[2])
                     if latest is not None else None) or {}
-        # the type names counted: from the latest's counts, reading only the files whose facts
-        # are not the latest's very objects (the others' symbols are not decoded)
-        counted = _latest_type_counts(store, latest[1]) if latest is not None else None
+        # the type names counted: from the latest's counts (a long-lived builder's own, else
+        # the latest's part), reading only the files whose facts are not the latest's very
+        # objects (the others' symbols are not decoded); a long-lived builder's, only the
+        # files it read again or saw go
+        held = carry.types if carry is not None and latest is not None and carry.types is not None \
+            and carry.types[0] == latest[0].name else None
+        counted = held[1] if held is not None else \
+            _latest_type_counts(store, latest[1]) if latest is not None else None
         types = interface_of.type_counts(facts, (counted, latest[2]) if counted is not None and latest is not None
-                                         else None)
+                                         else None, changed if held is not None else None)
+        if carry is not None:
+            carry.types = (plan.build_id, types)
         blob = interface_of.encode_type_counts(types)
         # (an edit that moved no file's uses leaves the same document: the latest's is linked)
         writer.add_or_link(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo, types)),
@@ -1539,7 +1549,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             symbols.write = symbols.reads = symbols.table_patch = None
         # the export's symbol sections and interface.json, beside the weighing
         latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
-        early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle)
+        early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle,
+                                      ([*r.reread, *r.removed], r.index.facts) if plan.carry is not None else None)
         del latest_bundle
         weighed = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest,
                         again if by_file is not None and plan.carry is None else None, by_file, shards)

@@ -397,13 +397,15 @@ def _type_names(f: FileFacts) -> list[str]:
     return [s[0].rsplit(".", 1)[-1] for s in f.symbols if s[1] in TYPE_KINDS]
 
 
-def type_counts(facts: list[FileFacts], latest: tuple[dict[str, int], Mapping[str, FileFacts]] | None = None
-                ) -> dict[str, int]:
+def type_counts(facts: list[FileFacts], latest: tuple[dict[str, int], Mapping[str, FileFacts]] | None = None,
+                changed: tuple[Iterable[str], Mapping[str, FileFacts]] | None = None) -> dict[str, int]:
     """How many type declarations of each name the files ``facts`` hold (the repository's
     own type names, which ``file_uses`` tells from outside ones). ``latest``: the counts a
     build recorded and its files' facts: a file whose facts are the very object it had
     there is not read again (its symbols stay undecoded); the others' names are taken out
-    and put in."""
+    and put in. ``changed``, with ``latest``: (the only paths whose facts can differ from
+    the latest's, this build's facts by path): only those are looked at, no pass over
+    every file (a long-lived builder's, which knows what it read again and what went)."""
     if latest is None:
         counts: dict[str, int] = {}
         for f in facts:
@@ -411,12 +413,27 @@ def type_counts(facts: list[FileFacts], latest: tuple[dict[str, int], Mapping[st
                 counts[name] = counts.get(name, 0) + 1
         return counts
     counts, before = dict(latest[0]), latest[1]
-    here = {f.path for f in facts}
 
     def count(f: FileFacts, by: int) -> None:
         for name in _type_names(f):
             counts[name] = counts.get(name, 0) + by
 
+    if changed is not None:
+        paths, now = changed
+        touched: set[str] = set()
+        for path in set(paths):
+            old, new = before.get(path), now.get(path)
+            if old is new:
+                continue
+            for one, by in ((old, -1), (new, 1)):
+                if one is not None:
+                    touched.update(_type_names(one))
+                    count(one, by)
+        for name in touched:
+            if counts.get(name, 0) <= 0:
+                counts.pop(name, None)
+        return counts
+    here = {f.path for f in facts}
     for path, gone in before.items():
         if path not in here:
             count(gone, -1)
