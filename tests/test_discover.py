@@ -146,3 +146,55 @@ def test_the_build_reader_refuses_a_folder_swapped_for_a_link_out_of_the_root(tm
         _open_regular(str(root), "sub/f.txt")
     facts, _ = read_one(str(root), "sub/f.txt", Config())
     assert (facts.parse_status, facts.checksum) == ("unreadable", "")
+
+
+def _walked(d) -> tuple:  # type: ignore[no-untyped-def]
+    """What a walk says: the listing, the counters and each listed file's stat."""
+    return (d.files, d.seen, dict(d.skipped), dict(d.excluded_dirs), dict(d.skipped_suffixes),
+            {rel: (st.st_size, st.st_mtime_ns, st.st_ctime_ns) for rel, st in d.stats.items()})
+
+
+def test_changed_paths_taken_into_a_recorded_walk_give_a_walks_answer(tmp_path: Path) -> None:
+    """``triage`` and ``take_in`` (a long-lived builder's walk without walking): after
+    edits, deletions of listed and skipped files, changes under a folder left out and a
+    file that came and went, the recorded walk with the changed paths taken in is what a
+    new walk finds (listing, every counter, every stat); a new file, a new folder, a file
+    turned folder, an ignore file or a path outside the root ask for a walk (None), and a
+    listed link is looked at again though no path of it is named."""
+    from oracl.core.walk import moved, take_in, triage
+
+    root = write_tree(tmp_path / "r", {
+        "a.py": "a = 1\n", "pkg/b.py": "b = 2\n", "pkg/c.md": "# c\n", "img.png": "x", "pkg/d.png": "y",
+        "node_modules/m.js": "m\n", "target.py": "t = 1\n"})
+    os.symlink("target.py", root / "link.py")
+    cfg = Config()
+    d = walk(root, cfg, stat=True, record=True)
+    assert d.links == ["link.py"] and d.kinds is not None and d.kinds["img.png"] == ("binary", "binary .png", False)
+    assert _walked(d) == _walked(walk(root, cfg, stat=True))  # (recording changes nothing it says)
+    (root / "pkg/b.py").write_text("b = 22\n")                 # a listed file edited
+    (root / "pkg/c.md").unlink()                               # a listed file gone
+    (root / "img.png").unlink()                                # a skipped file gone: its counters move
+    (root / "node_modules/m.js").write_text("m2\n")             # under a folder left out
+    (root / "target.py").write_text("t = 22222\n")              # a link's target: no path of the link named
+    changed = ["pkg/b.py", "pkg/c.md", "img.png", "node_modules/m.js", "target.py", "swap.tmp"]  # swap.tmp: came and went
+    found = triage(root, d, changed)
+    assert found is not None
+    assert sorted(moved(d, found)) == ["img.png", "link.py", "pkg/b.py", "pkg/c.md", "target.py"]
+    take_in(d, found)
+    assert _walked(d) == _walked(walk(root, cfg, stat=True))
+    assert d.files == ["a.py", "link.py", "pkg/b.py", "target.py"] and d.skipped == {"binary": 1}
+    assert triage(root, d, ["a.py"]) is not None and moved(d, triage(root, d, ["a.py"]) or []) == []  # nothing moved
+    (root / "new.py").write_text("n = 1\n")
+    assert triage(root, d, ["new.py"]) is None                 # a new entry: the walk says what it is
+    (root / "new.py").unlink()
+    (root / "newdir").mkdir()
+    assert triage(root, d, ["newdir"]) is None                 # a folder came
+    assert triage(root, d, ["newdir/x.py"]) is None            # in a folder not walked
+    assert triage(root, d, ["pkg"]) is None                    # a walked folder named itself
+    assert triage(root, d, [".gitignore"]) is None and triage(root, d, ["pkg/pyvenv.cfg"]) is None
+    assert triage(root, d, ["../outside.py"]) is None and triage(root, d, [""]) is None
+    (root / "a.py").unlink()
+    (root / "a.py").mkdir()
+    assert triage(root, d, ["a.py"]) is None                   # a file turned folder
+    (root / "target.py").unlink()
+    assert triage(root, d, []) is None                         # the listed link is broken now

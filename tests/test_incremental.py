@@ -174,16 +174,32 @@ def _edit(root: Path, rng: random.Random, step: int, names: list[str]) -> set[st
     return {dst}
 
 
-@pytest.mark.parametrize(("seed", "carried"), [(1, False), (2, False), (3, False), (1, True)])
-def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carried: bool,
+def _entries(root: Path) -> dict[str, tuple[int, ...]]:
+    """Every entry under ``root`` but the vault, with what a file event would see move."""
+    out: dict[str, tuple[int, ...]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [n for n in dirnames if not (dirpath == str(root) and n == ".oracl")]
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            st = os.lstat(full)
+            out[os.path.relpath(full, root).replace(os.sep, "/")] = (st.st_mode, st.st_size, st.st_mtime_ns,
+                                                                     st.st_ctime_ns)
+    return out
+
+
+@pytest.mark.parametrize(("seed", "carried"), [(1, False), (2, False), (3, False), (1, True), (4, "hinted")])
+def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carried: bool | str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``carried``: the builds keep their facts in a Carry, as ``oracl watch`` does, so
-    that facts.bin is decoded only by the first build: the exports are the same. Each
+    that facts.bin is decoded only by the first build: the exports are the same.
+    ``"hinted"``: also given the paths file events would name (every entry that came, went
+    or moved), as ``oracl watch`` gives them: the walk is the last build's with those
+    taken in, or a walk where they ask for one; the exports are the same. Each
     update holds no superseded full-text row (``FTS_SUPERSEDED_MIN`` 0: its index is made
     again whenever it would hold one), so the full-text answers equal a full build's to the
     last digit; rows held below the bound move BM25's counts (``oracl status`` says how
     many: tests/test_change_faults.py)."""
-    from oracl.builder import incremental
+    from oracl.builder import incremental, orchestrator
     from oracl.core import derive
 
     monkeypatch.setattr(derive, "FTS_SUPERSEDED_MIN", 0)
@@ -212,12 +228,19 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     first = build(root, now=t0, carry=carry, **KW)
     assert first.mode == "full: no previous build"
+    walked: list[bool] = []
+    real_walk = orchestrator.walk
+    monkeypatch.setattr(orchestrator, "walk", lambda *a, **k: walked.append(True) or real_walk(*a, **k))
     for step in range(1, 9):
         touched: set[str] = set()
+        before = _entries(root)
         for _ in range(rng.randint(1, 3)):
             touched |= _edit(root, rng, step, names)
         touched &= set(names)  # a file added then removed in the same step is not read
-        report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry, **KW)
+        after = _entries(root)
+        events = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry,
+                       changed=events if carried == "hinted" else None, **KW)
         assert report.mode.startswith("incremental"), report.mode
         assert len(decoded) == (0 if carried else step), decoded  # (the full builds beside read every file)
         assert report.files_read == len(touched), (report.mode, sorted(touched))
@@ -228,6 +251,8 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         calls = [e for e in edges if e["relation"] == "calls"]
         assert len(calls) >= 10 and any(e["relation"] == "inherits" for e in edges)
         assert incremental[1] == full[1], f"step {step}: the full-text answers differ: {incremental[1]} vs {full[1]}"
+    if carried == "hinted":  # (the full builds beside walk: 8; the hinted builds walked only where asked)
+        assert 8 < len(walked) < 16, walked
 
 
 def _one_file_repo(tmp_path: Path) -> Path:
@@ -555,6 +580,33 @@ def test_watch_wakes_on_a_file_event_and_builds_what_changed(tmp_path: Path) -> 
     assert "incremental: 2 reused, 1 read, 0 removed" in lines[0]
 
 
+def test_a_watchs_second_build_takes_the_paths_its_file_events_named_into_the_last_walk(tmp_path: Path) -> None:
+    """The CLI's watch on real file events: its first rebuild walks the tree; the next one
+    lists the files as that build's walk with the paths its events named taken in (the
+    health history says which), and reads the file edited."""
+    from .conftest import ORACL
+
+    root = _one_file_repo(tmp_path)
+    build(root)
+    proc = subprocess.Popen([ORACL, "watch", "-r", str(root), "--settle", "0.2", "--max-builds", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "250"})
+    try:
+        assert proc.stdout is not None
+        assert "file events" in proc.stdout.readline()
+        (root / "pkg" / "a.py").write_text("x = 2  # edited\n")
+        assert "(1 file changed)" in proc.stdout.readline()
+        (root / "pkg" / "a.py").write_text("x = 3  # edited again\n")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, err
+    assert "incremental: 2 reused, 1 read, 0 removed" in out and "(1 file changed)" in out, out
+    health = [orjson.loads(line) for line in (root / ".oracl" / "graph_health_history.jsonl").read_text().splitlines()]
+    assert [h["walk"] for h in health[-2:]] == ["walked", "the last build's walk, 1 path taken in"], health[-2:]
+
+
 def test_watch_events_ignore_the_vault_and_git_and_fall_back_to_polling(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """What may wake the watch, by path; and where file events cannot be had, it polls and
@@ -563,8 +615,8 @@ def test_watch_events_ignore_the_vault_and_git_and_fall_back_to_polling(tmp_path
 
     top = str(tmp_path / "r")
     assert [watching.ignored(top, f"{top}/{rel}") for rel in (
-        "pkg/a.py", ".oracl/mirror/x.tmp/graph.kuzu", ".git/index", "pkg/.git/HEAD", ".gitignore", "docs/.oracle")] == \
-        [False, True, True, True, False, False]
+        "pkg/a.py", ".oracl/mirror/x.tmp/graph.kuzu", ".git/index", "pkg/.git/HEAD", ".gitignore", "docs/.oracle",
+        "pkg/.git", ".git")] == [False, True, True, True, False, False, False, True]
     assert watching.ignored(top, str(tmp_path / "elsewhere.py")) and watching.ignored(top, str(tmp_path / "r2" / "a.py"))
 
     def no_events(root: Path, wake: float):  # type: ignore[no-untyped-def]

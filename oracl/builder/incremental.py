@@ -386,6 +386,10 @@ class Carry:
     merged: Any = None
     # what making each file's edges looked up (``IndexView.read``), for the edge shards
     edge_reads: dict[str, set[str]] = field(default_factory=dict)
+    # that build's walk, recorded (``walk.walk(record=True)``), and the settings it was made
+    # under: the next build's, with the paths its caller's file events named (``walk.triage``)
+    discovery: Any = None
+    discovery_key: str = ""
     # (the build id, the type-name counts) its build made (``interface.type_counts``)
     types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)
@@ -410,7 +414,7 @@ class Carry:
         self.records, self.made_under = {}, None
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
-        self.segment_entries, self.types = {}, None
+        self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
 
     def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
         """The record kept for ``f`` when it was made from this very object under an

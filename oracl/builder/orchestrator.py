@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -147,7 +147,7 @@ from oracl.core.vault import (
     new_build_id,
 )
 from oracl.core.version import SCHEMA_VERSION, __version__
-from oracl.core.walk import Discovery, walk
+from oracl.core.walk import Discovery, take_in, triage, walk
 
 Progress = Callable[[str, int, int | None], None]
 Executor = InProcess | Processes
@@ -174,6 +174,7 @@ class Plan:
     full_why: str = ""         # why a full build was forced (the previous bundle failed)
     carry: Carry | None = None  # a long-lived builder's facts from its last build (oracl watch)
     spare: list[Any] | None = None  # what the build made goes here, not freed (a process about to end)
+    changed: frozenset[str] | None = None  # the paths a caller's file events named since its last build
 
     @property
     def fts(self) -> bool:
@@ -189,6 +190,7 @@ class Discovered:
     git_state: tuple[str | None, bool | None] = (None, None)  # HEAD and whether the work tree is dirty
     inputs: dict[str, Any] = field(default_factory=dict)  # what the output depends on besides the files (uptodate)
     current: Latest | None = None  # the latest bundle, when it is what this build would write
+    walk: str = "walked"  # how the files were listed: a walk, or the last build's with the named paths taken in
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +275,7 @@ class BuildReport:
     database_mode: str = ""  # "database: made from scratch" | "database: the standby updated in place (…)" | "…: a copy"
     untrusted: tuple[str, ...] = ()  # vault files this user's oracl did not write, ignored (design §11)
     weigh_mode: str = ""  # "weigh: the structure is the latest's, …" | "weigh: every node's structure worked out …"
+    walk: str = "walked"  # "walked" | "the last build's walk, N paths taken in" (a watch's file events)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -280,25 +283,48 @@ class BuildReport:
 
 # ---- Phase 1: discovery and reading (the only workspace access) -------------------------
 
+def _walk_again(plan: Plan) -> Discovery | None:
+    """A long-lived builder's walk of the build it made last (``Carry.discovery``), the
+    paths its caller's file events named taken in (``walk.triage``): when that build is
+    still the latest, under the same settings, and the paths say what moved. None: walk."""
+    carry, changed = plan.carry, plan.changed
+    if carry is None or changed is None or carry.discovery is None or carry.bundle is None or plan.full \
+            or carry.discovery_key != plan.cfg.digest():
+        return None
+    try:
+        if str(plan.vault.read_latest().get("build_id")) != carry.bundle.name:
+            return None
+    except OraclError:
+        return None
+    found = triage(plan.root, carry.discovery, changed)
+    if found is None:
+        return None
+    take_in(carry.discovery, found)
+    return carry.discovery
+
+
 def discover(plan: Plan, ex: Executor) -> Discovered:
     """The walk, and the previous build a selective rebuild may start from (its database
     checked against its manifest beside the walk: a damaged one means a full build)."""
     started = time.time_ns()
     check = None if plan.full else ex.submit("checking the previous bundle", lambda: previous_damage(plan.vault))
-    discovery = walk(plan.root, plan.cfg, stat=not plan.full)
+    again = _walk_again(plan)
+    how = "walked" if again is None else \
+        f"the last build's walk, {len(plan.changed or ()):,} path{'' if len(plan.changed or ()) == 1 else 's'} taken in"
+    discovery = again or walk(plan.root, plan.cfg, stat=not plan.full, record=plan.carry is not None)
     git_state = _git_state(plan.root)
     inputs = fingerprint(plan.vault.dir, discovery, plan.cfg.digest(), plan.cfg.read_digest(), plan.fts, plan.skip,
                          git_state)
     if plan.full:
-        return Discovered(discovery, None, plan.full_why or "full: requested", started, git_state, inputs)
+        return Discovered(discovery, None, plan.full_why or "full: requested", started, git_state, inputs, walk=how)
     damage = ex.join(check) if check is not None else ""
     current = latest_if_current(plan.vault, plan.root, discovery, inputs, damage, plan.cfg.jsonl)
     if current is not None:
-        return Discovered(discovery, None, "up to date", started, git_state, inputs, current)
+        return Discovered(discovery, None, "up to date", started, git_state, inputs, current, walk=how)
     previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts, plan.carry)
     if previous is not None and damage:
         previous, mode = None, f"full: {damage}"
-    return Discovered(discovery, previous, mode, started, git_state, inputs)
+    return Discovered(discovery, previous, mode, started, git_state, inputs, walk=how)
 
 
 def _select(d: Discovered, root: str) -> tuple[dict[str, FileFacts], list[str], list[str], Previous | None, str]:
@@ -1053,7 +1079,7 @@ def _current_report(plan: Plan, d: Discovered, seconds: dict[str, float], peak_m
         signature=str(cur.stat_header.get("signature", "unsigned")), orphans=int(cur.stat_header.get("orphans", 0)),
         mode=f"up to date: nothing changed since build {cur.build_id}{checked}", files_read=0, files_removed=0,
         symbols_mode="symbols: unchanged", database_mode="database: unchanged (the latest bundle serves)",
-        untrusted=untrusted)
+        untrusted=untrusted, walk=d.walk)
 
 
 def _git_state(root: Path) -> tuple[str | None, bool | None]:
@@ -1415,7 +1441,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
           progress: Progress | None = None, now: datetime | None = None, full: bool = False,
           executor_kind: str = "in-process", carry: Carry | None = None, spare: list[Any] | None = None,
-          **overrides: Any) -> BuildReport:
+          changed: Iterable[str] | None = None, **overrides: Any) -> BuildReport:
     """Build the graph of ``root`` into ``root/.oracl`` and return the report.
 
     By default the build is selective: files whose ``(path, mtime_ns, size)`` did not
@@ -1428,6 +1454,9 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     ``carry``: kept by a caller that builds the same root again and again (``oracl
     watch``): it holds this build's facts afterwards, and the next build starts from them
     instead of decoding ``facts.bin`` while the bundle is still the latest.
+    ``changed``, with ``carry``: every root-relative path the caller's file events named
+    since its last build (``oracl watch``): the walk is then that build's, with those paths
+    looked at again (``walk.triage``), when they say what moved; a walk otherwise.
     ``spare``: kept by a caller whose process ends right after the build without freeing
     its objects (the console script, which leaves by ``os._exit``): what the build made is
     put in it at the end instead of being freed object by object (0.3 s at 20k files).
@@ -1443,7 +1472,8 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
         cfg = replace(cfg, two_layer=True)
     now = now or datetime.now(UTC)
     vault = Vault(root)
-    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry, spare=spare)
+    plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry, spare=spare,
+                changed=frozenset(changed) if changed is not None and carry is not None else None)
     try:
         with provenance.build_lock(vault):
             provenance.clean_stale(vault)  # what a killed build left: staging folders, pending files
@@ -1637,6 +1667,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:
             plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)
+            if plan.carry.bundle is not None and d.discovery.kinds is not None:
+                plan.carry.discovery, plan.carry.discovery_key = d.discovery, plan.cfg.digest()
             if plan.carry.bundle is not None:
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 moved = kept_graph.moved if kept_graph is not None else None
@@ -1685,7 +1717,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         "dropped": dict(sorted(dropped.items())),
         "parse_errors": sum(v for k, v in parse.items() if k not in ("ok", *HELD_BACK)),
         "seconds": seconds, "bundle_bytes": loaded.bundle_bytes, "signature": loaded.signature,
-        "mode": mode, "files_read": files_read,
+        "mode": mode, "files_read": files_read, "walk": d.walk,
     })
     provenance.prune_bundles(vault, keep=max(1, plan.cfg.keep_bundles), current=plan.build_id)
     provenance.prune_parts(vault)
@@ -1703,4 +1735,4 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         signature=loaded.signature, orphans=facts.orphans, mode=mode,
         files_read=files_read, files_removed=files_removed, symbols_mode=symbols_mode, database_mode=database_mode,
         weigh_mode=weigh_mode,
-        untrusted=untrusted)
+        untrusted=untrusted, walk=d.walk)

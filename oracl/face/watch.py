@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 from oracl.core.errors import BuildLockedError, NoBuildError, OraclError
+from oracl.core.walk import moved, triage
 
 # a full pass of the collector once this many builds ran, when the watch is next idle (0.8 s
 # at 20k files: never inside a build)
@@ -67,38 +68,48 @@ IGNORED_DIRS = (".oracl", ".git")  # the vault (the builds' own writes) and git'
 
 def ignored(root: str, path: str) -> bool:
     """An event at ``path`` (absolute) that cannot change what a build indexes: anything
-    under ``root``'s ``.oracl/`` or ``.git/``, or outside ``root``."""
+    under ``root``'s ``.oracl/`` or ``.git/``, or outside ``root``. (A ``.git`` of a folder
+    below the root is not: it makes that folder an embedded repository, which the walk
+    leaves out.)"""
     rel = os.path.relpath(path, root)
     if rel == ".." or rel.startswith(".." + os.sep):
         return True
-    return any(part in IGNORED_DIRS for part in rel.split(os.sep))
+    parts = rel.split(os.sep)
+    if len(parts) > 1 and parts[-1] == ".git" and parts[0] not in IGNORED_DIRS:
+        return False
+    return any(part in IGNORED_DIRS for part in parts)
 
 
-def _polled(root: Path, interval: float, sleep: Callable[[float], None]) -> Iterator[bool]:
+# what a wake says: None, look at the whole tree; else the root-relative paths file events
+# named (none: only time passed)
+Wake = set[str] | None
+
+
+def _polled(root: Path, interval: float, sleep: Callable[[float], None]) -> Iterator[Wake]:
     """Wake every ``interval`` seconds (never spending more than a third of a core on
     looking: a look that took t seconds is followed by at least 2t of sleep)."""
     poll = 0.0
     while True:
         sleep(max(interval, 2 * poll))
         t0 = time.perf_counter()
-        yield True
+        yield None
         poll = time.perf_counter() - t0
 
 
-def _events(root: Path, wake: float) -> Iterator[bool]:
-    """Block on file events; True when one under ``root`` may have changed a file the
-    build indexes, False at least every ``wake`` seconds (so a quiet period can end)."""
+def _events(root: Path, wake: float) -> Iterator[Wake]:
+    """Block on file events; the root-relative paths they named under ``root``, an empty
+    set at least every ``wake`` seconds (so a quiet period can end)."""
     import watchfiles
 
     top = str(root.resolve())
     for batch in watchfiles.watch(top, watch_filter=lambda _change, path: not ignored(top, path),
                                   debounce=200, step=20, rust_timeout=max(20, int(wake * 1000)),
                                   yield_on_timeout=True, raise_interrupt=True):
-        yield bool(batch)
+        yield {os.path.relpath(path, top).replace(os.sep, "/") for _change, path in batch}
 
 
 def _source(root: Path, poll: bool, interval: float, settle: float,
-            sleep: Callable[[float], None]) -> tuple[Iterator[bool], str]:
+            sleep: Callable[[float], None]) -> tuple[Iterator[Wake], str]:
     """The looks' clock and how it is said: file events when they can be had, else polling."""
     if not poll:
         try:
@@ -127,12 +138,14 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     last = tree_stat(root)  # before the watcher starts: an edit made after it is seen at the first look
     looks, how = _source(root, poll, interval, settle, sleep)
 
-    def rebuild(reason: str) -> bool:
-        """One build; False when another process holds the build lock (try again later)."""
+    def rebuild(reason: str, hints: set[str] | None) -> bool:
+        """One build; False when another process holds the build lock (try again later).
+        ``hints``: every path the file events named since the last build (the build takes
+        them into that build's walk), None when a look at the whole tree found the change."""
         nonlocal builds
         t0 = time.perf_counter()
         try:
-            r = build(root, executor_kind=executor_kind, carry=carry)
+            r = build(root, executor_kind=executor_kind, carry=carry, changed=hints)
         except BuildLockedError:
             emit(f"{_stamp()} another build is running; trying again after it")
             return False
@@ -155,37 +168,52 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     except OraclError as exc:  # a damaged vault: the first build mends it
         emit(f"{_stamp()} watching {root} ({str(exc).split(';')[0]}; {how})")
         start = "the latest build is unreadable"
-    if start and rebuild(start):
+    if start and rebuild(start, None):
         start = ""
     pending: set[str] = set()
+    hints: set[str] | None = set()  # the paths named since the last build; None: the build walks
     quiet_since = 0.0
     collected_at = builds  # the builds done when the collector last ran a full pass here
-    woken = how == "file events"  # the watcher is up: look once for what changed before it was
+    first = how == "file events"  # the watcher is up: look once for what changed before it was
     try:
         while not max_builds or builds < max_builds:
-            woken = woken or next(looks)
+            wake: Wake = None if first else next(looks)
+            first = False
             changed: set[str] = set()
-            if woken:
+            # named paths are looked at one by one against the last build's walk (what they
+            # change, with one lstat each); a look at the whole tree when they cannot say
+            found = triage(root, carry.discovery, wake) if wake and carry.discovery is not None else None
+            if wake is None or (wake and found is None):
                 now = tree_stat(root)
                 changed = _diff(last, now)
                 last = now
+                if changed:
+                    hints = None
+            elif found is not None:
+                changed = set(moved(carry.discovery, found))
+                for rel, st in found:  # (``last`` follows, so a later look does not find them again)
+                    if rel in changed:
+                        if st is None:
+                            last.pop(rel, None)
+                        else:
+                            last[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                if changed and hints is not None:
+                    hints |= wake
             if changed:
                 pending |= changed
                 quiet_since = time.monotonic()
-                woken = False
                 continue
             if (pending or start) and time.monotonic() - quiet_since >= settle:
                 # ``last`` stays the tree as it was before the build: an edit made while the
                 # build runs is seen at the next look and brings another rebuild
                 why = f"{len(pending)} file{'s' if len(pending) != 1 else ''} changed" if pending else start
-                if rebuild(why):
-                    pending, start = set(), ""
+                if rebuild(why, hints if pending and not start else None):
+                    pending, start, hints = set(), "", set()
             elif not pending and not start and builds - collected_at >= GC_EVERY_BUILDS:
                 # quiet: the full pass the builds leave to the oldest generation (what they
                 # carry is put there unscanned, ``orchestrator._run``) runs now, not in a build
                 gc.collect()
                 collected_at = builds
-            woken = False
     finally:
         close = getattr(looks, "close", None)
         if close is not None:
