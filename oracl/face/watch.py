@@ -2,12 +2,16 @@
 
 By default the watch sleeps on the platform's file events (``watchfiles``: inotify on
 Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows) and looks at the tree only
-when something under it changed: an idle watch costs nothing, however big the tree. What
-changed is then decided as the polling watch decides it — the build's own discovery and
-one ``stat`` per file, compared with the last look — so both see exactly the files a
-build would index and nothing else (an editor's swap file wakes the watch, finds no
-change, and builds nothing). Events under ``.oracl/`` (the builds' own writes) and
-``.git/`` are dropped before they wake it. Where file events cannot be had (no
+when something under it changed: an idle watch costs nothing, however big the tree. The
+paths the events name are looked at one by one against the last build's walk
+(``walk.triage``: one ``lstat`` each), and the next build is handed them (``build(changed=…)``:
+that walk with them taken in, no walk of the tree). Where they cannot say what moved (a
+file or folder the walk never saw, an ignore file), what changed is decided as the polling
+watch decides it — the build's own discovery and one ``stat`` per file, compared with the
+last look — and the build walks; both see exactly the files a build would index and
+nothing else (an editor's swap file wakes the watch, finds no change, and builds
+nothing). Events under ``.oracl/`` (the builds' own writes) and ``.git/`` are dropped
+before they wake it. Where file events cannot be had (no
 ``watchfiles``, a file system without them, the kernel's watch limit reached) or with
 ``poll=True``, the tree is polled every ``interval`` seconds instead, and the first line
 says so.
