@@ -1277,6 +1277,49 @@ def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: 
             decode_shard(orjson.dumps(bad) + b"\n" + blob)
 
 
+def test_a_long_lived_builders_interface_document_is_patched_for_the_files_read_again(tmp_path: Path) -> None:
+    """``interface.interface_again``: the last document patched for the files read again
+    equals the one ``interface`` makes of every file, when a file gains and loses uses of
+    outside code; a file that came, a type name that came or went, or a manifest that now
+    declares a package leaves it to ``interface`` (None)."""
+    from oracl.builder.pipeline.discover import read_one
+    from oracl.builder.pipeline.interface import interface, interface_again, type_counts
+    from oracl.core.config import Config
+
+    root = write_tree(tmp_path / "r", {
+        "pkg/a.py": "import requests\n\n\ndef get(u):\n    return requests.get(u)\n",
+        "pkg/b.py": "class Model:\n    pass\n",
+        "pkg/c.py": "from pkg.b import Model\n\n\ndef make():\n    return Model()\n"})
+    real = os.path.realpath(root)
+
+    def facts_of(*paths: str) -> dict[str, Any]:
+        return {p: read_one(real, p, Config())[0] for p in paths}
+
+    before = facts_of("pkg/a.py", "pkg/b.py", "pkg/c.py")
+    memo: dict[str, Any] = {}
+    first = interface(root, list(before.values()), memo, type_counts(list(before.values())))
+    assert list(first["files"]) == ["pkg/a.py"]
+    # c.py gains a use of outside code, a.py loses its own
+    (root / "pkg/c.py").write_text("import click\n\n\ndef make():\n    click.echo('x')\n")
+    (root / "pkg/a.py").write_text("def get(u):\n    return u\n")
+    now = {**before, **facts_of("pkg/a.py", "pkg/c.py")}
+    types = type_counts(list(now.values()))
+    again = interface_again(root, memo, ["pkg/a.py", "pkg/c.py"], [], now, before, types)
+    assert again is not None
+    assert again == interface(root, list(now.values()), None, types)
+    assert list(again["files"]) == ["pkg/c.py"] and again["files"]["pkg/c.py"]["calls"] == [["click.echo", 5, 0]]
+    # a type name that goes: the document is made by ``interface``
+    (root / "pkg/b.py").write_text("def model():\n    return 1\n")
+    later = {**now, **facts_of("pkg/b.py")}
+    assert interface_again(root, memo, ["pkg/b.py"], [], later, now, type_counts(list(later.values()))) is None
+    # a file that came, and a file gone
+    assert interface_again(root, memo, ["pkg/d.py"], [], {**now, "pkg/d.py": now["pkg/a.py"]}, now, types) is None
+    assert interface_again(root, memo, [], ["pkg/b.py"], now, now, types) is None
+    # a manifest that now declares a package (its imports are then the repository's own)
+    (root / "pyproject.toml").write_text('[project]\nname = "click"\n')
+    assert interface_again(root, memo, ["pkg/c.py"], [], now, now, types) is None
+
+
 def test_type_names_are_counted_from_the_latest_without_decoding_unchanged_files(tmp_path: Path) -> None:
     """``interface.type_counts``: the repository's type names counted once in a full
     build, then from the latest's counts, reading only the files whose facts are not the

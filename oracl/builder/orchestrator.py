@@ -1170,7 +1170,7 @@ def _latest_type_counts(store: PartStore, latest: dict[str, Any]) -> dict[str, i
 
 def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: BundleWriter, facts: list[FileFacts],
                           whole: bool, latest: tuple[Path, dict[str, Any], dict[str, FileFacts]] | None,
-                          changed: tuple[list[str], Mapping[str, FileFacts]] | None = None
+                          changed: tuple[list[str], list[str], Mapping[str, FileFacts]] | None = None
                           ) -> Callable[[], SymbolSections]:
     """The export's symbol sections (their parts written, ``symbols.seg`` added to the
     bundle) and ``interface.json``, as a task: they depend on the symbols and the facts
@@ -1179,8 +1179,9 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
     as ``start_export``'s. A long-lived builder makes ``interface.json`` here (its interface
     memo is kept) and the sections in the task when it may fork (0.25–0.3 s a save at 20k
     files, measured, which it spent in this process); it also keeps the type-name counts
-    it made (``Carry.types``) and, with ``changed`` (the paths read again or gone, this
-    build's facts by path), counts only those files again. Returns what waits for them."""
+    it made (``Carry.types``) and, with ``changed`` (the paths read again, those gone, this
+    build's facts by path), counts only those files again and patches the last document
+    (``interface.interface_again``). Returns what waits for them."""
     carry = plan.carry
 
     def sections_work() -> dict[str, Parts]:
@@ -1215,13 +1216,20 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
         counted = held[1] if held is not None else \
             _latest_type_counts(store, latest[1]) if latest is not None else None
         types = interface_of.type_counts(facts, (counted, latest[2]) if counted is not None and latest is not None
-                                         else None, changed if held is not None else None)
+                                         else None, ([*changed[0], *changed[1]], changed[2])
+                                         if held is not None and changed is not None else None)
         if carry is not None:
             carry.types = (plan.build_id, types)
-        blob = interface_of.encode_type_counts(types)
+        doc = interface_of.interface_again(plan.root, memo, changed[0], changed[1], changed[2], latest[2], types) \
+            if held is not None and changed is not None and latest is not None else None
+        if doc is None:
+            doc = interface_of.interface(plan.root, facts, memo, types)
         # (an edit that moved no file's uses leaves the same document: the latest's is linked)
-        writer.add_or_link(INTERFACE_FILE, interface_of.encode(interface_of.interface(plan.root, facts, memo, types)),
-                           latest[0] if latest is not None else None)
+        writer.add_or_link(INTERFACE_FILE, interface_of.encode(doc), latest[0] if latest is not None else None)
+        entry = latest[1].get("interface_types") if latest is not None else None
+        if held is not None and types == held[1] and isinstance(entry, list) and len(entry) == 2 and not whole:
+            return str(memo.get("basis", "")), entry  # (the same counts: the latest's part)
+        blob = interface_of.encode_type_counts(types)
         return str(memo.get("basis", "")), [store.put(blob, rewrite=whole), len(blob)]
 
     if carry is None:
@@ -1580,7 +1588,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         # the export's symbol sections and interface.json, beside the weighing
         latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
         early = start_symbol_sections(plan, ex, symbols, writer, r.facts, r.previous is None, latest_bundle,
-                                      ([*r.reread, *r.removed], r.index.facts) if plan.carry is not None else None)
+                                      (r.reread, r.removed, r.index.facts) if plan.carry is not None else None)
         del latest_bundle
         weighed = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest,
                         again if by_file is not None and plan.carry is None else None, by_file, shards)

@@ -501,9 +501,17 @@ def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = 
         made[f.path] = (f, u)
         if u:
             uses[f.path] = u
+    doc = {"format": FORMAT, "packages": provides, "requires": _unique(requires), "files": uses}
     if memo is not None:
         memo.clear()
         memo.update(basis=basis, uses=made)
+        # (what ``interface_again`` starts from: this document and what it was made under)
+        memo["state"] = {"paths": paths, "listed": frozenset(paths), "spaces": spaces, "own": own,
+                         "local": local_types, "doc": doc}
+    return doc
+
+
+def _unique(requires: list[dict[str, Any]]) -> list[dict[str, Any]]:
     seen = set()
     reqs = []
     for r in requires:
@@ -511,7 +519,56 @@ def interface(root: Path, facts: list[FileFacts], memo: dict[str, Any] | None = 
         if key not in seen:
             seen.add(key)
             reqs.append(r)
-    return {"format": FORMAT, "packages": provides, "requires": reqs, "files": uses}
+    return reqs
+
+
+def interface_again(root: Path, memo: dict[str, Any], reread: Iterable[str], removed: Iterable[str],
+                    now: Mapping[str, FileFacts], before: Mapping[str, FileFacts],
+                    types: Mapping[str, int]) -> dict[str, Any] | None:
+    """``interface``'s document made from the one ``memo`` holds (a long-lived builder's:
+    the last build's, ``memo["state"]``) when only the files ``reread`` changed: the same
+    files (none came or went), the same type names (``types``' keys), the same JVM
+    namespaces in the changed files, and the manifests declaring the same packages and
+    requirements (read again: a handful of files). The changed files' uses are made again
+    and the document patched; nothing else is looked at. None: ``interface`` must make it."""
+    st = memo.get("state")
+    if st is None or any(True for _ in removed):
+        return None
+    changed = sorted(set(reread))
+    if any(p not in st["listed"] or p not in now for p in changed):
+        return None
+    local: frozenset[str] = st["local"]
+    for p in changed:
+        old, new = before.get(p), now[p]
+        if old is None or (new.language in JVM and tuple(new.namespaces or ()) != tuple(old.namespaces or ())):
+            return None
+        if any((name in types) != (name in local) for f in (old, new) for name in _type_names(f)):
+            return None
+    paths, spaces = st["paths"], st["spaces"]
+    provides: list[dict[str, Any]] = []
+    requires: list[dict[str, Any]] = []
+    for folder in [""] + sorted(workspace_packages(root)):
+        for read in (lambda d: _python(root, d, paths), lambda d: _npm(root, d), lambda d: _go(root, d),
+                     lambda d: _cargo(root, d), lambda d: _maven(root, d, paths, spaces)):
+            try:
+                got = read(folder)
+            except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
+                continue
+            provides += got[0]
+            requires += got[1]
+    doc = st["doc"]
+    if provides != doc["packages"] or _unique(requires) != doc["requires"]:
+        return None
+    own, uses, files = st["own"], memo["uses"], doc["files"]
+    for p in changed:
+        f = now[p]
+        u = file_uses(f, own, local) if f.imports else None
+        uses[p] = (f, u)
+        if u:
+            files[p] = u
+        else:
+            files.pop(p, None)
+    return doc
 
 
 def encode(doc: dict[str, Any]) -> bytes:
