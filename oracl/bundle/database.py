@@ -799,7 +799,12 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     0.11.3 — the 200-step incremental test caught a row whose ids were another key's — and
     making SymbolName again from every symbol's names was 1.2 s of an add at 20k files);
     readers take it over SymbolName's lists (``read/callgraph.symbol_ids``)."""
-    was = {r["id"]: r for r in store.named("symbols_patch_old_symbols", {"paths": paths})}
+    # (the old rows found from each file's artifact along its Defines edges when the database
+    # holds every one of them – a file gone has lost its artifact, and with it those edges –
+    # else by a scan of Symbol's paths)
+    present = {r["path"] for r in store.named("symbols_patch_present", {"paths": paths})}
+    via = "_via" if present.issuperset(paths) else ""
+    was = {r["id"]: r for r in store.named(f"symbols_patch_old_symbols{via}", {"paths": paths})}
     new_rows = tables["symbols"].to_pylist()
     now = {n["id"] for n in new_rows}
     drop = sorted(i for i in was if i not in now)
@@ -818,7 +823,7 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     plans: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]] | None] = {}
     for param, table in PATCH_RELS.items():
         new = [{"source": r.pop("from"), "target": r.pop("to"), **r} for r in tables[param].to_pylist()]
-        diff = edge_diff(store.named(f"symbols_patch_old_{param}", {"paths": paths}), new)
+        diff = edge_diff(store.named(f"symbols_patch_old_{param}{via}", {"paths": paths}), new)
         touched = sum(map(len, diff))
         many = touched > PATCH_COPY_MIN and \
             touched > store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"] // 300
