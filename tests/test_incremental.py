@@ -231,6 +231,10 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
     walked: list[bool] = []
     real_walk = orchestrator.walk
     monkeypatch.setattr(orchestrator, "walk", lambda *a, **k: walked.append(True) or real_walk(*a, **k))
+    looked: list[str] = []  # the files whose stat a build compared with the previous build's
+    real_reusable = incremental.Previous.reusable
+    monkeypatch.setattr(incremental.Previous, "reusable",
+                        lambda self, rel, st: looked.append(rel) or real_reusable(self, rel, st))
     for step in range(1, 9):
         touched: set[str] = set()
         before = _entries(root)
@@ -239,8 +243,11 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         touched &= set(names)  # a file added then removed in the same step is not read
         after = _entries(root)
         events = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        looked.clear()
         report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry,
                        changed=events if carried == "hinted" else None, **KW)
+        if report.walk != "walked":  # (the events' paths and the files the last build read or checked)
+            assert len(looked) <= len(events) + 6 and len(looked) < len(names) // 2, (len(looked), len(events))
         assert report.mode.startswith("incremental"), report.mode
         assert len(decoded) == (0 if carried else step), decoded  # (the full builds beside read every file)
         assert report.files_read == len(touched), (report.mode, sorted(touched))

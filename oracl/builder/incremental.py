@@ -390,6 +390,9 @@ class Carry:
     # under: the next build's, with the paths its caller's file events named (``walk.triage``)
     discovery: Any = None
     discovery_key: str = ""
+    # the files that build read or whose bytes it checked (racily clean): with the paths file
+    # events name since, the only ones the next build looks at (``orchestrator._select``)
+    recent: set[str] | None = None
     # (the build id, the type-name counts) its build made (``interface.type_counts``)
     types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)
@@ -415,12 +418,7 @@ class Carry:
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
-
-    def record(self, f: FileFacts, made_under: tuple[Any, Any]) -> Any:
-        """The record kept for ``f`` when it was made from this very object under an
-        equal Config and equal learned tags, else None."""
-        hit = self.records.get(f.path)
-        return hit[1] if hit is not None and hit[0] is f and self.made_under == made_under else None
+        self.recent = None
 
 
 def load_previous(vault: Vault, read_digest: str, fts: bool,

@@ -11,6 +11,7 @@ executor's alone: in process for the library (``oracl.build``), forked by the CL
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import os
@@ -212,6 +213,7 @@ class Read:
     learned: Learned
     events: EventsOut
     made_under: tuple[Config, dict[str, dict[str, object]]] | None = None  # (Config, learned tags) of the records
+    checked: list[str] = field(default_factory=list)  # racily clean files whose bytes were checked (kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,42 +329,63 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
     return Discovered(discovery, previous, mode, started, git_state, inputs, walk=how)
 
 
-def _select(d: Discovered, root: str) -> tuple[dict[str, FileFacts], list[str], list[str], Previous | None, str]:
-    """(reusable facts of unchanged files, files to read, files removed, the previous
-    build, the mode): everything is read when there is no previous build, or when too much
-    changed for a selective rebuild to pay. A racily clean file (its stat is the one its
-    facts were read under, but written just before that build) is reused when its bytes
-    still hash to its checksum: a fresh clone's first rebuild reads and hashes, never
-    parses, every file the clone wrote in the build's last two seconds."""
+def _select(d: Discovered, root: str, hinted: frozenset[str] | None = None, recent: set[str] | None = None
+            ) -> tuple[int, list[str], list[str], Previous | None, str, list[str]]:
+    """(how many files keep the previous build's facts, files to read, files removed, the
+    previous build, the mode, the racily clean files whose bytes were checked): everything
+    is read when there is no previous build, or when too much changed for a selective
+    rebuild to pay. A file kept has its facts in ``previous.facts``. A racily clean file
+    (its stat is the one its facts were read under, but written just before that build) is
+    kept when its bytes still hash to its checksum: a fresh clone's first rebuild reads and
+    hashes, never parses, every file the clone wrote in the build's last two seconds.
+    ``hinted`` (the paths a long-lived builder's file events named, taken into the last
+    walk: ``d.walk`` says so) and ``recent`` (the files that build read or checked): only
+    those are looked at. Every other file's stat is the last build's, and none of them can
+    be racily clean: a file written in the two seconds before that build's scan was read
+    or checked by it (written before the build before, it was racily clean then too), and
+    one written since is named by an event."""
     prev = d.previous
     if prev is None:
-        return {}, list(d.discovery.files), [], None, d.mode
-    reused: dict[str, FileFacts] = {}
+        return 0, list(d.discovery.files), [], None, d.mode, []
+    files = d.discovery.files
+    if hinted is not None and recent is not None:
+        def listed(rel: str) -> bool:
+            at = bisect.bisect_left(files, rel)
+            return at < len(files) and files[at] == rel
+
+        candidates = sorted({*hinted, *recent})
+        look = [rel for rel in candidates if listed(rel)]
+        removed = [rel for rel in candidates if rel in prev.facts and not listed(rel)]
+        new = sum(1 for rel in look if rel not in prev.facts)
+        n_kept = len(files) - len(look)  # (every other file is the last build's, and was in it)
+        if len(files) - new != len(prev.facts) - len(removed):  # (the events and the walk disagree)
+            hinted = None
+    if hinted is None or recent is None:
+        look, removed = files, sorted(p for p in prev.facts if p not in set(files))
+        n_kept = 0
+    kept: set[str] = set()
     racy: list[tuple[str, FileFacts]] = []
-    for rel in d.discovery.files:
+    for rel in look:
         st = d.discovery.stats.get(rel)
         f = prev.reusable(rel, st)
         if f is not None:
-            reused[rel] = f
+            kept.add(rel)
         else:
             r = prev.racy(rel, st)
             if r is not None:
                 racy.append((rel, r))
     same = same_bytes(root, racy) if racy else set()
-    for rel, f in racy:
-        if rel in same:
-            reused[rel] = f
-    current = set(d.discovery.files)
-    reread = [rel for rel in d.discovery.files if rel not in reused]
-    removed = sorted(p for p in prev.facts if p not in current)
+    kept |= same
+    reread = [rel for rel in look if rel not in kept]
+    n_kept += len(kept)
     changed = len(reread) + len(removed)
     if changed > MAX_CHANGED_FRACTION * len(prev.facts) and changed > MIN_CHANGED_FOR_FULL:
         mode = (f"full: {len(reread):,} files to read and {len(removed):,} removed, "
                 f"against {len(prev.facts):,} in the previous build")
-        return {}, list(d.discovery.files), [], None, mode
+        return 0, list(files), [], None, mode, []
     checked = f" ({len(same):,} written just before the last build, their bytes checked)" if same else ""
-    mode = f"incremental: {len(reused):,} reused{checked}, {len(reread):,} read, {len(removed):,} removed"
-    return reused, reread, removed, prev, mode
+    mode = f"incremental: {n_kept:,} reused{checked}, {len(reread):,} read, {len(removed):,} removed"
+    return n_kept, reread, removed, prev, mode, sorted(same)
 
 
 def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: Path) -> Read:
@@ -374,7 +397,10 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
     cfg = plan.cfg
     workers = cfg.workers or os.cpu_count() or 1
     learned = load_learned_tags(plan.vault.dir)
-    reused, to_read, removed, previous, mode = _select(d, root)
+    carry = plan.carry
+    hinted = plan.changed if d.walk != "walked" and carry is not None and carry.recent is not None else None
+    n_reused, to_read, removed, previous, mode, checked = _select(d, root, hinted,
+                                                                  carry.recent if carry is not None else None)
     fresh: dict[str, FileFacts] = {}
     records: dict[str, ArtifactRecord] = {}
     half = max(1, len(to_read) // 2)
@@ -393,26 +419,34 @@ def read(plan: Plan, ex: Executor, d: Discovered, progress: Progress, staging: P
         if len(fresh) == half:
             provenance.fault("read")
         if len(fresh) % 500 == 0:
-            progress("read", len(fresh) + len(reused), len(files))
+            progress("read", len(fresh) + n_reused, len(files))
     spool.close()
-    # discovery order, whichever way each file's facts were obtained: the same list a full build makes
-    facts = [reused[rel] if rel in reused else fresh[rel] for rel in files]
+    # discovery order, whichever way each file's facts were obtained: the same list a full build
+    # makes (a file not read keeps the previous build's facts)
+    kept = previous.facts if previous is not None else {}
+    facts = [fresh[rel] if rel in fresh else kept[rel] for rel in files]
     progress("read", len(files), len(files))
     made = (cfg, learned)
-    carry = plan.carry
     withheld = {f.path for f in facts if f.key_material or f.parse_status == "secret_file"}
     learned_data = load_learned(plan.vault.dir, set(files), withheld, learned)
 
+    # a watch's records, kept for the very facts objects they were made of, while the Config
+    # and the learned tags are equal (compared once here, not once a file: 20k Config
+    # comparisons were 0.05 s of a save at 20k files)
+    kept_records = carry.records if carry is not None and carry.made_under == made else None
+
     def record_of(f: FileFacts) -> ArtifactRecord:
-        kept = carry.record(f, made) if carry is not None else None  # a watch's: the same facts object
+        hit = kept_records.get(f.path) if kept_records is not None else None
+        if hit is not None and hit[0] is f:
+            return hit[1]
         # (a file not read again: its record made when its tags are first read)
-        return kept if kept is not None else lazy_record(f, cfg, learned.get(f.path))
+        return lazy_record(f, cfg, learned.get(f.path))
 
     return Read(
         facts=facts,
         records=[records.get(f.path) or record_of(f) for f in facts], made_under=made,
         spool=spool.path, text_bytes=spool.text_bytes, previous=previous, mode=mode, reread=to_read,
-        removed=removed,
+        removed=removed, checked=checked,
         facts_header={**settings(cfg.read_digest(), plan.fts), "scan_started_ns": d.scan_started_ns,
                       "chain": previous.chain + 1 if previous is not None else 0,
                       "base_db_bytes": previous.base_db_bytes if previous is not None else 0},
@@ -1627,6 +1661,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         carried = (r.facts_header, {f.path: f for f in r.facts},
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
+        recent = {*r.reread, *r.checked}  # (what the next build's file events are looked at beside: ``_select``)
         learned, events = r.learned, r.events
         del r, e, merged  # (by_file: a long-lived builder keeps it)
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
@@ -1677,6 +1712,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             plan.carry.keep(plan.vault.bundle(plan.build_id), *carried)
             if plan.carry.bundle is not None and d.discovery.kinds is not None:
                 plan.carry.discovery, plan.carry.discovery_key = d.discovery, plan.cfg.digest()
+                plan.carry.recent = recent
             if plan.carry.bundle is not None:
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 moved = kept_graph.moved if kept_graph is not None else None
