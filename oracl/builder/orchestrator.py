@@ -1030,7 +1030,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
 
     # usage (design §4) has no feed: being returned is not evidence, and what was used reaches
     # the graph only as reviewed, query-local learned data (§9), never as a global prior
-    facts = {f.path: f for f in r.facts}
+    facts = r.index.facts  # (every file's facts by path)
     overrides = _sensitivity_overrides(plan.cfg, r.facts)
     learned = r.made_under[1] if r.made_under is not None else {}
     settings = settings_key(plan.cfg, Counter(), overrides, history.messages, learned, [*r.overlay, *history.edges])
@@ -1597,7 +1597,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
         e: Edges | None = None
         if not plan.skip & {"phase2", "phase3"}:  # per file: kept for the next build (in memory, and in shards)
             if plan.carry is not None:
-                again = kept_edges(plan.carry, r.previous, r.facts, r.reread)
+                again = kept_edges(plan.carry, r.previous, r.facts, r.reread, (r.index.facts, r.removed))
             else:  # a cold build: the latest's edges per file, read back from its shards
                 again, shards = timed("edges_kept", kept_edge_shards, r)
             linked_again = again[0][1]

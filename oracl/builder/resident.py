@@ -54,12 +54,14 @@ def standby_reach(carry: Carry | None, standby: bool, standby_of: str, graph: We
     return Reach(nodes | graph.moved[0], sources | graph.moved[1])
 
 
-def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str]
+def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str],
+               known: tuple[Mapping[str, FileFacts], list[str]] | None = None
                ) -> tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...]:
     """For each of Phase 2 and Phase 3: (the edges per file a long-lived builder kept from
     the previous build, the files whose edges are made again), or (None, None) for a whole
     pass (``edges_to_make``; a file that came or went: the files whose making looked it up,
-    from the lookups the builder kept, ``Carry.edge_reads``)."""
+    from the lookups the builder kept, ``Carry.edge_reads``). ``known``: this build's facts
+    by path and the files gone (then no pass over every file finds what came or went)."""
     whole = ((None, None), (None, None))
     if carry is None or carry.edges is None or previous is None or carry.bundle != previous.bundle:
         return whole
@@ -68,7 +70,7 @@ def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileF
     def reading(keys: set[str]) -> set[str]:
         return {p for p in previous.facts if p not in looked or not looked[p].isdisjoint(keys)}
 
-    again = edges_to_make(facts, previous.facts, sources_into(carry.edges), set(reread), reading)
+    again = edges_to_make(facts, previous.facts, sources_into(carry.edges), set(reread), reading, known)
     if again is None:
         carry.edges = None  # made again whole: the old lists are not held beside the new ones
         return whole

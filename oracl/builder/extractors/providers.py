@@ -466,7 +466,8 @@ def _defined(f: FileFacts) -> set[str]:
 
 def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
                   sources_into: Callable[[set[str]], set[str]], changed: set[str],
-                  reading: Callable[[set[str]], set[str]] | None = None) -> set[str] | None:
+                  reading: Callable[[set[str]], set[str]] | None = None,
+                  known: tuple[Mapping[str, FileFacts], list[str]] | None = None) -> set[str] | None:
     """The files whose Phase 2 and Phase 3 edges must be made again after ``changed``
     files changed, the others' kept from the build whose files were ``previous``
     (``sources_into``: the files with an edge of either phase into one of the files it is
@@ -488,12 +489,17 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
     other modules' names: every file's edges."""
     names: set[str] = set()  # the names whose defining files moved
     again: set[str] = set()
-    if len(facts) != len(previous) or any(f.path not in previous for f in facts):
+    # (``known``: the facts by path and the files gone, when the caller has them: a file
+    # added is one of ``changed``, so no pass over every file finds what came or went)
+    came_or_went = bool(known[1]) or any(p not in previous for p in changed) if known is not None else \
+        len(facts) != len(previous) or any(f.path not in previous for f in facts)
+    if came_or_went:
         if reading is None:
             return None
-        present = {f.path: f for f in facts}
-        added = [p for p in present if p not in previous]
-        gone = [p for p in previous if p not in present]
+        present = dict(known[0]) if known is not None else {f.path: f for f in facts}
+        added = sorted(p for p in changed if p not in previous) if known is not None else \
+            [p for p in present if p not in previous]
+        gone = list(known[1]) if known is not None else [p for p in previous if p not in present]
         if any(p.rsplit("/", 1)[-1] == "__init__.py" for p in (*added, *gone)):
             return None
         keys = {"ecosystems\x00"}
@@ -505,7 +511,7 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
             keys.update(f"defines\x00{n}" for n in _defined(previous[p]))
         again.update(added, gone, reading(keys), sources_into(set(gone)))
         changed = {p for p in changed if p in previous}
-    for f in facts:
+    for f in (known[0][p] for p in sorted(changed) if p in known[0]) if known is not None else facts:
         if f.path not in changed:
             continue
         old = previous[f.path]
