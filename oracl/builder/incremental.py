@@ -393,6 +393,7 @@ class Carry:
     # the files that build read or whose bytes it checked (racily clean): with the paths file
     # events name since, the only ones the next build looks at (``orchestrator._select``)
     recent: set[str] | None = None
+    moved_files: bool = False  # (the build in progress) its file events moved a file of the walk
     # (the build id, the type-name counts) its build made (``interface.type_counts``)
     types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)

@@ -148,7 +148,7 @@ from oracl.core.vault import (
     new_build_id,
 )
 from oracl.core.version import SCHEMA_VERSION, __version__
-from oracl.core.walk import Discovery, take_in, triage, walk
+from oracl.core.walk import Discovery, moved, take_in, triage, walk
 
 Progress = Callable[[str, int, int | None], None]
 Executor = InProcess | Processes
@@ -301,15 +301,33 @@ def _walk_again(plan: Plan) -> Discovery | None:
     found = triage(plan.root, carry.discovery, changed)
     if found is None:
         return None
+    carry.moved_files = bool(moved(carry.discovery, found))
     take_in(carry.discovery, found)
     return carry.discovery
+
+
+def _identity_sealed(vault: Vault) -> bool:
+    """Whether the latest bundle's manifest records its database by identity (a stat checks
+    it) rather than by SHA-256; False when that cannot be read (the check says why)."""
+    from oracl.core.vault import DB_FILE, IDENTITY, MANIFEST
+
+    try:
+        latest = vault.read_latest()
+        manifest = orjson.loads((vault.bundle(str(latest.get("bundle", latest["build_id"]))) / MANIFEST).read_bytes())
+        return str(manifest["files"][DB_FILE]).startswith(IDENTITY)
+    except Exception:  # noqa: BLE001 – previous_damage says what is wrong
+        return False
 
 
 def discover(plan: Plan, ex: Executor) -> Discovered:
     """The walk, and the previous build a selective rebuild may start from (its database
     checked against its manifest beside the walk: a damaged one means a full build)."""
     started = time.time_ns()
-    check = None if plan.full else ex.submit("checking the previous bundle", lambda: previous_damage(plan.vault))
+    # (the previous database checked by its identity against its manifest: a stat, here; a
+    # bundle sealed before identities were recorded is hashed, beside the walk)
+    check = None if plan.full or _identity_sealed(plan.vault) else \
+        ex.submit("checking the previous bundle", lambda: previous_damage(plan.vault))
+    damage = "" if plan.full or check is not None else previous_damage(plan.vault)
     again = _walk_again(plan)
     how = "walked" if again is None else \
         f"the last build's walk, {len(plan.changed or ()):,} path{'' if len(plan.changed or ()) == 1 else 's'} taken in"
@@ -319,8 +337,10 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
                          git_state)
     if plan.full:
         return Discovered(discovery, None, plan.full_why or "full: requested", started, git_state, inputs, walk=how)
-    damage = ex.join(check) if check is not None else ""
-    current = latest_if_current(plan.vault, plan.root, discovery, inputs, damage, plan.cfg.jsonl)
+    damage = ex.join(check) if check is not None else damage
+    # (file events that moved a file since the latest build, its own: it is not current)
+    current = None if again is not None and plan.carry is not None and plan.carry.moved_files else \
+        latest_if_current(plan.vault, plan.root, discovery, inputs, damage, plan.cfg.jsonl)
     if current is not None:
         return Discovered(discovery, None, "up to date", started, git_state, inputs, current, walk=how)
     previous, mode = load_previous(plan.vault, plan.cfg.read_digest(), plan.fts, plan.carry)
