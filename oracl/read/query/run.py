@@ -691,7 +691,11 @@ def search(snap: Snapshot, text: str, *, limit: int = 10, persona: str = "defaul
     defines: dict[str, list[dict[str, Any]]] = {}
     frames: dict[str, list[Frame]] = {}
     if not pq.wildcard and provenance != "mirror":
-        defines = defined_in(snap, symbol_names(text, pq.long), api_names(text, _folders(snap)))
+        api = api_names(text)  # (the build's folders read only when the text imports something: 20k paths)
+        if api:
+            folders = _folders(snap)
+            api = {k: v for k, v in api.items() if v in folders}
+        defines = defined_in(snap, symbol_names(text, pq.long), api)
         ranked = anchor(snap, ranked, defines, may_add=pq.filters.empty)
         frames = frame_files(snap, text)
         ranked = frame_anchor(snap, ranked, frames, may_add=pq.filters.empty)
