@@ -82,24 +82,31 @@ def _stamp(path: Path, step: int) -> None:
 
 def _canonical(root: Path) -> dict:
     """The latest build's export, its build id and time left out, with its interface.json
-    (``interface``: what a workspace's readers join members through)."""
+    (``interface``: what a workspace's readers join members through) and its stat.bin's
+    rows (``stat``: what the next build compares the tree with)."""
     from oracl.core.vault import INTERFACE_FILE
     from oracl.read.snapshot import Snapshot
 
     doc = orjson.loads(export_of(root))
     for key in ("build_id", "generated_at"):
         doc["schema"].pop(key)
+    from oracl.core.parts import stat_files
+    from oracl.core.vault import STAT_FILE
+
     with Snapshot.open(root) as snap:
         doc["interface"] = orjson.loads((snap.bundle / INTERFACE_FILE).read_bytes())
+        doc["stat"] = stat_files((snap.bundle / STAT_FILE).read_bytes(), root / ".oracl")[1]  # (each file's row)
     return doc
 
 
 def _first_difference(a: dict, b: dict) -> str:
-    for part in ("schema", "nodes", "edges", "symbols", "interface"):
+    for part in ("schema", "nodes", "edges", "symbols", "interface", "stat"):
         if a.get(part) == b.get(part):
             continue
         if part == "schema":
             return f"schema: {sorted(k for k in a[part] if a[part][k] != b[part].get(k))}"
+        if part == "stat":
+            return f"stat.bin: {sorted(k for k in {*a[part], *b[part]} if a[part].get(k) != b[part].get(k))[:3]}"
         if part == "interface":
             files_a, files_b = a[part].get("files", {}), b[part].get("files", {})
             return f"interface.json: {sorted(k for k in {*files_a, *files_b} if files_a.get(k) != files_b.get(k))[:3]}"

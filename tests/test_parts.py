@@ -114,6 +114,31 @@ def test_a_kept_section_patched_in_place_gives_the_parts_of_all_its_rows_put_aga
     assert emptied.parts(store) == put_rows(store, [1], ["b"])
 
 
+def test_kept_stat_rows_patched_in_place_are_put_maps_parts(tmp_path: Path) -> None:
+    """``incremental.kept_stat``: a long-lived builder's stat.bin rows, changed in place for
+    the files read again (one edited, one added) and gone, give the parts ``put_map`` of
+    every file's row gives, and only the touched parts are put again."""
+    import dataclasses
+
+    from oracl.builder.incremental import kept_stat, stat_rows
+    from oracl.core.parts import put_map
+    from oracl.core.records import FileFacts
+
+    store = PartStore(tmp_path / "parts")
+    facts = {f"pkg/m{i:04d}.py": FileFacts(f"pkg/m{i:04d}.py", f"id{i}", f"c{i}", i, 10 * i, 20 * i, "ok")
+             for i in range(3000)}
+    parts, kept = kept_stat(store, None, facts, [], [], {})
+    assert parts == put_map(PartStore(tmp_path / "whole"), stat_rows(list(facts.values()))) and len(parts) >= 20
+    before = dict(facts)
+    facts["pkg/m0007.py"] = dataclasses.replace(facts["pkg/m0007.py"], checksum="edited", size_bytes=99)
+    facts["pkg/new ü.py"] = FileFacts("pkg/new ü.py", "idn", "cn", 1, 2, 3, "binary")
+    del facts["pkg/m2000.py"]
+    store.written = 0
+    parts, _ = kept_stat(store, kept, facts, ["pkg/m0007.py", "pkg/new ü.py"], ["pkg/m2000.py"], before)
+    assert parts == put_map(PartStore(tmp_path / "whole"), stat_rows(sorted(facts.values(), key=lambda f: f.path)))
+    assert 1 <= store.written <= 6  # (the touched groups' parts, not every one)
+
+
 def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path) -> None:
     store = PartStore(tmp_path / "parts")
     rows = [{"id": f"n{i}", "v": i} for i in range(5)]

@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from oracl.core.parts import PartStore, put_map
+from oracl.core.parts import KeptSection, Parts, PartStore, map_entry, put_map
 from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
@@ -283,12 +283,40 @@ def stat_rows(facts: list[FileFacts]) -> dict[str, list[object]]:
     return {f.path: [f.size_bytes, f.mtime_ns, f.checksum, f.parse_status, f.ctime_ns] for f in facts}
 
 
-def encode_stat(files: dict[str, list[object]], header: dict[str, Any], store: PartStore,
+def encode_stat(files: dict[str, list[object]] | Parts, header: dict[str, Any], store: PartStore,
                 rewrite: bool = False) -> bytes:
     """``stat.bin``: the build's id, time and commit, and the parts (``core/parts.py``)
     that hold each file's stat and checksum, grouped by path: a rebuild writes the part of
-    the changed file's group (``core.parts.stat_files`` reads them)."""
-    return orjson.dumps({"format": FORMAT, **header, "parts": put_map(store, files, rewrite=rewrite)})
+    the changed file's group (``core.parts.stat_files`` reads them). ``files``: each
+    file's row, or the parts already put (``kept_stat``)."""
+    parts = put_map(store, files, rewrite=rewrite) if isinstance(files, dict) else files
+    return orjson.dumps({"format": FORMAT, **header, "parts": parts})
+
+
+def stat_row(f: FileFacts) -> list[object]:
+    return [f.size_bytes, f.mtime_ns, f.checksum, f.parse_status, f.ctime_ns]
+
+
+def kept_stat(store: PartStore, kept: KeptSection | None, facts: Mapping[str, FileFacts], reread: list[str],
+              removed: list[str], before: Mapping[str, FileFacts], rewrite: bool = False
+              ) -> tuple[Parts, KeptSection]:
+    """``stat.bin``'s parts as ``put_map(stat_rows(facts))`` puts them, for a long-lived
+    builder: with ``kept`` (the latest build's rows, whose files were ``before``), only the
+    entries of the files read again or gone are changed in place and only their parts put
+    again; else every entry is made."""
+    if kept is None or rewrite:
+        keys = sorted(facts)
+        kept = KeptSection.of(keys, keys, [map_entry(k, stat_row(facts[k])) for k in keys])
+    else:
+        for p in removed:
+            kept.remove(p)
+        for p in reread:
+            row = map_entry(p, stat_row(facts[p]))
+            if p in before:
+                kept.replace(p, row)
+            else:
+                kept.insert(p, p, row)
+    return kept.parts(store, rewrite=rewrite, wrap=(b"{", b"}")), kept
 
 
 @dataclass(slots=True)
@@ -394,6 +422,8 @@ class Carry:
     # events name since, the only ones the next build looks at (``orchestrator._select``)
     recent: set[str] | None = None
     moved_files: bool = False  # (the build in progress) its file events moved a file of the walk
+    # that build's stat.bin rows in their parts (``kept_stat``)
+    stat: Any = None
     # (the build id, the type-name counts) its build made (``interface.type_counts``)
     types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)
@@ -419,7 +449,7 @@ class Carry:
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
-        self.recent = None
+        self.recent, self.stat = None, None
 
 
 def load_previous(vault: Vault, read_digest: str, fts: bool,

@@ -50,6 +50,7 @@ from oracl.builder.incremental import (
     Carry,
     Previous,
     encode_stat,
+    kept_stat,
     load_previous,
     previous_damage,
     same_bytes,
@@ -593,7 +594,7 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
     the latest's edge shards': ``shards``); ``e`` (the edges as lists) when there is no
     ``by_file``. ``reads``: what making each file's edges here looked up (the shards keep
     it, with the latest's or the long-lived builder's for the others)."""
-    nodes = {f.path for f in r.facts}
+    nodes = r.index.facts.keys()  # (every file's path: the index's, not a set made again)
     pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
     carry = plan.carry
     by_source: BySource | None = None
@@ -1296,7 +1297,7 @@ def start_symbol_sections(plan: Plan, ex: Executor, symbols: Symbols, writer: Bu
 
 
 def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: WeightedGraph,
-                 stat_files: dict[str, list[object]], writer: BundleWriter,
+                 stat_files: dict[str, list[object]] | Parts, writer: BundleWriter,
                  learned_doc: dict[str, Any] | None = None, events: EventsOut | None = None,
                  whole: bool = False, stat_extra: dict[str, Any] | None = None,
                  same: Unmoved | None = None,
@@ -1677,7 +1678,15 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             and plan.carry is None else None
         based = r.previous is not None  # this build started from the latest: its manifest names it (lineage)
         base_name = r.previous.bundle.name if r.previous is not None else ""
-        stat_files = stat_rows(r.facts)
+        stat_section = None
+        stat_files: dict[str, list[object]] | Parts
+        if plan.carry is not None:  # (a long-lived builder's: the latest's rows changed in place, their parts put)
+            held = plan.carry.stat if r.previous is not None and plan.carry.bundle == r.previous.bundle else None
+            plan.carry.stat = None
+            stat_files, stat_section = kept_stat(store_of(plan.vault.dir), held, r.index.facts, r.reread, r.removed,
+                                                 r.previous.facts if r.previous is not None else {}, not based)
+        else:
+            stat_files = stat_rows(r.facts)
         carried = (r.facts_header, {f.path: f for f in r.facts},
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
@@ -1733,6 +1742,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
             if plan.carry.bundle is not None and d.discovery.kinds is not None:
                 plan.carry.discovery, plan.carry.discovery_key = d.discovery, plan.cfg.digest()
                 plan.carry.recent = recent
+            if plan.carry.bundle is not None:
+                plan.carry.stat = stat_section
             if plan.carry.bundle is not None:
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 moved = kept_graph.moved if kept_graph is not None else None

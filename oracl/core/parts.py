@@ -334,10 +334,11 @@ class KeptSection:
             run.rows[j] = row
             run.part = None
 
-    def parts(self, store: PartStore, *, rewrite: bool = False) -> Parts:
+    def parts(self, store: PartStore, *, rewrite: bool = False, wrap: tuple[bytes, bytes] = (b"", b"")) -> Parts:
         """The section's parts: a run a change touched is grouped again with the runs after
         it up to the next bound ``grouped`` would place, and put; every other run's part is
-        the one it had."""
+        the one it had. ``wrap``: what each part begins and ends with (``{`` and ``}`` for
+        a map's entries, ``put_map``'s parts)."""
         runs: list[_Run] = []
         old, i = self.runs, 0
         while i < len(old):
@@ -352,7 +353,7 @@ class KeptSection:
                 sort, group, rows = sort + old[i].sort, group + old[i].group, rows + old[i].rows
             i += 1
             for a, b in grouped(group):
-                data = b",".join(rows[a:b])
+                data = wrap[0] + b",".join(rows[a:b]) + wrap[1]
                 runs.append(_Run(sort[a:b], group[a:b], rows[a:b], [store.put(data, rewrite=rewrite), len(data)]))
         self.runs = runs
         self.firsts = [r.sort[0] for r in runs]
@@ -465,6 +466,12 @@ def put_map(store: PartStore, mapping: dict[str, Any], *, rewrite: bool = False)
         data = orjson.dumps({k: mapping[k] for k in keys[a:b]})
         out.append([store.put(data, rewrite=rewrite), len(data)])
     return out
+
+
+def map_entry(key: str, value: Any) -> bytes:
+    """One entry of a ``put_map`` part as its bytes hold it (a part is its entries joined
+    by commas within braces: ``orjson.dumps`` of the group's map)."""
+    return orjson.dumps(key) + b":" + orjson.dumps(value)
 
 
 def get_map(store: PartStore, parts: Parts) -> dict[str, Any]:

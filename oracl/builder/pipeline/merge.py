@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +32,7 @@ class MergeResult:
 
 
 def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterable[Edge],
-                nodes: set[str]) -> MergeResult:
+                nodes: AbstractSet[str]) -> MergeResult:
     """One edge per canonical key; Phase 2 wins a collision, then Phase 3, then the overlay.
     Self-loops and edges to missing targets are dropped and counted."""
     dropped: Counter[str] = Counter()
@@ -88,7 +89,7 @@ def tail_and_overlay(sources: Iterable[str], tail: list[Edge], overlay: list[Edg
 
 
 def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[Edge]], tail: list[Edge],
-                    overlay: list[Edge], nodes: set[str], kept: BySource | None = None,
+                    overlay: list[Edge], nodes: AbstractSet[str], kept: BySource | None = None,
                     again: set[str] | None = None) -> BySource:
     """``merge_edges(phase2 in file order, phase3 in file order + tail, overlay, nodes)``
     source by source (``phase2``/``phase3``: each file's edges, which start in it), in one
@@ -216,5 +217,5 @@ class EvidenceStore:
         with open(path, "rb") as fh:
             return [edge_from_json(orjson.loads(line)) for line in fh if line.strip()]
 
-    def committed_view(self, nodes: set[str]) -> MergeResult:
+    def committed_view(self, nodes: AbstractSet[str]) -> MergeResult:
         return merge_edges(self.read(PHASE2), self.read(PHASE3), self.read(OVERLAY), nodes)
