@@ -424,6 +424,9 @@ class Carry:
     moved_files: bool = False  # (the build in progress) its file events moved a file of the walk
     # that build's stat.bin rows in their parts (``kept_stat``)
     stat: Any = None
+    # (the bundle that build started from, each file it read or removed → its checksum
+    # there, None where it had none): what the next build's standby differs in
+    delta: tuple[str, dict[str, str | None]] | None = None
     # (the build id, the type-name counts) its build made (``interface.type_counts``)
     types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)
@@ -449,7 +452,7 @@ class Carry:
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
-        self.recent, self.stat = None, None
+        self.recent, self.stat, self.delta = None, None, None
 
 
 def load_previous(vault: Vault, read_digest: str, fts: bool,

@@ -516,9 +516,16 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
         gone = tuple(sorted(set(r.removed) | {p for p in r.reread if p in old}))
         postings_from = r.previous.bundle
         limit = growth_limit(r.previous.base_db_bytes or db.stat().st_size)
+        # (a long-lived builder knows the standby's checksums where they differ from the
+        # latest's: what its last build read or removed, against the bundle it started from)
+        delta = plan.carry.delta if plan.carry is not None and plan.carry.bundle == r.previous.bundle else None
         checksums, why, moved, standby_of = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols,
-                                                          max_bytes=limit)
-        if checksums is not None:
+                                                          max_bytes=limit, known=delta[0] if delta else "")
+        if checksums is not None and delta is not None and standby_of == delta[0]:
+            standby = True
+            catchup, gone_there = _catch_up_known(r, delta[1])
+            symbols_catchup = sorted({*catchup, *gone_there, *moved})
+        elif checksums is not None:
             standby, catchup = True, _catch_up(r, checksums)
             here = {f.path for f in r.facts}
             symbols_catchup = sorted({*catchup, *(p for p in checksums if p not in here), *moved})
@@ -556,6 +563,18 @@ def _catch_up(r: Read, checksums: dict[str, str]) -> list[str]:
     lacks, which this build did not read: their symbol rows are made again."""
     read_now = set(r.reread)
     return sorted(f.path for f in r.facts if f.path not in read_now and checksums.get(f.path) != f.checksum)
+
+
+def _catch_up_known(r: Read, delta: Mapping[str, str | None]) -> tuple[list[str], list[str]]:
+    """``_catch_up`` and the standby's files that are not here, when the standby differs
+    from the latest build only in ``delta`` (a long-lived builder's: each file its last
+    build read or removed → its checksum in the standby, None where the standby lacks it)
+    and this build's previous facts are the latest's: no pass over every file."""
+    here, read_now = r.index.facts, set(r.reread)
+    catchup = sorted(p for p, was in delta.items() if p in here and p not in read_now and was != here[p].checksum)
+    gone = {p for p, was in delta.items() if was is not None and p not in here}
+    gone.update(p for p in r.removed if p not in delta)  # (the latest's, unchanged since the standby)
+    return catchup, sorted(gone)
 
 
 def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threads: int, previous: Path | None,
@@ -1691,6 +1710,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
         recent = {*r.reread, *r.checked}  # (what the next build's file events are looked at beside: ``_select``)
+        # (what the next build's standby — the bundle this one started from — holds of the
+        # files this one read or removed: ``_catch_up_known``)
+        delta_of_build = (r.previous.bundle.name, {p: (r.previous.facts[p].checksum if p in r.previous.facts else None)
+                                                   for p in (*r.reread, *r.removed)}) \
+            if plan.carry is not None and r.previous is not None else None
         learned, events = r.learned, r.events
         del r, e, merged  # (by_file: a long-lived builder keeps it)
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
@@ -1744,6 +1768,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                 plan.carry.recent = recent
             if plan.carry.bundle is not None:
                 plan.carry.stat = stat_section
+                plan.carry.delta = delta_of_build
             if plan.carry.bundle is not None:
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 moved = kept_graph.moved if kept_graph is not None else None

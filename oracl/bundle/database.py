@@ -127,8 +127,8 @@ WHOLE_SYMBOL_TABLES = ("References", "Inherits", "Calls", "Contains", "Defines",
                        "Symbol")
 
 
-def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
-                  max_bytes: int) -> tuple[dict[str, str] | None, str, tuple[str, ...], str]:
+def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool, max_bytes: int,
+                  known: str = "") -> tuple[dict[str, str] | None, str, tuple[str, ...], str]:
     """Take over the standby's database for this build: the bundle the latest build
     started from (named, with its manifest's digest, in the latest manifest's ``lineage``,
     which LATEST's seal covers), when no reader holds it. Its ``graph.kuzu`` moves into
@@ -139,7 +139,10 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
     their bytes did not change: ``lineage["symbols_moved"]``, the standby's bundle name)
     or (None, why it cannot be used, (), ""). ``symbols_kept``: this build patches the
     symbol tables, which needs the latest build to have patched them too (then they differ
-    from the standby's only in files whose bytes differ, and in those it names as moved)."""
+    from the standby's only in files whose bytes differ, and in those it names as moved).
+    ``known``: the bundle whose checksums the caller has (a long-lived builder's: the one
+    its last build started from): when that is the standby, its ``stat.bin`` is checked
+    against its manifest but not read, and the checksums returned are {}."""
     import fcntl
     import hashlib
     import os
@@ -172,7 +175,8 @@ def claim_standby(vault: Vault, staging: Path, *, symbols_kept: bool,
         stat_raw = (standby / STAT_FILE).read_bytes()
         if hashlib.sha256(stat_raw).hexdigest() != files[STAT_FILE]:
             return None, f"the standby's {STAT_FILE} does not match its manifest", (), ""
-        checksums = {p: str(row[2]) for p, row in stat_files(stat_raw, standby.parent.parent)[1].items()}
+        checksums = {} if known and known == standby.name else \
+            {p: str(row[2]) for p, row in stat_files(stat_raw, standby.parent.parent)[1].items()}
     except FileNotFoundError:
         return None, "no standby bundle", (), ""
     except Exception as exc:  # noqa: BLE001 – an unusable standby means a copy, never a failed build
