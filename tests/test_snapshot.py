@@ -249,6 +249,8 @@ def test_a_memory_and_a_build_share_one_process(repo: Path) -> None:
         report = build(repo, **SMALL)  # in process: nothing forks beside the open engine
         assert report.build_id != before
         assert mem.search("sign_twice")["results"][0]["path"] == "pkg/extra.py"
+        # (a build with work to do: one that finds the tree up to date forks nothing)
+        (repo / "pkg" / "extra.py").write_text("def sign_thrice(d):\n    return d\n")
         with pytest.raises(ChildError, match="refusing to fork while this process holds an open database"):
             build(repo, executor_kind="processes", **SMALL)
     assert run_cli("verify", str(repo)).returncode == 0
