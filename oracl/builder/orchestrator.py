@@ -382,7 +382,8 @@ def _select(d: Discovered, root: str, hinted: frozenset[str] | None = None, rece
         if len(files) - new != len(prev.facts) - len(removed):  # (the events and the walk disagree)
             hinted = None
     if hinted is None or recent is None:
-        look, removed = files, sorted(p for p in prev.facts if p not in set(files))
+        current = set(files)
+        look, removed = files, sorted(p for p in prev.facts if p not in current)
         n_kept = 0
     kept: set[str] = set()
     racy: list[tuple[str, FileFacts]] = []
