@@ -39,7 +39,7 @@ class Discovery:
     skipped_suffixes: Counter[str] = field(default_factory=Counter)  # "reason .suffix" → files
     git_root: str | None = None
     stats: dict[str, os.stat_result] = field(default_factory=dict)  # with walk(stat=True)
-    # with walk(record=True), what ``rewalk`` needs to take in changed paths without a walk:
+    # with walk(record=True), what ``triage`` needs to take in changed paths without a walk:
     # every file seen → (the reason it was skipped, '' when listed; its "reason .suffix"
     # counter, ''; whether it is a symbolic link), the folders walked ('' the root) and
     # the folders left out
@@ -98,7 +98,7 @@ def walk(root: Path, cfg: Config, *, stat: bool = False, record: bool = False) -
     ``stat=True`` also keeps each listed file's ``stat`` (links followed; a file that
     cannot be stat'ed is listed without one), taken from the directory entry.
     ``record=True`` also keeps what each file seen was found to be and which folders were
-    walked or left out (``rewalk``)."""
+    walked or left out (``triage``)."""
     if not root.exists():
         raise RootError(f"root {str(root)!r} does not exist")
     if not root.is_dir():
@@ -132,7 +132,7 @@ def walk(root: Path, cfg: Config, *, stat: bool = False, record: bool = False) -
                 else:
                     result.seen += 1
                     result.skipped["undecodable_name"] += 1
-                if kinds is not None:  # (never a key: ``rewalk`` walks again when one changes)
+                if kinds is not None:  # (never a key: ``triage`` asks for a walk when one changes)
                     result.pruned.add(rel)
                 continue
             try:
