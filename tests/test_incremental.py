@@ -238,6 +238,7 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
     walked: list[bool] = []
     real_walk = orchestrator.walk
     monkeypatch.setattr(orchestrator, "walk", lambda *a, **k: walked.append(True) or real_walk(*a, **k))
+    kept_index: list[int] = []  # the steps after which a carry's edge index was checked
     looked: list[str] = []  # the files whose stat a build compared with the previous build's
     real_reusable = incremental.Previous.reusable
     monkeypatch.setattr(incremental.Previous, "reusable",
@@ -253,6 +254,10 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         looked.clear()
         report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry,
                        changed=events if carried == "hinted" else None, **KW)
+        if carry is not None and carry.edge_targets is not None:  # (kept up to date, never made again whole)
+            from oracl.builder.resident import edge_targets
+            assert carry.edges is not None and carry.edge_targets == edge_targets(carry.edges), step
+            kept_index.append(step)
         if report.walk != "walked":  # (the events' paths and the files the last build read or checked)
             assert len(looked) <= len(events) + 6 and len(looked) < len(names) // 2, (len(looked), len(events))
         assert report.mode.startswith("incremental"), report.mode
@@ -269,6 +274,8 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         calls = [e for e in edges if e["relation"] == "calls"]
         assert len(calls) >= 10 and any(e["relation"] == "inherits" for e in edges)
         assert incremental[1] == full[1], f"step {step}: the full-text answers differ: {incremental[1]} vs {full[1]}"
+    if carried:
+        assert len(kept_index) >= 4, kept_index
     if carried == "hinted":  # (the hinted builds walked only where their events asked for it)
         assert 16 < len(walked) < 24, walked  # (16 full builds beside, 8 hinted ones)
 

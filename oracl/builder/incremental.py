@@ -400,6 +400,8 @@ class Carry:
     symbol_table: Any = None
     # each file's Phase 2 and Phase 3 edges that bundle's build made (``providers.edges_per_file``)
     edges: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None
+    # each target of those edges → the files with an edge into it (``resident.edge_targets``)
+    edge_targets: dict[str, set[str]] | None = None
     # the weighted graph that bundle's build made, with its structure (``weigh.reweigh``)
     graph: Any = None
     # (the bundle that build started from, the rows it moved against it: ``WeightedGraph.moved``)
@@ -452,7 +454,7 @@ class Carry:
         self.symbol_table = self.edges = self.graph = self.moved = self.export = None
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
-        self.recent, self.stat, self.delta = None, None, None
+        self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
 
 
 def load_previous(vault: Vault, read_digest: str, fts: bool,

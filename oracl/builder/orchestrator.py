@@ -96,7 +96,14 @@ from oracl.builder.reach import (
     standby_rows,
     unmoved,
 )
-from oracl.builder.resident import KeptRows, index_of, kept_edges, kept_rows, standby_reach
+from oracl.builder.resident import (
+    KeptRows,
+    index_of,
+    kept_edges,
+    kept_rows,
+    retarget,
+    standby_reach,
+)
 from oracl.builder.resolve_again import Again, resolve_again
 from oracl.builder.same_structure import kept_structure, latest_figures
 from oracl.builder.segments import Segments, reusable
@@ -1717,6 +1724,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                                                    for p in (*r.reread, *r.removed)}) \
             if plan.carry is not None and r.previous is not None else None
         learned, events = r.learned, r.events
+        gone_paths = list(r.removed)
         del r, e, merged  # (by_file: a long-lived builder keeps it)
         header = make_header(plan, d, parse, n_records, dropped, graph, languages, symbols, history, learned, events)
         # (what ``uptodate`` compares the next build with, and what its report then says)
@@ -1771,6 +1779,14 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport:
                 plan.carry.stat = stat_section
                 plan.carry.delta = delta_of_build
             if plan.carry.bundle is not None:
+                # (who has an edge into each file: kept up to date for the files whose edges
+                # were made again, come or gone; made again from the lists when they all were)
+                remade = again[0][1] if again is not None else None
+                if plan.carry.edge_targets is not None and remade is not None and by_file is not None \
+                        and again is not None and again[0][0] is not None and again[1][0] is not None:
+                    retarget(plan.carry.edge_targets, (again[0][0], again[1][0]), by_file, {*remade, *gone_paths})
+                else:
+                    plan.carry.edge_targets = None
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 moved = kept_graph.moved if kept_graph is not None else None
                 plan.carry.moved = (base_name, moved) if moved is not None and base_name else None

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from oracl.builder.extractors.providers import edges_to_make, sources_into
+from oracl.builder.extractors.providers import edges_to_make
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import Carry, Previous
 from oracl.builder.pipeline.weigh import WeightedGraph
@@ -70,11 +70,46 @@ def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileF
     def reading(keys: set[str]) -> set[str]:
         return {p for p in previous.facts if p not in looked or not looked[p].isdisjoint(keys)}
 
-    again = edges_to_make(facts, previous.facts, sources_into(carry.edges), set(reread), reading, known)
+    if carry.edge_targets is None:  # (made once from the kept lists, then kept up to date: ``retarget``)
+        carry.edge_targets = edge_targets(carry.edges)
+    index = carry.edge_targets
+
+    def into(changed: set[str]) -> set[str]:  # (``providers.sources_into``, by the index: no pass over every edge)
+        return {s for t in changed for s in index.get(t, ()) if s not in changed}
+
+    again = edges_to_make(facts, previous.facts, into, set(reread), reading, known)
     if again is None:
-        carry.edges = None  # made again whole: the old lists are not held beside the new ones
+        carry.edges = carry.edge_targets = None  # made again whole: the old lists are not held beside the new ones
         return whole
     return (carry.edges[0], again), (carry.edges[1], again)
+
+
+def edge_targets(by_file: tuple[Mapping[str, list[Edge]], ...]) -> dict[str, set[str]]:
+    """Each target of the edges ``by_file`` holds (each phase's edges per file) → the
+    files with an edge into it."""
+    index: dict[str, set[str]] = {}
+    for lists in by_file:
+        for source, edges in lists.items():
+            for e in edges:
+                index.setdefault(e.target, set()).add(source)
+    return index
+
+
+def retarget(index: dict[str, set[str]], before: tuple[Mapping[str, list[Edge]], ...],
+             after: tuple[Mapping[str, list[Edge]], ...], paths: set[str]) -> None:
+    """``edge_targets(before)`` made ``edge_targets(after)`` in place, when only the files
+    ``paths`` have other edges in ``after`` (made again, come or gone)."""
+    for p in paths:
+        was = {e.target for lists in before for e in lists.get(p, ())}
+        now = {e.target for lists in after for e in lists.get(p, ())}
+        for t in was - now:
+            sources = index.get(t)
+            if sources is not None:
+                sources.discard(p)
+                if not sources:
+                    del index[t]
+        for t in now - was:
+            index.setdefault(t, set()).add(p)
 
 
 @dataclass(slots=True)
