@@ -580,16 +580,22 @@ def test_a_long_lived_builders_objects_go_to_the_oldest_generation_and_the_idle_
     assert collected == [1]  # (idle once after the first build; the loop ends with the second)
 
 
+def _cli_watch(root: Path, builds: int) -> subprocess.Popen[str]:
+    """``oracl watch`` of ``root`` on file events, stopping after ``builds`` rebuilds."""
+    from .conftest import ORACL
+
+    return subprocess.Popen([ORACL, "watch", "-r", str(root), "--settle", "0.2", "--max-builds", str(builds)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "250"})
+
+
 def test_watch_wakes_on_a_file_event_and_builds_what_changed(tmp_path: Path) -> None:
     """The CLI's watch, on real file events (inotify here): it says it waits on them, and
     one edit made after it started is one rebuild that reads that file."""
-    from .conftest import ORACL
 
     root = _one_file_repo(tmp_path)
     build(root)  # the settings the CLI will use
-    proc = subprocess.Popen([ORACL, "watch", "-r", str(root), "--settle", "0.2", "--max-builds", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "250"})
+    proc = _cli_watch(root, 1)
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -609,13 +615,10 @@ def test_a_watchs_second_build_takes_the_paths_its_file_events_named_into_the_la
     """The CLI's watch on real file events: its first rebuild walks the tree; the next one
     lists the files as that build's walk with the paths its events named taken in (the
     health history says which), and reads the file edited."""
-    from .conftest import ORACL
 
     root = _one_file_repo(tmp_path)
     build(root)
-    proc = subprocess.Popen([ORACL, "watch", "-r", str(root), "--settle", "0.2", "--max-builds", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "250"})
+    proc = _cli_watch(root, 2)
     try:
         assert proc.stdout is not None
         assert "file events" in proc.stdout.readline()

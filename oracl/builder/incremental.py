@@ -423,7 +423,6 @@ class Carry:
     # the files that build read or whose bytes it checked (racily clean): with the paths file
     # events name since, the only ones the next build looks at (``orchestrator._select``)
     recent: set[str] | None = None
-    moved_files: bool = False  # (the build in progress) its file events moved a file of the walk
     # that build's stat.bin rows in their parts (``kept_stat``)
     stat: Any = None
     # (the bundle that build started from, each file it read or removed → its checksum

@@ -293,10 +293,11 @@ class BuildReport:
 
 # ---- Phase 1: discovery and reading (the only workspace access) -------------------------
 
-def _walk_again(plan: Plan) -> Discovery | None:
+def _walk_again(plan: Plan) -> tuple[Discovery, bool] | None:
     """A long-lived builder's walk of the build it made last (``Carry.discovery``), the
-    paths its caller's file events named taken in (``walk.triage``): when that build is
-    still the latest, under the same settings, and the paths say what moved. None: walk."""
+    paths its caller's file events named taken in (``walk.triage``), and whether they moved
+    a file: when that build is still the latest, under the same settings, and the paths
+    say what moved. None: walk."""
     carry, changed = plan.carry, plan.changed
     if carry is None or changed is None or carry.discovery is None or carry.bundle is None or plan.full \
             or carry.discovery_key != plan.cfg.digest():
@@ -309,9 +310,9 @@ def _walk_again(plan: Plan) -> Discovery | None:
     found = triage(plan.root, carry.discovery, changed)
     if found is None:
         return None
-    carry.moved_files = bool(moved(carry.discovery, found))
+    any_moved = bool(moved(carry.discovery, found))
     take_in(carry.discovery, found)
-    return carry.discovery
+    return carry.discovery, any_moved
 
 
 def _identity_sealed(vault: Vault) -> bool:
@@ -339,7 +340,8 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
     again = _walk_again(plan)
     how = "walked" if again is None else \
         f"the last build's walk, {len(plan.changed or ()):,} path{'' if len(plan.changed or ()) == 1 else 's'} taken in"
-    discovery = again or walk(plan.root, plan.cfg, stat=not plan.full, record=plan.carry is not None)
+    discovery = again[0] if again is not None else \
+        walk(plan.root, plan.cfg, stat=not plan.full, record=plan.carry is not None)
     git_state = _git_state(plan.root)
     inputs = fingerprint(plan.vault.dir, discovery, plan.cfg.digest(), plan.cfg.read_digest(), plan.fts, plan.skip,
                          git_state)
@@ -347,7 +349,7 @@ def discover(plan: Plan, ex: Executor) -> Discovered:
         return Discovered(discovery, None, plan.full_why or "full: requested", started, git_state, inputs, walk=how)
     damage = ex.join(check) if check is not None else damage
     # (file events that moved a file since the latest build, its own: it is not current)
-    current = None if again is not None and plan.carry is not None and plan.carry.moved_files else \
+    current = None if again is not None and again[1] else \
         latest_if_current(plan.vault, plan.root, discovery, inputs, damage, plan.cfg.jsonl)
     if current is not None:
         return Discovered(discovery, None, "up to date", started, git_state, inputs, current, walk=how)
