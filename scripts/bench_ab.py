@@ -316,7 +316,8 @@ def main() -> None:
             for run in resident[name]:  # type: ignore[index]
                 print(f"{name}: resident {a.resident} saves: build p50 {run['build_p50']:.2f} s, save → answer "
                       f"p50 {run['answer_p50']:.2f} s / p95 {run['answer_p95']:.2f} s (the edited file found "
-                      f"{run['found']} of {run['edits']}; peak RSS {run.get('peak_rss_mib', '?')} MiB)")
+                      f"{run['found']} of {run['edits']}; start {run.get('start', 0):.1f} s; peak RSS "
+                      f"{run.get('peak_rss_mib', '?')} MiB)")
             if a.coverage:
                 print(f"{name}: rebuilds of covered files {', '.join(f'{x:.2f}' for x in r[0::2])} s, "
                       f"of uncovered files {', '.join(f'{x:.2f}' for x in r[1::2])} s")

@@ -194,14 +194,17 @@ def _entries(root: Path) -> dict[str, tuple[int, ...]]:
     return out
 
 
-@pytest.mark.parametrize(("seed", "carried"), [(1, False), (2, False), (3, False), (1, True), (4, "hinted")])
+@pytest.mark.parametrize(("seed", "carried"), [(1, False), (2, False), (3, False), (1, True), (4, "hinted"),
+                                               (4, "warmed")])
 def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carried: bool | str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """``carried``: the builds keep their facts in a Carry, as ``oracl watch`` does, so
     that facts.bin is decoded only by the first build: the exports are the same.
     ``"hinted"``: also given the paths file events would name (every entry that came, went
     or moved), as ``oracl watch`` gives them: the walk is the last build's with those
-    taken in, or a walk where they ask for one; the exports are the same. Each
+    taken in, or a walk where they ask for one; the exports are the same. ``"warmed"``: the
+    first build is a one-shot build's (no carry), the carry filled from it by
+    ``orchestrator.warm`` (as ``oracl watch`` does when it starts), then as ``"hinted"``. Each
     update holds no superseded full-text row (``FTS_SUPERSEDED_MIN`` 0: its index is made
     again whenever it would hold one), so the full-text answers equal a full build's to the
     last digit; rows held below the bound move BM25's counts (``oracl status`` says how
@@ -233,8 +236,16 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
     for rel in names:
         _stamp(root / rel, 0)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    first = build(root, now=t0, carry=carry, **KW)
+    first = build(root, now=t0, carry=carry if carried != "warmed" else None, **KW)
     assert first.mode == "full: no previous build"
+    if carried == "warmed":  # (after a one-shot rebuild: the standby differs from the latest in the rows it recorded)
+        write_tree(root, {names[0]: _content(names[0], 99, rng, names)})
+        _stamp(root / names[0], 1)
+        assert build(root, now=t0 + timedelta(minutes=1), **KW).mode.startswith("incremental")
+        assert orchestrator.warm(root, carry, **KW).startswith("warmed in ")
+        assert carry is not None and carry.bundle is not None and carry.graph is not None
+        assert len(decoded) == 2  # (the rebuild and the warming decoded facts.bin; no build after them does)
+        decoded.clear()
     walked: list[bool] = []
     real_walk = orchestrator.walk
     monkeypatch.setattr(orchestrator, "walk", lambda *a, **k: walked.append(True) or real_walk(*a, **k))
@@ -253,7 +264,7 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         events = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
         looked.clear()
         report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry,
-                       changed=events if carried == "hinted" else None, **KW)
+                       changed=events if carried in ("hinted", "warmed") else None, **KW)
         if carry is not None and carry.edge_targets is not None:  # (kept up to date, never made again whole)
             from oracl.builder.resident import edge_targets
             assert carry.edges is not None and carry.edge_targets == edge_targets(carry.edges), step
@@ -264,10 +275,12 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         assert len(decoded) == (0 if carried else step), decoded  # (the full builds beside read every file)
         assert report.files_read == len(touched), (report.mode, sorted(touched))
         incremental = _canonical(root), _answer(root)
-        rows = _symbol_rows(root) if carried else None  # (the standby's symbol tables, patched in place)
+        # (the standby's symbol tables and artifact graph, patched in place)
+        rows = (_symbol_rows(root), _graph_rows(root)) if carried else None
         if carried:
-            _, full_rows = _full_rows_beside(root, t0 + timedelta(minutes=2 * step + 1))
-            assert rows == full_rows, f"step {step}: the symbol tables differ from a full build's"
+            _, *full_rows = _full_rows_beside(root, t0 + timedelta(minutes=2 * step + 1), graph=True)
+            assert rows is not None and rows[0] == full_rows[0], f"step {step}: the symbol tables differ from a full build's"
+            assert rows[1] == full_rows[1], f"step {step}: the graph's rows differ from a full build's"
         full = _full_beside(root, t0 + timedelta(minutes=2 * step + 1))
         assert incremental[0] == full[0], f"step {step}: {_first_difference(incremental[0], full[0])}"
         edges = unpack_symbols(full[0])[1]
@@ -276,7 +289,7 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
         assert incremental[1] == full[1], f"step {step}: the full-text answers differ: {incremental[1]} vs {full[1]}"
     if carried:
         assert len(kept_index) >= 4, kept_index
-    if carried == "hinted":  # (the hinted builds walked only where their events asked for it)
+    if carried in ("hinted", "warmed"):  # (the hinted builds walked only where their events asked for it)
         assert 16 < len(walked) < 24, walked  # (16 full builds beside, 8 hinted ones)
 
 
@@ -285,6 +298,68 @@ def _one_file_repo(tmp_path: Path) -> Path:
     for rel in ("pkg/a.py", "pkg/b.py", "README.md"):
         _stamp(root / rel, 0)
     return root
+
+
+def _vault_files(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file of the vault but its lock: (size, mtime_ns)."""
+    vault = root / ".oracl"
+    return {str(p.relative_to(vault)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(vault.rglob("*")) if p.is_file() and p.name != "build.lock"}
+
+
+def test_warming_fills_the_carry_from_the_latest_and_writes_nothing(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``orchestrator.warm`` (what ``oracl watch`` runs when it starts on a tree that is up to
+    date) fills a Carry as if the builder had made the latest build: no file of the vault is
+    written, added or removed, facts.bin is decoded once, and the next build reweighs the kept
+    graph and updates the standby in place through only the rows the latest recorded against
+    it and the rows this build moved (``resident.standby_reach``): its rows equal a full
+    build's. A tree that moved since the latest build is not warmed (the carry stays empty)."""
+    from oracl.builder import incremental, orchestrator, resident
+
+    decoded: list[int] = []
+    decode = incremental.read_facts
+    monkeypatch.setattr(incremental, "read_facts", lambda bundle, head: decoded.append(1) or decode(bundle, head))
+    reaches: list[object] = []
+    reach_of = resident.standby_reach
+    monkeypatch.setattr(orchestrator, "standby_reach", lambda *a: reaches.append(reach_of(*a)) or reaches[-1])
+    files = {**CALLERS, **{f"pkg/extra_{i}.py": f"def extra_{i}(x):\n    return x + {i}\n" for i in range(4)}}
+    root = write_tree(tmp_path / "r", files)
+    for rel in files:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    (root / "pkg" / "base.py").write_text(CALLERS["pkg/base.py"] + "\n\ndef helper_two(y):\n    return helper(y)\n")
+    _stamp(root / "pkg" / "base.py", 1)
+    assert build(root, now=t0 + timedelta(minutes=1), **KW).mode.startswith("incremental")  # (a one-shot rebuild)
+    vault = Vault(root)
+    latest = vault.read_latest()["build_id"]
+    before, decoded[:] = _vault_files(root), []
+    carry = incremental.Carry()
+    said = orchestrator.warm(root, carry, **KW)
+    assert said.startswith("warmed in ") and said.endswith(f"{len(files):,} files' facts, edges and rows kept")
+    assert _vault_files(root) == before and vault.read_latest()["build_id"] == latest
+    assert carry.bundle == vault.bundle(latest) and decoded == [1]
+    assert carry.graph is not None and carry.export is not None and carry.edge_targets is not None
+    assert carry.discovery is not None and carry.symbol_table is not None and carry.types is not None
+
+    (root / "pkg" / "shop.py").write_text(CALLERS["pkg/shop.py"] + "# a comment\n")
+    _stamp(root / "pkg" / "shop.py", 2)
+    report = build(root, now=t0 + timedelta(minutes=2), carry=carry, changed={"pkg/shop.py"}, **KW)
+    assert report.mode == f"incremental: {len(files) - 1:,} reused, 1 read, 0 removed" and decoded == [1]
+    assert report.walk.startswith("the last build's walk") and report.weigh_mode.startswith("weigh: the kept graph's")
+    reach = reaches[-1]
+    assert reach is not None and "pkg/base.py" in reach.nodes and "pkg/shop.py" in reach.nodes  # type: ignore[attr-defined]
+    rows = _canonical(root), _symbol_rows(root), _graph_rows(root)
+    full = _full_rows_beside(root, t0 + timedelta(minutes=3), graph=True)
+    assert (orjson.dumps(rows[0], option=orjson.OPT_SORT_KEYS), rows[1]) == full[:2]
+    assert rows[2] == full[2]
+
+    (root / "pkg" / "cart.py").write_text(CALLERS["pkg/cart.py"] + "# moved\n")
+    before = _vault_files(root)
+    other = incremental.Carry()
+    assert orchestrator.warm(root, other, **KW) == "not warmed: the tree changed since the latest build"
+    assert other.bundle is None and other.graph is None and _vault_files(root) == before
 
 
 def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -497,7 +572,8 @@ def test_too_many_changes_make_a_full_build(tmp_path: Path) -> None:
 
 
 def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
-    """A real `oracl watch --poll` process: fresh at start, one edit, one selective rebuild line."""
+    """A real `oracl watch --poll` process: fresh at start (its carry warmed), one edit, one
+    selective rebuild line."""
     from .conftest import ORACL
 
     root = _one_file_repo(tmp_path)
@@ -510,6 +586,8 @@ def test_watch_rebuilds_once_changes_settle(tmp_path: Path) -> None:
     first = proc.stdout.readline()
     assert first.rstrip().endswith(f"watching {root} (fresh: the build matches the working tree; polling every 0.2 s)"), \
         first
+    warmed = proc.stdout.readline()  # (up to date: the carry filled from the latest before any change)
+    assert " warmed in " in warmed and warmed.rstrip().endswith("3 files' facts, edges and rows kept"), warmed
     (root / "pkg" / "c.py").write_text("import pkg.b\n")
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
@@ -544,8 +622,8 @@ def test_watch_polls_until_quiet_then_builds_what_it_saw(tmp_path: Path) -> None
 
     lines: list[str] = []
     assert watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep, poll=True) == 1
-    assert len(lines) == 2 and "(3 files changed)" in lines[1]
-    assert "incremental: 1 reused, 2 read, 1 removed" in lines[1]
+    assert len(lines) == 3 and lines[1].endswith(" warmed in 0.0 s: 3 files' facts, edges and rows kept"), lines
+    assert "(3 files changed)" in lines[2] and "incremental: 1 reused, 2 read, 1 removed" in lines[2]
 
 
 def test_a_long_lived_builders_objects_go_to_the_oldest_generation_and_the_idle_watch_collects(
@@ -600,6 +678,7 @@ def test_watch_wakes_on_a_file_event_and_builds_what_changed(tmp_path: Path) -> 
         assert proc.stdout is not None
         first = proc.stdout.readline()
         assert first.rstrip().endswith("(fresh: the build matches the working tree; file events)"), first
+        assert " warmed in " in proc.stdout.readline()
         (root / "pkg" / "a.py").write_text("x = 2  # edited\n")
         out, err = proc.communicate(timeout=120)
     finally:
@@ -612,9 +691,10 @@ def test_watch_wakes_on_a_file_event_and_builds_what_changed(tmp_path: Path) -> 
 
 
 def test_a_watchs_second_build_takes_the_paths_its_file_events_named_into_the_last_walk(tmp_path: Path) -> None:
-    """The CLI's watch on real file events: its first rebuild walks the tree; the next one
-    lists the files as that build's walk with the paths its events named taken in (the
-    health history says which), and reads the file edited."""
+    """The CLI's watch on real file events: it warms its carry at start (the walk is
+    recorded); a rebuild after its first look at the whole tree lists the files as the last
+    build's walk with the paths its events named taken in (the health history says which),
+    and reads the file edited."""
 
     root = _one_file_repo(tmp_path)
     build(root)
@@ -622,6 +702,7 @@ def test_a_watchs_second_build_takes_the_paths_its_file_events_named_into_the_la
     try:
         assert proc.stdout is not None
         assert "file events" in proc.stdout.readline()
+        assert " warmed in " in proc.stdout.readline()
         (root / "pkg" / "a.py").write_text("x = 2  # edited\n")
         assert "(1 file changed)" in proc.stdout.readline()
         (root / "pkg" / "a.py").write_text("x = 3  # edited again\n")
@@ -632,7 +713,9 @@ def test_a_watchs_second_build_takes_the_paths_its_file_events_named_into_the_la
     assert proc.returncode == 0, err
     assert "incremental: 2 reused, 1 read, 0 removed" in out and "(1 file changed)" in out, out
     health = [orjson.loads(line) for line in (root / ".oracl" / "graph_health_history.jsonl").read_text().splitlines()]
-    assert [h["walk"] for h in health[-2:]] == ["walked", "the last build's walk, 1 path taken in"], health[-2:]
+    # (the first rebuild walks when the edit came before the watch's first look at the whole tree)
+    assert health[0]["walk"] == "walked" and health[1]["walk"] in ("walked", "the last build's walk, 1 path taken in")
+    assert health[2]["walk"] == "the last build's walk, 1 path taken in", health
 
 
 def test_watch_events_ignore_the_vault_and_git_and_fall_back_to_polling(tmp_path: Path,
@@ -659,7 +742,7 @@ def test_watch_events_ignore_the_vault_and_git_and_fall_back_to_polling(tmp_path
     assert watching.watch(root, emit=lines.append, settle=0.0, interval=0.01, max_builds=1, sleep=sleep) == 1
     assert lines[0].endswith("(fresh: the build matches the working tree; polling every 0.01 s: "
                              "file events unavailable (OS file watch limit reached))"), lines[0]
-    assert "(1 file changed)" in lines[1]
+    assert " warmed in " in lines[1] and "(1 file changed)" in lines[2]
 
 
 def test_ranks_from_the_second_process_are_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -767,9 +850,9 @@ def _graph_rows(root: Path) -> dict[str, list[str]]:
                           for r in snap.store.rows(q)) for t, q in GRAPH_ROWS.items()}
 
 
-def _full_rows_beside(root: Path, now: datetime, answer: bool = False) -> tuple[Any, ...]:
+def _full_rows_beside(root: Path, now: datetime, answer: bool = False, graph: bool = False) -> tuple[Any, ...]:
     """A full build of the same tree: (its export minus build id and time, its symbol
-    tables' rows[, its full-text answer]); the vault is then put back."""
+    tables' rows[, its full-text answer][, its artifact graph's rows]); the vault is then put back."""
     vault = root / ".oracl"
     saved = root.parent / "saved-vault"
     shutil.copytree(vault, saved, symlinks=True)
@@ -777,6 +860,8 @@ def _full_rows_beside(root: Path, now: datetime, answer: bool = False) -> tuple[
     out: tuple[Any, ...] = (orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root))
     if answer:
         out += (_answer(root),)
+    if graph:
+        out += (_graph_rows(root),)
     shutil.rmtree(vault)
     saved.rename(vault)
     return out

@@ -15,6 +15,7 @@ from oracl.builder.extractors.providers import edges_to_make
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import Carry, Previous
 from oracl.builder.pipeline.weigh import WeightedGraph
+from oracl.builder.reach import standby_rows
 from oracl.core.export import edge_sort_key
 from oracl.core.parts import KeptSection, Parts, PartStore, stored_edge, stored_node
 from oracl.core.records import Edge, FileFacts
@@ -39,13 +40,18 @@ def index_of(carry: Carry | None, previous: Previous | None, facts: list[FileFac
     return index
 
 
-def standby_reach(carry: Carry | None, standby: bool, standby_of: str, graph: WeightedGraph) -> Reach | None:
+def standby_reach(carry: Carry | None, standby: bool, standby_of: str, graph: WeightedGraph,
+                  latest: dict[str, Any] | None = None) -> Reach | None:
     """The graph rows the standby can differ in from this build, when a long-lived builder
     knows them: the standby is the bundle the latest build started from, and both the latest
     build (``Carry.moved``, against that bundle) and this one (``WeightedGraph.moved``,
-    against the latest) reweighed. None: every row is compared."""
-    if carry is None or not standby or graph.moved is None or carry.moved is None:
+    against the latest) reweighed; or, when the builder did not make the latest (its first
+    build, after ``orchestrator.warm``), the reach the latest recorded against the standby
+    (``latest``: its ``stat.bin`` header; ``reach.standby_rows``). None: every row is compared."""
+    if carry is None or not standby or graph.moved is None:
         return None
+    if carry.moved is None:
+        return standby_rows(latest, standby_of, (graph.moved[0], graph.moved[1])) if latest else None
     base, (nodes, sources, _) = carry.moved
     if base != standby_of:
         return None

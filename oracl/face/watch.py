@@ -133,7 +133,7 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
     ``poll``: look every ``interval`` seconds instead of waiting for file events.
     ``executor_kind`` is the builds' (the CLI forks its helpers)."""
     from oracl.builder.incremental import Carry
-    from oracl.builder.orchestrator import build
+    from oracl.builder.orchestrator import build, warm
     from oracl.read.status import status
 
     root = Path(root)
@@ -174,6 +174,10 @@ def watch(root: Path, *, emit: Callable[[str], None], settle: float = 1.0, inter
         start = "the latest build is unreadable"
     if start and rebuild(start, None):
         start = ""
+    elif not start:  # up to date: the carry filled from the latest now, not by the first save
+        warmed = warm(root, carry, executor_kind=executor_kind)
+        if warmed.startswith("warmed"):  # (else the tree moved, or a build holds the lock: the first build fills it)
+            emit(f"{_stamp()} {warmed}")
     pending: set[str] = set()
     hints: set[str] | None = set()  # the paths named since the last build; None: the build walks
     quiet_since = 0.0
