@@ -59,6 +59,34 @@ def test_the_segments_joined_are_the_export_section_and_count_like_the_graph() -
     assert (segs.files["a/b.py"].n_nodes, segs.files["a/b.py"].n_edges) == (2, 2)  # not a/b.pyi's rows
 
 
+def test_counts_kept_through_a_replacement_are_a_whole_counts() -> None:
+    """``Segments.totals`` (a long-lived builder's: the latest's header counts) follow
+    ``replaced``: each replaced file's counts taken away, its new ones added, a relation
+    that falls to nothing dropped and a new one put in its sorted place; counted by hand."""
+    from oracl.builder.segments import Segment
+
+    g = _graph()
+    segs = Segments.of_packed(pack_symbols(g.nodes, g.edges), g.sites, [_facts(p) for p in PATHS])
+    segs.totals = segs.counts()
+    fresh = Segments({"a/b.py": Segment("i", b"", b"", 3, 2, {"contains": 1, "inherits": 1}, 0, 2),
+                      "z.py": Segment("i", b"", b"", 0, 0, {}, 0, 0),
+                      "m.py": Segment("i", b"", b"", 1, 1, {"calls": 1}, 1, 0)})
+    out = segs.replaced(fresh, ["a/b.py", "z.py", "m.py"])
+    want = {"symbols": 8 - 2 + 3 - 2 + 0 + 1, "edges": 8 - 2 + 2 - 2 + 0 + 1,
+            "edges_by_relation": {"calls": 4 - 1 - 1 + 1, "contains": 4 - 1 + 1 - 1, "inherits": 1},
+            "calls_unresolved": 4 - 1 + 0 - 1 + 1, "calls_too_ambiguous": 2}
+    assert out.counts() == Segments(out.files).counts() == want
+    assert list(out.counts()["edges_by_relation"]) == ["calls", "contains", "inherits"]
+    assert segs.counts() == g.counts()  # (the segments replaced from are left as they were)
+    gone = out.replaced(Segments({"a/b.py": Segment("i", b"", b"", 1, 1, {"contains": 1}, 0, 0)}), ["a/b.py"])
+    assert gone.counts()["edges_by_relation"] == {"calls": 3, "contains": 3}  # (no inherits left: dropped)
+    quiet = gone.replaced(Segments({p: Segment("i", b"", b"", 1, 1, {"contains": 1}, 0, 0) for p in gone.files}),
+                          list(gone.files))
+    assert quiet.counts()["edges_by_relation"] == {"contains": 6}  # (six files, one contains edge each)
+    back = quiet.replaced(Segments({"m.py": Segment("i", b"", b"", 1, 2, {"calls": 1, "contains": 1}, 0, 0)}), ["m.py"])
+    assert list(back.counts()["edges_by_relation"].items()) == [("calls", 1), ("contains", 6)]  # (in its sorted place)
+
+
 def _joined(store: PartStore, parts: list[list]) -> bytes:  # type: ignore[type-arg]
     return b",".join(store.get(d) for d, _ in parts)
 

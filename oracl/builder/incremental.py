@@ -432,6 +432,8 @@ class Carry:
     types: tuple[str, dict[str, int]] | None = None
     # the symbol segments' group entries read so far, by digest (``Segments.index``)
     segment_entries: dict[str, Any] = field(default_factory=dict)
+    # (the bundle, the symbol counts its header holds: ``Segments.totals``)
+    symbol_counts: tuple[str, dict[str, Any]] | None = None
     # the edges an in-place update last wrote again to hold its node groups open
     # (``database.hold_groups``: each checked by key before it is used, in either database)
     held: dict[tuple[str, str, int], tuple[Any, Any]] = field(default_factory=dict)
@@ -454,6 +456,7 @@ class Carry:
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
         self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
+        self.symbol_counts = None
 
 
 def load_previous(vault: Vault, read_digest: str, fts: bool,

@@ -163,6 +163,7 @@ Progress = Callable[[str, int, int | None], None]
 Executor = InProcess | Processes
 SKIPPABLE = ("phase2", "phase3", "fts")
 PARALLEL_MIN_FILES = 256  # below this a worker pool costs more than it saves
+CONTENT_HERE_MAX_FILES = 64  # a long-lived builder's content task for a change this small runs in its process
 RANK_FORK_MIN_EDGES = 20_000  # below this, ranking in a second process costs more than it saves
 if TYPE_CHECKING:
     from oracl.bundle.database import Reach
@@ -547,7 +548,13 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
             previous, why = db, f"database: a copy of the latest ({why})"
     args = (writer, r.spool, plan.fts, pool, cfg.db_threads, previous, keep_symbols and r.previous is not None, standby,
             postings_from, gone)
-    if postings_from is not None and _may_fork(ex):
+    if postings_from is not None and plan.carry is not None and \
+            len(r.reread) + len(r.removed) <= CONTENT_HERE_MAX_FILES:
+        # (a long-lived builder's save: its postings and the standby's claim are 8–9 ms of
+        # work at 20k files, a fork of its 1.6 GiB process 35 ms before the pages it then
+        # faults in again: done here, the database closed before the next fork)
+        task = InProcess().submit("writing the full-text postings", functools.partial(write_content, *args))
+    elif postings_from is not None and _may_fork(ex):
         # (a rebuild's content task is small: a fork, not a fresh interpreter that imports
         # pyarrow and the build again, ~0.45 s of the other core's time beside the export;
         # a one-file rebuild at 20k files: 2.68 → 2.47 s, median of 7 each)
@@ -778,6 +785,9 @@ def plan_symbols(r: Read, store: PartStore, carry: Carry | None = None) -> tuple
         return None, "symbols: whole (the previous manifest is unreadable)"
     segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts, store,
                          carry.segment_entries if carry is not None else None)
+    held = carry.symbol_counts if carry is not None else None
+    if segs is not None and not segs.compare and held is not None and held[0] == r.previous.bundle.name:
+        segs.totals = {**held[1], "edges_by_relation": dict(held[1]["edges_by_relation"])}  # (the latest's counts)
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
 
@@ -985,6 +995,7 @@ def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: l
     for p in again.gone:
         segments.files.pop(p, None)
         segments.spans.pop(p, None)
+    segments.totals = None  # (counted again: files went)
     here = {f.path for f in r.facts}
     patched = sorted({*moved, *again.gone, *gone_too, *r.reread, *(p for p in catchup if p in here)})
     keep = set(patched)
@@ -1711,9 +1722,11 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         if plan.warm:  # (the latest's tables: nothing to keep)
             symbols.write = symbols.reads = symbols.table_patch = None
         elif symbols.write is not None or symbols.reads is not None or symbols.table_patch is not None:
-            # (written beside the weighing, on the other core)
-            tables_task = ex.submit("keeping the name tables",
-                                    functools.partial(keep_tables, store_of(plan.vault.dir), symbols, latest))
+            # (written beside the weighing, on the other core; a long-lived builder's patch
+            # here: 2–7 ms of work at 20k files, against a fork of its process)
+            runner: Executor = ex if plan.carry is None or symbols.write is not None else InProcess()
+            tables_task = runner.submit("keeping the name tables",
+                                        functools.partial(keep_tables, store_of(plan.vault.dir), symbols, latest))
             symbols.write = symbols.reads = symbols.table_patch = None
         # the export's symbol sections and interface.json, beside the weighing
         latest_bundle = (r.previous.bundle, latest, r.previous.facts) if r.previous is not None else None
@@ -1846,6 +1859,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                 else:
                     plan.carry.edge_targets = None
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
+                plan.carry.symbol_counts = (kept_at.name, header["counts"]["symbols"])
                 moved = kept_graph.moved if kept_graph is not None else None
                 plan.carry.moved = (base_name, moved) if moved is not None and base_name else None
                 if plan.warm and kept_graph is not None and kept_graph.structure is not None:

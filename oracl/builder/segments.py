@@ -65,6 +65,27 @@ class Segment:
     dropped: int = 0
 
 
+def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
+    return {**counts, "edges_by_relation": dict(counts["edges_by_relation"])}
+
+
+def _add_counts(counts: dict[str, Any], seg: Segment, sign: int) -> None:
+    """``counts`` (``Segments.counts``) with ``seg``'s added (``sign`` 1) or taken away (-1)."""
+    counts["symbols"] += sign * seg.n_nodes
+    counts["edges"] += sign * seg.n_edges
+    counts["calls_unresolved"] += sign * seg.unresolved
+    counts["calls_too_ambiguous"] += sign * seg.dropped
+    by_relation = counts["edges_by_relation"]
+    for relation, n in seg.by_relation.items():
+        left = by_relation.get(relation, 0) + sign * n
+        if left:
+            by_relation[relation] = left
+        else:
+            by_relation.pop(relation, None)
+    if sign > 0 and list(by_relation) != sorted(by_relation):
+        counts["edges_by_relation"] = dict(sorted(by_relation.items()))
+
+
 @dataclass(slots=True)
 class Segments:
     files: dict[str, Segment] = field(default_factory=dict)
@@ -74,6 +95,9 @@ class Segments:
     # the previous build's, when every file's rows are made again and compared with them
     # (a file came or went, or changed what other files' names resolve to): ``moved``
     compare: bool = False
+    # ``counts()`` of these very segments when known (a long-lived builder's, from the
+    # latest's header), kept by ``replaced``; None: counted when asked, a pass over every file
+    totals: dict[str, Any] | None = None
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
@@ -105,10 +129,16 @@ class Segments:
     def replaced(self, fresh: Segments, paths: Iterable[str]) -> Segments:
         """These segments with those of ``paths`` taken from ``fresh``."""
         files, spans = dict(self.files), dict(self.spans)
+        totals = _copy_counts(self.totals) if self.totals is not None else None
         for p in paths:
+            if totals is not None:
+                was = files.get(p)
+                if was is not None:
+                    _add_counts(totals, was, -1)
+                _add_counts(totals, fresh.files[p], 1)
             files[p] = fresh.files[p]
             spans.pop(p, None)
-        return Segments(files, spans)
+        return Segments(files, spans, totals=totals)
 
     # -- reading --------------------------------------------------------------------------
     def moved(self, fresh: Segments, store: PartStore) -> list[str]:
@@ -151,6 +181,8 @@ class Segments:
 
     def counts(self) -> dict[str, Any]:
         """What ``SymbolGraph.counts`` says of the whole graph."""
+        if self.totals is not None:
+            return _copy_counts(self.totals)
         by_relation: Counter[str] = Counter()
         for s in self.files.values():
             by_relation.update(s.by_relation)
