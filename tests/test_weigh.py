@@ -202,6 +202,15 @@ def test_reweigh_gives_weighs_graph_when_the_structure_stays() -> None:
     twice = reweigh(again, records2, fs2, merged2, cfg)
     assert twice is not None and twice.epoch == 2
     _same(twice, fresh2)
+    # the rows a reach names, found through the kept indexes: those a scan of every row finds
+    for paths, sources in ((set(), set()), ({"core/b.py"}, {"core/a.py"}),
+                           ({"core/a.py", "docs/c.md", "x"}, {"core/b.py", "docs/c.md"})):
+        found = twice.rows_in(paths, sources)
+        assert found == ([i for i, n in enumerate(twice.nodes) if n["kind"] == "hub" or n["path"] in paths],
+                         [i for i, (src, _) in enumerate(twice.endpoints) if src in sources]), (paths, sources)
+    assert len(twice.rows_in({"core/b.py"}, {"core/a.py"})[1]) >= 2  # type: ignore[index]  # (a → b, its hub)
+    assert len(twice.rows_in({"core/b.py"}, set())[0]) == 1 + twice.hubs  # type: ignore[index]
+    assert fresh2.rows_in({"core/a.py"}, set()) is None  # (a whole weigh's graph: its caller scans)
     moved = weigh(*_three(cfg), cfg, keep=True)
     assert reweigh(moved, *_three(cfg, imports="references"), cfg) is None
 

@@ -794,7 +794,7 @@ def plan_symbols(r: Read, store: PartStore, carry: Carry | None = None) -> tuple
 def _changed(r: Read, catchup: tuple[str, ...] | list[str]) -> list[str]:
     """The files whose symbol rows a build that keeps every other file's makes again: those
     read again and those a standby it took over holds other rows of."""
-    here = {f.path for f in r.facts}
+    here = r.index.facts  # (this build's facts by path: no set made of every file)
     return sorted({*r.reread, *(p for p in catchup if p in here)})
 
 
@@ -846,7 +846,7 @@ def _start_again(ex: Executor, r: Read, previous: Segments, catchup: tuple[str, 
     patched tables are to be written whole (past ``name_tables.COMPACT``: the build then
     resolves again itself, keeping them)."""
     previous_facts = r.previous.facts if r.previous is not None else {}
-    here = {f.path for f in r.facts}
+    here = r.index.facts  # (this build's facts by path: no set made of every file)
     also = [p for p in catchup if p in here]
 
     def fork(fn: Callable[[], Any]) -> Callable[[], Any]:  # (half of the calls in a task of the task's own)
@@ -897,7 +897,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         if carry is None:  # (the tables and the reads: what a later add resolves again from)
             made.write = g.table
         return made
-    here = {f.path for f in r.facts}
+    here = r.index.facts  # (this build's facts by path: no set made of every file)
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
     if previous.compare and carry is None and store is not None and latest and r.previous is not None:
         again: Again | str | None = ex.join(early) if early is not None and ex is not None else None  # (``start_symbols``)
@@ -957,9 +957,8 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         if entry is None and carry is None and g.table is not None:
             made.write = g.table  # (every file declared: nothing recorded, or the part could not be read)
     made.table_entry, made.heal = entry, heal
-    mine = set(changed)
     made.segments = previous.replaced(
-        Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine]), changed)
+        Segments.of_packed(made.packed, made.sites, [r.index.facts[p] for p in changed]), changed)
     return made
 
 
@@ -996,7 +995,7 @@ def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: l
         segments.files.pop(p, None)
         segments.spans.pop(p, None)
     segments.totals = None  # (counted again: files went)
-    here = {f.path for f in r.facts}
+    here = r.index.facts  # (this build's facts by path: no set made of every file)
     patched = sorted({*moved, *again.gone, *gone_too, *r.reread, *(p for p in catchup if p in here)})
     keep = set(patched)
     made.packed = {**made.packed, "nodes": [n for n in made.packed["nodes"] if n[5] in keep],
@@ -1048,7 +1047,7 @@ def sensor_events(plan: Plan, facts: list[FileFacts], previous: Previous | None)
 
 def read_history_phase(plan: Plan, r: Read) -> History:
     """The history of the build's files up to HEAD (design §5c); none outside git."""
-    return read_history(plan.root, {f.path for f in r.facts})
+    return read_history(plan.root, r.index.facts.keys())
 
 
 @dataclass(frozen=True, slots=True)
@@ -1478,8 +1477,13 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 
     nodes, edges, ends, raw = graph.nodes, graph.edges, graph.endpoints, graph.rank_raw
     if reach is not None:
-        nodes = [n for n in nodes if n["kind"] == "hub" or n["path"] in reach.nodes]
-        keep = [i for i, (src, _) in enumerate(ends) if src in reach.sources]
+        found = graph.rows_in(reach.nodes, reach.sources)  # (a reweighed graph's, by its indexes)
+        if found is not None:
+            nodes = [nodes[i] for i in found[0]]
+            keep = found[1]
+        else:
+            nodes = [n for n in nodes if n["kind"] == "hub" or n["path"] in reach.nodes]
+            keep = [i for i, (src, _) in enumerate(ends) if src in reach.sources]
         edges, ends, raw = [edges[i] for i in keep], [ends[i] for i in keep], [raw[i] for i in keep]
     nodes = [graph.full(n) for n in nodes]  # (a lazy graph's rows: only those tabled are made)
     links, belongs = tables_of.link_tables(edges, ends, raw)
@@ -1775,7 +1779,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                                                  r.previous.facts if r.previous is not None else {}, not based)
         else:
             stat_files = stat_rows(r.facts)
-        carried = (r.facts_header, {f.path: f for f in r.facts},
+        carried = (r.facts_header, dict(r.index.facts),  # (this build's facts by path, copied whole)
                    {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
                    r.made_under) if plan.carry is not None else None
         recent = {*r.reread, *r.checked}  # (what the next build's file events are looked at beside: ``_select``)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import subprocess
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -57,7 +58,7 @@ class History:
     note: str = ""        # why there is none, when there is none
 
 
-def read_history(root: Path, paths: set[str], max_commits: int = MAX_COMMITS) -> History:
+def read_history(root: Path, paths: AbstractSet[str], max_commits: int = MAX_COMMITS) -> History:
     """The history of ``root``'s files up to HEAD (see the module's docstring)."""
     try:
         proc = git(root, "log", "HEAD", f"--max-count={max_commits}", "--no-merges", "--no-renames", "--relative",
@@ -69,7 +70,7 @@ def read_history(root: Path, paths: set[str], max_commits: int = MAX_COMMITS) ->
     return parse_log(proc.stdout, paths)
 
 
-def parse_log(out: bytes, paths: set[str]) -> History:
+def parse_log(out: bytes, paths: AbstractSet[str]) -> History:
     """``git log --name-only --format=%x1e%H%x1f%ct%x1f%s%x1f`` output → History."""
     commits: list[tuple[str, int, str, list[str]]] = []
     for record in out.split(b"\x1e")[1:]:

@@ -10,7 +10,7 @@ import bisect
 import dataclasses
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +94,20 @@ class WeightedGraph:
     epochs: dict[str, int] | None = None
     epoch: int = 0
     base_epoch: int = 0
+
+    def rows_in(self, paths: Set[str], sources: Set[str]) -> tuple[list[int], list[int]] | None:
+        """(the indexes of the artifact rows of ``paths`` and of every hub row, the indexes
+        of the edge rows whose source is in ``sources``), ascending, found through the
+        indexes a reweighed graph's structure keeps (no pass over every row); None for a
+        graph ``reweigh`` did not make (its caller scans the rows)."""
+        s = self.structure
+        if s is None or self.epochs is None:
+            return None
+        if s.places is None:
+            s.places = {r.path: i for i, r in enumerate(s.records)}
+        places, ends = s.places, self.endpoints
+        nodes = sorted(places[p] for p in paths if p in places) + list(range(len(s.records), len(self.nodes)))
+        return nodes, [i for i in s.edges_touching(set(sources)) if ends[i][0] in sources]
 
     def full(self, n: NodeRow) -> NodeRow:
         """``n`` as a whole row under this graph's terms: itself; for a node left to be
