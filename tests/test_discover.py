@@ -198,3 +198,17 @@ def test_changed_paths_taken_into_a_recorded_walk_give_a_walks_answer(tmp_path: 
     assert triage(root, d, ["a.py"]) is None                   # a file turned folder
     (root / "target.py").unlink()
     assert triage(root, d, []) is None                         # the listed link is broken now
+
+
+def test_priming_makes_each_kinds_parser_ready_without_reading_a_file(tmp_path: Path) -> None:
+    """``prime`` (a warmed builder's): one blank text of each (language, format) scanned, so
+    that the first save of a kind does not build its parser and queries; the paths are
+    never opened (none of them exists here)."""
+    from oracl.builder.extractors import code
+    from oracl.builder.pipeline.discover import prime
+
+    code._python_calls_query.cache_clear()
+    paths = ["a/x.py", "b/y.py", "c/z.go", "README.md", "docs/more.md", "Makefile", "src/lib.rs"]
+    assert prime(paths, Config()) == 5  # py, go, md, Makefile, rs
+    assert code._python_calls_query.cache_info().currsize == 1
+    assert prime([], Config()) == 0

@@ -342,12 +342,17 @@ def test_warming_fills_the_carry_from_the_latest_and_writes_nothing(tmp_path: Pa
     assert carry.bundle == vault.bundle(latest) and decoded == [1]
     assert carry.graph is not None and carry.export is not None and carry.edge_targets is not None
     assert carry.discovery is not None and carry.symbol_table is not None and carry.types is not None
+    # (what the standby — the bundle the latest started from — holds otherwise: base.py's old bytes)
+    base = orjson.loads((vault.bundle(latest) / "manifest.json").read_bytes())["lineage"]["base"]
+    assert carry.delta is not None and carry.delta[0] == base and list(carry.delta[1]) == ["pkg/base.py"]
 
     (root / "pkg" / "shop.py").write_text(CALLERS["pkg/shop.py"] + "# a comment\n")
     _stamp(root / "pkg" / "shop.py", 2)
     report = build(root, now=t0 + timedelta(minutes=2), carry=carry, changed={"pkg/shop.py"}, **KW)
     assert report.mode == f"incremental: {len(files) - 1:,} reused, 1 read, 0 removed" and decoded == [1]
     assert report.walk.startswith("the last build's walk") and report.weigh_mode.startswith("weigh: the kept graph's")
+    assert report.database_mode == ("database: the standby updated in place (1 more file caught up, known to the "
+                                     "builder)"), report.database_mode  # (base.py: the standby's bytes are older)
     reach = reaches[-1]
     assert reach is not None and "pkg/base.py" in reach.nodes and "pkg/shop.py" in reach.nodes  # type: ignore[attr-defined]
     rows = _canonical(root), _symbol_rows(root), _graph_rows(root)

@@ -459,6 +459,34 @@ class Carry:
         self.symbol_counts = None
 
 
+def standby_delta(latest: Path, facts: Mapping[str, FileFacts]) -> tuple[str, dict[str, str | None]] | None:
+    """For a builder that did not make the latest build (``orchestrator.warm``): the bundle
+    its next build takes over as the standby (the one the latest build started from: its
+    manifest's lineage) and each file whose checksum there is not the latest's (``facts``)
+    → that checksum, None where the standby has no such file: what ``Carry.delta`` holds
+    after a build of the builder's own. None when there is no standby or it cannot be read
+    (the next build then reads the standby's checksums when it claims it)."""
+    from oracl.core.parts import stat_files
+    from oracl.core.vault import MANIFEST, STAT_FILE
+
+    try:
+        lineage = orjson.loads((latest / MANIFEST).read_bytes()).get("lineage") or {}
+        base = lineage["base"]
+        standby = latest.parent / str(base)
+        raw = (standby / MANIFEST).read_bytes()
+        if hashlib.sha256(raw).hexdigest() != lineage.get("base_manifest_sha256"):
+            return None
+        stat_raw = (standby / STAT_FILE).read_bytes()
+        if hashlib.sha256(stat_raw).hexdigest() != orjson.loads(raw)["files"][STAT_FILE]:
+            return None
+        there = {p: str(row[2]) for p, row in stat_files(stat_raw, latest.parent.parent)[1].items()}
+    except Exception:  # noqa: BLE001 – no standby, or an unreadable one: its claim says why
+        return None
+    delta: dict[str, str | None] = {p: there.get(p) for p, f in facts.items() if there.get(p) != f.checksum}
+    delta.update({p: c for p, c in there.items() if p not in facts})
+    return str(base), delta
+
+
 def load_previous(vault: Vault, read_digest: str, fts: bool,
                   carry: Carry | None = None) -> tuple[Previous | None, str]:
     """The previous build when a selective rebuild can start from it, and why (not).

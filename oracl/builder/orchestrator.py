@@ -55,6 +55,7 @@ from oracl.builder.incremental import (
     previous_damage,
     same_bytes,
     settings,
+    standby_delta,
     stat_rows,
     write_facts,
 )
@@ -67,7 +68,7 @@ from oracl.builder.pipeline.annotate import (
     load_learned_tags,
     make_record,
 )
-from oracl.builder.pipeline.discover import read_one
+from oracl.builder.pipeline.discover import prime, read_one
 from oracl.builder.pipeline.history import History, read_history
 from oracl.builder.pipeline.merge import (
     BySource,
@@ -538,6 +539,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
             standby = True
             catchup, gone_there = _catch_up_known(r, delta[1])
             symbols_catchup = sorted({*catchup, *gone_there, *moved})
+            why = (f"database: the standby updated in place ({len(catchup):,} more file"
+                   f"{'' if len(catchup) == 1 else 's'} caught up, known to the builder)")
         elif checksums is not None:
             standby, catchup = True, _catch_up(r, checksums)
             here = {f.path for f in r.facts}
@@ -1629,6 +1632,12 @@ def warm(root: Path, carry: Carry, *, executor_kind: str = "in-process", cfg: Co
     try:
         with provenance.build_lock(plan.vault):
             _run(plan, executor(executor_kind), lambda *_: None)
+        # (what a save's first read and load would build or import: ready now)
+        prime(carry.facts.keys(), cfg)
+        import pyarrow.compute  # noqa: F401
+
+        import oracl.bundle.database  # noqa: F401
+        import oracl.bundle.tables  # noqa: F401
     except NotWarmed as exc:
         return f"not warmed: {exc}"
     except (OSError, OraclError) as exc:
@@ -1787,7 +1796,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         # files this one read or removed: ``_catch_up_known``)
         delta_of_build = (r.previous.bundle.name, {p: (r.previous.facts[p].checksum if p in r.previous.facts else None)
                                                    for p in (*r.reread, *r.removed)}) \
-            if plan.carry is not None and r.previous is not None and not plan.warm else None
+            if plan.carry is not None and r.previous is not None and not plan.warm else \
+            standby_delta(r.previous.bundle, r.index.facts) if plan.warm and r.previous is not None else None
         # (the bundle the carry is kept for: this build's, or a warming's latest, which it equals)
         kept_at = r.previous.bundle if plan.warm and r.previous is not None else plan.vault.bundle(plan.build_id)
         learned, events = r.learned, r.events

@@ -13,6 +13,7 @@ import hashlib
 import os
 import stat as stat_mod
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -88,6 +89,26 @@ def _open_regular(root: str, rel: str) -> tuple[int, os.stat_result]:
         os.close(fd)
         raise UnsafePathError("not a regular file")
     return fd, st
+
+
+def prime(paths: Iterable[str], cfg: Config) -> int:
+    """Make ready what reading a file of each kind among ``paths`` builds when it first
+    needs it (each language's parser and queries, each format's scanners: built once per
+    process): one blank text of each (language, format) scanned, no file read. A
+    long-lived builder's first save then costs what every later one does. Returns how many
+    kinds were primed."""
+    kinds: dict[tuple[str, str], str] = {}
+    for rel in paths:
+        name = rel.rsplit("/", 1)[-1]
+        fmt = name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
+        kinds.setdefault((language_of(rel), fmt), rel)
+    for (language, fmt), rel in kinds.items():
+        base: dict[str, Any] = dict(path=rel, artifact_id="", size_bytes=1, mtime_ns=0, ctime_ns=0, language=language)
+        try:
+            _scan_text("\n", b"\n", fmt, "", base, cfg)
+        except Exception:  # noqa: BLE001 – a kind that fails here fails (and is said) when a file of it is read
+            continue
+    return len(kinds)
 
 
 def read_one(root: str, rel: str, cfg: Config) -> tuple[FileFacts, str]:
