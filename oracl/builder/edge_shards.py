@@ -196,28 +196,36 @@ def _holds(previous: Previous | None, name: str, data: bytes) -> bool:
 
 def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, merged: BySource, previous: Previous | None,
                 moved: set[str] | None, write: Callable[..., Any],
-                reads: Callable[[str], list[str] | None]) -> tuple[dict[str, str], dict[str, str]]:
+                reads: Callable[[str], list[str] | None],
+                groups: Mapping[int, list[str]] | None = None) -> tuple[dict[str, str], dict[str, str]]:
     """The shards of ``by_file`` and ``merged`` in ``folder``: a shard none of whose files is in ``moved``
     (edges made again, files added or removed; None: all) whose file set is the latest's
     is hard-linked from its bundle; another is encoded, and linked all the same when the
-    latest's file holds those very bytes. Returns (every shard's SHA-256, those of the
-    shards linked)."""
-    by_shard: dict[str, list[str]] = {}
-    for f in facts:
-        by_shard.setdefault(shard_name(f.path), []).append(f.path)
+    latest's file holds those very bytes. ``groups`` (a long-lived builder's, kept while no
+    file came or went: ``incremental.shard_groups`` of these files, which are the latest's):
+    no pass over every file. Returns (every shard's SHA-256, those of the shards linked)."""
     old = previous.edge_shards if previous is not None else {}
-    was: dict[str, set[str]] = {}
-    if previous is not None:
-        for p in previous.facts:
-            was.setdefault(shard_name(p), set()).add(p)
+    was: dict[str, set[str]] | None = None  # (None: each shard's files are the latest's)
+    if groups is not None:
+        by_shard = {f"edges.{i:02x}.bin": paths for i, paths in groups.items()}
+    else:
+        by_shard = {}
+        for f in facts:
+            by_shard.setdefault(shard_name(f.path), []).append(f.path)
+        was = {}
+        if previous is not None:
+            for p in previous.facts:
+                was.setdefault(shard_name(p), set()).add(p)
     hit = {shard_name(p) for p in moved} if moved is not None else None
     digests: dict[str, str] = {}
     linked: dict[str, str] = {}
 
+    there, here = (str(previous.bundle), str(folder)) if previous is not None else ("", "")
+
     def link(name: str) -> bool:
         assert previous is not None
         try:
-            os.link(previous.bundle / name, folder / name)
+            os.link(f"{there}/{name}", f"{here}/{name}")
         except OSError:
             return False
         digests[name] = linked[name] = old[name]
@@ -225,7 +233,8 @@ def write_edges(folder: Path, facts: list[FileFacts], by_file: ByFile, merged: B
 
     for name in sorted(by_shard):
         paths = by_shard[name]
-        if hit is not None and name not in hit and name in old and was.get(name) == set(paths) and link(name):
+        if hit is not None and name not in hit and name in old and (was is None or was.get(name) == set(paths)) \
+                and link(name):
             continue
         data = encode_shard(paths, by_file, merged, reads)
         digest = hashlib.sha256(data).hexdigest()

@@ -28,7 +28,7 @@ import functools
 import hashlib
 import os
 import stat as stat_mod
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -163,6 +163,16 @@ def shard_name(path: str) -> str:
     return f"facts.{shard_of(path):02x}.bin"
 
 
+def shard_groups(paths: Iterable[str]) -> dict[int, list[str]]:
+    """Each shard's paths, in the order given (a build's: its discovery order): what
+    ``write_facts`` and ``edge_shards.write_edges`` group the files by. A long-lived
+    builder keeps it while no file comes or goes (``Carry.shard_groups``)."""
+    out: dict[int, list[str]] = {}
+    for p in paths:
+        out.setdefault(shard_of(p), []).append(p)
+    return out
+
+
 def encode_shard(facts: list[FileFacts]) -> bytes:
     """A shard: a line of rows (each ``_ROW``'s fields, then the offset and length of the
     file's ``REST`` fields' JSON and of its ``HEAVY`` fields' JSON after the line), then
@@ -179,33 +189,44 @@ def encode_shard(facts: list[FileFacts]) -> bytes:
 
 
 def write_facts(folder: Path, facts: list[FileFacts], header: dict[str, Any], previous: Previous | None,
-                changed: set[str], write: Any, extra: dict[str, Any] | None = None) -> dict[str, str]:
+                changed: set[str], write: Any, extra: dict[str, Any] | None = None,
+                groups: tuple[Mapping[int, list[str]], Mapping[str, FileFacts]] | None = None) -> dict[str, str]:
     """The head and the shards of ``facts`` in ``folder``: a shard that holds no path of
     ``changed`` (read again, added or removed) and that the previous build wrote is
     hard-linked from its bundle, not written; ``write(path, bytes)`` writes the others.
-    Returns the SHA-256 of every shard linked (already known: the manifest takes them
-    without reading the files again)."""
+    ``groups``: ``shard_groups`` of these facts' paths and the facts by path (a long-lived
+    builder's, kept: no pass over every file). Returns the SHA-256 of every shard linked
+    (already known: the manifest takes them without reading the files again)."""
     import os
 
     from oracl.core.vault import FACTS_FILE
 
-    by_shard: dict[str, list[FileFacts]] = {}
-    for f in facts:
-        by_shard.setdefault(shard_name(f.path), []).append(f)
+    # each shard's name → its files' facts, made when the shard is encoded (a linked one: never)
+    shards: dict[str, Callable[[], list[FileFacts]]] = {}
+    if groups is not None:
+        members, by_path = groups
+        for i, paths in members.items():
+            shards[f"facts.{i:02x}.bin"] = functools.partial(lambda ps: [by_path[p] for p in ps], paths)
+    else:
+        by_shard: dict[str, list[FileFacts]] = {}
+        for f in facts:
+            by_shard.setdefault(shard_name(f.path), []).append(f)
+        shards = {name: functools.partial(list, fs) for name, fs in by_shard.items()}
     moved = {shard_name(p) for p in changed}
     old = previous.shards if previous is not None else {}
     digests: dict[str, str] = {}
     linked: dict[str, str] = {}
-    for name in sorted(by_shard):
+    there, here = (str(previous.bundle), str(folder)) if previous is not None else ("", "")
+    for name in sorted(shards):
         if previous is not None and name not in moved and name in old:
             try:
-                os.link(previous.bundle / name, folder / name)
+                os.link(f"{there}/{name}", f"{here}/{name}")
             except OSError:
                 pass
             else:
                 digests[name] = linked[name] = old[name]
                 continue
-        data = encode_shard(by_shard[name])
+        data = encode_shard(shards[name]())
         write(folder / name, data, durable=False)  # a shard lost to a power cut: its digest fails, a full build
         digests[name] = hashlib.sha256(data).hexdigest()
     write(folder / FACTS_FILE, orjson.dumps({**header, "fields": FIELDS, "shards": digests, **(extra or {})}))
@@ -434,6 +455,8 @@ class Carry:
     segment_entries: dict[str, Any] = field(default_factory=dict)
     # (the bundle, the symbol counts its header holds: ``Segments.totals``)
     symbol_counts: tuple[str, dict[str, Any]] | None = None
+    # (the bundle, each shard's paths in it: ``shard_groups``)
+    shard_groups: tuple[str, dict[int, list[str]]] | None = None
     # the edges an in-place update last wrote again to hold its node groups open
     # (``database.hold_groups``: each checked by key before it is used, in either database)
     held: dict[tuple[str, str, int], tuple[Any, Any]] = field(default_factory=dict)
@@ -456,7 +479,7 @@ class Carry:
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
         self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
-        self.symbol_counts = None
+        self.symbol_counts = self.shard_groups = None
 
 
 def standby_delta(latest: Path, facts: Mapping[str, FileFacts]) -> tuple[str, dict[str, str | None]] | None:

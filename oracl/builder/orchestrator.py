@@ -55,6 +55,7 @@ from oracl.builder.incremental import (
     previous_damage,
     same_bytes,
     settings,
+    shard_groups,
     standby_delta,
     stat_rows,
     write_facts,
@@ -575,6 +576,20 @@ def _side(plan: Plan, ex: Executor, r: Read) -> Executor:
     return ex
 
 
+def _shard_groups(carry: Carry | None, r: Read) -> tuple[dict[int, list[str]] | None,
+                                                         dict[int, list[str]] | None]:
+    """(each shard's files this build has, kept for the next build; the same when the
+    vault files may take them as the latest's): a long-lived builder's, kept while no file
+    comes or goes, made again when one does (None, None for a one-shot build)."""
+    if carry is None or r.previous is None:
+        return None, None
+    held = carry.shard_groups
+    same = not r.removed and len(r.index.facts) == len(r.previous.facts)
+    if same and held is not None and held[0] == r.previous.bundle.name:
+        return held[1], held[1]
+    return shard_groups(r.index.facts), None
+
+
 def _may_fork(ex: Executor) -> bool:
     """Whether ``ex`` forks here without refusing (no engine open, no other thread)."""
     check = getattr(ex, "_check_fork", None)
@@ -634,14 +649,16 @@ def write_content(writer: BundleWriter, spool: Path, fts: bool, pool: int, threa
 def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
           by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
           tail: list[Edge] | None = None, again: set[str] | None = None,
-          shards: Kept | None = None, reads: dict[str, set[str]] | None = None) -> tuple[MergeResult, Task[bytes]]:
+          shards: Kept | None = None, reads: dict[str, set[str]] | None = None,
+          groups: Mapping[int, list[str]] | None = None) -> tuple[MergeResult, Task[bytes]]:
     """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
     ``facts.bin`` beside the next phases. ``by_file`` (each file's Phase 2 and Phase 3
     edges; ``tail``: the Phase 3 edges after them): merged source by source, only the
     sources in ``again`` again when the previous merge is kept (a long-lived builder's, or
     the latest's edge shards': ``shards``); ``e`` (the edges as lists) when there is no
     ``by_file``. ``reads``: what making each file's edges here looked up (the shards keep
-    it, with the latest's or the long-lived builder's for the others)."""
+    it, with the latest's or the long-lived builder's for the others). ``groups``: each
+    shard's files, when they are the latest's (a long-lived builder's, kept)."""
     nodes = r.index.facts.keys()  # (every file's path: the index's, not a set made again)
     pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
     carry = plan.carry
@@ -703,10 +720,10 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
         edges_linked: dict[str, str] = {}
         if by_file is not None and by_source is not None:  # each file's edges, for the next build (``edge_shards``)
             extra["edge_shards"], edges_linked = write_edges(staging, r.facts, by_file, by_source, r.previous,
-                                                             shard_moved, atomic_write, reads_of)
+                                                             shard_moved, atomic_write, reads_of, groups)
             extra[MERGED_WITH] = merged_with(r.overlay, tail or [])
         linked = write_facts(staging, r.facts, r.facts_header, r.previous, {*r.reread, *r.removed}, atomic_write,
-                             extra)
+                             extra, (groups, r.index.facts) if groups is not None else None)
         linked.update(edges_linked)
         if not plan.cfg.jsonl:
             return orjson.dumps(linked)
@@ -1732,8 +1749,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         else:
             e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
+        groups = _shard_groups(plan.carry, r)
         merged, vault_files = timed("merge", merge, plan, side, r, e, writer.staging, by_file, history.edges,
-                                    linked_again, shards, reads)
+                                    linked_again, shards, reads, groups[1])
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, catchup,
                         store_of(plan.vault.dir), plan.carry, ex, latest, resolving)
         del resolving
@@ -1881,6 +1899,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                     plan.carry.edge_targets = None
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 plan.carry.symbol_counts = (kept_at.name, header["counts"]["symbols"])
+                plan.carry.shard_groups = (kept_at.name, groups[0]) if groups[0] is not None else None
                 moved = kept_graph.moved if kept_graph is not None else None
                 plan.carry.moved = (base_name, moved) if moved is not None and base_name else None
                 if plan.warm and kept_graph is not None and kept_graph.structure is not None:
