@@ -135,6 +135,13 @@ def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_p
     assert edges2[1] == edge_parts[1]    # joined again, the same bytes: not written again
     # only that group's parts read; its node part and its entry written
     assert store2.written == 2 and read == [node_parts[1][0], edge_parts[1][0]]
+    # the groups taken as the previous build's (``index``'s, kept by ``replaced``): what
+    # grouping every file again gives, to the byte; a file that came groups every file again
+    regrouped = back.replaced(fresh, ["z.py"])
+    assert regrouped.groups is not None and regrouped.made == {"z.py"}
+    regrouped.groups = None
+    assert back.replaced(fresh, ["z.py"]).put(store) == regrouped.put(store)
+    assert back.replaced(Segments({"m.py": fresh.files["z.py"]}), ["m.py"]).groups is None
     with pytest.raises(ValueError):
         Segments.index(b'{"format":2,"files":{}}', store)
     head = orjson.loads(seg_file)

@@ -1021,7 +1021,7 @@ def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: l
     for p in again.gone:
         segments.files.pop(p, None)
         segments.spans.pop(p, None)
-    segments.totals = None  # (counted again: files went)
+    segments.totals = segments.groups = None  # (counted and grouped again: files went)
     here = r.index.facts  # (this build's facts by path: no set made of every file)
     patched = sorted({*moved, *again.gone, *gone_too, *r.reread, *(p for p in catchup if p in here)})
     keep = set(patched)

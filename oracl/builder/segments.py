@@ -23,9 +23,9 @@ True
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,12 @@ class Segments:
     # ``counts()`` of these very segments when known (a long-lived builder's, from the
     # latest's header), kept by ``replaced``; None: counted when asked, a pass over every file
     totals: dict[str, Any] | None = None
+    # (``index``'s) the previous build's groups in order — (their files, their entry's
+    # part, their node rows' part, their edge rows' part) — kept by ``replaced`` while no file
+    # comes, with the files made again since (``made``): ``put`` takes a group none of whose
+    # files was made again as it was, without grouping or joining every file
+    groups: list[tuple[list[str], list[Any], list[Any] | None, list[Any] | None]] | None = None
+    made: set[str] = field(default_factory=set)
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
@@ -130,6 +136,8 @@ class Segments:
         """These segments with those of ``paths`` taken from ``fresh``."""
         files, spans = dict(self.files), dict(self.spans)
         totals = _copy_counts(self.totals) if self.totals is not None else None
+        paths = list(paths)
+        groups = self.groups if all(p in files for p in paths) else None  # (a file came: grouped again)
         for p in paths:
             if totals is not None:
                 was = files.get(p)
@@ -138,7 +146,7 @@ class Segments:
                 _add_counts(totals, fresh.files[p], 1)
             files[p] = fresh.files[p]
             spans.pop(p, None)
-        return Segments(files, spans, totals=totals)
+        return Segments(files, spans, totals=totals, groups=groups, made={*self.made, *paths})
 
     # -- reading --------------------------------------------------------------------------
     def moved(self, fresh: Segments, store: PartStore) -> list[str]:
@@ -201,12 +209,18 @@ class Segments:
         made and the rows sliced from the previous parts. Each group's entry (its files'
         interfaces, counts and where their rows lie) is a part too: ``symbols.seg`` names
         the entries, so a rebuild writes the entries of the groups it joined again."""
-        order = self.ordered()
         cache: dict[str, bytes] = {}
         sections: tuple[Parts, Parts] = ([], [])  # nodes, edges
         entries: Parts = []
-        for a, b in grouped(order):
-            group = order[a:b]
+        for group, kept in self._groups(store, rewrite):
+            if kept is not None:  # (none of its files made again: its parts and entry as they were)
+                entry_part, node_part, edge_part = kept
+                if node_part is not None:
+                    sections[0].append(list(node_part))
+                if edge_part is not None:
+                    sections[1].append(list(edge_part))
+                entries.append(list(entry_part))
+                continue
             where: dict[str, list[Any]] = {p: [None, 0, 0, 0, None, 0, 0, 0] for p in group}
             for key in (0, 1):
                 counts = [(p, self.files[p].n_nodes if key == 0 else self.files[p].n_edges) for p in group]
@@ -241,8 +255,27 @@ class Segments:
             entry = orjson.dumps({p: [s.interface, *where[p], s.n_nodes, s.n_edges, s.by_relation, s.unresolved,
                                       s.dropped] for p in group for s in (self.files[p],)})
             entries.append([store.put(entry, rewrite=rewrite), len(entry)])
-        self.spans = {}
+        self.spans, self.groups = {}, None
         return sections[1], sections[0], orjson.dumps({"format": FORMAT, "groups": entries})
+
+    def _groups(self, store: PartStore, rewrite: bool) -> Iterator[tuple[list[str], Any]]:
+        """``put``'s groups in order, each with (its entry's part, its node part, its edge
+        part) when it can be taken as the previous build's (the same files, none made again,
+        its parts still in the store), else None: grouped again when the files are not the
+        previous build's groups' (``grouped`` over every file)."""
+        if self.groups is None or rewrite or sum(len(g[0]) for g in self.groups) != len(self.files):
+            order = self.ordered()
+            for a, b in grouped(order):
+                yield order[a:b], None
+            return
+        hit: set[int] = set()
+        firsts = [g[0][0] + "#" for g in self.groups]
+        for p in self.made:
+            hit.add(max(0, bisect_right(firsts, p + "#") - 1))
+        for i, (paths, entry, nodes, edges) in enumerate(self.groups):
+            whole = i not in hit and store.has(entry[0], entry[1]) and \
+                all(part is None or store.has(part[0], part[1]) for part in (nodes, edges))
+            yield paths, ((entry, nodes, edges) if whole else None)
 
     @classmethod
     def index(cls, data: bytes, store: PartStore,
@@ -259,9 +292,10 @@ class Segments:
         head = orjson.loads(data)
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             raise ValueError("not a symbols file of this format")
-        out = cls()
+        out = cls(groups=[])
+        assert out.groups is not None
         mine: dict[str, tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]] = {}
-        for digest, _size in head["groups"]:
+        for digest, size in head["groups"]:
             digest = str(digest)
             got = entries.get(digest) if entries is not None else None
             if got is None:
@@ -272,6 +306,9 @@ class Segments:
             mine[digest] = got
             out.files.update(got[0])
             out.spans.update(got[1])
+            parts = [next(([*part] for sp in got[1].values() for part in (sp[k].part,) if part is not None), None)
+                     for k in (0, 1)]
+            out.groups.append((list(got[0]), [digest, int(size)], parts[0], parts[1]))
         if entries is not None:
             entries.clear()
             entries.update(mine)
