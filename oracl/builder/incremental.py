@@ -457,6 +457,8 @@ class Carry:
     symbol_counts: tuple[str, dict[str, Any]] | None = None
     # (the bundle, each shard's paths in it: ``shard_groups``)
     shard_groups: tuple[str, dict[int, list[str]]] | None = None
+    # (the bundle, its files by parse status, by language: ``orchestrator.file_counts``)
+    file_counts: tuple[str, dict[str, int], dict[str, int]] | None = None
     # the edges an in-place update last wrote again to hold its node groups open
     # (``database.hold_groups``: each checked by key before it is used, in either database)
     held: dict[tuple[str, str, int], tuple[Any, Any]] = field(default_factory=dict)
@@ -479,7 +481,7 @@ class Carry:
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
         self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
-        self.symbol_counts = self.shard_groups = None
+        self.symbol_counts = self.shard_groups = self.file_counts = None
 
 
 def standby_delta(latest: Path, facts: Mapping[str, FileFacts]) -> tuple[str, dict[str, str | None]] | None:

@@ -165,6 +165,7 @@ Progress = Callable[[str, int, int | None], None]
 Executor = InProcess | Processes
 SKIPPABLE = ("phase2", "phase3", "fts")
 PARALLEL_MIN_FILES = 256  # below this a worker pool costs more than it saves
+PRUNE_EVERY = 8  # a long-lived builder's builds drop the parts no kept bundle names at every 8th of a chain
 SIDE_HERE_MAX_FILES = 64  # a long-lived builder's side tasks for a change this small run in its process
 RANK_FORK_MIN_EDGES = 20_000  # below this, ranking in a second process costs more than it saves
 if TYPE_CHECKING:
@@ -574,6 +575,44 @@ def _side(plan: Plan, ex: Executor, r: Read) -> Executor:
     if plan.carry is not None and len(r.reread) + len(r.removed) <= SIDE_HERE_MAX_FILES:
         return InProcess()
     return ex
+
+
+def file_counts(carry: Carry | None, r: Read) -> tuple[Counter[str], Counter[str]]:
+    """This build's files by parse status and by language (what the report and the health
+    line count): a long-lived builder's are the last build's with the files read again or
+    gone moved (``Carry.file_counts``), counted over every file otherwise."""
+    held = carry.file_counts if carry is not None else None
+    if carry is None or r.previous is None or held is None or held[0] != r.previous.bundle.name:
+        parse = Counter(f.parse_status for f in r.facts)
+        languages = Counter(f.language or "other" for f in r.facts)
+    else:
+        parse, languages = Counter(held[1]), Counter(held[2])
+        old, here = r.previous.facts, r.index.facts
+        for p in (*r.reread, *r.removed):
+            if p in old:
+                parse[old[p].parse_status] -= 1
+                languages[old[p].language or "other"] -= 1
+            if p in here:
+                parse[here[p].parse_status] += 1
+                languages[here[p].language or "other"] += 1
+        parse, languages = +parse, +languages  # (a count at nothing is no key)
+    return parse, languages
+
+
+def kept_records(carry: Carry, r: Read) -> dict[str, tuple[FileFacts, Any]]:
+    """Each file's (facts, record) for the next build: the last build's map with the files
+    read again or gone changed, while the records were made under the same settings (each
+    other file's record is then the very one kept: ``read``); made whole otherwise."""
+    kept = carry.records
+    if r.previous is not None and carry.bundle == r.previous.bundle and carry.made_under == r.made_under \
+            and kept and len(kept) == len(r.previous.facts):
+        for p in r.removed:
+            kept.pop(p, None)
+        for p in r.reread:  # (the facts are in path order: the walk's)
+            i = bisect.bisect_left(r.facts, p, key=lambda f: f.path)
+            kept[p] = (r.facts[i], r.records[i])
+        return kept
+    return {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)}
 
 
 def _shard_groups(carry: Carry | None, r: Read) -> tuple[dict[int, list[str]] | None,
@@ -1782,20 +1821,21 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
             read_again = set(r.reread)
             now = moved_since(r.previous, latest, r.reread, {f.path: f for f in r.facts if f.path in read_again},
                               graph, linked_again)
+        # (a cold build's export takes the latest's parts by their keys: ``unmoved``)
+        cold = now is not None and r.previous is not None and plan.carry is None
         # (the ids the latest gave the files read again: the keys its parts are grouped by)
         old_ids = {rec.artifact_id: r.previous.facts[rec.path].artifact_id for rec in r.records
-                   if now is not None and r.previous is not None and rec.path in now[0]
+                   if cold and r.previous is not None and now is not None and rec.path in now[0]
                    and rec.path in r.previous.facts}
         # (and the files that came and went: their keys are this build's or the latest's alone)
-        added_ids = frozenset(rec.artifact_id for rec in r.records if now is not None and r.previous is not None
+        added_ids = frozenset(rec.artifact_id for rec in r.records if cold and r.previous is not None
                               and rec.path not in r.previous.facts)
         gone_ids = tuple(r.previous.facts[p].artifact_id for p in r.removed) \
             if now is not None and r.previous is not None else ()
         base_bundle = str(r.previous.bundle) if r.previous is not None else ""
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
-        parse = Counter(f.parse_status for f in r.facts)
-        languages = Counter(f.language or "other" for f in r.facts)
+        parse, languages = file_counts(plan.carry, r)
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         # (a cold build whose structure moved: its reach against the latest is found from the
@@ -1814,8 +1854,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         else:
             stat_files = stat_rows(r.facts)
         carried = (r.facts_header, dict(r.index.facts),  # (this build's facts by path, copied whole)
-                   {f.path: (f, rec) for f, rec in zip(r.facts, r.records, strict=True)},
-                   r.made_under) if plan.carry is not None else None
+                   kept_records(plan.carry, r), r.made_under) if plan.carry is not None else None
+        chain = int(r.facts_header.get("chain", 0))
         recent = {*r.reread, *r.checked}  # (what the next build's file events are looked at beside: ``_select``)
         # (what the next build's standby — the bundle this one started from — holds of the
         # files this one read or removed: ``_catch_up_known``)
@@ -1899,6 +1939,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                     plan.carry.edge_targets = None
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
                 plan.carry.symbol_counts = (kept_at.name, header["counts"]["symbols"])
+                plan.carry.file_counts = (kept_at.name, dict(parse), dict(languages))
                 plan.carry.shard_groups = (kept_at.name, groups[0]) if groups[0] is not None else None
                 moved = kept_graph.moved if kept_graph is not None else None
                 plan.carry.moved = (base_name, moved) if moved is not None and base_name else None
@@ -1953,7 +1994,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         "mode": mode, "files_read": files_read, "walk": d.walk,
     })
     provenance.prune_bundles(vault, keep=max(1, plan.cfg.keep_bundles), current=plan.build_id)
-    provenance.prune_parts(vault)
+    if plan.carry is None or chain % PRUNE_EVERY == 0:  # (a long-lived builder's: every few builds)
+        provenance.prune_parts(vault)
     return BuildReport(
         build_id=plan.build_id, root=str(plan.root.resolve()), files_seen=d.discovery.seen,
         files_indexed=n_records, skipped=dict(sorted(d.discovery.skipped.items())),
