@@ -1800,8 +1800,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         if plan.warm:  # (the latest's tables: nothing to keep)
             symbols.write = symbols.reads = symbols.table_patch = None
         elif symbols.write is not None or symbols.reads is not None or symbols.table_patch is not None:
-            # (written beside the weighing, on the other core; a long-lived builder's patch
-            # here: 2–7 ms of work at 20k files, against a fork of its process)
+            # (beside the weighing, on the other core; in a long-lived builder's own process
+            # for a small change: ``_side``)
             tables_task = side.submit("keeping the name tables",
                                       functools.partial(keep_tables, store_of(plan.vault.dir), symbols, latest))
             symbols.write = symbols.reads = symbols.table_patch = None
