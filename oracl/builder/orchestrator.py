@@ -1613,6 +1613,15 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
 
 # ---- The orchestrator -----------------------------------------------------------------------
 
+def _build_config(root: Path, cfg: Config | None, overrides: dict[str, Any]) -> Config:
+    """The settings a build (or a warming) of ``root`` runs under: ``cfg`` checked, else the
+    root's configuration with ``overrides``; ``ORACL_TWO_LAYER=1`` turns on the two layers."""
+    cfg = validate(cfg) if cfg is not None else load_config(root, **overrides)
+    if os.environ.get("ORACL_TWO_LAYER") == "1" and not cfg.two_layer:
+        cfg = replace(cfg, two_layer=True)
+    return cfg
+
+
 def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
           progress: Progress | None = None, now: datetime | None = None, full: bool = False,
           executor_kind: str = "in-process", carry: Carry | None = None, spare: list[Any] | None = None,
@@ -1642,9 +1651,7 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     if bad:
         raise ConfigError(f"cannot skip {', '.join(bad)}: skippable phases are {', '.join(SKIPPABLE)}")
     check_root(root)
-    cfg = validate(cfg) if cfg is not None else load_config(root, **overrides)
-    if os.environ.get("ORACL_TWO_LAYER") == "1" and not cfg.two_layer:
-        cfg = replace(cfg, two_layer=True)
+    cfg = _build_config(root, cfg, overrides)
     now = now or datetime.now(UTC)
     vault = Vault(root)
     plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry, spare=spare,
@@ -1685,9 +1692,7 @@ def warm(root: Path, carry: Carry, *, executor_kind: str = "in-process", cfg: Co
     start from scratch anyway."""
     root = Path(root)
     check_root(root)
-    cfg = validate(cfg) if cfg is not None else load_config(root, **overrides)
-    if os.environ.get("ORACL_TWO_LAYER") == "1" and not cfg.two_layer:
-        cfg = replace(cfg, two_layer=True)
+    cfg = _build_config(root, cfg, overrides)
     now = datetime.now(UTC)
     plan = Plan(root, cfg, Vault(root), new_build_id(now), now, frozenset(), False, carry=carry, warm=True)
     carry.forget()
