@@ -16,14 +16,18 @@ from oracl.bundle import provenance
 from oracl.core.errors import DigestError
 from oracl.core.parts import (
     GROUP,
+    ZSTD_MAGIC,
     KeptSection,
     PartStore,
     closes,
+    content_size,
     decode_index,
     digests,
     encode_index,
     grouped,
+    pack,
     put_rows,
+    unpack,
 )
 from oracl.core.vault import EXPORT_INDEX, STAT_FILE, SYMBOLS_FILE, Vault
 
@@ -150,9 +154,23 @@ def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path)
     assert put_rows(again, rows, [r["id"] for r in rows]) == parts and again.written == 0  # there already
     digest = parts[0][0]
     path = store.root / digest[:2] / digest
-    path.write_bytes(path.read_bytes()[:-1] + b" ")
+    plain = store.get(digest)
+    assert path.read_bytes() == pack(plain) and path.read_bytes()[:4] == ZSTD_MAGIC  # kept as one frame
+    assert content_size(path.read_bytes()) == len(plain) == parts[0][1]
+    path.write_bytes(path.read_bytes()[:-1] + b" ")  # the frame's last byte (its checksum or data)
+    with pytest.raises(DigestError, match=f"part {digest[:16]}… does not (decompress|match its digest)"):
+        PartStore(store.root).get(digest)
+    path.write_bytes(pack(plain[:-1] + b" "))  # a sound frame holding other bytes
     with pytest.raises(DigestError, match=f"part {digest[:16]}… does not match its digest"):
         PartStore(store.root).get(digest)
+    path.write_bytes(pack(plain)[:5] + b"\x00" * 8)  # a frame header only
+    with pytest.raises(DigestError, match=f"part {digest[:16]}… does not decompress"):
+        PartStore(store.root).get(digest)
+    path.write_bytes(plain)  # a part an older vault kept as its bytes: read, and known by its size
+    assert PartStore(store.root).get(digest) == plain and PartStore(store.root).has(digest, len(plain))
+    assert not PartStore(store.root).has(digest, len(plain) + 1)
+    big = b",".join(orjson.dumps({"id": f"n{i}", "checksum": "ab" * 32, "v": i}) for i in range(400))
+    assert len(pack(big)) * 3 < len(big) and unpack(pack(big), "d" * 64) == big
     path.unlink()
     with pytest.raises(DigestError, match="is missing"):
         PartStore(store.root).get(digest)

@@ -3,7 +3,8 @@ and a small index, not the whole canonical JSON.
 
 A bundle's export is ``export.idx``, an *index*: the build's header and, section by
 section, the SHA-256 and length of each *part* in order. A part is a run of rows, kept
-once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>``: a build
+once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>`` (the digest
+of its bytes; the file is one Zstandard frame of them, ``pack``): a build
 writes the parts it has not got, and every bundle, snapshot and the vault's top-level
 index name parts in the same store. The SHA-256 of the index is the export's *root*
 (LATEST, the manifest and ``.sha256`` record it; ``.sig`` signs the index's bytes): the
@@ -112,9 +113,10 @@ class PartStore:
             return digest
         path = self.path(digest)
         if rewrite or not _same_size(path, len(data)):
-            atomic_write(path, data, durable=False)
+            packed = pack(data)
+            atomic_write(path, packed, durable=False)
             self.written += 1
-            self.written_bytes += len(data)
+            self.written_bytes += len(packed)
         self.seen.add(digest)
         return digest
 
@@ -136,7 +138,7 @@ class PartStore:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise DigestError(f"the export's part {digest[:16]}… is not a regular file")
-            data = fh.read()
+            data = unpack(fh.read(), digest)
         if hashlib.sha256(data).hexdigest() != digest:
             raise DigestError(f"the export's part {digest[:16]}… does not match its digest")
         self.seen.add(digest)
@@ -160,11 +162,74 @@ class PartStore:
 
 
 def _same_size(path: Path, size: int) -> bool:
+    """Whether ``path`` is a regular file holding a part of ``size`` bytes: its frame says
+    so (a part of an older vault, kept as it is, by its own size)."""
     try:
-        st = os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode) and st.st_size == size
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        head = os.pread(fd, 18, 0)
+    finally:
+        os.close(fd)
+    return content_size(head) == size if head[:4] == ZSTD_MAGIC else st.st_size == size
+
+
+# ---- a part's bytes on disk: one Zstandard frame -------------------------------------------
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_LEVEL = 1        # 153.8 MB of parts (20k files) → 23.5 MB in 0.29 s; level 3: 23.1 MB in 0.42 s
+MAX_PART = 1 << 31    # a frame that says it holds more is not one of ours
+
+
+def pack(data: bytes) -> bytes:
+    """A part as the store keeps it: one Zstandard frame (RFC 8878) that records its
+    content size. The digest names the bytes it holds, not the frame."""
+    import pyarrow as pa  # (its codec: a dependency already, no other package)
+
+    return pa.Codec("zstd", ZSTD_LEVEL).compress(data, asbytes=True)
+
+
+def content_size(head: bytes) -> int | None:
+    """The content size a Zstandard frame header records (RFC 8878 §3.1.1.1), or None.
+
+    >>> content_size(bytes.fromhex("28b52ffd" "20" "05"))  # single segment, a 1-byte size
+    5
+    >>> content_size(bytes.fromhex("28b52ffd" "60" "2c01"))  # single segment, 2 bytes: 300 - 256
+    556
+    >>> content_size(bytes.fromhex("28b52ffd" "00" "58")) is None  # no size recorded
+    True
+    """
+    if len(head) < 6 or head[:4] != ZSTD_MAGIC:
+        return None
+    flags = head[4]
+    fcs, single, dict_id = flags >> 6, (flags >> 5) & 1, flags & 3
+    width = (single, 2, 4, 8)[fcs]
+    if not width:
+        return None
+    at = 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_id]
+    if len(head) < at + width:
+        return None
+    value = int.from_bytes(head[at:at + width], "little")
+    return value + 256 if width == 2 else value
+
+
+def unpack(raw: bytes, digest: str) -> bytes:
+    """A stored part's bytes: its frame decompressed (a part of an older vault is its bytes)."""
+    if raw[:4] != ZSTD_MAGIC:
+        return raw
+    size = content_size(raw[:18])
+    if size is None or size > MAX_PART:
+        raise DigestError(f"the export's part {digest[:16]}… is not a frame this store writes")
+    import pyarrow as pa
+
+    try:
+        return pa.Codec("zstd").decompress(raw, decompressed_size=size, asbytes=True)
+    except (OSError, ValueError, pa.ArrowException):
+        raise DigestError(f"the export's part {digest[:16]}… does not decompress") from None
 
 
 def store_of(vault_dir: Path) -> PartStore:
