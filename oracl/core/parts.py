@@ -3,8 +3,7 @@ and a small index, not the whole canonical JSON.
 
 A bundle's export is ``export.idx``, an *index*: the build's header and, section by
 section, the SHA-256 and length of each *part* in order. A part is a run of rows, kept
-once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>`` (the digest
-of its bytes; the file is one Zstandard frame of them, ``pack``): a build
+once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>``: a build
 writes the parts it has not got, and every bundle, snapshot and the vault's top-level
 index name parts in the same store. The SHA-256 of the index is the export's *root*
 (LATEST, the manifest and ``.sha256`` record it; ``.sig`` signs the index's bytes): the
@@ -52,9 +51,7 @@ from oracl.core.vault import EXPORT_INDEX, PARTS_DIR, atomic_write, make_dirs
 FORMAT = 1
 INDEX = EXPORT_INDEX
 STORE = PARTS_DIR
-GROUP = 16          # a group closes after a key whose CRC-32 % GROUP == 0: ~16 files, nodes or sources a part
-# (64 until issue 49: an edit rewrites its node's old and new parts and the part of every file with an
-# edge into it, since the edge rows name the target's id; 5.0 → 3.2 MB written a rebuild, docs/decisions.md)
+GROUP = 64          # a group closes after a key whose CRC-32 % GROUP == 0: ~64 files, nodes or sources a part
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 SECTIONS = ("edges", "events", "nodes", "symbol_edges", "symbol_nodes")  # the index's sections, as they lie
 
@@ -62,8 +59,8 @@ SECTIONS = ("edges", "events", "nodes", "symbol_edges", "symbol_nodes")  # the i
 def closes(key: str) -> bool:
     """Whether a group closes after ``key`` (its own bytes decide, nothing else).
 
-    >>> [k for k in ("a.py", "b.py", "c.py", "x", "y") if closes(k)]  # CRC-32 % 16: 14, 0, 5, 3, 5
-    ['b.py']
+    >>> [k for k in ("a.py", "b.py", "c.py", "x", "y") if closes(k)]
+    []
     >>> closes("lib/util_7.py") == (zlib.crc32(b"lib/util_7.py") % GROUP == 0)
     True
     """
@@ -113,10 +110,9 @@ class PartStore:
             return digest
         path = self.path(digest)
         if rewrite or not _same_size(path, len(data)):
-            packed = pack(data)
-            atomic_write(path, packed, durable=False)
+            atomic_write(path, data, durable=False)
             self.written += 1
-            self.written_bytes += len(packed)
+            self.written_bytes += len(data)
         self.seen.add(digest)
         return digest
 
@@ -138,7 +134,7 @@ class PartStore:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise DigestError(f"the export's part {digest[:16]}… is not a regular file")
-            data = unpack(fh.read(), digest)
+            data = fh.read()
         if hashlib.sha256(data).hexdigest() != digest:
             raise DigestError(f"the export's part {digest[:16]}… does not match its digest")
         self.seen.add(digest)
@@ -162,74 +158,11 @@ class PartStore:
 
 
 def _same_size(path: Path, size: int) -> bool:
-    """Whether ``path`` is a regular file holding a part of ``size`` bytes: its frame says
-    so (a part of an older vault, kept as it is, by its own size)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        st = os.lstat(path)
     except OSError:
         return False
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return False
-        head = os.pread(fd, 18, 0)
-    finally:
-        os.close(fd)
-    return content_size(head) == size if head[:4] == ZSTD_MAGIC else st.st_size == size
-
-
-# ---- a part's bytes on disk: one Zstandard frame -------------------------------------------
-
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-ZSTD_LEVEL = 1        # 153.8 MB of parts (20k files) → 23.5 MB in 0.29 s; level 3: 23.1 MB in 0.42 s
-MAX_PART = 1 << 31    # a frame that says it holds more is not one of ours
-
-
-def pack(data: bytes) -> bytes:
-    """A part as the store keeps it: one Zstandard frame (RFC 8878) that records its
-    content size. The digest names the bytes it holds, not the frame."""
-    import pyarrow as pa  # (its codec: a dependency already, no other package)
-
-    return pa.Codec("zstd", ZSTD_LEVEL).compress(data, asbytes=True)
-
-
-def content_size(head: bytes) -> int | None:
-    """The content size a Zstandard frame header records (RFC 8878 §3.1.1.1), or None.
-
-    >>> content_size(bytes.fromhex("28b52ffd" "20" "05"))  # single segment, a 1-byte size
-    5
-    >>> content_size(bytes.fromhex("28b52ffd" "60" "2c01"))  # single segment, 2 bytes: 300 - 256
-    556
-    >>> content_size(bytes.fromhex("28b52ffd" "00" "58")) is None  # no size recorded
-    True
-    """
-    if len(head) < 6 or head[:4] != ZSTD_MAGIC:
-        return None
-    flags = head[4]
-    fcs, single, dict_id = flags >> 6, (flags >> 5) & 1, flags & 3
-    width = (single, 2, 4, 8)[fcs]
-    if not width:
-        return None
-    at = 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_id]
-    if len(head) < at + width:
-        return None
-    value = int.from_bytes(head[at:at + width], "little")
-    return value + 256 if width == 2 else value
-
-
-def unpack(raw: bytes, digest: str) -> bytes:
-    """A stored part's bytes: its frame decompressed (a part of an older vault is its bytes)."""
-    if raw[:4] != ZSTD_MAGIC:
-        return raw
-    size = content_size(raw[:18])
-    if size is None or size > MAX_PART:
-        raise DigestError(f"the export's part {digest[:16]}… is not a frame this store writes")
-    import pyarrow as pa
-
-    try:
-        return pa.Codec("zstd").decompress(raw, decompressed_size=size, asbytes=True)
-    except (OSError, ValueError, pa.ArrowException):
-        raise DigestError(f"the export's part {digest[:16]}… does not decompress") from None
+    return stat.S_ISREG(st.st_mode) and st.st_size == size
 
 
 def store_of(vault_dir: Path) -> PartStore:
