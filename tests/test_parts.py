@@ -16,14 +16,19 @@ from oracl.bundle import provenance
 from oracl.core.errors import DigestError
 from oracl.core.parts import (
     GROUP,
+    MAP_GROUP,
+    ZSTD_MAGIC,
     KeptSection,
     PartStore,
     closes,
+    content_size,
     decode_index,
     digests,
     encode_index,
     grouped,
+    pack,
     put_rows,
+    unpack,
 )
 from oracl.core.vault import EXPORT_INDEX, STAT_FILE, SYMBOLS_FILE, Vault
 
@@ -35,7 +40,7 @@ SMALL = {"buffer_pool_bytes": 64 << 20, "workers": 1}
 def test_a_group_closes_after_a_key_whose_crc_is_zero_modulo_the_group_size() -> None:
     keys = [f"k{i:03d}" for i in range(400)]
     closing = [k for k in keys if zlib.crc32(k.encode()) % GROUP == 0]
-    assert [k for k in keys if closes(k)] == closing and 0 < len(closing) < 20
+    assert [k for k in keys if closes(k)] == closing and len(closing) == 24  # (GROUP = 16)
     runs = grouped(keys)
     assert runs[0][0] == 0 and runs[-1][1] == len(keys)
     assert all(a == b for (_, a), (b, _) in zip(runs, runs[1:], strict=False))  # contiguous, nothing skipped
@@ -57,8 +62,8 @@ def test_a_kept_section_patched_in_place_gives_the_parts_of_all_its_rows_put_aga
 
     rng = random.Random(7)
     store = PartStore(tmp_path / "parts")
-    groups = [f"src{i:04d}" for i in range(3000)]  # ~47 close a group
-    assert 30 <= sum(closes(g) for g in groups) <= 70
+    groups = [f"src{i:04d}" for i in range(3000)]  # 186 close a group (GROUP = 16)
+    assert sum(closes(g) for g in groups) == 186
     rows: dict[tuple[str, int], int] = {}  # (group, n) → a value
     for n in range(4000):
         rows[(rng.choice(groups), n)] = rng.randrange(1000)
@@ -128,7 +133,11 @@ def test_kept_stat_rows_patched_in_place_are_put_maps_parts(tmp_path: Path) -> N
     facts = {f"pkg/m{i:04d}.py": FileFacts(f"pkg/m{i:04d}.py", f"id{i}", f"c{i}", i, 10 * i, 20 * i, "ok")
              for i in range(3000)}
     parts, kept = kept_stat(store, None, facts, [], [], {})
-    assert parts == put_map(PartStore(tmp_path / "whole"), stat_rows(list(facts.values()))) and len(parts) >= 20
+    assert parts == put_map(PartStore(tmp_path / "whole"), stat_rows(list(facts.values())))
+    # cut at MAP_GROUP (64), not the rows' GROUP (16): 52 of the keys close a part, not the last one
+    assert sum(closes(k, MAP_GROUP) for k in facts) == 52 and len(parts) == 53
+    for digest, size in parts:  # kept as their bytes: a cold query reads them with no codec
+        assert (store.root / digest[:2] / digest).stat().st_size == size
     before = dict(facts)
     facts["pkg/m0007.py"] = dataclasses.replace(facts["pkg/m0007.py"], checksum="edited", size_bytes=99)
     facts["pkg/new ü.py"] = FileFacts("pkg/new ü.py", "idn", "cn", 1, 2, 3, "binary")
@@ -150,9 +159,23 @@ def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path)
     assert put_rows(again, rows, [r["id"] for r in rows]) == parts and again.written == 0  # there already
     digest = parts[0][0]
     path = store.root / digest[:2] / digest
-    path.write_bytes(path.read_bytes()[:-1] + b" ")
+    plain = store.get(digest)
+    assert path.read_bytes() == pack(plain) and path.read_bytes()[:4] == ZSTD_MAGIC  # kept as one frame
+    assert content_size(path.read_bytes()) == len(plain) == parts[0][1]
+    path.write_bytes(path.read_bytes()[:-1] + b" ")  # the frame's last byte (its checksum or data)
+    with pytest.raises(DigestError, match=f"part {digest[:16]}… does not (decompress|match its digest)"):
+        PartStore(store.root).get(digest)
+    path.write_bytes(pack(plain[:-1] + b" "))  # a sound frame holding other bytes
     with pytest.raises(DigestError, match=f"part {digest[:16]}… does not match its digest"):
         PartStore(store.root).get(digest)
+    path.write_bytes(pack(plain)[:5] + b"\x00" * 8)  # a frame header only
+    with pytest.raises(DigestError, match=f"part {digest[:16]}… does not decompress"):
+        PartStore(store.root).get(digest)
+    path.write_bytes(plain)  # a part an older vault kept as its bytes: read, and known by its size
+    assert PartStore(store.root).get(digest) == plain and PartStore(store.root).has(digest, len(plain))
+    assert not PartStore(store.root).has(digest, len(plain) + 1)
+    big = b",".join(orjson.dumps({"id": f"n{i}", "checksum": "ab" * 32, "v": i}) for i in range(400))
+    assert len(pack(big)) * 3 < len(big) and unpack(pack(big), "d" * 64) == big
     path.unlink()
     with pytest.raises(DigestError, match="is missing"):
         PartStore(store.root).get(digest)

@@ -95,7 +95,7 @@ def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_p
     """The parts joined are the section's rows; the bundle's file places every file's rows
     in them; a changed file's group is joined again from its previous part, every other
     group's part is kept unread. Groups here close after "a/b.py" (CRC-32 forced)."""
-    monkeypatch.setattr("oracl.core.parts.closes", lambda key: key == "a/b.py")
+    monkeypatch.setattr("oracl.core.parts.closes", lambda key, group=16: key == "a/b.py")
     store = PartStore(tmp_path / "parts")
     g = _graph()
     facts = [_facts(p) for p in PATHS]

@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from oracl.core.parts import KeptSection, Parts, PartStore, map_entry, put_map
+from oracl.core.parts import GROUP, MAP_GROUP, KeptSection, Parts, PartStore, map_entry, put_map
 from oracl.core.records import FileFacts
 from oracl.core.vault import FACTS_FILE, Vault
 from oracl.core.version import __version__
@@ -143,12 +143,13 @@ def settings(read_digest: str, fts: bool) -> dict[str, Any]:
     """What the cached facts and the bundle's content were derived under (``read_digest``:
     ``Config.read_digest()``, the settings reading a file depends on)."""
     return {"format": FORMAT, "tool_version": __version__, "read_config_sha256": read_digest, "fts": fts,
-            "schema_sha256": schema_digest()}
+            "schema_sha256": schema_digest(), "part_group": [GROUP, MAP_GROUP]}
 
 
 _WHY = {"format": "the cache format changed", "tool_version": "the tool version changed",
         "read_config_sha256": "settings that change how files are read changed",
-        "fts": "the full-text setting changed", "schema_sha256": "the database schema changed"}
+        "fts": "the full-text setting changed", "schema_sha256": "the database schema changed",
+        "part_group": "the export's grouping into parts changed"}
 
 
 @functools.lru_cache(maxsize=1 << 17)
@@ -327,7 +328,8 @@ def kept_stat(store: PartStore, kept: KeptSection | None, facts: Mapping[str, Fi
     again; else every entry is made."""
     if kept is None or rewrite:
         keys = sorted(facts)
-        kept = KeptSection.of(keys, keys, [map_entry(k, stat_row(facts[k])) for k in keys])
+        kept = KeptSection.of(keys, keys, [map_entry(k, stat_row(facts[k])) for k in keys], modulus=MAP_GROUP,
+                              packed=False)
     else:
         for p in removed:
             kept.remove(p)

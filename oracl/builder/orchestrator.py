@@ -1449,7 +1449,7 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
                     stat_extra["reach"] = mine
                 reach = [sorted(moved[0]), sorted(moved[1])]
         if events is not None and events.section is not None:
-            sections["events"] = [[store.put(events.section, rewrite=whole), len(events.section)]]
+            sections["events"] = [[store.put(events.section, rewrite=whole, packed=True), len(events.section)]]
         assert early is not None
         sections.update(early.sections)
         index = encode_index(header, {k: v for k, v in sections.items() if v or k in ("events",)})

@@ -248,7 +248,7 @@ class Segments:
                         chunks.append(rows)
                         at += len(rows)
                     data = b"".join(chunks)
-                    digest, size = store.put(data, rewrite=rewrite), len(data)
+                    digest, size = store.put(data, rewrite=rewrite, packed=True), len(data)
                 sections[key].append([digest, size])
                 for p, off, n in offsets:
                     where[p][4 * key:4 * key + 4] = [digest, size, off, n]

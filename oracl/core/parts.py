@@ -3,7 +3,8 @@ and a small index, not the whole canonical JSON.
 
 A bundle's export is ``export.idx``, an *index*: the build's header and, section by
 section, the SHA-256 and length of each *part* in order. A part is a run of rows, kept
-once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>``: a build
+once in the vault's content-addressed store ``.oracl/parts/<2 hex>/<sha256>`` (the digest
+of its bytes; the file is one Zstandard frame of them, ``pack``): a build
 writes the parts it has not got, and every bundle, snapshot and the vault's top-level
 index name parts in the same store. The SHA-256 of the index is the export's *root*
 (LATEST, the manifest and ``.sha256`` record it; ``.sig`` signs the index's bytes): the
@@ -51,23 +52,27 @@ from oracl.core.vault import EXPORT_INDEX, PARTS_DIR, atomic_write, make_dirs
 FORMAT = 1
 INDEX = EXPORT_INDEX
 STORE = PARTS_DIR
-GROUP = 64          # a group closes after a key whose CRC-32 % GROUP == 0: ~64 files, nodes or sources a part
+GROUP = 16          # the export's rows: a group closes after a key whose CRC-32 % GROUP == 0 (~16 a part)
+# (64 until issue 49: an edit rewrites its node's old and new parts and the part of every file with an
+# edge into it, since the edge rows name the target's id; docs/decisions.md "Smaller export parts")
+MAP_GROUP = 64      # a map readers read whole (``stat.bin``'s rows: every cold query): fewer files to open
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 SECTIONS = ("edges", "events", "nodes", "symbol_edges", "symbol_nodes")  # the index's sections, as they lie
 
 
-def closes(key: str) -> bool:
-    """Whether a group closes after ``key`` (its own bytes decide, nothing else).
+def closes(key: str, group: int = GROUP) -> bool:
+    """Whether a group closes after ``key`` (its own bytes decide, nothing else; ``group``:
+    the modulus, ``GROUP`` for the export's rows, ``MAP_GROUP`` for a map's entries).
 
-    >>> [k for k in ("a.py", "b.py", "c.py", "x", "y") if closes(k)]
-    []
+    >>> [k for k in ("a.py", "b.py", "c.py", "x", "y") if closes(k)]  # CRC-32 % 16: 14, 0, 5, 3, 5
+    ['b.py']
     >>> closes("lib/util_7.py") == (zlib.crc32(b"lib/util_7.py") % GROUP == 0)
     True
     """
-    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % GROUP == 0
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % group == 0
 
 
-def grouped(keys: Sequence[str]) -> list[tuple[int, int]]:
+def grouped(keys: Sequence[str], group: int = GROUP) -> list[tuple[int, int]]:
     """The ``[start, end)`` runs of ``keys`` (sorted, equal keys together) that make the
     parts: a run ends after the last of equal keys that ``closes``.
 
@@ -79,7 +84,7 @@ def grouped(keys: Sequence[str]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     start, n = 0, len(keys)
     for i, k in enumerate(keys):
-        if (i + 1 == n or keys[i + 1] != k) and closes(k):
+        if (i + 1 == n or keys[i + 1] != k) and closes(k, group):
             out.append((start, i + 1))
             start = i + 1
     if start < n:
@@ -101,18 +106,24 @@ class PartStore:
             raise DigestError(f"the export's index names a part {digest[:70]!r}, which is not a SHA-256")
         return self.root / digest[:2] / digest
 
-    def put(self, data: bytes, *, rewrite: bool = False) -> str:
+    def put(self, data: bytes, *, rewrite: bool = False, packed: bool = False) -> str:
         """Store ``data`` (when the store lacks it, or always with ``rewrite``: a full
         build heals a damaged part) and return its digest. Not synced to the disk: a part a
-        power cut loses fails its digest, and the next build starts again, whole."""
+        power cut loses fails its digest, and the next build starts again, whole.
+        ``packed``: kept as one Zstandard frame (the export's rows, which only builders,
+        ``export`` and ``verify`` read); else as the bytes themselves (what a cold query
+        reads, which then needs no codec)."""
         digest = hashlib.sha256(data).hexdigest()
         if digest in self.seen and not rewrite:
             return digest
         path = self.path(digest)
         if rewrite or not _same_size(path, len(data)):
-            atomic_write(path, data, durable=False)
+            kept = pack(data) if packed else data
+            if len(kept) >= len(data):  # (a few bytes: a frame would be larger, kept as they are)
+                kept = data
+            atomic_write(path, kept, durable=False)
             self.written += 1
-            self.written_bytes += len(data)
+            self.written_bytes += len(kept)
         self.seen.add(digest)
         return digest
 
@@ -134,7 +145,7 @@ class PartStore:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise DigestError(f"the export's part {digest[:16]}… is not a regular file")
-            data = fh.read()
+            data = unpack(fh.read(), digest)
         if hashlib.sha256(data).hexdigest() != digest:
             raise DigestError(f"the export's part {digest[:16]}… does not match its digest")
         self.seen.add(digest)
@@ -158,11 +169,81 @@ class PartStore:
 
 
 def _same_size(path: Path, size: int) -> bool:
+    """Whether ``path`` is a regular file holding a part of ``size`` bytes: kept as its
+    bytes, by its own size; kept as a frame (smaller), by the size its header records."""
     try:
         st = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISREG(st.st_mode) and st.st_size == size
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    if st.st_size == size:
+        return True
+    if st.st_size > size:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        head = os.pread(fd, 18, 0)
+    finally:
+        os.close(fd)
+    return content_size(head) == size
+
+
+# ---- a part's bytes on disk: one Zstandard frame -------------------------------------------
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_LEVEL = 1        # 153.8 MB of parts (20k files) → 23.5 MB in 0.29 s; level 3: 23.1 MB in 0.42 s
+MAX_PART = 1 << 31    # a frame that says it holds more is not one of ours
+
+
+def pack(data: bytes) -> bytes:
+    """A part as the store keeps it: one Zstandard frame (RFC 8878) that records its
+    content size. The digest names the bytes it holds, not the frame."""
+    import pyarrow as pa  # (its codec: a dependency already, no other package)
+
+    return pa.Codec("zstd", ZSTD_LEVEL).compress(data, asbytes=True)
+
+
+def content_size(head: bytes) -> int | None:
+    """The content size a Zstandard frame header records (RFC 8878 §3.1.1.1), or None.
+
+    >>> content_size(bytes.fromhex("28b52ffd" "20" "05"))  # single segment, a 1-byte size
+    5
+    >>> content_size(bytes.fromhex("28b52ffd" "60" "2c01"))  # single segment, 2 bytes: 300 - 256
+    556
+    >>> content_size(bytes.fromhex("28b52ffd" "00" "58")) is None  # no size recorded
+    True
+    """
+    if len(head) < 6 or head[:4] != ZSTD_MAGIC:
+        return None
+    flags = head[4]
+    fcs, single, dict_id = flags >> 6, (flags >> 5) & 1, flags & 3
+    width = (single, 2, 4, 8)[fcs]
+    if not width:
+        return None
+    at = 5 + (0 if single else 1) + (0, 1, 2, 4)[dict_id]
+    if len(head) < at + width:
+        return None
+    value = int.from_bytes(head[at:at + width], "little")
+    return value + 256 if width == 2 else value
+
+
+def unpack(raw: bytes, digest: str) -> bytes:
+    """A stored part's bytes: its frame decompressed (a part of an older vault is its bytes)."""
+    if raw[:4] != ZSTD_MAGIC:
+        return raw
+    size = content_size(raw[:18])
+    if size is None or size > MAX_PART:
+        raise DigestError(f"the export's part {digest[:16]}… is not a frame this store writes")
+    import pyarrow as pa
+
+    try:
+        return pa.Codec("zstd").decompress(raw, decompressed_size=size, asbytes=True)
+    except (OSError, ValueError, pa.ArrowException):
+        raise DigestError(f"the export's part {digest[:16]}… does not decompress") from None
 
 
 def store_of(vault_dir: Path) -> PartStore:
@@ -247,7 +328,7 @@ def put_rows(store: PartStore, rows: Sequence[Any], keys: Sequence[str], *, rewr
     out: Parts = []
     for a, b in grouped(keys):
         data = orjson.dumps(rows[a:b], option=orjson.OPT_SORT_KEYS)[1:-1]
-        out.append([store.put(data, rewrite=rewrite), len(data)])
+        out.append([store.put(data, rewrite=rewrite, packed=True), len(data)])
     return out
 
 
@@ -261,7 +342,7 @@ def put_groups(store: PartStore, keys: Sequence[str], rows_of: Callable[[int, in
         part = None if rewrite else kept(a, b)
         if part is None:
             data = orjson.dumps(rows_of(a, b), option=orjson.OPT_SORT_KEYS)[1:-1]
-            part = [store.put(data, rewrite=rewrite), len(data)]
+            part = [store.put(data, rewrite=rewrite, packed=True), len(data)]
         out.append(part)
     return out
 
@@ -288,16 +369,19 @@ class KeptSection:
     [[b'1', b'3', b'2']]
     """
 
-    __slots__ = ("runs", "firsts")
+    __slots__ = ("runs", "firsts", "modulus", "packed")
 
-    def __init__(self, runs: list[_Run]) -> None:
+    def __init__(self, runs: list[_Run], modulus: int = GROUP, packed: bool = True) -> None:
         self.runs = runs
         self.firsts = [r.sort[0] for r in runs]  # (each run's rows are ≥ its first and < the next run's)
+        self.modulus, self.packed = modulus, packed  # (as ``put_rows`` cuts and keeps; a map: MAP_GROUP, plain)
 
     @classmethod
-    def of(cls, sort: Sequence[Any], group: Sequence[str], rows: Sequence[bytes]) -> KeptSection:
+    def of(cls, sort: Sequence[Any], group: Sequence[str], rows: Sequence[bytes], *, modulus: int = GROUP,
+           packed: bool = True) -> KeptSection:
         """Rows already in sort-key order."""
-        return cls([_Run(list(sort[a:b]), list(group[a:b]), list(rows[a:b])) for a, b in grouped(group)])
+        return cls([_Run(list(sort[a:b]), list(group[a:b]), list(rows[a:b])) for a, b in grouped(group, modulus)],
+                   modulus, packed)
 
     def _run(self, key: Any) -> _Run:
         i = bisect.bisect_right(self.firsts, key) - 1
@@ -348,13 +432,15 @@ class KeptSection:
                 i += 1
                 continue
             sort, group, rows = run.sort, run.group, run.rows
-            while i + 1 < len(old) and not (group and closes(group[-1]) and old[i + 1].group[:1] != group[-1:]):
+            while i + 1 < len(old) and not (group and closes(group[-1], self.modulus)
+                                            and old[i + 1].group[:1] != group[-1:]):
                 i += 1
                 sort, group, rows = sort + old[i].sort, group + old[i].group, rows + old[i].rows
             i += 1
-            for a, b in grouped(group):
+            for a, b in grouped(group, self.modulus):
                 data = wrap[0] + b",".join(rows[a:b]) + wrap[1]
-                runs.append(_Run(sort[a:b], group[a:b], rows[a:b], [store.put(data, rewrite=rewrite), len(data)]))
+                part = [store.put(data, rewrite=rewrite, packed=self.packed), len(data)]
+                runs.append(_Run(sort[a:b], group[a:b], rows[a:b], part))
         self.runs = runs
         self.firsts = [r.sort[0] for r in runs]
         return [r.part for r in runs]  # type: ignore[misc]
@@ -458,11 +544,12 @@ def latest_export(root: Path, bundle: str | None = None) -> bytes:
 # ---- maps kept in parts: ``stat.bin``'s rows -------------------------------------------------
 
 def put_map(store: PartStore, mapping: dict[str, Any], *, rewrite: bool = False) -> Parts:
-    """A map from paths in parts, grouped by key as rows are: each part a JSON object of
-    its group's entries, so a change writes its own group's part."""
+    """A map from paths in parts, grouped by key as rows are (``MAP_GROUP``, kept plain:
+    every cold query reads ``stat.bin``'s whole): each part a JSON object of its group's
+    entries, so a change writes its own group's part."""
     keys = sorted(mapping)
     out: Parts = []
-    for a, b in grouped(keys):
+    for a, b in grouped(keys, MAP_GROUP):
         data = orjson.dumps({k: mapping[k] for k in keys[a:b]})
         out.append([store.put(data, rewrite=rewrite), len(data)])
     return out
