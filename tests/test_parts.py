@@ -171,6 +171,9 @@ def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path)
     path.write_bytes(pack(plain)[:5] + b"\x00" * 8)  # a frame header only
     with pytest.raises(DigestError, match=f"part {digest[:16]}… does not decompress"):
         PartStore(store.root).get(digest)
+    framed_like = ZSTD_MAGIC + b"\x00" * 12  # plain bytes that begin like a frame (raw doubles could)
+    odd = store.put(framed_like)
+    assert (store.root / odd[:2] / odd).read_bytes() == framed_like and PartStore(store.root).get(odd) == framed_like
     path.write_bytes(plain)  # a part an older vault kept as its bytes: read, and known by its size
     assert PartStore(store.root).get(digest) == plain and PartStore(store.root).has(digest, len(plain))
     assert not PartStore(store.root).has(digest, len(plain) + 1)
