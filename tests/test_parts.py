@@ -174,6 +174,14 @@ def test_the_store_writes_what_it_lacks_and_checks_what_it_reads(tmp_path: Path)
     framed_like = ZSTD_MAGIC + b"\x00" * 12  # plain bytes that begin like a frame (raw doubles could)
     odd = store.put(framed_like)
     assert (store.root / odd[:2] / odd).read_bytes() == framed_like and PartStore(store.root).get(odd) == framed_like
+    damaged = bytearray(framed_like)
+    damaged[-1] ^= 0xFF  # a plain part with a flipped byte, beginning like a frame: refused, not served
+    (store.root / odd[:2] / odd).write_bytes(bytes(damaged))
+    with pytest.raises(DigestError, match=f"part {odd[:16]}… is not a frame this store writes"):
+        PartStore(store.root).get(odd)
+    path.write_bytes(plain[:-1] + b" ")  # an older vault's plain part, damaged
+    with pytest.raises(DigestError, match=f"part {digest[:16]}… does not match its digest"):
+        PartStore(store.root).get(digest)
     path.write_bytes(plain)  # a part an older vault kept as its bytes: read, and known by its size
     assert PartStore(store.root).get(digest) == plain and PartStore(store.root).has(digest, len(plain))
     assert not PartStore(store.root).has(digest, len(plain) + 1)

@@ -147,9 +147,12 @@ class PartStore:
                 raise DigestError(f"the export's part {digest[:16]}… is not a regular file")
             raw = fh.read()
         # kept as its bytes first (a plain part may begin like a frame: raw doubles, say), else a frame
-        data = raw if hashlib.sha256(raw).hexdigest() == digest else unpack(raw, digest)
-        if data is not raw and hashlib.sha256(data).hexdigest() != digest:
-            raise DigestError(f"the export's part {digest[:16]}… does not match its digest")
+        if hashlib.sha256(raw).hexdigest() == digest:
+            data = raw
+        else:
+            data = unpack(raw, digest)  # (bytes that are no frame come back as they are, and fail)
+            if data is raw or hashlib.sha256(data).hexdigest() != digest:
+                raise DigestError(f"the export's part {digest[:16]}… does not match its digest")
         self.seen.add(digest)
         return data
 
