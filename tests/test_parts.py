@@ -287,3 +287,33 @@ def test_parts_that_came_with_the_tree_are_written_over_or_refused(tmp_path: Pat
         build(other, **SMALL)
     assert list(outside.iterdir()) == []  # nothing landed outside the vault
     assert not Vault(other).latest.exists()
+
+
+def test_a_long_lived_builder_knows_the_parts_it_checked_while_its_build_is_the_latest(tmp_path: Path) -> None:
+    """``keep_known``: while a long-lived builder's memory is the latest build's, its
+    stores share the digests known to be in the store from one build to the next (and a
+    part its prune removes is forgotten); a build by anyone else makes it forget them all."""
+    from oracl.builder.incremental import Carry
+    from oracl.core import parts
+
+    root = write_tree(tmp_path / "r", SAMPLE)
+    vault = Vault(root)
+    carry = Carry()
+    build(root, carry=carry, **SMALL)  # (the first: nothing known yet, its memory not the latest's)
+    assert parts._KNOWN.get(vault.parts) is None and parts.store_of(vault.dir).seen == set()
+    for i in range(3):
+        (root / "pkg" / "util.py").write_text(f"def helper():\n    return {i + 2}\n")
+        build(root, carry=carry, **SMALL)
+        known = parts._KNOWN[vault.parts]
+        assert parts.store_of(vault.dir).seen is known  # (one set, shared by every store of this vault)
+        on_disk = {p.name for p in vault.parts.rglob("*") if p.is_file()}
+        assert known and known <= on_disk  # (the parts the prune removed are forgotten)
+    (root / "pkg" / "util.py").write_text("def helper():\n    return 9\n")
+    build(root, **SMALL)  # another builder's build: the long-lived one's memory is no longer the latest's
+    assert vault.parts not in parts._KNOWN
+    (root / "pkg" / "util.py").write_text("def helper():\n    return 10\n")
+    build(root, carry=carry, **SMALL)
+    assert vault.parts not in parts._KNOWN and parts.store_of(vault.dir).seen == set()
+    build(root, carry=carry, **SMALL)  # (up to date, its memory the latest's again: known from here on)
+    assert parts.store_of(vault.dir).seen is parts._KNOWN[vault.parts]
+    assert hashlib.sha256(export_of(root)).hexdigest()

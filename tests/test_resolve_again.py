@@ -210,35 +210,48 @@ def test_what_a_files_resolution_read_is_recorded_with_it() -> None:
     assert g.reads["m/a.py"] == {"\0m/a.py"}
 
 
-def test_the_reads_are_a_base_and_a_delta_folded_into_a_new_base_past_its_bound(
+def test_the_reads_are_a_base_a_delta_and_a_recent_part_each_folded_past_its_bound(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``read_sets``: a whole build writes a base; later builds a delta of the files they
-    resolved (a removed file as None) over the latest's delta, the base untouched; past
-    ``COMPACT`` files the delta is folded into a new base. A damaged part: nothing read,
-    and a build that is not whole records nothing."""
+    """``read_sets``: a whole build writes a base; a later build writes the recent part
+    again with the files it resolved (a removed file as None), the base and the delta
+    untouched; past ``RECENT`` files the recent part is folded into the delta, and past
+    ``COMPACT`` the delta into a new base. A damaged part: nothing read, and a build that
+    is not whole records nothing."""
     from oracl.builder import read_sets
     from oracl.core.parts import store_of
 
+    monkeypatch.setattr(read_sets, "RECENT", 2)
+    monkeypatch.setattr(read_sets, "COMPACT", 3)
     store = store_of(tmp_path)
+
+    def at(entry: dict | None) -> dict:
+        return {read_sets.KEY: entry}
+
     first = read_sets.write(store, {}, {"a.py": {"f", "\0b.py"}, "b.py": {"g"}, "c.py": {"h"}}, whole=True)
-    assert first is not None and first["delta"] is None
-    latest = {read_sets.KEY: first}
-    second = read_sets.write(store, latest, {"a.py": {"k"}}, gone=["c.py"])
-    assert second is not None and second["base"] == first["base"]
-    assert read_sets.read(store, {read_sets.KEY: second}) == (
-        {"a.py": ("\0b.py", "f"), "b.py": ("g",), "c.py": ("h",)}, {"a.py": ("k",), "c.py": None})
-    third = read_sets.write(store, {read_sets.KEY: second}, {"b.py": {"m"}})
-    assert third is not None
-    assert read_sets.merged(*read_sets.read(store, {read_sets.KEY: third})) == {"a.py": ("k",), "b.py": ("m",)}
-    monkeypatch.setattr(read_sets, "COMPACT", 2)
-    fourth = read_sets.write(store, {read_sets.KEY: third}, {"d.py": {"n"}})
-    assert fourth is not None and fourth["delta"] is None and fourth["base"] != first["base"]
-    assert read_sets.read(store, {read_sets.KEY: fourth}) == ({"a.py": ("k",), "b.py": ("m",), "d.py": ("n",)}, {})
-    part = store.path(third["delta"]["part"])
-    part.chmod(0o644)
-    part.write_bytes(b"x" * third["delta"]["bytes"])  # damaged, its length kept
-    assert read_sets.read(store, {read_sets.KEY: third}) is None
-    assert read_sets.write(store, {read_sets.KEY: third}, {"e.py": {"o"}}) is None
+    assert first is not None and first["delta"] is None and first["recent"] is None
+    base = {"a.py": ("\0b.py", "f"), "b.py": ("g",), "c.py": ("h",)}
+    second = read_sets.write(store, at(first), {"a.py": {"k"}}, gone=["c.py"])
+    assert second is not None and second["base"] == first["base"] and second["delta"] is None
+    assert read_sets.read(store, at(second)) == (base, {"a.py": ("k",), "c.py": None})
+    third = read_sets.write(store, at(second), {"b.py": {"m"}})  # (3 recent files > 2: into the delta)
+    assert third is not None and third["base"] == first["base"] and third["recent"] is None
+    assert read_sets.read(store, at(third)) == (base, {"a.py": ("k",), "c.py": None, "b.py": ("m",)})
+    assert read_sets.merged(*read_sets.read(store, at(third))) == {"a.py": ("k",), "b.py": ("m",)}
+    fourth = read_sets.write(store, at(third), {"d.py": {"n"}})  # (the delta as it was, 1 recent file)
+    assert fourth is not None and fourth["delta"] == third["delta"] and fourth["recent"]["bytes"] < third["delta"]["bytes"]
+    assert read_sets.read(store, at(fourth))[1] == {"a.py": ("k",), "c.py": None, "b.py": ("m",), "d.py": ("n",)}
+    fifth = read_sets.write(store, at(fourth), {"e.py": {"o"}})
+    assert fifth is not None and fifth["delta"] == third["delta"]
+    sixth = read_sets.write(store, at(fifth), {"a.py": {"q"}})  # (3 recent > 2; then 5 in the delta > 3: a new base)
+    assert sixth is not None and sixth["delta"] is None and sixth["recent"] is None and sixth["base"] != first["base"]
+    assert read_sets.read(store, at(sixth)) == (
+        {"a.py": ("q",), "b.py": ("m",), "d.py": ("n",), "e.py": ("o",)}, {})
+    for entry, key in ((fourth, "recent"), (third, "delta")):  # (the recent part first: fourth shares the delta)
+        part = store.path(entry[key]["part"])
+        part.chmod(0o644)
+        part.write_bytes(b"x" * entry[key]["bytes"])  # damaged, its length kept
+        assert read_sets.read(store, at(entry)) is None
+        assert read_sets.write(store, at(entry), {"e.py": {"o"}}) is None
     assert read_sets.read(store, {}) is None
 
 

@@ -135,6 +135,7 @@ from oracl.core.parts import (
     Parts,
     PartStore,
     encode_index,
+    keep_known,
     put_groups,
     put_rows,
     store_of,
@@ -319,6 +320,17 @@ def _walk_again(plan: Plan) -> tuple[Discovery, bool] | None:
     any_moved = bool(moved(carry.discovery, found))
     take_in(carry.discovery, found)
     return carry.discovery, any_moved
+
+
+def _carry_is_latest(plan: Plan) -> bool:
+    """Whether a long-lived builder's memory is the latest build's (it made it)."""
+    carry = plan.carry
+    if carry is None or carry.bundle is None:
+        return False
+    try:
+        return str(plan.vault.read_latest().get("build_id")) == carry.bundle.name
+    except OraclError:
+        return False
 
 
 def _identity_sealed(vault: Vault) -> bool:
@@ -1744,6 +1756,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
     gc_was_enabled = gc.isenabled()
     if own_process:
         gc.disable()
+    keep_known(plan.vault.dir, _carry_is_latest(plan))
     try:
         d = timed("discover", discover, plan, ex)
     except BaseException:

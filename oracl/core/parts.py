@@ -259,9 +259,30 @@ def unpack(raw: bytes, digest: str) -> bytes:
         raise DigestError(f"the export's part {digest[:16]}… does not decompress") from None
 
 
+# a long-lived builder's: the parts each store is known to hold (``keep_known``), by store folder
+_KNOWN: dict[Path, set[str]] = {}
+
+
+def keep_known(vault_dir: Path, keep: bool) -> None:
+    """Whether this process's stores of ``vault_dir`` share, from one build to the next,
+    the digests they know the store holds (written, checked by ``has`` or read): a
+    long-lived builder whose memory is the latest build's (``Carry``), so that a build
+    does not look up again each part of the ~1,300 groups it keeps (0.04–0.06 s of a
+    resident build at 20k files). Parts go from the store only by a build's prune (which
+    forgets them here) or by another process's build; a builder that did not make the
+    latest build calls this with ``keep`` False, which forgets every digest."""
+    folder = vault_dir / STORE
+    if keep:
+        _KNOWN.setdefault(folder, set())
+    else:
+        _KNOWN.pop(folder, None)
+
+
 def store_of(vault_dir: Path) -> PartStore:
     make_dirs(vault_dir / STORE)
-    return PartStore(vault_dir / STORE)
+    folder = vault_dir / STORE
+    known = _KNOWN.get(folder)
+    return PartStore(folder) if known is None else PartStore(folder, seen=known)
 
 
 # ---- the artifact graph's rows: stored, and derived when assembled -----------------------
