@@ -129,3 +129,32 @@ def test_phase2_is_imports_and_links(sample) -> None:  # type: ignore[no-untyped
 def test_nearest_module_wins_on_ambiguity(tmp_path: Path) -> None:
     facts, idx = index_of(write_tree(tmp_path, {"a/utils.py": "", "b/utils.py": "", "b/main.py": "import utils\n"}))
     assert [e.target for e in edges(python_imports, facts, idx, "b/main.py")] == ["b/utils.py"]
+
+
+def test_a_test_files_named_modules_are_found_from_the_paths_without_reading_every_manifest(tmp_path: Path) -> None:
+    """``_named_subjects`` looks a directory's files up by path: a rebuild keeps the other
+    files' manifests as undecoded bytes, and building the import resolvers' indexes to
+    find one directory's stems decoded every file's (0.5 s at 20k files)."""
+    from dataclasses import fields
+
+    from oracl.core.records import FileFacts
+
+    read: list[str] = []
+
+    class Kept(FileFacts):  # (a rebuild's facts: reading the manifest is what costs)
+        __slots__ = ()
+
+        def __getattribute__(self, name: str):  # type: ignore[no-untyped-def]
+            if name == "manifest":
+                read.append(object.__getattribute__(self, "path"))
+            return object.__getattribute__(self, name)
+
+    facts, _ = index_of(write_tree(tmp_path, {
+        "pkg/session.py": "def open_session():\n    return 1\n",
+        "pkg/other.py": "X = 1\n",
+        "pkg/test_session.py": "def test_session_opens():\n    assert True\n\n\ndef test_session_closes():\n    assert True\n"}))
+    kept = {p: Kept(**{f.name: getattr(x, f.name) for f in fields(FileFacts)}) for p, x in facts.items()}
+    idx = IndexView.build(kept)
+    got = [(e.target, e.relation) for e in targets_of_tests(kept["pkg/test_session.py"], idx, PHASE3)]
+    assert ("pkg/session.py", "tests") in got
+    assert read == []
