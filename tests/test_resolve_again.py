@@ -403,3 +403,53 @@ def test_a_watchs_builds_keep_the_reads_recorded_for_the_next_cold_build(tmp_pat
     report = build(root, now=t0 + timedelta(minutes=3), **KW)
     assert report.symbols_mode.startswith("symbols: the name tables patched for 1 file"), report.symbols_mode
     assert _symbol_rows(root) == _full_rows_beside(root, t0 + timedelta(minutes=4))[1]
+
+
+INIT_TREE = {
+    "pkg/__init__.py": "VERSION = 1\n\n\ndef top():\n    return 1\n",
+    "pkg/base.py": "def size():\n    return 2\n",
+    "pkg/sub.py": "def inner():\n    return 3\n",
+    "use/a.py": "import pkg\n\n\ndef go():\n    return pkg.helper()\n",
+    "use/b.py": "from pkg import helper\n\n\ndef go():\n    return helper()\n",
+    "use/c.py": "from pkg import *\n\n\ndef go():\n    return helper() + top()\n",
+    "use/d.py": "from pkg import sub\n\n\ndef go():\n    return sub.inner()\n",
+    "use/e.py": "from pkg.base import size\n\n\ndef go():\n    return size()\n",
+    **{f"other/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)},
+}
+INIT = INIT_TREE["pkg/__init__.py"]
+HELPER = "\n\ndef helper():\n    return 5\n"
+
+
+@pytest.mark.parametrize(("steps", "patched"), [
+    ([INIT + HELPER, INIT + HELPER + "\n\ndef sub():\n    return 0\n", INIT], True),  # defined, shadowing, removed
+    ([INIT + HELPER, "from pkg.base import size\n" + INIT + HELPER], False),  # then an import: every file
+])
+def test_an_init_that_stays_and_moves_only_top_level_names_resolves_only_their_readers(
+        tmp_path: Path, steps: list[str], patched: bool) -> None:
+    """A package's ``__init__.py`` that stays and gains, shadows or loses a function is
+    taken as any module: the name tables patched, the files that look the name up resolved
+    again (the importer, the ``from pkg import`` and the star import), not every file; an
+    import moved in it still resolves every file. After each step the export and every
+    symbol table's rows equal a full build's."""
+    root = write_tree(tmp_path / "repo", INIT_TREE)
+    for rel in INIT_TREE:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    for step, text in enumerate(steps, 1):
+        _write(root, "pkg/__init__.py", text, step)
+        now = t0 + timedelta(minutes=2 * step)
+        said = build(root, now=now, **KW).symbols_mode
+        if patched or step == 1:
+            assert said.startswith("symbols: the name tables patched for 1 file"), (step, said)
+            made = int(said.split("; ", 1)[1].split(" ", 1)[0])
+            assert made < len(INIT_TREE) - 6, (step, said)  # (none of other/: they look up no name of pkg)
+        else:
+            assert said.endswith("every file resolved: pkg/__init__.py roots a tree of imports)"), said
+        if step == 1:
+            assert {("use/a.py#go", "pkg/__init__.py#helper"), ("use/b.py#go", "pkg/__init__.py#helper"),
+                    ("use/c.py#go", "pkg/__init__.py#helper")} <= {c[:2] for c in _calls(root)}, sorted(_calls(root))
+        export, rows = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root)
+        full_export, full_rows = _full_rows_beside(root, now + timedelta(minutes=1))
+        assert export == full_export, f"step {step}: {_first_difference(orjson.loads(export), orjson.loads(full_export))}"
+        assert rows == full_rows, f"step {step}: {[t for t in rows if rows[t] != full_rows[t]]}"

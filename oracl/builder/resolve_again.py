@@ -14,7 +14,9 @@ that the database is patched only for the files whose rows moved.
 The result is the rows and tables a whole pass makes (tested against full builds); it
 gives way to the whole pass when it cannot be sure of that: a package's ``__init__.py``,
 a crate root or a manifest among the changed files (they move how every import in their
-tree resolves), a directory that appears or empties, or no record to start from. Members
+tree resolves; a package's ``__init__.py`` that stayed and moved only top-level names
+that are not types is taken as any module), a directory that appears or empties, or no
+record to start from. Members
 declared outside their type (Go methods, Rust impls) in a changed file's directory are
 attached again; a type that gains or loses one has its file's rows made again, and the
 files that looked the member's name up are resolved again.
@@ -64,6 +66,16 @@ def _dir(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
+def _names_only(old: FileFacts | None, new: FileFacts | None) -> bool:
+    """Whether a package's ``__init__.py`` that stayed moved only top-level names that are
+    not types (``moved_names``: a function defined, removed or changed): the package is the
+    same and its imports too, so only the files that look one of those names up can resolve
+    otherwise — as for any module (a define in an ``__init__.py`` resolved every file: 8 s
+    and 59 MB written at 20k files)."""
+    return old is not None and new is not None and old.path.rsplit("/", 1)[-1] == "__init__.py" \
+        and moved_names(old, new) is not None
+
+
 def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, FileFacts], reread: list[str],
                   segments: Segments, store: PartStore, latest: dict[str, Any],
                   fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None,
@@ -76,7 +88,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
                                or p not in segments.files or interface(here[p]) != segments.files[p].interface)})
     for p in changed:
         name = p.rsplit("/", 1)[-1]
-        if name in _ROOTS:
+        if name in _ROOTS and not _names_only(previous.get(p), here.get(p)):
             return f"{p} roots a tree of imports"
         if any(x is not None and x.manifest for x in (here.get(p), previous.get(p))):
             return f"{p} is a manifest"
