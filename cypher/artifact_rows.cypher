@@ -1,9 +1,10 @@
 // name: artifact_rows
 // params: paths LIST(STRING)
 // returns: the scoring row of each named artifact (as search_fts returns it, bm25 0)
+// (its ArtifactText strings, id, symbols, headings, tags and checksum, are added by the
+// snapshot from `text_n`, by key: cypher/artifact_text.cypher)
 MATCH (a:Artifact)
 WHERE a.path IN $paths
-MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n
-RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,
-       t.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
-       a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, 0.0 AS bm25;
+RETURN a.path AS path, a.text_n AS text_n, a.name AS name,
+       /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
+       a.lifecycle AS lifecycle, a.format AS format, 0.0 AS bm25;

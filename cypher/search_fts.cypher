@@ -6,11 +6,12 @@
 // returns: one row per candidate artifact with its BM25 score over its full-text document
 // $fts_hits is bound by Snapshot: the $k best live documents for $q, {path, score} each
 // (oracl/core/fulltext.py: the bundle's postings, scored as the engine's index scored them)
+// (its ArtifactText strings, id, symbols, headings, tags and checksum, are added by the
+// snapshot from `text_n`, by key: cypher/artifact_text.cypher)
 UNWIND $fts_hits AS hit
 WITH hit.path AS hit_path, hit.score AS score WHERE true /*NODE_FILTERS*/
 MATCH (a:Artifact {path: hit_path})
 WHERE true /*AND_FILTERS*/
-MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n
-RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,
-       t.tags AS tags, /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
-       a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, score AS bm25;
+RETURN a.path AS path, a.text_n AS text_n, a.name AS name,
+       /*=own(a)*/ AS priority, a.domain AS domain, a.content_type AS content_type,
+       a.lifecycle AS lifecycle, a.format AS format, score AS bm25;

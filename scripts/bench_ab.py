@@ -26,7 +26,8 @@ it read and its ratio to the target (2 × a bare stat walk + 2 s).
 
 ``--changes N`` also times, N rounds a side, a cold ``oracl build`` after each of the other
 changes issue 49's table names: a new function defined at the end of a Python file (an
-edit that moves the file's interface, as most edits that add code do), a Python file added
+edit that moves the file's interface, as most edits that add code do), the same in a
+package's ``__init__.py`` (``init``: it roots a tree of imports), a Python file added
 (a copy of another, under a new name), that file deleted, a Python file renamed, and
 nothing changed at all; each median with the
 bytes it wrote and its ratio to the target (2 × a bare stat walk + 1 s, the walk taken in
@@ -111,15 +112,20 @@ def touch(root: Path, n: int) -> None:
 
 def change(root: Path, kind: str, n: int) -> None:
     """One of ``--changes``'s changes: ``define`` a new top-level function at the end of a
-    Python file (an edit that moves what other files' names and edges read of it), ``add``
+    Python file (an edit that moves what other files' names and edges read of it; ``init``:
+    of a package's ``__init__.py``), ``add``
     a copy of a Python file under a new name (an hour back), ``delete`` the file the last
     add made, ``rename`` a Python file, or ``nothing``."""
     if kind == "nothing":
         return
     files = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts and "bench_" not in p.name)
     path = files[(n * 7907 + 13) % len(files)]
-    if kind == "define":
-        path = files[(n * 7883 + 101) % len(files)]
+    if kind in ("define", "init"):
+        if kind == "init":  # (a package's __init__.py: it roots the imports of its tree)
+            inits = [p for p in files if p.name == "__init__.py"]
+            path = inits[(n * 7883 + 101) % len(inits)]
+        else:
+            path = files[(n * 7883 + 101) % len(files)]
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"\n\ndef bench_defined_{n}(x):\n    return x\n")
         past = time.time() - 3600
@@ -257,7 +263,7 @@ def main() -> None:
                 target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
                 wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
                 impacts[s["name"]].append(wall)  # type: ignore[index]
-        kinds = ("define", "add", "delete", "rename", "nothing")
+        kinds = ("define", "init", "add", "delete", "rename", "nothing")
         changes: dict[str, dict[str, list[tuple[float, int]]]] = {
             s["name"]: {k: [] for k in kinds} for s in sides}  # type: ignore[misc]
         walks: list[float] = []

@@ -22,10 +22,9 @@ def test_general_path_golden() -> None:
         "WITH hit.path AS hit_path, hit.score AS score WHERE true AND NOT regexp_matches(lower(hit_path), $exclude)\n"
         "MATCH (a:Artifact {path: hit_path})\n"
         "WHERE true AND a.domain IN $domains AND a.modified_at >= $since\n"
-        "MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n\n"
-        "RETURN a.path AS path, t.id AS id, a.name AS name, t.symbols AS symbols, t.headings AS headings,\n"
-        "       t.tags AS tags, " + cypher_own("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
-        "       a.lifecycle AS lifecycle, a.format AS format, t.checksum AS checksum, score AS bm25")
+        "RETURN a.path AS path, a.text_n AS text_n, a.name AS name,\n"
+        "       " + cypher_own("a") + " AS priority, a.domain AS domain, a.content_type AS content_type,\n"
+        "       a.lifecycle AS lifecycle, a.format AS format, score AS bm25")
     assert c.params == {"q": "auth authentication login", "k": 200, "domains": ["core"],
                         "since": datetime(2026, 1, 1), "exclude": "(^|[^a-z0-9])(legacy)"}
 

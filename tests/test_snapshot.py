@@ -303,3 +303,35 @@ def test_the_text_cache_keeps_its_bound_least_recently_used_first_out() -> None:
     assert cache.size == 5 and cache.paths() == ["c", "a"]
     cache.put("big", "x" * 30)  # one text over the bound is still kept alone
     assert cache.paths() == ["big"] and cache.size == 30
+
+
+def test_scoring_rows_take_their_strings_by_key_as_the_join_by_path_gave_them(repo: Path) -> None:
+    """``Snapshot._with_text``: the scoring queries return ``text_n`` and the snapshot adds
+    the artifact's ArtifactText strings by key (``path|text_n``), in the columns' order: the
+    same rows the join by path and number gives, after a full build and after a rebuild
+    appended a second row for an edited file (``text_n`` 1, its row 0 still there)."""
+    from oracl.read.snapshot import SCORING_ROW
+
+    def joined(snap: Snapshot, paths: list[str]) -> dict[str, dict[str, Any]]:
+        rows = snap.store.rows("MATCH (a:Artifact) WHERE a.path IN $paths MATCH (t:ArtifactText {path: a.path}) "
+                               "WHERE t.n = a.text_n RETURN a.path AS path, a.text_n AS n, t.id AS id, "
+                               "t.symbols AS symbols, t.headings AS headings, t.tags AS tags, t.checksum AS checksum",
+                               {"paths": paths})
+        return {r.pop("path"): r for r in rows}
+
+    for step in range(2):
+        with Snapshot.open(repo) as snap:
+            paths = sorted(r["path"] for r in snap.store.rows("MATCH (a:Artifact) RETURN a.path AS path"))
+            want = joined(snap, paths)
+            got = snap.named("artifact_rows", {"paths": paths})
+            assert [list(r) for r in got] == [list(SCORING_ROW)] * len(paths)
+            assert {r["path"] for r in got} == set(paths)
+            for r in got:
+                w = want[r["path"]]
+                assert (r["id"], r["symbols"], r["headings"], r["tags"], r["checksum"]) == \
+                    (w["id"], w["symbols"], w["headings"], w["tags"], w["checksum"]), r["path"]
+            assert {w["n"] for w in want.values()} == ({0} if step == 0 else {0, 1})
+            one = snap.named("artifact_rows_one", {"path": "pkg/util.py"})
+            assert [r["checksum"] for r in one] == [want["pkg/util.py"]["checksum"]]
+        (repo / "pkg" / "util.py").write_text("def helper():\n    return 42\n")
+        build(repo, **SMALL)

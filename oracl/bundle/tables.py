@@ -14,6 +14,7 @@ import orjson
 import pyarrow as pa
 
 from oracl.core.export import SYMBOL_EDGE_FIELDS, SYMBOL_NODE_FIELDS, pack_symbols
+from oracl.core.records import text_key
 
 CONTENT_SCHEMA = pa.schema([("path", pa.string()), ("text", pa.string())])
 
@@ -120,13 +121,6 @@ def artifact_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]
 # the artifact columns the database keeps in ArtifactText, a row appended when one moves
 # (schema/001_nodes.cypher says why): the artifact table's other columns stay in Artifact
 TEXT_COLUMNS = ("id", "checksum", "tags", "symbols", "headings", "detail", "history")
-
-
-def text_key(path: str, n: int) -> str:
-    """The key of an artifact's ArtifactText row number ``n`` (readers join by path and
-    number: ``MATCH (t:ArtifactText {path: a.path}) WHERE t.n = a.text_n``; a key made in
-    the query's join took 19 s for 200 candidates at 20k files)."""
-    return f"{path}|{n}"
 
 
 def split_artifacts(tables: Mapping[str, Any]) -> dict[str, Any]:

@@ -254,3 +254,15 @@ def event_weight(age_days: float, half_life: float = EVENT_HALF_LIFE_DAYS) -> fl
     (0.5, 0.25, 1.0)
     """
     return round(0.5 ** (max(0.0, age_days) / half_life), 6)
+
+
+def text_key(path: str, n: int) -> str:
+    """The key of an artifact's ArtifactText row number ``n``. Readers look the rows up by
+    these keys, one probe of the primary key's index each (``cypher/artifact_text.cypher``),
+    or join by path and number (``MATCH (t:ArtifactText {path: a.path}) WHERE t.n =
+    a.text_n``); a key made inside a query's join took 19 s for 200 candidates at 20k files.
+
+    >>> text_key("src/a|b.py", 3)
+    'src/a|b.py|3'
+    """
+    return f"{path}|{n}"

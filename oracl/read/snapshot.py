@@ -40,7 +40,7 @@ from oracl.core.errors import NoBuildError, OraclError, VaultError
 from oracl.core.fulltext import FullText
 from oracl.core.parts import stat_files
 from oracl.core.paths import utc
-from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight
+from oracl.core.records import EVENT_HALF_LIFE_DAYS, event_weight, text_key
 from oracl.core.resources import query
 from oracl.core.vault import (
     DB_FILE,
@@ -140,6 +140,10 @@ class Memo:
         with self._lock:
             yield self
 
+
+# the columns of a scoring row (search_fts, search_fast, search_wildcard, artifact_rows), in order
+SCORING_ROW = ("path", "id", "name", "symbols", "headings", "tags", "priority", "domain", "content_type",
+               "lifecycle", "format", "checksum", "bm25")
 
 _PARAMS: MemoKey[ReadParams] = MemoKey("params")
 _TERMS: MemoKey[Terms] = MemoKey("terms")
@@ -349,12 +353,29 @@ class Snapshot:
         """Run the named read query ``cypher/<name>.cypher`` on this build; the terms its
         derived values use (``$d_mu`` …: oracl/core/derive.py) come from the build's header."""
         bound = self._tops(query(name), with_terms(name, self.terms, params))
-        return [] if bound is _NO_HITS else finish(self.store.named(name, bound), self.terms)
+        return [] if bound is _NO_HITS else finish(self._with_text(self.store.named(name, bound)), self.terms)
 
     def rows(self, statement: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """Run a compiled read statement on this build, with the terms it derives values from."""
         bound = self._tops(statement, bind(statement, self.terms, params))
-        return [] if bound is _NO_HITS else finish(self.store.rows(statement, bound), self.terms)
+        return [] if bound is _NO_HITS else finish(self._with_text(self.store.rows(statement, bound)), self.terms)
+
+    def _with_text(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A scoring row (``text_n`` in place of its ArtifactText strings: search_fts,
+        search_fast, search_wildcard, artifact_rows) with those strings, looked up by key,
+        in the columns' order; a row whose text row is not there is left out, as the join
+        left it. Any other row as it is."""
+        if not rows or "text_n" not in rows[0]:
+            return rows
+        keys = [text_key(r["path"], r["text_n"]) for r in rows]
+        found = {t.pop("key"): t for t in self.store.named("artifact_text", {"keys": list(dict.fromkeys(keys))})}
+        out = []
+        for r, k in zip(rows, keys, strict=True):
+            t = found.get(k)
+            if t is not None:
+                both = {**r, **t}
+                out.append({c: both[c] for c in SCORING_ROW})
+        return out
 
     def _tops(self, statement: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
         """``params`` with what ``statement`` unwinds or tops: the full-text hits of ``$q``
