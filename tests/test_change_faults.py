@@ -750,3 +750,39 @@ def test_a_reader_holds_its_snapshot_for_ten_minutes_across_twenty_builds_and_a_
     assert reader.returncode == 0, err
     build(root, now=t0 + timedelta(minutes=11), full=True, **KW)  # released: the next build prunes it
     assert first not in {p.name for p in (root / ".oracl" / "mirror").iterdir()}
+
+
+def test_rows_by_primary_key_are_the_in_statements_rows_for_any_number_of_keys(tmp_path: Path) -> None:
+    """``database.by_keys``: a statement selecting by ``IN $keys`` over a primary key is run
+    a key at a time (``= $keys``) up to ``_BY_KEY`` keys, else as it is; the rows are the
+    same either way (nodes and the edges out of them, as dicts or Arrow), none for no key
+    or an unknown one. A statement without the IN is refused, not run."""
+    import pyarrow as pa
+
+    from oracl.bundle.database import _BY_KEY, by_keys
+    from oracl.core.store import Store, close
+
+    path = tmp_path / "g.kuzu"
+    store = Store.open(path, read_only=False, buffer_pool_bytes=64 << 20, threads=2)
+    try:
+        store.execute("CREATE NODE TABLE S(id STRING PRIMARY KEY, v INT64)")
+        store.execute("CREATE REL TABLE C(FROM S TO S, w DOUBLE)")
+        store.execute("COPY S FROM $t", {"t": pa.table({"id": [f"s{i:02d}" for i in range(40)], "v": list(range(40))})})
+        store.execute("COPY C FROM $t", {"t": pa.table({"from": [f"s{i:02d}" for i in range(40)],
+                                                         "to": [f"s{(i + 1) % 40:02d}" for i in range(40)],
+                                                         "w": [i / 2 for i in range(40)]})})
+        nodes = "MATCH (n:S) WHERE n.id IN $keys RETURN n.id AS id, n.v AS v"
+        edges = "MATCH (a:S)-[e:C]->(b:S) WHERE a.id IN $keys RETURN a.id AS `from`, b.id AS `to`, e.w AS w"
+        for n in (0, 1, _BY_KEY, _BY_KEY + 1, 40):
+            keys = [f"s{i:02d}" for i in range(n)]
+            for statement in (nodes, edges):
+                want = sorted(store.rows(statement, {"keys": keys}), key=orjson.dumps)
+                assert len(want) == n
+                assert sorted(by_keys(store, statement, "keys", keys, arrow=False), key=orjson.dumps) == want
+                got = by_keys(store, statement, "keys", keys)
+                assert sorted(got.to_pylist(), key=orjson.dumps) == want
+        assert by_keys(store, nodes, "keys", ["s05", "nope"], arrow=False) == [{"id": "s05", "v": 5}]
+        with pytest.raises(ValueError, match="selects by no IN"):
+            by_keys(store, "MATCH (n:S) WHERE n.id = $keys RETURN n.id AS id", "keys", ["s01"])
+    finally:
+        close(path)

@@ -414,25 +414,31 @@ INIT_TREE = {
     "use/c.py": "from pkg import *\n\n\ndef go():\n    return helper() + top()\n",
     "use/d.py": "from pkg import sub\n\n\ndef go():\n    return sub.inner()\n",
     "use/e.py": "from pkg.base import size\n\n\ndef go():\n    return size()\n",
+    "use/f.py": "import pkg.sub\n\n\ndef go():\n    return pkg.sub.inner() + pkg.top()\n",
     **{f"other/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(6)},
 }
 INIT = INIT_TREE["pkg/__init__.py"]
+BARE = '"""The package."""\n'
 HELPER = "\n\ndef helper():\n    return 5\n"
 
 
-@pytest.mark.parametrize(("steps", "patched"), [
-    ([INIT + HELPER, INIT + HELPER + "\n\ndef sub():\n    return 0\n", INIT], True),  # defined, shadowing, removed
-    ([INIT + HELPER, "from pkg.base import size\n" + INIT + HELPER], False),  # then an import: every file
+@pytest.mark.parametrize(("first", "steps", "patched"), [
+    # defined, shadowing a submodule, removed
+    (INIT, [INIT + HELPER, INIT + HELPER + "\n\ndef sub():\n    return 0\n", INIT], True),
+    (BARE, [BARE + HELPER, BARE + "\n\ndef top():\n    return 1\n", BARE], True),  # code comes and goes
+    (INIT, [INIT + HELPER, "from pkg.base import size\n" + INIT + HELPER], False),  # then an import: every file
 ])
-def test_an_init_that_stays_and_moves_only_top_level_names_resolves_only_their_readers(
-        tmp_path: Path, steps: list[str], patched: bool) -> None:
-    """A package's ``__init__.py`` that stays and gains, shadows or loses a function is
-    taken as any module: the name tables patched, the files that look the name up resolved
-    again (the importer, the ``from pkg import`` and the star import), not every file; an
-    import moved in it still resolves every file. After each step the export and every
-    symbol table's rows equal a full build's."""
-    root = write_tree(tmp_path / "repo", INIT_TREE)
-    for rel in INIT_TREE:
+def test_an_init_that_stays_with_its_imports_resolves_only_the_files_it_can_move(
+        tmp_path: Path, first: str, steps: list[str], patched: bool) -> None:
+    """A package's ``__init__.py`` that stays with the same imports and gains, shadows or
+    loses a function (or its first code, or all of it) is taken as any module: the name
+    tables patched, the files that look its names up or read it resolved again (the
+    importer, the ``from pkg import`` and the star import), not every file; an import moved
+    in it still resolves every file. After each step the export and every symbol table's
+    rows equal a full build's."""
+    tree = {**INIT_TREE, "pkg/__init__.py": first}
+    root = write_tree(tmp_path / "repo", tree)
+    for rel in tree:
         _stamp(root / rel, 0)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     build(root, now=t0, **KW)
@@ -443,7 +449,7 @@ def test_an_init_that_stays_and_moves_only_top_level_names_resolves_only_their_r
         if patched or step == 1:
             assert said.startswith("symbols: the name tables patched for 1 file"), (step, said)
             made = int(said.split("; ", 1)[1].split(" ", 1)[0])
-            assert made < len(INIT_TREE) - 6, (step, said)  # (none of other/: they look up no name of pkg)
+            assert made < len(tree) - 6, (step, said)  # (none of other/: they look up no name of pkg)
         else:
             assert said.endswith("every file resolved: pkg/__init__.py roots a tree of imports)"), said
         if step == 1:

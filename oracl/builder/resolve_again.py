@@ -14,8 +14,8 @@ that the database is patched only for the files whose rows moved.
 The result is the rows and tables a whole pass makes (tested against full builds); it
 gives way to the whole pass when it cannot be sure of that: a package's ``__init__.py``,
 a crate root or a manifest among the changed files (they move how every import in their
-tree resolves; a package's ``__init__.py`` that stayed and moved only top-level names
-that are not types is taken as any module), a directory that appears or empties, or no
+tree resolves; a package's ``__init__.py`` that stayed with the same imports is taken
+as any module, with its package's words), a directory that appears or empties, or no
 record to start from. Members
 declared outside their type (Go methods, Rust impls) in a changed file's directory are
 attached again; a type that gains or loses one has its file's rows made again, and the
@@ -24,6 +24,7 @@ files that looked the member's name up are resolved again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,14 +67,22 @@ def _dir(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def _names_only(old: FileFacts | None, new: FileFacts | None) -> bool:
-    """Whether a package's ``__init__.py`` that stayed moved only top-level names that are
-    not types (``moved_names``: a function defined, removed or changed): the package is the
-    same and its imports too, so only the files that look one of those names up can resolve
-    otherwise — as for any module (a define in an ``__init__.py`` resolved every file: 8 s
-    and 59 MB written at 20k files)."""
+def _package_stays(old: FileFacts | None, new: FileFacts | None) -> bool:
+    """Whether a package's ``__init__.py`` stayed with the same imports (what they import
+    and the names they bind): the package is the same and so is every import through it, so
+    what moved is its own names and whether it holds code, which only the files that looked
+    one of those names up or read the file can see — as for any module, with the package's
+    own words added (``_package_words``). A define in one resolved every file: 8 s and 59 MB
+    written at 20k files."""
     return old is not None and new is not None and old.path.rsplit("/", 1)[-1] == "__init__.py" \
-        and moved_names(old, new) is not None
+        and old.language == new.language == "python" \
+        and [i[:3] for i in old.imports] == [i[:3] for i in new.imports] and old.renames == new.renames
+
+
+def _package_words(path: str) -> set[str]:
+    """The words of the directory an ``__init__.py`` makes a package (``import pkg.sub``
+    names the directory, not the file)."""
+    return set(re.findall(r"[^\W\d]\w*", _dir(path).rsplit("/", 1)[-1]))
 
 
 def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, FileFacts], reread: list[str],
@@ -88,7 +97,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
                                or p not in segments.files or interface(here[p]) != segments.files[p].interface)})
     for p in changed:
         name = p.rsplit("/", 1)[-1]
-        if name in _ROOTS and not _names_only(previous.get(p), here.get(p)):
+        if name in _ROOTS and not _package_stays(previous.get(p), here.get(p)):
             return f"{p} roots a tree of imports"
         if any(x is not None and x.manifest for x in (here.get(p), previous.get(p))):
             return f"{p} is a manifest"
@@ -125,6 +134,8 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         for f in (previous.get(p), here.get(p)):
             if f is not None:
                 tokens |= change_tokens(f)
+        if p.rsplit("/", 1)[-1] == "__init__.py":
+            tokens |= _package_words(p)
     for holder, member in attached:  # (a type that gained or lost a member: the member's name, as a
         kind = holder.split("#", 1)[1]   # member lookup records it, and the type's, whole and last part)
         tokens.update((member.split("#", 1)[1].rsplit(".", 1)[-1], kind, kind.rsplit(".", 1)[-1]))

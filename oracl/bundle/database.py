@@ -622,10 +622,11 @@ def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = No
     for name, (table, key) in _NODES.items():
         new = tables[name]
         cols = new.column_names
-        keys = None if only is None or table == "Hub" else sorted(only.nodes) or [""]  # ("": no row's key)
-        where, args = (f" WHERE n.{key} IN $keys", {"keys": keys}) if keys is not None else ("", None)
-        old = store.execute(f"MATCH (n:{table}){where} RETURN " + ", ".join(f"n.{c} AS `{c}`" for c in cols),
-                            args).get_as_arrow(chunk_size=1 << 20)
+        ret = "RETURN " + ", ".join(f"n.{c} AS `{c}`" for c in cols)
+        if only is None or table == "Hub":
+            old = store.execute(f"MATCH (n:{table}) {ret}").get_as_arrow(chunk_size=1 << 20)
+        else:
+            old = by_keys(store, f"MATCH (n:{table}) WHERE n.{key} IN $keys {ret}", "keys", sorted(only.nodes))
         removed, added, changed = diff_nodes(old, new, key)
         text = {c for c in cols if _is_text(new.schema.field(c).type)}
         st = _statements(table, key, cols, text)
@@ -656,11 +657,12 @@ def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = No
         new = tables[name]
         props = [c for c in new.column_names if c not in ("from", "to")]
         pattern = f"(a:{a_table} {{{a_key}: $source}})-[e:{table}]->(b:{b_table} {{{b_key}: $target}})"
-        where, args = (f" WHERE a.{a_key} IN $keys", {"keys": sorted(only.sources) or [""]}) if only is not None \
-            else ("", None)
-        old = store.execute(f"MATCH (a:{a_table})-[e:{table}]->(b:{b_table}){where} RETURN a.{a_key} AS `from`, "
-                            f"b.{b_key} AS `to`, " + ", ".join(f"e.{c} AS `{c}`" for c in props), args
-                            ).get_as_arrow(chunk_size=1 << 20)
+        ret = f"RETURN a.{a_key} AS `from`, b.{b_key} AS `to`, " + ", ".join(f"e.{c} AS `{c}`" for c in props)
+        if only is None:
+            old = store.execute(f"MATCH (a:{a_table})-[e:{table}]->(b:{b_table}) {ret}").get_as_arrow(chunk_size=1 << 20)
+        else:  # (a_key is its table's primary key)
+            old = by_keys(store, f"MATCH (a:{a_table})-[e:{table}]->(b:{b_table}) WHERE a.{a_key} IN $keys {ret}",
+                          "keys", sorted(only.sources))
         unlink, update, create = diff_edges(old, new)
         edge_plans.extend((f"MATCH {pattern} DELETE e", r) for r in unlink)
         edge_plans.extend((f"MATCH {pattern} SET " + ", ".join(f"e.{c} = ${c}" for c in props), r) for r in update)
@@ -674,7 +676,36 @@ def _refresh_graph(store: Store, tables: dict[str, Any], only: Reach | None = No
 
 
 _TEXT_CREATE = "CREATE (n:ArtifactText {{{}}})"
-_BY_KEY = 16  # ArtifactText rows looked up one by one up to this many, else by one scan of the keys
+_BY_KEY = 16  # rows looked up by primary key one by one up to this many keys, else by one scan
+
+
+def by_keys(store: Store, statement: str, name: str, keys: list[str], arrow: bool = True,
+            **params: Any) -> Any:
+    """``statement``, which selects by ``<column> IN $<name>`` over a primary key: run once
+    a key with ``= $<name>`` when there are ``_BY_KEY`` keys or fewer (a probe of the
+    primary key's index each, 1–3 ms at 20k files; Kùzu 0.11.3 scans the whole column for
+    ``IN``, 4–9 ms however few the keys), else as it is. The rows as one Arrow table
+    (``arrow``) or as dicts, in no particular order."""
+    import pyarrow as pa
+
+    if not keys or len(keys) > _BY_KEY:  # (none: one statement that finds no row)
+        got = store.execute(statement, {name: keys or [""], **params})
+        return got.get_as_arrow(chunk_size=1 << 20) if arrow else _dicts(got)
+    one = statement.replace(f" IN ${name}", f" = ${name}")
+    if one == statement:
+        raise ValueError(f"the statement selects by no IN ${name}")
+    found = [store.execute(one, {name: k, **params}) for k in keys]
+    if not arrow:
+        return [r for got in found for r in _dicts(got)]
+    return pa.concat_tables([got.get_as_arrow(chunk_size=1 << 20) for got in found])
+
+
+def _dicts(result: Any) -> list[dict[str, Any]]:
+    cols = result.get_column_names()
+    out = []
+    while result.has_next():
+        out.append(dict(zip(cols, result.get_next(), strict=True)))
+    return out
 
 
 def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> tuple[Any, Any]:
@@ -693,18 +724,11 @@ def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> t
                             "RETURN a.path AS path, a.text_n AS text_n, "
                             + ", ".join(f"t.{c} AS `{c}`" for c in cols)).get_as_arrow(chunk_size=1 << 20)
     else:  # (their keys first, then the rows by key: a join by path read every path, 57 ms at 20k files)
-        numbers = store.rows("MATCH (a:Artifact) WHERE a.path IN $keys RETURN a.path AS path, a.text_n AS n",
-                             {"keys": sorted(only.nodes) or [""]})
+        numbers = by_keys(store, "MATCH (a:Artifact) WHERE a.path IN $keys RETURN a.path AS path, a.text_n AS n",
+                          "keys", sorted(only.nodes), arrow=False)
         keys = [text_key(r["path"], r["n"]) for r in numbers]
         ret = "RETURN t.path AS path, t.n AS text_n, " + ", ".join(f"t.{c} AS `{c}`" for c in cols)
-        if len(keys) > _BY_KEY:  # (a scan of the keys: 32 ms at 20k files, whatever their number)
-            old = store.execute(f"MATCH (t:ArtifactText) WHERE t.key IN $keys {ret}",
-                                {"keys": keys}).get_as_arrow(chunk_size=1 << 20)
-        else:  # (a probe of the primary key's index each: 1.5–3 ms)
-            found = [store.execute(f"MATCH (t:ArtifactText {{key: $k}}) {ret}", {"k": k}).get_as_arrow(chunk_size=1 << 20)
-                     for k in keys]
-            old = pa.concat_tables(found) if found else store.execute(
-                f"MATCH (t:ArtifactText) WHERE t.key IN $keys {ret}", {"keys": [""]}).get_as_arrow(chunk_size=1 << 20)
+        old = by_keys(store, f"MATCH (t:ArtifactText) WHERE t.key IN $keys {ret}", "keys", keys)
     number = dict(zip(old.column("path").to_pylist(), old.column("text_n").to_pylist(), strict=True))
     _, added, changed = diff_nodes(old.select(["path", *cols]), text.select(["path", *cols]), "path")
     moved = set(added.column("path").to_pylist()) | {r["path"] for r in changed}
@@ -820,9 +844,13 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     # (the old rows found from each file's artifact along its Defines edges when the database
     # holds every one of them – a file gone has lost its artifact, and with it those edges –
     # else by a scan of Symbol's paths)
-    present = {r["path"] for r in store.named("symbols_patch_present", {"paths": paths})}
+    present = {r["path"] for r in by_keys(store, query("symbols_patch_present"), "paths", paths, arrow=False)}
     via = "_via" if present.issuperset(paths) else ""
-    was = {r["id"]: r for r in store.named(f"symbols_patch_old_symbols{via}", {"paths": paths})}
+
+    def old_rows(name: str) -> list[dict[str, Any]]:  # (through Artifact's primary key: a probe a file when few)
+        return by_keys(store, query(name), "paths", paths, arrow=False) if via else store.named(name, {"paths": paths})
+
+    was = {r["id"]: r for r in old_rows(f"symbols_patch_old_symbols{via}")}
     new_rows = tables["symbols"].to_pylist()
     now = {n["id"] for n in new_rows}
     drop = sorted(i for i in was if i not in now)
@@ -841,7 +869,7 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     plans: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]] | None] = {}
     for param, table in PATCH_RELS.items():
         new = [{"source": r.pop("from"), "target": r.pop("to"), **r} for r in tables[param].to_pylist()]
-        diff = edge_diff(store.named(f"symbols_patch_old_{param}{via}", {"paths": paths}), new)
+        diff = edge_diff(old_rows(f"symbols_patch_old_{param}{via}"), new)
         touched = sum(map(len, diff))
         many = touched > PATCH_COPY_MIN and \
             touched > store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"] // 300
