@@ -690,23 +690,14 @@ def by_keys(store: Store, statement: str, name: str, keys: list[str], arrow: boo
     import pyarrow as pa
 
     if not keys or len(keys) > _BY_KEY:  # (none: one statement that finds no row)
-        got = store.execute(statement, {name: keys or [""], **params})
-        return got.get_as_arrow(chunk_size=1 << 20) if arrow else _dicts(got)
+        args = {name: keys or [""], **params}
+        return store.execute(statement, args).get_as_arrow(chunk_size=1 << 20) if arrow else store.rows(statement, args)
     one = statement.replace(f" IN ${name}", f" = ${name}")
     if one == statement:
         raise ValueError(f"the statement selects by no IN ${name}")
-    found = [store.execute(one, {name: k, **params}) for k in keys]
     if not arrow:
-        return [r for got in found for r in _dicts(got)]
-    return pa.concat_tables([got.get_as_arrow(chunk_size=1 << 20) for got in found])
-
-
-def _dicts(result: Any) -> list[dict[str, Any]]:
-    cols = result.get_column_names()
-    out = []
-    while result.has_next():
-        out.append(dict(zip(cols, result.get_next(), strict=True)))
-    return out
+        return [r for k in keys for r in store.rows(one, {name: k, **params})]
+    return pa.concat_tables([store.execute(one, {name: k, **params}).get_as_arrow(chunk_size=1 << 20) for k in keys])
 
 
 def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> tuple[Any, Any]:

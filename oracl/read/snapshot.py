@@ -144,6 +144,8 @@ class Memo:
 # the columns of a scoring row (search_fts, search_fast, search_wildcard, artifact_rows), in order
 SCORING_ROW = ("path", "id", "name", "symbols", "headings", "tags", "priority", "domain", "content_type",
                "lifecycle", "format", "checksum", "bm25")
+_TEXT_OF_ROW = ("id", "symbols", "headings", "tags", "checksum")  # (cypher/artifact_text.cypher)
+_SCORING_QUERIED = frozenset({*(c for c in SCORING_ROW if c not in _TEXT_OF_ROW), "text_n"})
 
 _PARAMS: MemoKey[ReadParams] = MemoKey("params")
 _TERMS: MemoKey[Terms] = MemoKey("terms")
@@ -365,7 +367,7 @@ class Snapshot:
         search_fast, search_wildcard, artifact_rows) with those strings, looked up by key,
         in the columns' order; a row whose text row is not there is left out, as the join
         left it. Any other row as it is."""
-        if not rows or "text_n" not in rows[0]:
+        if not rows or rows[0].keys() != _SCORING_QUERIED:
             return rows
         keys = [text_key(r["path"], r["text_n"]) for r in rows]
         found = {t.pop("key"): t for t in self.store.named("artifact_text", {"keys": list(dict.fromkeys(keys))})}
