@@ -2303,7 +2303,7 @@ def test_name_tables_written_again_heal_a_damaged_part_of_the_same_name(tmp_path
                        parse_status="ok", line_count=2, language="python", symbols=((f, "function", 1, 2),),
                        symbol_details=((f, f"def {f}()", ""),), calls=((g, 2),))
              for p, f, g in (("a.py", "f", "g"), ("b.py", "g", "f"))]
-    table = symbol_graph(facts, index_of(None, None, facts, ["a.py", "b.py"], [])).table
+    table = symbol_graph(facts, index_of(None, None, {f.path: f for f in facts}, ["a.py", "b.py"], [])).table
     assert table is not None and len(table.t.kind) == 4
     store = store_of(tmp_path)
     entry = name_tables.write(store, table)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,7 @@ def join(groups: dict[str, bytes]) -> tuple[bytes, dict[str, tuple[int, int]]]:
     return b"".join(parts), spans
 
 
-def make_events(path: Path, previous: Path | None, checksums: dict[str, str], spans: Spans) -> EventsOut:
+def make_events(path: Path, previous: Path | None, checksums: Mapping[str, str], spans: Spans) -> EventsOut:
     """Phase 6 against this build's files (path → checksum, and their definitions), starting
     from the previous bundle's groups when ``previous`` holds a usable index."""
     try:

@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from oracl.bundle.database import Reach  # (imported when used: it brings pyarrow)
 
 
-def index_of(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str],
+def index_of(carry: Carry | None, previous: Previous | None, by_path: dict[str, FileFacts], reread: list[str],
              removed: list[str]) -> IndexView:
-    """The resolver's index of ``facts``; a long-lived builder's is made from the one it
-    kept when no file came or went (``IndexView.again``)."""
-    by_path = {f.path: f for f in facts}
+    """The resolver's index of the facts ``by_path`` (in discovery order; the index holds
+    this very dict); a long-lived builder's is made from the one it kept when no file came
+    or went (``IndexView.again``)."""
     kept = carry.index if carry is not None else None
     if (kept is None or previous is None or carry is None or carry.bundle != previous.bundle or removed
             or len(by_path) != len(kept.facts) or any(p not in kept.facts for p in reread)):

@@ -574,4 +574,13 @@ def edges_per_file(facts: list[FileFacts], idx: IndexView, make: Callable[[FileF
         return {f.path: made(f) for f in facts}
     if isinstance(kept, EdgeLists):  # (the latest's rows: the others' lists are made only when read)
         return kept.with_made({f.path: made(f) for f in facts if f.path in again}, {f.path for f in facts})
+    by_path = idx.facts
+    if isinstance(kept, dict) and len(kept) == len(by_path) == len(facts) and list(kept) == list(by_path):
+        # (the same files in the same order, compared in C: the kept lists copied, those
+        # made again put in place, not a dict made again a file at a time: 10 ms a save at 20k)
+        out = dict(kept)
+        for p in sorted(again):
+            if p in by_path:
+                out[p] = made(by_path[p])
+        return out
     return {f.path: made(f) if f.path in again else kept[f.path] for f in facts}

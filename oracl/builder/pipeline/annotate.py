@@ -7,7 +7,7 @@ records of them.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,12 +214,11 @@ class Learned:
                                   "sessions": self.sessions.get((e.source, e.target), 0)} for e in self.edges]}
 
 
-def load_learned(vault: Path, known: set[str], withheld: set[str], tags: Mapping[str, object]) -> Learned:
+def load_learned(vault: Path, usable: Container[str], tags: Mapping[str, object]) -> Learned:
     """Every learned file read once and checked (LearnedDataError names the first bad one),
-    rows naming a file the build does not hold or one holding key material dropped and
-    counted; ``tags``: ``learned_tags.json`` as the records took it."""
+    rows naming a file the build does not hold or one holding key material (not in
+    ``usable``) dropped and counted; ``tags``: ``learned_tags.json`` as the records took it."""
     out = Learned()
-    usable = known - withheld
     for kind, name in LEARNED_FILES.items():
         try:
             got = read_sealed(vault / name, LEARNED_KIND + name)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +115,7 @@ def test_symbol(path: str, test: str) -> str:
     return f"{path}#{name.split('[', 1)[0].replace('::', '.')}"
 
 
-def event_phase(rows: Iterable[dict[str, Any]], checksums: dict[str, str], spans: Spans | None = None) -> Events:
+def event_phase(rows: Iterable[dict[str, Any]], checksums: Mapping[str, str], spans: Spans | None = None) -> Events:
     """Event nodes and edges from the stored rows, against the build's files (path →
     checksum) and their definitions (``spans``, asked only for the files events name)."""
     out = Events()

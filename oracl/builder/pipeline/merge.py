@@ -29,6 +29,9 @@ PRECEDENCE = (OVERLAY, PHASE3, PHASE2)
 class MergeResult:
     edges: list[Edge]
     dropped: Counter[str] = field(default_factory=Counter)  # self_loop | dangling | duplicate
+    # (the merged list these edges are a copy of, the places whose edges may differ from
+    # it): a long-lived builder's merge of a few sources again (``BySource.result``)
+    patched: tuple[list[Edge], list[int]] | None = None
 
 
 def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterable[Edge],
@@ -65,13 +68,60 @@ class BySource:
     dropped: dict[str, Mapping[str, int]]
     made_of: tuple[list[Edge], list[Edge]]
     sources: set[str] = field(default_factory=set)
+    # (the merge this one kept every run of but ``changed``'s, until ``result`` is made)
+    base: BySource | None = None
+    changed: frozenset[str] = frozenset()
+    flat: list[Edge] | None = None  # (``result``'s list, once made)
+    at: dict[str, tuple[int, int]] | None = None  # (each source's run's place in it, once asked)
 
     def result(self) -> MergeResult:
         total: dict[str, int] = {}
         for c in self.dropped.values():
             for why, n in c.items():
                 total[why] = total.get(why, 0) + n
-        return MergeResult([e for s in sorted(self.edges) for e in self.edges[s]], Counter(total))
+        base, self.base = self.base, None
+        if base is not None and base.flat is not None:
+            moved = self._patch(base)
+            if moved is not None:
+                assert self.flat is not None
+                return MergeResult(self.flat, Counter(total), (base.flat, moved))
+        self.flat = [e for s in sorted(self.edges) for e in self.edges[s]]
+        return MergeResult(self.flat, Counter(total))
+
+    def places(self) -> dict[str, tuple[int, int]]:
+        """Each source's run's place in ``flat`` (start, stop)."""
+        if self.at is None:
+            at: dict[str, tuple[int, int]] = {}
+            i = 0
+            for s in sorted(self.edges):
+                n = len(self.edges[s])
+                at[s] = (i, i + n)
+                i += n
+            self.at = at
+        return self.at
+
+    def _patch(self, base: BySource) -> list[int] | None:
+        """``flat`` as ``base``'s list with the runs of the sources merged again put in
+        their places, when each is as long as it was (the places then stay); the places
+        whose edges may differ. None when a run's length moved (the list is made whole)."""
+        assert base.flat is not None
+        at = base.places()
+        flat = list(base.flat)
+        moved: list[int] = []
+        for s in sorted(self.changed):
+            run = self.edges.get(s, [])
+            span = at.get(s)
+            if span is None:
+                if run:
+                    return None
+                continue
+            a, b = span
+            if b - a != len(run):
+                return None
+            flat[a:b] = run
+            moved.extend(range(a, b))
+        self.flat, self.at = flat, at
+        return moved
 
 
 def tail_and_overlay(sources: Iterable[str], tail: list[Edge], overlay: list[Edge]
@@ -103,7 +153,18 @@ def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[
     dropped: dict[str, Mapping[str, int]] = {}
     fresh: dict[str, Counter[str]] = {}
     todo = sources
-    if reuse:
+    base: BySource | None = None
+    if reuse and kept is not None and again is not None and sources == kept.sources:
+        # (the same sources: the kept runs copied, those merged again taken out; not a
+        # lookup per source, 8 ms a save at 20k files)
+        todo = sources & again
+        edges, dropped = dict(kept.edges), dict(kept.dropped)
+        for s in todo:
+            edges.pop(s, None)
+            dropped.pop(s, None)
+        kept.base = None  # (one merge back at most)
+        base = kept
+    elif reuse:
         assert kept is not None and again is not None
         todo = {s for s in sources if s in again or s not in kept.sources}
         for s in sources:
@@ -150,6 +211,8 @@ def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[
         if not run_of or run_of[-1].source != e.source:
             run_of = edges[e.source] = []
         run_of.append(e)
+    if base is not None:
+        return BySource(edges, dropped, (list(overlay), list(tail)), sources, base, frozenset(todo))
     return BySource(edges, dropped, (list(overlay), list(tail)), sources)
 
 

@@ -681,7 +681,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
 def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mapping[str, FileFacts],
             merged: list[Edge], cfg: Config, usage: Mapping[str, int] | None = None,
             sensitivity_overrides: Mapping[str, str] | None = None,
-            history: Mapping[str, str] | None = None) -> WeightedGraph | None:
+            history: Mapping[str, str] | None = None, places: list[int] | None = None,
+            patched: tuple[list[Edge], list[int]] | None = None) -> WeightedGraph | None:
     """``weigh``'s graph made from the previous build's (``previous``, kept with its
     ``structure``) when the edges' structure did not move: the same files in the same
     order, the same (source, target, relation, κ) edges in the same order, the same
@@ -690,7 +691,12 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     changed files' rows are made again, every other row's derived values follow the new
     newest mtime when the row is read (``WeightedGraph.full``), and the edge rows whose fragments or producer moved are made again.
     None when the structure moved (``weigh`` then makes every row). The previous graph's
-    rows are reused, and changed, in place."""
+    rows are reused, and changed, in place.
+    ``places``: the only places where a record or its facts can differ from the previous
+    graph's (a long-lived builder's read: every other file's are the very objects it
+    kept, ``orchestrator.records_in_order``); ``patched``: the merged list ``merged`` is a
+    copy of, and the only places where an edge can differ (``BySource.result``). Only
+    those places are compared, when that list is the previous graph's."""
     s = previous.structure
     if s is None:
         return None
@@ -701,7 +707,8 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
             or s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history))):
         return None
     changed: list[int] = []
-    for i, (r, old) in enumerate(zip(records, s.records, strict=True)):
+    for i in range(len(records)) if places is None else places:
+        r, old = records[i], s.records[i]
         if r.path != old.path:
             return None
         if r is not old or facts[r.path] is not s.facts[i]:
@@ -709,7 +716,9 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
                 return None
             changed.append(i)
     moved: list[int] = []
-    for i, (e, old_e) in enumerate(zip(merged, s.merged, strict=True)):
+    at: Sequence[int] = range(len(merged)) if patched is None or patched[0] is not s.merged else patched[1]
+    for i in at:
+        e, old_e = merged[i], s.merged[i]
         if e is not old_e and e != old_e:
             if (e.source, e.target, e.relation, e.confidence) != (old_e.source, old_e.target, old_e.relation,
                                                                    old_e.confidence):
@@ -751,7 +760,12 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
         ids = _Ids(records, s.places)
         for i in moved:
             edge_rows[i] = _edge_row(edges[i], s.weights[i], previous.rank_raw[i], ids, terms)
-    s.records, s.facts, s.merged, s.edges = list(records), [facts[r.path] for r in records], merged, edges
+    if places is not None:  # (the other places' facts are the kept ones)
+        for i in changed:
+            s.facts[i] = facts[records[i].path]
+        s.records, s.merged, s.edges = list(records), merged, edges
+    else:
+        s.records, s.facts, s.merged, s.edges = list(records), [facts[r.path] for r in records], merged, edges
     graph = WeightedGraph(nodes, edge_rows, previous.mu, previous.sigma, previous.hubs, terms, stored,
                           previous.rank_raw, previous.edge_counts, previous.endpoints, previous.orphans)
     graph.structure = s
