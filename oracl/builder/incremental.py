@@ -464,6 +464,8 @@ class Carry:
     # the edges an in-place update last wrote again to hold its node groups open
     # (``database.hold_groups``: each checked by key before it is used, in either database)
     held: dict[tuple[str, str, int], tuple[Any, Any]] = field(default_factory=dict)
+    # (HEAD, the files, the history read at them: ``orchestrator.read_history_phase``)
+    history: tuple[str, frozenset[str], Any] | None = None
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -483,7 +485,7 @@ class Carry:
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
         self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
-        self.symbol_counts = self.shard_groups = self.file_counts = None
+        self.symbol_counts = self.shard_groups = self.file_counts = self.history = None
 
 
 def standby_delta(latest: Path, facts: Mapping[str, FileFacts]) -> tuple[str, dict[str, str | None]] | None:

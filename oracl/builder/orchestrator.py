@@ -912,7 +912,7 @@ def plan_symbols(r: Read, store: PartStore, carry: Carry | None = None) -> tuple
         manifest = orjson.loads((r.previous.bundle / MANIFEST).read_bytes()).get("files", {})
     except (OSError, orjson.JSONDecodeError, AttributeError):
         return None, "symbols: whole (the previous manifest is unreadable)"
-    segs, why = reusable(r.previous.bundle, manifest, r.facts, r.reread, r.removed, r.previous.facts, store,
+    segs, why = reusable(r.previous.bundle, manifest, r.index.facts, r.reread, r.removed, r.previous.facts, store,
                          carry.segment_entries if carry is not None else None)
     held = carry.symbol_counts if carry is not None else None
     if segs is not None and not segs.compare and held is not None and held[0] == r.previous.bundle.name:
@@ -1196,9 +1196,20 @@ def sensor_events(plan: Plan, by_path: Mapping[str, FileFacts], previous: Previo
                        Checksums(by_path), spans)
 
 
-def read_history_phase(plan: Plan, r: Read) -> History:
-    """The history of the build's files up to HEAD (design §5c); none outside git."""
-    return read_history(plan.root, r.index.facts.keys())
+def read_history_phase(plan: Plan, r: Read, head: str | None) -> History:
+    """The history of the build's files up to HEAD (design §5c); none outside git. A
+    long-lived builder's last history while HEAD (``head``, the commit discover read) and
+    the files are the same: the log is a function of them (a save read the newest 5,000
+    commits again otherwise)."""
+    carry = plan.carry
+    held = carry.history if carry is not None else None
+    paths = r.index.facts.keys()
+    if held is not None and head is not None and held[0] == head and held[1] == paths:
+        return held[2]
+    history = read_history(plan.root, paths)
+    if carry is not None:
+        carry.history = (head, frozenset(paths), history) if head is not None else None
+    return history
 
 
 @dataclass(frozen=True, slots=True)
@@ -1863,7 +1874,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         # the next build, and with what the latest recorded, the reach of the standby's rows
         latest = recorded(r.previous.bundle) if r.previous is not None else {}
         resolving = start_symbols(ex, r, reuse, catchup, store_of(plan.vault.dir), latest, plan.carry)
-        history = timed("history", read_history_phase, plan, r)
+        history = timed("history", read_history_phase, plan, r, d.git_state[0])
         by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None
         again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None
         linked_again, shards = None, None

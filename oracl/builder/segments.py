@@ -374,7 +374,7 @@ def _entry(entry: dict[str, Any]) -> tuple[dict[str, Segment], dict[str, tuple[S
     return files, where
 
 
-def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts], reread: list[str],
+def reusable(bundle: Path, manifest_files: dict[str, str], by_path: Mapping[str, FileFacts], reread: list[str],
              removed: list[str], previous: dict[str, FileFacts], store: PartStore,
              entries: dict[str, Any] | None = None) -> tuple[Segments | None, str]:
     """The previous build's segments, and why: when only the files read again need their
@@ -382,8 +382,10 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
     for those files; when a file came or went or changed its interface, to compare every
     file's rows made again with (``compare``: the database is then patched for the files
     whose rows moved, not loaded again). None (a whole pass) when no path may hold a ``#``
-    or the previous segments cannot be used."""
-    if any("#" in f.path for f in facts):
+    or the previous segments cannot be used. ``by_path``: this build's facts by path.
+    (Each test over every path is one done in C: a '#' in any path is a '#' in them
+    joined; the segments' paths are the previous build's when the two key sets are equal.)"""
+    if "#" in "".join(by_path):
         return None, "a path holds a '#'"
     try:
         data = (bundle / SYMBOLS_FILE).read_bytes()
@@ -395,9 +397,8 @@ def reusable(bundle: Path, manifest_files: dict[str, str], facts: list[FileFacts
         segs = Segments.index(data, store, entries)
     except (ValueError, TypeError, KeyError, orjson.JSONDecodeError):
         return None, f"{SYMBOLS_FILE} is unreadable"
-    if len(segs.files) != len(previous) or any(p not in segs.files for p in previous):
+    if segs.files.keys() != previous.keys():
         return None, f"{SYMBOLS_FILE} does not list the previous build's files"
-    by_path = {f.path: f for f in facts}
     why = ""
     if removed or any(p not in previous for p in reread):
         why = "files were added or removed"

@@ -1,0 +1,188 @@
+"""A long-lived builder's save without passes over every file (design §7b item 7): the
+facts, records, per-file edge lists, merged edges and history it kept are patched where
+no file came or went, and the weighing compares only the places that can differ. Each
+patched value is held against the value the whole pass makes, and the builds against a
+full build's export."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oracl.builder import orchestrator
+from oracl.builder.incremental import Carry
+from oracl.builder.orchestrator import build, facts_in_order, records_in_order
+from oracl.builder.pipeline import weigh
+from oracl.builder.pipeline.merge import BySource, merge_by_source, merge_edges
+from oracl.core.records import Edge, FileFacts
+
+from .conftest import git, write_tree
+from .test_incremental import KW, _canonical, _first_difference, _full_beside, _stamp
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def _facts(path: str, checksum: str = "0" * 64) -> FileFacts:
+    return FileFacts(path=path, artifact_id=path, checksum=checksum, size_bytes=1, mtime_ns=0, ctime_ns=0,
+                     parse_status="ok", line_count=1, language="python")
+
+
+def _edge(source: str, target: str, fragment: str = "L1-1") -> Edge:
+    return Edge(source, target, "imports", 1.0, fragment, "", "phase3_static_edges")
+
+
+def test_facts_and_records_in_order_are_the_kept_ones_with_the_files_read_put_in_place() -> None:
+    files = ["a.py", "b.py", "c.py"]
+    kept = {p: _facts(p) for p in files}
+    b2 = _facts("b.py", "1" * 64)
+    out = facts_in_order(files, kept, {"b.py": b2})
+    assert list(out) == files and out["b.py"] is b2 and out["a.py"] is kept["a.py"] and out is not kept
+    assert kept["b.py"] is not b2  # (the kept map is left as it was)
+    # a file that came: the map made from the walk's list (its order, the new file's facts)
+    d = _facts("d.py")
+    assert list(facts_in_order([*files, "d.py"], kept, {"d.py": d})) == [*files, "d.py"]
+    # the kept map in another order than the walk's: made again in the walk's
+    assert list(facts_in_order(files, {p: kept[p] for p in reversed(files)}, {})) == files
+
+    records = {p: (kept[p], f"record {p}") for p in files}
+    assert records_in_order(files, records, {"b.py": "new b"}) == ["record a.py", "new b", "record c.py"]  # type: ignore[arg-type]
+    assert records_in_order(files, records, {"d.py": "d"}) is None  # type: ignore[arg-type]
+    assert records_in_order(["a.py", "b.py"], records, {}) is None
+    assert records_in_order(files, None, {}) is None
+
+
+def test_a_merge_of_a_few_sources_again_is_the_kept_list_with_their_runs_put_in_place() -> None:
+    nodes = {"a.py", "b.py", "c.py", "d.py"}
+    p3 = {"a.py": [_edge("a.py", "b.py"), _edge("a.py", "c.py")], "b.py": [_edge("b.py", "c.py")],
+          "c.py": [_edge("c.py", "d.py"), _edge("c.py", "a.py")], "d.py": []}
+    p2: dict[str, list[Edge]] = {p: [] for p in p3}
+    first = merge_by_source(p2, p3, [], [], nodes)
+    whole = first.result()
+    # sorted by source: a's two edges at 0-1, b's at 2, c's at 3-4
+    assert [e.source for e in whole.edges] == ["a.py", "a.py", "b.py", "c.py", "c.py"] and whole.patched is None
+    assert first.places() == {"a.py": (0, 2), "b.py": (2, 3), "c.py": (3, 5)}
+
+    # b's edge moved its lines only: its run, as long as before, is put at place 2
+    p3b = {**p3, "b.py": [_edge("b.py", "c.py", "L2-2")]}
+    again = merge_by_source(p2, p3b, [], [], nodes, first, {"b.py"})
+    got = again.result()
+    assert got.edges == merge_edges([], [e for p in sorted(p3b) for e in p3b[p]], [], nodes).edges
+    assert got.patched is not None and got.patched[0] is whole.edges and got.patched[1] == [2]
+    assert got.edges is not whole.edges and whole.edges[2].source_fragment == "L1-1"  # (the kept list untouched)
+    assert again.base is None and first.base is None  # (one merge back at most, let go once used)
+
+    # c's run grows by one: the places after it move, so the list is made whole
+    p3c = {**p3b, "c.py": [*p3["c.py"], _edge("c.py", "b.py")]}
+    third = merge_by_source(p2, p3c, [], [], nodes, again, {"c.py"})
+    grown = third.result()
+    assert grown.patched is None and len(grown.edges) == 6
+    assert grown.edges == merge_edges([], [e for p in sorted(p3c) for e in p3c[p]], [], nodes).edges
+    # d had no run and gains one: made whole too
+    p3d = {**p3b, "d.py": [_edge("d.py", "a.py")]}
+    fourth = merge_by_source(p2, p3d, [], [], nodes, merge_by_source(p2, p3b, [], [], nodes), {"d.py"})
+    assert fourth.base is not None
+    assert fourth.base.flat is None  # (its base never made its list: nothing to patch)
+    assert fourth.result().patched is None
+
+
+def _tree() -> dict[str, str]:
+    return {f"pkg/m{i}.py": f'"""Module {i}."""\nimport pkg.m{(i + 1) % 6}\n\n\ndef f{i}(x):\n    return f{(i + 2) % 6}(x)\n'
+            for i in range(6)} | {"README.md": "# Tree\n\nSee pkg/m0.py.\n"}
+
+
+@pytest.fixture
+def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+    """What each build's reweighing was told can differ, and each history read."""
+    seen: dict[str, list[Any]] = {"reweigh": [], "history": []}
+    real_reweigh, real_history = weigh.reweigh, orchestrator.read_history
+
+    def reweigh(*args: Any) -> Any:
+        seen["reweigh"].append((args[8] if len(args) > 8 else None, args[9] if len(args) > 9 else None))
+        return real_reweigh(*args)
+
+    monkeypatch.setattr(orchestrator, "reweigh", reweigh)
+    monkeypatch.setattr(orchestrator, "read_history",
+                        lambda root, paths: seen["history"].append(len(paths)) or real_history(root, paths))
+    return seen
+
+
+def _same_as_full(root: Path, now: datetime) -> None:
+    got = _canonical(root)
+    full, _ = _full_beside(root, now + timedelta(seconds=30))
+    assert got == full, _first_difference(got, full)
+
+
+def test_a_save_compares_only_the_file_read_and_its_runs_and_equals_a_full_build(
+        tmp_path: Path, spied: dict[str, list[Any]]) -> None:
+    root = write_tree(tmp_path / "repo", _tree())
+    for p in _tree():
+        _stamp(root / p, 0)
+    carry = Carry()
+    build(root, now=T0, carry=carry, **KW)
+    # a comment: m3 is read again; its facts and record are the only ones compared (m3 is
+    # the 4th file in the walk's order: README.md, pkg/m0 … pkg/m5), its edges' run the only places
+    with open(root / "pkg/m3.py", "a") as fh:
+        fh.write("# a note\n")
+    _stamp(root / "pkg/m3.py", 1)
+    report = build(root, now=T0 + timedelta(minutes=1), carry=carry, changed={"pkg/m3.py"}, **KW)
+    assert report.files_read == 1
+    places, patched = spied["reweigh"][-1]
+    assert places == [4]
+    assert patched is not None and patched[1]  # (m3's run: its import and its call)
+    assert "the kept graph's" in report.weigh_mode
+    _same_as_full(root, T0 + timedelta(minutes=1))
+    # a file added: the lists are made whole (nothing to patch), and the build is a full one's
+    write_tree(root, {"pkg/m6.py": "import pkg.m0\n"})
+    _stamp(root / "pkg/m6.py", 2)
+    build(root, now=T0 + timedelta(minutes=2), carry=carry, changed={"pkg/m6.py"}, **KW)
+    _same_as_full(root, T0 + timedelta(minutes=2))
+    # a save after it patches again
+    with open(root / "pkg/m0.py", "a") as fh:
+        fh.write("# another note\n")
+    _stamp(root / "pkg/m0.py", 3)
+    build(root, now=T0 + timedelta(minutes=3), carry=carry, changed={"pkg/m0.py"}, **KW)
+    assert spied["reweigh"][-1][0] == [1]
+    _same_as_full(root, T0 + timedelta(minutes=3))
+
+
+def test_the_history_is_read_again_only_when_head_or_the_files_move(tmp_path: Path,
+                                                                    spied: dict[str, list[Any]]) -> None:
+    root = write_tree(tmp_path / "repo", _tree())
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    carry = Carry()
+    build(root, now=T0, carry=carry, **KW)
+    assert spied["history"] == [7]
+    with open(root / "pkg/m1.py", "a") as fh:  # an edit, not committed: HEAD and the files stay
+        fh.write("# edited\n")
+    build(root, now=T0 + timedelta(minutes=1), carry=carry, changed={"pkg/m1.py"}, **KW)
+    assert spied["history"] == [7]
+    _same_as_full(root, T0 + timedelta(minutes=1))  # (a full build reads the log: not counted)
+    spied["history"].clear()
+    git(root, "commit", "-qam", "second")  # HEAD moved: the log is read again
+    with open(root / "pkg/m2.py", "a") as fh:
+        fh.write("# edited\n")
+    build(root, now=T0 + timedelta(minutes=2), carry=carry, changed={"pkg/m2.py"}, **KW)
+    assert spied["history"] == [7]
+    _same_as_full(root, T0 + timedelta(minutes=2))
+    spied["history"].clear()
+    write_tree(root, {"pkg/new.py": "x = 1\n"})  # a file came: the log is read again over the files
+    build(root, now=T0 + timedelta(minutes=3), carry=carry, changed={"pkg/new.py"}, **KW)
+    assert spied["history"] == [8]
+    _same_as_full(root, T0 + timedelta(minutes=3))
+    spied["history"].clear()
+    with open(root / "pkg/m3.py", "a") as fh:  # and kept again after it
+        fh.write("# edited\n")
+    build(root, now=T0 + timedelta(minutes=4), carry=carry, changed={"pkg/m3.py"}, **KW)
+    assert spied["history"] == []
+    _same_as_full(root, T0 + timedelta(minutes=4))
+
+
+def test_bysource_result_made_twice_is_the_same_list() -> None:
+    nodes = {"a.py", "b.py"}
+    by = merge_by_source({"a.py": [], "b.py": []}, {"a.py": [_edge("a.py", "b.py")], "b.py": []}, [], [], nodes)
+    assert isinstance(by, BySource) and by.result().edges == by.result().edges
