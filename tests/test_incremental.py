@@ -1585,7 +1585,8 @@ def _interface_doc(root: Path) -> dict:
 def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long-lived builder keeps the symbol resolver's tables: an edit that keeps every
     name (lines moved, bodies and calls changed) declares only the edited files again, and
-    the export is a full build's; an edit that renames a symbol builds the tables again."""
+    the export is a full build's; an edit that renames a symbol has those tables patched
+    (``resolve_again``, given the builder's own tables: none read back, none made whole)."""
     from oracl.builder import incremental, orchestrator, resident
 
     kept: list[bool] = []
@@ -1596,6 +1597,10 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         return real(facts, idx, only, table, fork)
 
     monkeypatch.setattr(orchestrator, "symbol_graph", spy)
+    patched: list[bool] = []  # (resolve_again's: whether it was given the builder's own tables)
+    real_resolve = orchestrator.resolve_again
+    monkeypatch.setattr(orchestrator, "resolve_again",
+                        lambda *a: patched.append(a[9] is not None) or real_resolve(*a))  # type: ignore[func-returns-value]
     again: list[set[str] | None] = []
     real_again = resident.edges_to_make
     monkeypatch.setattr(resident, "edges_to_make",
@@ -1653,7 +1658,7 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
          {"docs/a.md", "docs/b.md"}),  # an anchor gone: the files linking to b's (no test calls a heading)
         ("pkg/ext.py", "import json\n\n\ndef dump(x):\n    y = json.loads(x)\n    return json.dumps(y)\n", True,
          {"pkg/ext.py"}),  # its uses of outside code (interface.json) moved
-        ("pkg/base.py", "class Base:\n    def stride(self):\n        return 1\n", False,
+        ("pkg/base.py", "class Base:\n    def stride(self):\n        return 1\n", "patched",
          {"pkg/base.py", "pkg/child.py"}),  # a name changed: no test calls step or stride
         ("pkg/child.py", "from pkg.base import Base\n\n\nclass Child(Base):\n    def run(self):\n"
                          "        return self.stride()\n", True, {"pkg/child.py", "pkg/use.py"}),
@@ -1663,9 +1668,15 @@ def test_a_kept_symbol_table_gives_a_full_builds_rows(tmp_path: Path, monkeypatc
         _stamp(root / rel, step)
         kept.clear()
         again.clear()
+        patched.clear()
         report = build(root, now=t0 + timedelta(minutes=2 * step), carry=carry, **KW)
         assert report.files_read == 1, report.mode
-        assert kept == [served], (step, rel, report.symbols_mode)
+        if served == "patched":
+            assert kept == [] and patched == [True], (step, rel, report.symbols_mode)
+            assert report.symbols_mode.startswith("symbols: the name tables patched for 1 file"), report.symbols_mode
+            assert carry.symbol_table is not None  # (the patched tables kept for the next save)
+        else:
+            assert kept == [served] and patched == [], (step, rel, report.symbols_mode)
         assert again == [made_again], (step, rel)
         incremental_export, rows, uses = _canonical(root), _graph_rows(root), _interface_doc(root)
         saved = tmp_path / "vault-kept"

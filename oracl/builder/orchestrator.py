@@ -1017,32 +1017,36 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
             task = ex.submit("resolving the symbols' calls", fn)
             return lambda: ex.join(task)
 
+    # (a long-lived builder's tables, when no file came or went: the latest's, with each
+    # file's place the same, for ``resolve_again`` to patch instead of reading them back)
+    own_table = carry.symbol_table if carry is not None and previous is not None and previous.compare \
+        and r.previous is not None and carry.bundle == r.previous.bundle and not r.removed \
+        and len(r.index.facts) == len(r.previous.facts) else None
     if carry is not None and (previous is None or previous.compare):
         carry.symbol_table = None  # made again: the old tables are not held beside the new ones
     if previous is None:  # (a full build's: its content task keeps the other core busy, no fork)
         g = symbol_graph(r.facts, r.index)
         made = Symbols.of(g, None, None, why, keep_table)
         made.reads_whole = True
-        if carry is None:  # (the tables and the reads: what a later add resolves again from)
-            made.write = g.table
+        made.write = g.table  # (the tables and the reads: what a later add resolves again from, a watch's too)
         return made
     here = r.index.facts  # (this build's facts by path: no set made of every file)
     gone_too = [p for p in catchup if p not in here]  # (a standby's files that are gone: rows removed only)
-    if previous.compare and carry is None and store is not None and latest and r.previous is not None:
+    if previous.compare and store is not None and latest and r.previous is not None:
         again: Again | str | None = ex.join(early) if early is not None and ex is not None else None  # (``start_symbols``)
         if again is None:
             again = resolve_again(r.facts, r.index, r.previous.facts, r.reread, previous, store, latest, fork,
-                                  [p for p in catchup if p in here])
+                                  [p for p in catchup if p in here], own_table)
+        del own_table
         if isinstance(again, Again):
-            return _made_again(r, previous, again, why, gone_too, catchup, store, latest)
+            return _made_again(r, previous, again, why, gone_too, catchup, store, latest, keep_table)
         why = f"{why}; every file resolved: {again}"
     if previous.compare:
         assert store is not None
         g = symbol_graph(r.facts, r.index, fork=fork)
         made = Symbols.of(g, None, None, why, keep_table)
         made.reads_whole = True
-        if carry is None:
-            made.write = g.table
+        made.write = g.table  # (a long-lived builder's too: its next define resolves again from them)
         del g
         read_again = set(r.reread)  # (a file not read again has the facts its previous segment was made of)
         fresh = Segments.of_packed(made.packed, made.sites, r.facts,
@@ -1083,7 +1087,7 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         else:
             g = symbol_graph(r.facts, r.index, only=frozenset(changed), table=kept)
         made = Symbols.of(g, None, sorted({*changed, *gone_too}), why + read_back, keep_table)
-        if entry is None and carry is None and g.table is not None:
+        if entry is None and g.table is not None:
             made.write = g.table  # (every file declared: nothing recorded, or the part could not be read)
     made.table_entry, made.heal = entry, heal
     made.segments = previous.replaced(
@@ -1107,12 +1111,13 @@ def keep_tables(store: PartStore, symbols: Symbols, latest: dict[str, Any]) -> d
 
 
 def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: list[str],
-                catchup: tuple[str, ...] | list[str], store: PartStore, latest: dict[str, Any]) -> Symbols:
+                catchup: tuple[str, ...] | list[str], store: PartStore, latest: dict[str, Any],
+                keep_table: bool = False) -> Symbols:
     """The symbols of a build whose files came, went or changed their interface, from the
     rows ``resolve_again`` made: those compared with the latest's, the database patched
     for the files whose rows moved, every other file's segment the latest's."""
     g = again.graph
-    made = Symbols.of(g, None, None, why)
+    made = Symbols.of(g, None, None, why, keep_table)  # (a long-lived builder keeps the patched tables)
     read_again = set(r.reread)
     mine = set(again.made)
     fresh = Segments.of_packed(made.packed, made.sites, [f for f in r.facts if f.path in mine],
@@ -1156,6 +1161,31 @@ def _sensitivity_overrides(cfg: Config, facts: list[FileFacts]) -> dict[str, str
             if glob_match(f.path, pattern):
                 out[f.path] = level
     return out
+
+
+class RunRows(Mapping[str, list[Any]]):
+    """Each source's run of a merge (``BySource``) as rows, made when asked: what
+    ``weigh_around`` reads of the latest's runs, from a long-lived builder's last merge
+    instead of the edge shards. Every source merged has a run, empty when it kept no edge."""
+
+    __slots__ = ("_by",)
+
+    def __init__(self, by: BySource) -> None:
+        self._by = by
+
+    def __getitem__(self, source: str) -> list[Any]:
+        if source not in self._by.sources:
+            raise KeyError(source)
+        return [tuple(e) for e in self._by.edges.get(source, ())]
+
+    def __contains__(self, source: object) -> bool:
+        return source in self._by.sources
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by.sources)
+
+    def __len__(self) -> int:
+        return len(self._by.sources)
 
 
 class Checksums(Mapping[str, str]):
@@ -1223,7 +1253,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                 latest: dict[str, Any] | None = None,
                 again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None,
                 by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
-                shards: Kept | None = None) -> Weighed:
+                shards: Kept | None = None, kept_merge: BySource | None = None) -> Weighed:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
     come back as raw doubles, exact) while this process makes the node rows. ``latest``:
     the latest build's ``stat.bin`` header: when this build's structure is the one it
@@ -1270,7 +1300,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     latest = latest or {}
     ranks = latest_ranks(store_of(plan.vault.dir), latest)
     kept, why = None, "no previous build" if r.previous is None else "every file's edges made"
-    if carry is None and r.previous is not None and not plan.cfg.two_layer and again is not None and by_file is not None \
+    if r.previous is not None and not plan.cfg.two_layer and again is not None and by_file is not None \
             and again[0][0] is not None and again[1][0] is not None:
         old_lists = (again[0][0], again[1][0])
         if again[0][1] is not None:
@@ -1282,15 +1312,23 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
         if kept is None:  # (the structure moved, or could not be proven the latest's: weighed around the move)
             figures, not_figures = latest_figures(r.previous.bundle, latest, settings, ranks)
             around, not_around = None, not_figures
-            runs = shards.runs if shards is not None and shards.made_with and \
+            runs: Mapping[str, list[Any]] | None = shards.runs if shards is not None and shards.made_with and \
                 shards.made_with == merged_with(r.overlay, history.edges) else None
+            same: Callable[[str], bool] | None = None
+            if carry is not None and kept_merge is not None and isinstance(carry.merged, BySource) \
+                    and kept_merge.made_of == (list(r.overlay), list(history.edges)):
+                # (a long-lived builder's: the latest's runs are its last merge's, and a run
+                # merged again is a new list: a source whose run is the very list kept is unmoved)
+                runs, now_merge = RunRows(kept_merge), carry.merged
+                same = lambda p: now_merge.edges.get(p) is kept_merge.edges.get(p)  # noqa: E731
             if figures is not None and runs is None:
                 not_around = "the latest's edges were merged with another overlay or history"
             if figures is not None and runs is not None:
                 old_records = {p: make_record(r.previous.facts[p], plan.cfg, learned.get(p))
                                for p in (*r.reread, *r.removed) if p in r.previous.facts}
                 around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
-                                                  runs, plan.cfg, figures, Counter(), overrides, history.messages)
+                                                  runs, plan.cfg, figures, Counter(), overrides, history.messages,
+                                                  same)
             if around is not None:
                 return Weighed(around, settings, f"weigh: {not_around} ({why})")
             why = why if not_around == why else f"{why}; not weighed around it: {not_around}"
@@ -1892,6 +1930,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
             e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         groups = _shard_groups(plan.carry, r)
+        # (a long-lived builder's last merge, before this build's takes its place: the latest's runs)
+        kept_merge = plan.carry.merged if plan.carry is not None and r.previous is not None \
+            and plan.carry.bundle == r.previous.bundle and isinstance(plan.carry.merged, BySource) else None
         merged, vault_files = timed("merge", merge, plan, side, r, e, writer.staging, by_file, history.edges,
                                     linked_again, shards, reads, groups[1])
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, catchup,
@@ -1914,7 +1955,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                                       (r.reread, r.removed, r.index.facts) if plan.carry is not None else None)
         del latest_bundle
         weighed = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest,
-                        again if by_file is not None and plan.carry is None else None, by_file, shards)
+                        again if by_file is not None else None, by_file, shards, kept_merge)
         graph, weigh_mode = weighed.graph, weighed.mode
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None

@@ -140,7 +140,8 @@ def _whole_rows(store: PartStore, graph: WeightedGraph, whole: bool) -> KeptRows
     node_ids: dict[str, str] = {}
     node_at: dict[str, int] = {}
     by_id: list[tuple[str, bytes]] = []
-    for at, n in enumerate(graph.nodes):
+    for at, lazy in enumerate(graph.nodes):
+        n = graph.full(lazy)  # (a graph weighed around a move makes its artifact rows when read)
         key = str(n.get("path", n["id"]))
         node_ids[key] = n["id"]
         if n["kind"] == "artifact":
@@ -170,14 +171,16 @@ def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, who
     export's either way."""
     moved = graph.moved
     hubs = graph.nodes[len(graph.nodes) - graph.hubs:] if graph.hubs else []
-    if (kept is None or moved is None or whole or len(kept.edge_keys) != len(graph.edges)
+    # (``moved`` as ``reweigh`` says it: its edge rows by index; a graph weighed around a
+    # move names no edge row, and has no structure)
+    if (kept is None or moved is None or graph.structure is None or whole or len(kept.edge_keys) != len(graph.edges)
             or len(kept.node_ids) != len(graph.nodes) or any(h["id"] not in kept.node_ids for h in hubs)
             or any(p not in kept.node_at for p in moved[0])):
         return _whole_rows(store, graph, whole)
     dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
     stored, nodes = graph.stored, graph.nodes
     for path in moved[0]:
-        n = nodes[kept.node_at[path]]
+        n = graph.full(nodes[kept.node_at[path]])
         if n.get("path") != path:  # (not the node list the kept rows were made from)
             return _whole_rows(store, graph, whole)
         kept.nodes.remove(kept.node_ids[path])

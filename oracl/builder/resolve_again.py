@@ -34,6 +34,7 @@ from oracl.builder.extractors.code import CODE_LANGUAGES
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.pipeline.symbols import (
     SymbolGraph,
+    SymbolTable,
     change_tokens,
     declared,
     interface,
@@ -88,9 +89,11 @@ def _package_words(path: str) -> set[str]:
 def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, FileFacts], reread: list[str],
                   segments: Segments, store: PartStore, latest: dict[str, Any],
                   fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None,
-                  also: list[str] | tuple[str, ...] = ()) -> Again | str:
+                  also: list[str] | tuple[str, ...] = (), kept: SymbolTable | None = None) -> Again | str:
     """The symbol rows of the files a change can move (``also``: files whose rows must be
-    made whatever), or why a whole pass is needed instead."""
+    made whatever), or why a whole pass is needed instead. ``kept``: the latest's name
+    tables as a long-lived builder holds them (the same files in the same places), patched
+    here instead of read back (0.3–0.5 s at 20k files)."""
     here = {f.path: f for f in facts}
     gone = [p for p in previous if p not in here]
     changed = sorted({*gone, *(p for p in reread if p not in previous
@@ -110,7 +113,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     if recorded is None:
         return "the latest recorded no reads"
     order = {f.path: i for i, f in enumerate(facts)}
-    table = name_tables.read(store, latest, order)
+    table = kept if kept is not None else name_tables.read(store, latest, order)
     patch = name_tables.patch_of(store, latest)
     if table is None or patch is None:
         return "the latest recorded no name tables"

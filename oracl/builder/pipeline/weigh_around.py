@@ -94,7 +94,8 @@ def _shape(edges: list[Edge]) -> list[tuple[str, str, str, float]]:
 def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], previous: Mapping[str, FileFacts],
                  old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept_runs: Mapping[str, list[Any]],
                  cfg: Config, latest: Latest, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
-                 history: Mapping[str, str]) -> tuple[WeightedGraph | None, str]:
+                 history: Mapping[str, str], same: Callable[[str], bool] | None = None
+                 ) -> tuple[WeightedGraph | None, str]:
     """``weigh(lazy=True)``'s graph, made around what moved since the latest build (see the
     module's text), or None and why not. ``previous``: the latest's facts; ``old_records``:
     the records the latest made of the files read again and of the files gone (from its
@@ -102,7 +103,9 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     history: the settings key says so): each of the latest's files' run of its merged
     edges, as rows. The sources that differ are those that came or went and those whose
     run is not the latest's (an edge into a file that came or went included: merged only
-    while both ends are there). ``graph.moved`` also names the files added and gone."""
+    while both ends are there). ``graph.moved`` also names the files added and gone.
+    ``same``: says of a source that its run is the latest's without comparing it (a
+    long-lived builder's: the very list it kept); the others' are compared row by row."""
     paths = [r.path for r in records]
     added = {p for p in paths if p not in previous}
     gone = {p for p in previous if p not in facts}
@@ -148,6 +151,8 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     differ: set[str] = set(added) | gone
     for p in paths:
         if p in added:
+            continue
+        if same is not None and same(p) and p in kept_runs:
             continue
         rows: list[Any] | None = kept_runs.get(p)
         if rows is None:
