@@ -1962,18 +1962,22 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         if graph.moved is not None:  # (a long-lived builder's reweigh, or a weighing around a move, says it)
             now = (graph.moved[0], graph.moved[1])
         elif r.previous is not None:
-            read_again = set(r.reread)
-            now = moved_since(r.previous, latest, r.reread, {f.path: f for f in r.facts if f.path in read_again},
+            now = moved_since(r.previous, latest, r.reread, {p: r.index.facts[p] for p in r.reread},
                               graph, linked_again)
+            if now is not None and plan.carry is not None and graph.structure is not None and not plan.warm:
+                # (a long-lived builder's whole weighing whose structure is the latest's: the
+                # rows it can differ in are named, as a reweighing names them, so that the
+                # export patches the kept rows and the load compares only those)
+                graph.moved = (now[0], now[1], tuple(i for i, (src, _) in enumerate(graph.endpoints) if src in now[1]))
         # (a cold build's export takes the latest's parts by their keys: ``unmoved``)
         cold = now is not None and r.previous is not None and plan.carry is None
         # (the ids the latest gave the files read again: the keys its parts are grouped by)
         old_ids = {rec.artifact_id: r.previous.facts[rec.path].artifact_id for rec in r.records
-                   if cold and r.previous is not None and now is not None and rec.path in now[0]
-                   and rec.path in r.previous.facts}
+                   if r.previous is not None and now is not None and rec.path in now[0]
+                   and rec.path in r.previous.facts} if cold else {}
         # (and the files that came and went: their keys are this build's or the latest's alone)
-        added_ids = frozenset(rec.artifact_id for rec in r.records if cold and r.previous is not None
-                              and rec.path not in r.previous.facts)
+        added_ids = frozenset(rec.artifact_id for rec in r.records if r.previous is not None
+                              and rec.path not in r.previous.facts) if cold else frozenset()
         gone_ids = tuple(r.previous.facts[p].artifact_id for p in r.removed) \
             if now is not None and r.previous is not None else ()
         base_bundle = str(r.previous.bundle) if r.previous is not None else ""
