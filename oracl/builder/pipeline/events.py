@@ -126,7 +126,7 @@ def event_phase(rows: Iterable[dict[str, Any]], checksums: Mapping[str, str], sp
             out.dropped["unreadable"] += 1
             continue
         path = arts.get("path")
-        if path not in checksums:
+        if not isinstance(path, str) or path not in checksums:
             out.dropped["file not in the build"] += 1
             continue
         body = {k: row.get(k) for k in BODY}
