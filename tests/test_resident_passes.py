@@ -80,12 +80,19 @@ def test_a_merge_of_a_few_sources_again_is_the_kept_list_with_their_runs_put_in_
     grown = third.result()
     assert grown.patched is None and len(grown.edges) == 6
     assert grown.edges == merge_edges([], [e for p in sorted(p3c) for e in p3c[p]], [], nodes).edges
-    # d had no run and gains one: made whole too
+    # d had no run and gains one: a run put where there was none moves the places after
+    # it, so the list is made whole
     p3d = {**p3b, "d.py": [_edge("d.py", "a.py")]}
-    fourth = merge_by_source(p2, p3d, [], [], nodes, merge_by_source(p2, p3b, [], [], nodes), {"d.py"})
-    assert fourth.base is not None
-    assert fourth.base.flat is None  # (its base never made its list: nothing to patch)
-    assert fourth.result().patched is None
+    base_d = merge_by_source(p2, p3b, [], [], nodes)
+    base_d.result()
+    fourth = merge_by_source(p2, p3d, [], [], nodes, base_d, {"d.py"})
+    assert fourth.base is base_d and base_d.flat is not None
+    got_d = fourth.result()
+    assert got_d.patched is None and got_d.edges[-1].source == "d.py"
+    assert got_d.edges == merge_edges([], [e for p in sorted(p3d) for e in p3d[p]], [], nodes).edges
+    # a base that never made its list: nothing to patch
+    fifth = merge_by_source(p2, p3d, [], [], nodes, merge_by_source(p2, p3b, [], [], nodes), {"d.py"})
+    assert fifth.base is not None and fifth.base.flat is None and fifth.result().patched is None
 
 
 def _tree() -> dict[str, str]:
