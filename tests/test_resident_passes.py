@@ -116,6 +116,28 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
     return seen
 
 
+def _built(tmp_path: Path) -> tuple[Path, Carry]:
+    """The tree built once by a long-lived builder (its files dated in the past)."""
+    root = write_tree(tmp_path / "repo", _tree())
+    for p in _tree():
+        _stamp(root / p, 0)
+    carry = Carry()
+    build(root, now=T0, carry=carry, **KW)
+    return root, carry
+
+
+def _save(root: Path, carry: Carry, rel: str, text: str, step: int, new: bool = False) -> Any:
+    """``text`` appended to ``rel`` (or ``rel`` written, ``new``), dated ``step``, and the
+    builder's build of that path at minute ``step``: its report."""
+    if new:
+        write_tree(root, {rel: text})
+    else:
+        with open(root / rel, "a") as fh:
+            fh.write(text)
+    _stamp(root / rel, step)
+    return build(root, now=T0 + timedelta(minutes=step), carry=carry, changed={rel}, **KW)
+
+
 def _same_as_full(root: Path, now: datetime) -> None:
     got = _canonical(root)
     full, _ = _full_beside(root, now + timedelta(seconds=30))
@@ -124,17 +146,10 @@ def _same_as_full(root: Path, now: datetime) -> None:
 
 def test_a_save_compares_only_the_file_read_and_its_runs_and_equals_a_full_build(
         tmp_path: Path, spied: dict[str, list[Any]]) -> None:
-    root = write_tree(tmp_path / "repo", _tree())
-    for p in _tree():
-        _stamp(root / p, 0)
-    carry = Carry()
-    build(root, now=T0, carry=carry, **KW)
+    root, carry = _built(tmp_path)
     # a comment: m3 is read again; its facts and record are the only ones compared (m3 is
     # the 4th file in the walk's order: README.md, pkg/m0 … pkg/m5), its edges' run the only places
-    with open(root / "pkg/m3.py", "a") as fh:
-        fh.write("# a note\n")
-    _stamp(root / "pkg/m3.py", 1)
-    report = build(root, now=T0 + timedelta(minutes=1), carry=carry, changed={"pkg/m3.py"}, **KW)
+    report = _save(root, carry, "pkg/m3.py", "# a note\n", 1)
     assert report.files_read == 1
     places, patched = spied["reweigh"][-1]
     assert places == [4]
@@ -142,15 +157,10 @@ def test_a_save_compares_only_the_file_read_and_its_runs_and_equals_a_full_build
     assert "the kept graph's" in report.weigh_mode
     _same_as_full(root, T0 + timedelta(minutes=1))
     # a file added: the lists are made whole (nothing to patch), and the build is a full one's
-    write_tree(root, {"pkg/m6.py": "import pkg.m0\n"})
-    _stamp(root / "pkg/m6.py", 2)
-    build(root, now=T0 + timedelta(minutes=2), carry=carry, changed={"pkg/m6.py"}, **KW)
+    _save(root, carry, "pkg/m6.py", "import pkg.m0\n", 2, new=True)
     _same_as_full(root, T0 + timedelta(minutes=2))
     # a save after it patches again
-    with open(root / "pkg/m0.py", "a") as fh:
-        fh.write("# another note\n")
-    _stamp(root / "pkg/m0.py", 3)
-    build(root, now=T0 + timedelta(minutes=3), carry=carry, changed={"pkg/m0.py"}, **KW)
+    _save(root, carry, "pkg/m0.py", "# another note\n", 3)
     assert spied["reweigh"][-1][0] == [1]
     _same_as_full(root, T0 + timedelta(minutes=3))
 
@@ -164,27 +174,20 @@ def test_the_history_is_read_again_only_when_head_or_the_files_move(tmp_path: Pa
     carry = Carry()
     build(root, now=T0, carry=carry, **KW)
     assert spied["history"] == [7]
-    with open(root / "pkg/m1.py", "a") as fh:  # an edit, not committed: HEAD and the files stay
-        fh.write("# edited\n")
-    build(root, now=T0 + timedelta(minutes=1), carry=carry, changed={"pkg/m1.py"}, **KW)
+    _save(root, carry, "pkg/m1.py", "# edited\n", 1)  # an edit, not committed: HEAD and the files stay
     assert spied["history"] == [7]
     _same_as_full(root, T0 + timedelta(minutes=1))  # (a full build reads the log: not counted)
     spied["history"].clear()
     git(root, "commit", "-qam", "second")  # HEAD moved: the log is read again
-    with open(root / "pkg/m2.py", "a") as fh:
-        fh.write("# edited\n")
-    build(root, now=T0 + timedelta(minutes=2), carry=carry, changed={"pkg/m2.py"}, **KW)
+    _save(root, carry, "pkg/m2.py", "# edited\n", 2)
     assert spied["history"] == [7]
     _same_as_full(root, T0 + timedelta(minutes=2))
     spied["history"].clear()
-    write_tree(root, {"pkg/new.py": "x = 1\n"})  # a file came: the log is read again over the files
-    build(root, now=T0 + timedelta(minutes=3), carry=carry, changed={"pkg/new.py"}, **KW)
+    _save(root, carry, "pkg/new.py", "x = 1\n", 3, new=True)  # a file came: the log is read again over the files
     assert spied["history"] == [8]
     _same_as_full(root, T0 + timedelta(minutes=3))
     spied["history"].clear()
-    with open(root / "pkg/m3.py", "a") as fh:  # and kept again after it
-        fh.write("# edited\n")
-    build(root, now=T0 + timedelta(minutes=4), carry=carry, changed={"pkg/m3.py"}, **KW)
+    _save(root, carry, "pkg/m3.py", "# edited\n", 4)  # and kept again after it
     assert spied["history"] == []
     _same_as_full(root, T0 + timedelta(minutes=4))
 
@@ -201,26 +204,15 @@ def test_a_define_in_a_long_lived_builder_takes_the_cold_builds_paths_and_equals
     builder's own name tables (``resolve_again``) and weighs around the move
     (``weigh_around``), as a cold build does, instead of resolving every file and weighing
     the whole graph (14 s at 20k files); the save after it is a full build's too."""
-    root = write_tree(tmp_path / "repo", _tree())
-    for p in _tree():
-        _stamp(root / p, 0)
-    carry = Carry()
-    build(root, now=T0, carry=carry, **KW)
-    with open(root / "pkg/m2.py", "a") as fh:
-        fh.write("\n\ndef helper(x):\n    return f0(x)\n")
-    _stamp(root / "pkg/m2.py", 1)
-    report = build(root, now=T0 + timedelta(minutes=1), carry=carry, changed={"pkg/m2.py"}, **KW)
+    root, carry = _built(tmp_path)
+    report = _save(root, carry, "pkg/m2.py", "\n\ndef helper(x):\n    return f0(x)\n", 1)
     assert report.symbols_mode.startswith("symbols: the name tables patched for 1 file"), report.symbols_mode
     assert report.weigh_mode.startswith("weigh: around the move"), report.weigh_mode
     assert carry.symbol_table is not None
     _same_as_full(root, T0 + timedelta(minutes=1))
-    with open(root / "pkg/m4.py", "a") as fh:  # the save after it
-        fh.write("# a note\n")
-    _stamp(root / "pkg/m4.py", 2)
-    build(root, now=T0 + timedelta(minutes=2), carry=carry, changed={"pkg/m4.py"}, **KW)
+    _save(root, carry, "pkg/m4.py", "# a note\n", 2)  # the save after it
     _same_as_full(root, T0 + timedelta(minutes=2))
-    write_tree(root, {"pkg/m7.py": "from pkg.m2 import helper\n\n\ndef g(x):\n    return helper(x)\n"})  # an add
-    _stamp(root / "pkg/m7.py", 3)
-    report = build(root, now=T0 + timedelta(minutes=3), carry=carry, changed={"pkg/m7.py"}, **KW)
+    report = _save(root, carry, "pkg/m7.py", "from pkg.m2 import helper\n\n\ndef g(x):\n    return helper(x)\n",
+                   3, new=True)  # an add
     assert report.symbols_mode.startswith("symbols: the name tables patched"), report.symbols_mode
     _same_as_full(root, T0 + timedelta(minutes=3))
