@@ -216,3 +216,62 @@ def test_a_define_in_a_long_lived_builder_takes_the_cold_builds_paths_and_equals
                    3, new=True)  # an add
     assert report.symbols_mode.startswith("symbols: the name tables patched"), report.symbols_mode
     _same_as_full(root, T0 + timedelta(minutes=3))
+
+
+def test_a_move_weighed_around_patches_the_kept_graph_and_the_saves_after_it_reweigh_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived builder's save whose edges moved (a define, a rename, a delete) weighs
+    around the move from its kept graph (``weigh_around``'s ``prior``): the structure is
+    patched, the export's kept rows are patched where the edge rows moved (``spliced``: no
+    row serialised whole), and the save after it reweighs that graph instead of weighing
+    the whole. Each build's export and graph tables are a full build's."""
+    from oracl.builder import resident
+
+    from .test_incremental import _full_rows_beside, _graph_rows
+
+    whole: list[bool] = []
+    real_whole = resident._whole_rows
+    monkeypatch.setattr(resident, "_whole_rows", lambda *a: whole.append(True) or real_whole(*a))
+    root, carry = _built(tmp_path)
+    _save(root, carry, "pkg/m1.py", "# a note\n", 1)  # (the first save: the rows kept from here)
+    whole.clear()
+
+    def same_as_full(step: int) -> None:
+        now = T0 + timedelta(minutes=step)
+        got, rows = _canonical(root), _graph_rows(root)
+        _, _, full_rows = _full_rows_beside(root, now + timedelta(seconds=20), graph=True)
+        full, _ = _full_beside(root, now + timedelta(seconds=40))
+        assert got == full, (step, _first_difference(got, full))
+        assert rows == full_rows, f"step {step}: the graph's rows differ from a full build's"
+
+    def moved(step: int, changed: set[str]) -> Any:
+        return build(root, now=T0 + timedelta(minutes=step), carry=carry, changed=changed, **KW)
+
+    steps: list[tuple[str, str]] = []
+    report = _save(root, carry, "pkg/m2.py", "\n\ndef helper(x):\n    return f0(x)\n", 2)  # a define
+    steps.append((report.weigh_mode, "define"))
+    same_as_full(2)
+    report = _save(root, carry, "pkg/m4.py", "# a note\n", 3)
+    steps.append((report.weigh_mode, "comment"))
+    same_as_full(3)
+    (root / "pkg/m3.py").rename(root / "pkg/m3b.py")  # a rename: a file went and one came
+    steps.append((moved(4, {"pkg/m3.py", "pkg/m3b.py"}).weigh_mode, "rename"))
+    same_as_full(4)
+    report = _save(root, carry, "pkg/m0.py", "import pkg.m3b\n", 5)  # an import into the renamed file
+    steps.append((report.weigh_mode, "import"))
+    same_as_full(5)
+    report = _save(root, carry, "pkg/m5.py", "# a note\n", 6)
+    steps.append((report.weigh_mode, "comment"))
+    same_as_full(6)
+    (root / "pkg/m1.py").unlink()  # a delete: edges into it go
+    steps.append((moved(7, {"pkg/m1.py"}).weigh_mode, "delete"))
+    same_as_full(7)
+    report = _save(root, carry, "pkg/m2.py", "# a note\n", 8)
+    steps.append((report.weigh_mode, "comment"))
+    same_as_full(8)
+    for mode, kind in steps:
+        if kind == "comment":
+            assert mode == "weigh: the kept graph's, its moved rows made again", (kind, mode)
+        else:
+            assert mode.startswith("weigh: around the move") and "; the kept graph patched" in mode, (kind, mode)
+    assert whole == [], "a save serialised every export row"

@@ -1295,6 +1295,10 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
         if graph is not None:
             carry.graph = None  # its rows are this build's now (changed in place)
             return Weighed(graph, settings, "weigh: the kept graph's, its moved rows made again")
+    # (a long-lived builder's last graph, when it is the latest's: weighed around a move, it
+    # is patched, not made again)
+    prior = carry.graph if carry is not None and r.previous is not None and carry.bundle == r.previous.bundle \
+        else None
     if carry is not None:
         carry.graph = None  # not held beside the graph made now
     latest = latest or {}
@@ -1328,7 +1332,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                                for p in (*r.reread, *r.removed) if p in r.previous.facts}
                 around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
                                                   runs, plan.cfg, figures, Counter(), overrides, history.messages,
-                                                  same)
+                                                  same, prior if same is not None else None)
             if around is not None:
                 return Weighed(around, settings, f"weigh: {not_around} ({why})")
             why = why if not_around == why else f"{why}; not weighed around it: {not_around}"
@@ -2035,10 +2039,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         stat_extra.update({k: v for k, v in kept_tables.items() if v is not None})
         same = unmoved(Path(base_bundle), now, old_ids, added_ids, gone_ids) \
             if base_bundle and plan.carry is None else None
-        if same is None and graph.make is not None:  # every row is serialised: each made once, before the
-            for n in graph.nodes:                    # export task's fork, not in it and again in the load
-                graph.full(n)
-            for _ in graph.edges:
+        if same is None and graph.make is not None and plan.carry is None:
+            for n in graph.nodes:  # every row is serialised: each made once, before the export task's
+                graph.full(n)      # fork, not in it and again in the load (a long-lived builder's export
+            for _ in graph.edges:  # runs here, and makes only the rows it serialises)
                 pass
         symbol_sections = early()
         export = timed("export", start_export, plan, ex, header, graph, stat_files, writer,

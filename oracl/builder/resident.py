@@ -122,7 +122,8 @@ def retarget(index: dict[str, set[str]], before: tuple[Mapping[str, list[Edge]],
 class KeptRows:
     """The artifact graph's export rows as a long-lived builder keeps them between builds,
     serialised, in the sections' parts (``parts.KeptSection``): the nodes by id, the edges
-    by (sort key, index). With them what finds a row again: each node's id by its key (its
+    by their sort key (unique: a merged edge's canonical key is, and a hub membership ends in
+    a hub; rows with equal keys would be made whole at every build). With them what finds a row again: each node's id by its key (its
     path, or a hub's id) and its place in the graph's node list, and each edge's sort key
     by its index in the graph's edge list. ``sections``: this build's node and edge parts."""
 
@@ -151,12 +152,13 @@ def _whole_rows(store: PartStore, graph: WeightedGraph, whole: bool) -> KeptRows
     ids = [i for i, _ in by_id]
     nodes = KeptSection.of(ids, ids, [b for _, b in by_id])
     edges, raw = graph.edges, graph.rank_raw
-    keys = [(edge_sort_key(e), i) for i, e in enumerate(edges)]
+    keys = [edge_sort_key(e) for e in edges]
     chunks = [dumps(stored_edge(e, r), option=sort_keys) for e, r in zip(edges, raw, strict=True)]
-    order = sorted(range(len(edges)), key=keys.__getitem__)
-    kept_edges = KeptSection.of([keys[i] for i in order], [edges[i]["source"] for i in order],
-                                [chunks[i] for i in order])
-    out = KeptRows(nodes, kept_edges, node_ids, node_at, keys)
+    order = sorted(range(len(edges)), key=keys.__getitem__)  # (stable: equal keys in the graph's order)
+    in_order = [keys[i] for i in order]
+    kept_edges = KeptSection.of(in_order, [edges[i]["source"] for i in order], [chunks[i] for i in order])
+    unique = all(a < b for a, b in zip(in_order, in_order[1:], strict=False))
+    out = KeptRows(nodes, kept_edges, node_ids, node_at, keys if unique else [])
     out.sections = (nodes.parts(store, rewrite=whole), kept_edges.parts(store, rewrite=whole))
     return out
 
@@ -172,28 +174,68 @@ def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, who
     moved = graph.moved
     hubs = graph.nodes[len(graph.nodes) - graph.hubs:] if graph.hubs else []
     # (``moved`` as ``reweigh`` says it: its edge rows by index; a graph weighed around a
-    # move names no edge row, and has no structure)
-    if (kept is None or moved is None or graph.structure is None or whole or len(kept.edge_keys) != len(graph.edges)
-            or len(kept.node_ids) != len(graph.nodes) or any(h["id"] not in kept.node_ids for h in hubs)
-            or any(p not in kept.node_at for p in moved[0])):
+    # move from the kept graph says where the edge rows moved, ``spliced``; one weighed
+    # around it without the kept graph has no structure)
+    spliced = graph.spliced
+    n_edges = spliced[0] if spliced is not None else len(graph.edges)
+    if (kept is None or moved is None or graph.structure is None or whole or not kept.edge_keys
+            or len(kept.edge_keys) != n_edges or any(h["id"] not in kept.node_ids for h in hubs)):
         return _whole_rows(store, graph, whole)
     dumps, sort_keys = orjson.dumps, orjson.OPT_SORT_KEYS
     stored, nodes = graph.stored, graph.nodes
+    if spliced is not None:  # (files may have come or gone: each node's place is its record's)
+        s = graph.structure
+        if s.places is None:
+            s.places = {r.path: i for i, r in enumerate(s.records)}
+        node_at = s.places
+    else:
+        node_at = kept.node_at
+        if len(kept.node_ids) != len(nodes) or any(p not in node_at for p in moved[0]):
+            return _whole_rows(store, graph, whole)
     for path in moved[0]:
-        n = graph.full(nodes[kept.node_at[path]])
+        at = node_at.get(path)
+        if at is None:  # (a file gone)
+            if spliced is None or path not in kept.node_ids:
+                return _whole_rows(store, graph, whole)
+            kept.nodes.remove(kept.node_ids.pop(path))
+            continue
+        n = graph.full(nodes[at])
         if n.get("path") != path:  # (not the node list the kept rows were made from)
             return _whole_rows(store, graph, whole)
-        kept.nodes.remove(kept.node_ids[path])
+        if path in kept.node_ids:
+            kept.nodes.remove(kept.node_ids[path])
         kept.nodes.insert(n["id"], n["id"], dumps(stored_node(n, stored[path]), option=sort_keys))
         kept.node_ids[path] = n["id"]
+    kept.node_at = node_at
+    if len(kept.node_ids) != len(nodes):
+        return _whole_rows(store, graph, whole)
     for h in hubs:  # (a hub's association and degree follow its members)
         kept.nodes.replace(h["id"], dumps(stored_node(h, stored[h["id"]]), option=sort_keys))
     edges, raw = graph.edges, graph.rank_raw
-    for i in moved[2]:
+
+    def put(i: int) -> Any:
         e = edges[i]
-        key = (edge_sort_key(e), i)
-        kept.edges.remove(kept.edge_keys[i])
+        key = edge_sort_key(e)
         kept.edges.insert(key, e["source"], dumps(stored_edge(e, raw[i]), option=sort_keys))
-        kept.edge_keys[i] = key
+        return key
+
+    if spliced is None:
+        for i in moved[2]:
+            kept.edges.remove(kept.edge_keys[i])
+            kept.edge_keys[i] = put(i)
+    else:  # the latest's rows outside the stretches that moved, in the same order; those made again
+        old, keys, done = kept.edge_keys, [], 0
+        for oa, ob, na, nb in spliced[1]:
+            if oa < done or len(keys) + (oa - done) != na:
+                return _whole_rows(store, graph, whole)
+            keys.extend(old[done:oa])
+            for key in old[oa:ob]:
+                kept.edges.remove(key)
+            keys.extend(put(i) for i in range(na, nb))
+            done = ob
+        keys.extend(old[done:])
+        if len(keys) != len(edges):
+            return _whole_rows(store, graph, whole)
+        kept.edge_keys = keys
     kept.sections = (kept.nodes.parts(store), kept.edges.parts(store))
     return kept

@@ -94,6 +94,12 @@ class WeightedGraph:
     epochs: dict[str, int] | None = None
     epoch: int = 0
     base_epoch: int = 0
+    make_epoch: int = 0  # (with ``epochs``) the epoch of the terms ``make`` makes a row under
+    # (a long-lived builder's graph weighed around a move from the previous graph's rows:
+    # ``weigh_around``) the previous graph's number of edge rows, and the stretches of its
+    # edge list put in other places: (old start, old stop, new start, new stop), ascending;
+    # every edge row outside them is the previous graph's, in the same order
+    spliced: tuple[int, list[tuple[int, int, int, int]]] | None = None
 
     def rows_in(self, paths: Set[str], sources: Set[str]) -> tuple[list[int], list[int]] | None:
         """(the indexes of the artifact rows of ``paths`` and of every hub row, the indexes
@@ -121,7 +127,11 @@ class WeightedGraph:
             if row is None:
                 row, self.stored[path] = self.make(path)
                 self.made[path] = row
-            return row
+                if self.epochs is not None:  # (made under the terms of the graph that made ``make``)
+                    self.epochs[path] = self.make_epoch
+            if self.epochs is None:
+                return row
+            n = row
         if self.epochs is not None and self.epochs.get(path, self.base_epoch) != self.epoch:
             assert self.terms is not None
             _derive_again(n, self.stored[path], self.terms, int(n["size_bytes"]) > 0)
@@ -153,6 +163,10 @@ class EdgeRows(Sequence[EdgeRow]):
         if isinstance(i, slice):
             return [self._row(k) for k in range(*i.indices(len(self._rows)))]
         return self._row(i if i >= 0 else len(self._rows) + i)
+
+    def __setitem__(self, i: int, row: EdgeRow) -> None:
+        """A row made again (``reweigh``: its edge's fragments, or an end's id, moved)."""
+        self._rows[i] = row
 
     def __iter__(self) -> Iterator[EdgeRow]:
         return (self._row(i) for i in range(len(self._rows)))
@@ -753,7 +767,8 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     renamed = {records[i].path for i in changed if records[i].artifact_id != s.records[i].artifact_id}
     if renamed:
         moved = sorted({*moved, *s.edges_touching(renamed)})
-    edge_rows = previous.edges if isinstance(previous.edges, list) else list(previous.edges)
+    # (a graph weighed around a move keeps its edge rows made when read: only the moved set)
+    edge_rows = previous.edges if isinstance(previous.edges, list | EdgeRows) else list(previous.edges)
     if moved:
         if s.places is None:
             s.places = {r.path: i for i, r in enumerate(records)}
@@ -770,6 +785,9 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
                           previous.rank_raw, previous.edge_counts, previous.endpoints, previous.orphans)
     graph.structure = s
     graph.epochs, graph.epoch, graph.base_epoch = epochs, epoch, base
+    # (a graph weighed around a move: its rows not yet read are made when read, under the
+    # terms of the graph that weighed it, then derived again under these: ``full``)
+    graph.make, graph.made, graph.make_epoch = previous.make, previous.made, previous.make_epoch
     graph.structure_key = previous.structure_key  # (the structure did not move)
     graph.structure_sum = previous.structure_sum
     graph.moved = (frozenset(records[i].path for i in changed), frozenset(edges[i].source for i in moved),

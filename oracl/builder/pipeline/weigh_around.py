@@ -33,6 +33,7 @@ step of a sequence of such edits.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
@@ -94,8 +95,8 @@ def _shape(edges: list[Edge]) -> list[tuple[str, str, str, float]]:
 def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], previous: Mapping[str, FileFacts],
                  old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept_runs: Mapping[str, list[Any]],
                  cfg: Config, latest: Latest, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
-                 history: Mapping[str, str], same: Callable[[str], bool] | None = None
-                 ) -> tuple[WeightedGraph | None, str]:
+                 history: Mapping[str, str], same: Callable[[str], bool] | None = None,
+                 prior: WeightedGraph | None = None) -> tuple[WeightedGraph | None, str]:
     """``weigh(lazy=True)``'s graph, made around what moved since the latest build (see the
     module's text), or None and why not. ``previous``: the latest's facts; ``old_records``:
     the records the latest made of the files read again and of the files gone (from its
@@ -105,7 +106,12 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     run is not the latest's (an edge into a file that came or went included: merged only
     while both ends are there). ``graph.moved`` also names the files added and gone.
     ``same``: says of a source that its run is the latest's without comparing it (a
-    long-lived builder's: the very list it kept); the others' are compared row by row."""
+    long-lived builder's: the very list it kept); the others' are compared row by row.
+    ``prior``: the latest build's graph, kept with its structure (a long-lived builder's):
+    its structure is patched where the move reached and its rows are kept but the moved
+    ones (``_from_prior``), so the graph can be reweighed at the next save and its export
+    rows patched (``graph.spliced``); without it (or when it does not fit) the structure of
+    a node is worked out when its row is read, and the graph keeps none."""
     paths = [r.path for r in records]
     added = {p for p in paths if p not in previous}
     gone = {p for p in previous if p not in facts}
@@ -264,12 +270,17 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     if old_raw is None:
         return None, "the latest's ranks cannot be read"
     raw = [0.0] * len(edges)
-    start_old = 0
+    start_old = start_new = 0
+    # (each source's run's place in the latest's merged edges and in this build's, where it
+    # would be when it has none)
+    spans_of: dict[str, tuple[int, int, int, int]] = {}
     for s in every:
         a, b = run(s)
         if s not in moved_structure and s in nodes:  # (the same (target, relation, κ) in the same order)
             raw[a:b] = old_raw[start_old:start_old + (b - a)]
-        start_old += old_len.get(s, 0) if s in differ else b - a
+        was = old_len.get(s, 0) if s in differ else b - a
+        spans_of[s] = (start_old, start_old + was, start_new, start_new + (b - a))
+        start_old, start_new = start_old + was, start_new + (b - a)
     old_hub = {p: n_old_merged + i for i, p in enumerate(old_order)}
     again: set[str] = set(moved_structure) | retagged
     for c in moved_structure | gone:  # (a 2-path through a source whose edges moved: its in-neighbours')
@@ -307,6 +318,25 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             raw[i] = rank_one(u, edges[i].target, weights[i], outs, tags_of, cfg.beta, cfg.gamma, cfg.lam)
     newest = max((facts[p].mtime_ns for p in paths), default=0)
     terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
+    read_again = {p for p in old_records if p not in gone} | added
+    moved_nodes = read_again | touched | retagged | gone
+    # an edge row holds its target's id (a file read again has another) and its raw rank
+    moved_sources = differ | again | read_again
+    for t in read_again:
+        moved_sources.update(merged[i].source for i in incoming.get(t, ()))
+    edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
+    ids = {r.path: r.artifact_id for r in records}
+    endpoints = [(e.source, e.target) for e in edges]
+    if prior is not None:
+        graph = _from_prior(prior, records, facts, previous, merged, edges, weights, raw, endpoints, ids, terms,
+                            edge_terms, made_nodes, moved_nodes, moved_sources, added, gone, domains, members,
+                            member_w, cfg, usage, sensitivity_overrides, history, spans_of, n_old_merged,
+                            old_order)
+        if graph is not None:
+            graph.orphans = orphans
+            _keyed(graph, latest, by_path, old_records, old_runs, read_again, differ, nodes, merged, run, records,
+                   cfg, usage, sensitivity_overrides, history)
+            return graph, _said(moved_structure, gone, added, touched, again) + "; the kept graph patched"
     st = Structure(edges, weights, {}, Counter(), Counter(), defaultdict(set), defaultdict(set), set(), {}, domains)
     for d in domains:  # a hub's edges are its members' memberships (no file is named as one)
         st.degree_all[hubs[d]] = members[d]
@@ -330,13 +360,29 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
                                 for r in records]
     stored: dict[str, derive.Stored] = {}
     node_rows.extend(weigh._hub_rows(st, terms, stored))
-    edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
-    ids = {r.path: r.artifact_id for r in records}
     graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
-                          len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges),
-                          [(e.source, e.target) for e in edges], orphans)
-    read_again = {p for p in old_records if p not in gone} | added
-    if latest.total is not None:  # the latest's sum moved by the records and runs that moved
+                          len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges), endpoints, orphans)
+    _keyed(graph, latest, by_path, old_records, old_runs, read_again, differ, nodes, merged, run, records, cfg, usage,
+           sensitivity_overrides, history)
+    graph.make = make
+    graph.moved = (frozenset(moved_nodes), frozenset(moved_sources), ())
+    return graph, _said(moved_structure, gone, added, touched, again)
+
+
+def _said(moved_structure: set[str], gone: set[str], added: set[str], touched: set[str], again: set[str]) -> str:
+    came_went = f", {len(added):,} came and {len(gone):,} went" if added or gone else ""
+    return (f"around the move: {_files(len(moved_structure | gone))} edges moved{came_went}; "
+            f"{_owned(len(touched), 'node')} structure and {_files(len(again))} edge ranks made again")
+
+
+def _keyed(graph: WeightedGraph, latest: Latest, by_path: Mapping[str, ArtifactRecord],
+           old_records: Mapping[str, ArtifactRecord], old_runs: Mapping[str, list[Edge]], read_again: set[str],
+           differ: set[str], nodes: set[str], merged: list[Edge], run: Callable[[str], tuple[int, int]],
+           records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
+           sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> None:
+    """The graph's ``structure_sum`` and key: the latest's sum moved by the records and runs
+    that moved (every record and run summed when the latest recorded none)."""
+    if latest.total is not None:
         total = moved_sum(
             latest.total,
             [*(record_part(by_path[p]) for p in sorted(read_again)),
@@ -346,17 +392,112 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     else:
         total = structure_sum(records, merged)
     graph.structure_key, graph.structure_sum = key_of(total, cfg, usage, sensitivity_overrides, history), total
-    graph.make = make
-    moved_nodes = read_again | touched | retagged | gone
-    # an edge row holds its target's id (a file read again has another) and its raw rank
-    moved_sources = differ | again | read_again
-    for t in read_again:
-        moved_sources.update(merged[i].source for i in incoming.get(t, ()))
-    graph.moved = (frozenset(moved_nodes), frozenset(moved_sources), ())
-    came_went = f", {len(added):,} came and {len(gone):,} went" if added or gone else ""
-    return graph, (f"around the move: {_files(len(moved_structure | gone))} edges moved{came_went}; "
-                   f"{_owned(len(touched), 'node')} structure and "
-                   f"{_files(len(again))} edge ranks made again")
+
+
+def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapping[str, FileFacts],
+                previous: Mapping[str, FileFacts], merged: list[Edge], edges: list[Edge], weights: list[float],
+                raw: list[float], endpoints: list[tuple[str, str]], ids: dict[str, str], terms: derive.Terms,
+                edge_terms: derive.Terms, made_nodes: Mapping[str, _Node], moved_nodes: set[str],
+                moved_sources: set[str], added: set[str], gone: set[str], domains: list[str],
+                members: Counter[str], member_w: list[float], cfg: Config, usage: Mapping[str, int],
+                sensitivity_overrides: Mapping[str, str], history: Mapping[str, str],
+                spans_of: Mapping[str, tuple[int, int, int, int]], n_old_merged: int,
+                old_order: list[str]) -> WeightedGraph | None:
+    """The graph weighed around the move made from ``prior`` (the latest build's, kept with
+    its structure), changed in place (it is not read again): its structure patched at the
+    nodes whose incident edges moved (``made_nodes``: every one of them there) and at the
+    files that came, went or were read again; its artifact rows kept but the moved nodes',
+    made when read (under these terms; a kept row's derived values follow them when read:
+    ``WeightedGraph.full``); its edge rows made when read, and ``spliced`` says where the
+    latest's moved (for the export's kept rows). None when ``prior`` is not the latest's."""
+    s = prior.structure
+    if s is None or prior.terms is None:
+        return None
+    if s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history)):
+        return None
+    old_paths = [r.path for r in s.records]
+    if (len(old_paths) != len(previous) or len(s.merged) != n_old_merged or prior.hubs != len(domains)
+            or len(prior.edges) != n_old_merged + len(old_order) or len(prior.rank_raw) != len(prior.edges)
+            or any(p not in previous for p in old_paths) or s.domains != domains):
+        return None
+    for node in sorted(made_nodes.keys() | gone):
+        got = made_nodes.get(node)
+        if got is None:  # (a file gone)
+            for table in (s.assoc, s.degree_all, s.degree_aa, s.referrers, s.referred, s.tagsets):
+                table.pop(node, None)  # type: ignore[attr-defined]
+            s.tested.discard(node)
+            continue
+        s.assoc[node], s.degree_all[node], s.degree_aa[node] = got.assoc, got.degree_all, got.degree_aa
+        s.referred[node], s.referrers[node] = got.referred, got.referrers
+        if got.tested:
+            s.tested.add(node)
+        else:
+            s.tested.discard(node)
+    by_path = {r.path: r for r in records}
+    for p in moved_nodes:
+        if p in by_path:
+            s.tagsets[p] = tagset(by_path[p].tags)
+    cap = cfg.association_cap
+    for d in domains:  # (a hub's: its members' memberships)
+        s.degree_all[hub_id(d)] = members[d]
+        s.assoc[hub_id(d)] = association(member_w * members[d], cap)
+    # the rows: the latest's, but the moved nodes' (made when read)
+    stored, made = prior.stored, prior.made
+    epochs = prior.epochs if prior.epochs is not None else {}
+    base = prior.base_epoch if prior.epochs is not None else prior.epoch
+    for p in moved_nodes:
+        stored.pop(p, None)
+        made.pop(p, None)
+        epochs.pop(p, None)
+    for d in domains:
+        stored.pop(hub_id(d), None)
+    paths = [r.path for r in records]
+    nodes: list[NodeRow]
+    if not added and not gone and paths == old_paths:
+        nodes = prior.nodes
+        del nodes[len(records):]
+        places = s.places if s.places is not None else {p: i for i, p in enumerate(paths)}
+        for p in moved_nodes:
+            if p in places:
+                r = records[places[p]]
+                nodes[places[p]] = {"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
+    else:
+        row_of = dict(zip(old_paths, prior.nodes, strict=False))
+        nodes = [{"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
+                 if r.path in moved_nodes else row_of[r.path] for r in records]
+    newest = terms.newest_ns
+    s.records, s.facts, s.merged = list(records), [facts[p] for p in paths], merged
+    s.edges, s.weights, s.touching = edges, weights, None
+    s.places = s.places if not added and not gone and paths == old_paths else None
+
+    def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
+        return weigh._artifact_node(by_path[path], facts[path], s, terms, newest, usage, sensitivity_overrides,
+                                    history)
+
+    nodes.extend(weigh._hub_rows(s, terms, stored))
+    graph = WeightedGraph(nodes, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
+                          len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges), endpoints)
+    graph.structure, graph.make, graph.made = s, make, made
+    graph.epochs, graph.epoch, graph.base_epoch = epochs, prior.epoch + 1, base
+    graph.make_epoch = graph.epoch
+    # where the latest's edge rows moved: each moved source's run of the merged edges, then
+    # the hub memberships of the moved sources and of the files that came and went (in path
+    # order, after the merged edges)
+    spans: list[tuple[int, int, int, int]] = []
+    for src in sorted(moved_sources):
+        span = spans_of.get(src)
+        if span is not None and (span[1] > span[0] or span[3] > span[2]):  # (none: no run in either build)
+            spans.append(span)
+    n_merged, new_order = len(merged), sorted(paths)
+    for p in sorted({p for p in moved_sources if p in previous or p in facts} | added | gone):
+        oi = n_old_merged + bisect.bisect_left(old_order, p)
+        ni = n_merged + bisect.bisect_left(new_order, p)
+        spans.append((oi, oi + (p in previous), ni, ni + (p in facts)))
+    spans.sort()
+    graph.spliced = (len(prior.edges), spans)
+    graph.moved = (frozenset(moved_nodes), frozenset(moved_sources),
+                   tuple(i for _, _, a, b in spans for i in range(a, b)))
+    return graph
 
 
 def _owned(n: int, noun: str) -> str:
