@@ -224,14 +224,19 @@ def test_a_move_weighed_around_patches_the_kept_graph_and_the_saves_after_it_rew
     around the move from its kept graph (``weigh_around``'s ``prior``): the structure is
     patched, the export's kept rows are patched where the edge rows moved (``spliced``: no
     row serialised whole), and the save after it reweighs that graph instead of weighing
-    the whole. Each build's export and graph tables are a full build's."""
-    from oracl.builder import resident
+    the whole; its name tables are patched, not read back, when a file came or went (the
+    files both builds have are in the same order). Each build's export and graph tables
+    are a full build's."""
+    from oracl.builder import name_tables, resident
 
     from .test_incremental import _full_rows_beside, _graph_rows
 
     whole: list[bool] = []
     real_whole = resident._whole_rows
     monkeypatch.setattr(resident, "_whole_rows", lambda *a: whole.append(True) or real_whole(*a))
+    read_back: list[bool] = []  # (the name tables read from the vault: the builder's own are patched)
+    real_read = name_tables.read
+    monkeypatch.setattr(name_tables, "read", lambda *a: read_back.append(True) or real_read(*a))
     root, carry = _built(tmp_path)
     _save(root, carry, "pkg/m1.py", "# a note\n", 1)  # (the first save: the rows kept from here)
     whole.clear()
@@ -275,3 +280,4 @@ def test_a_move_weighed_around_patches_the_kept_graph_and_the_saves_after_it_rew
         else:
             assert mode.startswith("weigh: around the move") and "; the kept graph patched" in mode, (kind, mode)
     assert whole == [], "a save serialised every export row"
+    assert read_back == [], "a save read the name tables back (a file came or went: the kept ones are patched)"

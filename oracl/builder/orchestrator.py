@@ -1017,11 +1017,12 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
             task = ex.submit("resolving the symbols' calls", fn)
             return lambda: ex.join(task)
 
-    # (a long-lived builder's tables, when no file came or went: the latest's, with each
-    # file's place the same, for ``resolve_again`` to patch instead of reading them back)
+    # (a long-lived builder's tables, the latest's, for ``resolve_again`` to patch instead of
+    # reading them back: a table's lists hold ids in the files' order, so the files both
+    # builds have must be in the same order, whatever came or went)
     own_table = carry.symbol_table if carry is not None and previous is not None and previous.compare \
-        and r.previous is not None and carry.bundle == r.previous.bundle and not r.removed \
-        and len(r.index.facts) == len(r.previous.facts) else None
+        and r.previous is not None and carry.bundle == r.previous.bundle \
+        and _same_order(r.index.facts, r.previous.facts, bool(r.removed)) else None
     if carry is not None and (previous is None or previous.compare):
         carry.symbol_table = None  # made again: the old tables are not held beside the new ones
     if previous is None:  # (a full build's: its content task keeps the other core busy, no fork)
@@ -1093,6 +1094,14 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
     made.segments = previous.replaced(
         Segments.of_packed(made.packed, made.sites, [r.index.facts[p] for p in changed]), changed)
     return made
+
+
+def _same_order(here: Mapping[str, FileFacts], before: Mapping[str, FileFacts], removed: bool) -> bool:
+    """Whether the files both builds have are in the same order in ``here`` and ``before``
+    (each build's facts by path, in its walk's order)."""
+    if not removed and len(here) == len(before):
+        return True  # (the same files: the read keeps the latest's order, ``facts_in_order``)
+    return [p for p in here if p in before] == [p for p in before if p in here]
 
 
 def keep_tables(store: PartStore, symbols: Symbols, latest: dict[str, Any]) -> dict[str, Any]:
