@@ -211,6 +211,14 @@ def test_reweigh_gives_weighs_graph_when_the_structure_stays() -> None:
     assert len(twice.rows_in({"core/b.py"}, {"core/a.py"})[1]) >= 2  # type: ignore[index]  # (a → b, its hub)
     assert len(twice.rows_in({"core/b.py"}, set())[0]) == 1 + twice.hubs  # type: ignore[index]
     assert fresh2.rows_in({"core/a.py"}, set()) is None  # (a whole weigh's graph: its caller scans)
+    # each file's edge rows by either end (its merged run and its membership found by
+    # bisection, the edges into it through who has one): those a scan finds. Rows: a → b (0),
+    # c → a (1), c → b (2), then the memberships in path order: a (3), b (4), c (5)
+    s = twice.structure
+    assert s is not None and s.edges_of("docs/c.md") == [1, 2, 5] and s.edges_of("x") == []
+    for paths in ({"core/a.py"}, {"core/b.py"}, {"docs/c.md", "core/b.py"}, set()):
+        assert s.edges_touching(paths) == [i for i, e in enumerate(s.edges) if e.source in paths or e.target in paths]
+    assert s.edges_touching({"core/b.py"}) == [0, 2, 4]
     moved = weigh(*_three(cfg), cfg, keep=True)
     assert reweigh(moved, *_three(cfg, imports="references"), cfg) is None
 

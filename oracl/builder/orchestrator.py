@@ -2105,7 +2105,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                 moved = kept_graph.moved if kept_graph is not None else None
                 plan.carry.moved = (base_name, moved) if moved is not None and base_name else None
                 if plan.warm and kept_graph is not None and kept_graph.structure is not None:
-                    kept_graph.structure.edges_touching(set())  # (its indexes, made when first needed)
+                    kept_graph.structure.edges_touching(set())  # (its index of who has an edge into each file)
         ok = True
     finally:
         if not ok and plan.carry is not None:

@@ -228,21 +228,41 @@ class Structure:
     facts: list[FileFacts] = field(default_factory=list)
     merged: list[Edge] = field(default_factory=list)
     settings: tuple[object, ...] = ()
-    # (``reweigh``'s, made when first needed: they hold while the structure does) each
-    # file's edge rows by either end, and each record's place
-    touching: dict[str, list[int]] | None = None
+    # (``reweigh``'s, made when first needed, and patched by ``weigh_around``: they hold
+    # while the structure does) each file → the sources of the merged edges into it, and
+    # each record's place
+    into: dict[str, set[str]] | None = None
     places: dict[str, int] | None = None
+
+    def edges_of(self, source: str) -> list[int]:
+        """The indexes of the edge rows that start in ``source``: its run of the merged
+        edges (sorted by source) and its hub membership (the memberships are in path
+        order), each found by bisection."""
+        edges, n = self.edges, len(self.merged)
+        out: list[int] = []
+        for lo, hi in ((0, n), (n, len(edges))):
+            a = bisect.bisect_left(edges, source, lo, hi, key=_source)
+            b = bisect.bisect_right(edges, source, a, hi, key=_source)
+            out.extend(range(a, b))
+        return out
 
     def edges_touching(self, paths: set[str]) -> list[int]:
         """The indexes of the edge rows with an end in ``paths``, ascending."""
-        if self.touching is None:
-            touching: dict[str, list[int]] = defaultdict(list)
-            for i, e in enumerate(self.edges):
-                touching[e.source].append(i)
-                if e.target != e.source:
-                    touching[e.target].append(i)
-            self.touching = dict(touching)
-        return sorted({i for p in paths for i in self.touching.get(p, ())})
+        if self.into is None:
+            into: dict[str, set[str]] = defaultdict(set)
+            for e in self.merged:
+                into[e.target].add(e.source)
+            self.into = dict(into)
+        edges, found = self.edges, set()
+        for p in paths:
+            found.update(self.edges_of(p))
+            for src in self.into.get(p, ()):
+                found.update(i for i in self.edges_of(src) if edges[i].target == p)
+        return sorted(found)
+
+
+def _source(e: Edge) -> str:
+    return e.source
 
 
 def memberships(domain: Mapping[str, str]) -> list[Edge]:

@@ -331,7 +331,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         graph = _from_prior(prior, records, facts, previous, merged, edges, weights, raw, endpoints, ids, terms,
                             edge_terms, made_nodes, moved_nodes, moved_sources, added, gone, domains, members,
                             member_w, cfg, usage, sensitivity_overrides, history, spans_of, n_old_merged,
-                            old_order)
+                            old_order, differ, old_runs, run)
         if graph is not None:
             graph.orphans = orphans
             _keyed(graph, latest, by_path, old_records, old_runs, read_again, differ, nodes, merged, run, records,
@@ -402,7 +402,8 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
                 members: Counter[str], member_w: list[float], cfg: Config, usage: Mapping[str, int],
                 sensitivity_overrides: Mapping[str, str], history: Mapping[str, str],
                 spans_of: Mapping[str, tuple[int, int, int, int]], n_old_merged: int,
-                old_order: list[str]) -> WeightedGraph | None:
+                old_order: list[str], differ: set[str], old_runs: Mapping[str, list[Edge]],
+                run: Callable[[str], tuple[int, int]]) -> WeightedGraph | None:
     """The graph weighed around the move made from ``prior`` (the latest build's, kept with
     its structure), changed in place (it is not read again): its structure patched at the
     nodes whose incident edges moved (``made_nodes``: every one of them there) and at the
@@ -467,7 +468,22 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
                  if r.path in moved_nodes else row_of[r.path] for r in records]
     newest = terms.newest_ns
     s.records, s.facts, s.merged = list(records), [facts[p] for p in paths], merged
-    s.edges, s.weights, s.touching = edges, weights, None
+    s.edges, s.weights = edges, weights
+    if s.into is not None:  # (who has an edge into each file: moved only by the sources whose edges differ)
+        into = s.into
+        for src in differ:
+            was_to = {e.target for e in old_runs.get(src, ())}
+            now_to = {e.target for e in merged[slice(*run(src))]}
+            for t in was_to - now_to:
+                held = into.get(t)
+                if held is not None:
+                    held.discard(src)
+                    if not held:
+                        del into[t]
+            for t in now_to - was_to:
+                into.setdefault(t, set()).add(src)
+        for p in gone:
+            into.pop(p, None)
     s.places = s.places if not added and not gone and paths == old_paths else None
 
     def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
