@@ -915,7 +915,7 @@ def plan_symbols(r: Read, store: PartStore, carry: Carry | None = None) -> tuple
     segs, why = reusable(r.previous.bundle, manifest, r.index.facts, r.reread, r.removed, r.previous.facts, store,
                          carry.segment_entries if carry is not None else None)
     held = carry.symbol_counts if carry is not None else None
-    if segs is not None and not segs.compare and held is not None and held[0] == r.previous.bundle.name:
+    if segs is not None and held is not None and held[0] == r.previous.bundle.name:
         segs.totals = {**held[1], "edges_by_relation": dict(held[1]["edges_by_relation"])}  # (the latest's counts)
     return segs, f"symbols: {why}" if segs is not None else f"symbols: whole ({why})"
 
@@ -1134,10 +1134,7 @@ def _made_again(r: Read, previous: Segments, again: Again, why: str, gone_too: l
                                 if p not in read_again and p in previous.files})
     moved = previous.moved(fresh, store)
     segments = previous.replaced(fresh, again.made)
-    for p in again.gone:
-        segments.files.pop(p, None)
-        segments.spans.pop(p, None)
-    segments.totals = segments.groups = None  # (counted and grouped again: files went)
+    segments.drop(again.gone)
     here = r.index.facts  # (this build's facts by path: no set made of every file)
     patched = sorted({*moved, *again.gone, *gone_too, *r.reread, *(p for p in catchup if p in here)})
     keep = set(patched)

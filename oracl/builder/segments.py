@@ -66,7 +66,7 @@ class Segment:
 
 
 def _copy_counts(counts: dict[str, Any]) -> dict[str, Any]:
-    return {**counts, "edges_by_relation": dict(counts["edges_by_relation"])}
+    return {**counts, "edges_by_relation": dict(sorted(counts["edges_by_relation"].items()))}
 
 
 def _add_counts(counts: dict[str, Any], seg: Segment, sign: int) -> None:
@@ -147,6 +147,17 @@ class Segments:
             files[p] = fresh.files[p]
             spans.pop(p, None)
         return Segments(files, spans, totals=totals, groups=groups, made={*self.made, *paths})
+
+    def drop(self, paths: Iterable[str]) -> None:
+        """The files ``paths`` (gone) taken out, in place: their counts from the totals,
+        and the grouping made again (their groups hold other files now)."""
+        for p in paths:
+            seg = self.files.pop(p, None)
+            self.spans.pop(p, None)
+            if seg is not None:
+                if self.totals is not None:
+                    _add_counts(self.totals, seg, -1)
+                self.groups = None
 
     # -- reading --------------------------------------------------------------------------
     def moved(self, fresh: Segments, store: PartStore) -> list[str]:

@@ -8,6 +8,7 @@ priority formula (design §4), so that readers explain a build without importing
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
@@ -19,6 +20,7 @@ _TEST_NAME = re.compile(
     r"|test_.+\.(?:c|cc|cpp|sh|bats)|.+\.bats)$")
 
 
+@functools.lru_cache(maxsize=1 << 18)  # (asked of every file by several passes; a path's answer never moves)
 def is_test_path(path: str) -> bool:
     """A test artifact, by each language's conventions: under a tests/test/__tests__/spec
     directory, or named like a test (test_*.py, *_test.go, *.test.ts, *.spec.js,
