@@ -1325,12 +1325,14 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
             runs: Mapping[str, list[Any]] | None = shards.runs if shards is not None and shards.made_with and \
                 shards.made_with == merged_with(r.overlay, history.edges) else None
             same: Callable[[str], bool] | None = None
+            at: Mapping[str, tuple[int, int]] | None = None
             if carry is not None and kept_merge is not None and isinstance(carry.merged, BySource) \
                     and kept_merge.made_of == (list(r.overlay), list(history.edges)):
                 # (a long-lived builder's: the latest's runs are its last merge's, and a run
                 # merged again is a new list: a source whose run is the very list kept is unmoved)
                 runs, now_merge = RunRows(kept_merge), carry.merged
                 same = lambda p: now_merge.edges.get(p) is kept_merge.edges.get(p)  # noqa: E731
+                at = now_merge.places() if now_merge.flat is merged.edges else None  # (each run's place in it)
             if figures is not None and runs is None:
                 not_around = "the latest's edges were merged with another overlay or history"
             if figures is not None and runs is not None:
@@ -1338,7 +1340,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                                for p in (*r.reread, *r.removed) if p in r.previous.facts}
                 around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
                                                   runs, plan.cfg, figures, Counter(), overrides, history.messages,
-                                                  same, prior if same is not None else None)
+                                                  same, prior if same is not None else None, at)
             if around is not None:
                 return Weighed(around, settings, f"weigh: {not_around} ({why})")
             why = why if not_around == why else f"{why}; not weighed around it: {not_around}"

@@ -414,7 +414,7 @@ def _hub_rows(s: Structure, terms: derive.Terms, stored: dict[str, derive.Stored
     return rows
 
 
-class _Ids(Mapping[str, str]):
+class IdsAt(Mapping[str, str]):
     """path → artifact id of ``records``, looked up by each record's place (``reweigh``:
     only the moved edges' ends are asked for)."""
 
@@ -423,6 +423,25 @@ class _Ids(Mapping[str, str]):
 
     def __getitem__(self, path: str) -> str:
         return self._records[self._places[path]].artifact_id
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._places)
+
+    def __len__(self) -> int:
+        return len(self._places)
+
+
+class RecordsAt(Mapping[str, ArtifactRecord]):
+    """path → the record of ``records``, looked up by its place: no map of every record."""
+
+    def __init__(self, records: list[ArtifactRecord], places: dict[str, int]) -> None:
+        self._records, self._places = records, places
+
+    def __getitem__(self, path: str) -> ArtifactRecord:
+        return self._records[self._places[path]]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._places
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._places)
@@ -792,7 +811,7 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     if moved:
         if s.places is None:
             s.places = {r.path: i for i, r in enumerate(records)}
-        ids = _Ids(records, s.places)
+        ids = IdsAt(records, s.places)
         for i in moved:
             edge_rows[i] = _edge_row(edges[i], s.weights[i], previous.rank_raw[i], ids, terms)
     if places is not None:  # (the other places' facts are the kept ones)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from oracl.builder.pipeline import weigh
@@ -96,7 +96,8 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
                  old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept_runs: Mapping[str, list[Any]],
                  cfg: Config, latest: Latest, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
                  history: Mapping[str, str], same: Callable[[str], bool] | None = None,
-                 prior: WeightedGraph | None = None) -> tuple[WeightedGraph | None, str]:
+                 prior: WeightedGraph | None = None, places: Mapping[str, tuple[int, int]] | None = None
+                 ) -> tuple[WeightedGraph | None, str]:
     """``weigh(lazy=True)``'s graph, made around what moved since the latest build (see the
     module's text), or None and why not. ``previous``: the latest's facts; ``old_records``:
     the records the latest made of the files read again and of the files gone (from its
@@ -111,7 +112,12 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     its structure is patched where the move reached and its rows are kept but the moved
     ones (``_from_prior``), so the graph can be reweighed at the next save and its export
     rows patched (``graph.spliced``); without it (or when it does not fit) the structure of
-    a node is worked out when its row is read, and the graph keeps none."""
+    a node is worked out when its row is read, and the graph keeps none. With ``prior`` and
+    no file come or gone, the lists of every edge (weights, ends, raw ranks) are the
+    prior's with the runs that differ put in place, and who has an edge into a file is its
+    kept index (``Structure.into``), so no pass over every edge is made. ``places``: each
+    source's run's place in ``merged`` (the builder's merge says it: ``BySource.places``);
+    else found by a pass over the merged edges."""
     paths = [r.path for r in records]
     added = {p for p in paths if p not in previous}
     gone = {p for p in previous if p not in facts}
@@ -130,7 +136,22 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     if latest.terms.n != len(previous) + len(domains):
         return None, "the latest's figures do not fit"
     retagged: set[str] = set()  # files read again whose tag set (what the ranker compares) moved
-    by_path = {r.path: r for r in records}
+    kept_s = prior.structure if prior is not None else None
+    # (a long-lived builder's save whose files neither came nor went: the prior's lists
+    # spliced; its places of the records serve as the records by path)
+    fast = (prior is not None and kept_s is not None and not added and not gone and prior.terms is not None
+            and kept_s.settings == (cfg, dict(usage), dict(sensitivity_overrides), dict(history))
+            and kept_s.domains == domains and prior.hubs == len(domains)
+            and len(prior.edges) == len(kept_s.edges) == len(prior.rank_raw) == len(kept_s.weights)
+            == len(prior.endpoints) and [r.path for r in kept_s.records] == paths)
+    by_path: Mapping[str, ArtifactRecord]
+    if fast:
+        assert kept_s is not None
+        if kept_s.places is None:
+            kept_s.places = {p: i for i, p in enumerate(paths)}
+        by_path = weigh.RecordsAt(records, kept_s.places)
+    else:
+        by_path = {r.path: r for r in records}
     for path, old in old_records.items():
         if path in gone:
             continue
@@ -140,12 +161,16 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             retagged.add(path)
     nodes, old_nodes = set(paths), set(previous)
     n_merged = len(merged)
-    runs: dict[str, tuple[int, int]] = {}  # each source's run of the merged edges (sorted by source)
-    start = 0
-    for i in range(1, n_merged + 1):
-        if i == n_merged or merged[i].source != merged[start].source:
-            runs[merged[start].source] = (start, i)
-            start = i
+    runs: Mapping[str, tuple[int, int]]  # each source's run of the merged edges (sorted by source)
+    if places is not None:
+        runs = places
+    else:
+        runs = {}
+        start = 0
+        for i in range(1, n_merged + 1):
+            if i == n_merged or merged[i].source != merged[start].source:
+                runs[merged[start].source] = (start, i)  # type: ignore[index]
+                start = i
     empty = (0, 0)
 
     def run(s: str) -> tuple[int, int]:
@@ -175,8 +200,6 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             a, b = run(s)
             if _shape(old_runs[s]) != _shape(merged[a:b]):
                 moved_structure.add(s)
-    # the edges: the merged ones, then each file's hub membership, in path order
-    edges = merged + memberships(domain)
     wcache: dict[tuple[str, float], float] = {}
 
     def weight(e: Edge) -> float:
@@ -185,16 +208,33 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             w = wcache[(e.relation, e.confidence)] = r9(cfg.relation_prior(e.relation) * e.confidence)
         return w
 
-    pairs = [(e.relation, e.confidence) for e in edges]
-    for pair in set(pairs):
-        if pair not in wcache:
-            wcache[pair] = r9(cfg.relation_prior(pair[0]) * pair[1])
-    weights = [wcache[pair] for pair in pairs]
-    in_path_order = sorted(paths)
-    hub_at = {p: n_merged + i for i, p in enumerate(in_path_order)}
-    incoming: dict[str, list[int]] = defaultdict(list)
-    for i in range(n_merged):
-        incoming[merged[i].target].append(i)
+    incoming: Mapping[str, list[int]]
+    hub_at: Mapping[str, int]
+    spliced: _Spliced | None = None
+    if fast:  # (the prior's lists with the runs that differ put in place)
+        assert prior is not None and kept_s is not None
+        spliced = _splice(prior, kept_s, merged, differ, moved_structure, run, weight)
+        if spliced is None:
+            return None, "the kept graph's lists do not fit"
+        edges, weights = spliced.edges, spliced.weights
+        _patch_into(kept_s, differ, old_runs, merged, run, gone)
+        assert kept_s.into is not None
+        incoming = _Incoming(kept_s.into, merged, run)
+        hub_at = _HubAt(kept_s.edges, len(kept_s.merged), n_merged, facts)
+    else:
+        # the edges: the merged ones, then each file's hub membership, in path order
+        edges = merged + memberships(domain)
+        pairs = [(e.relation, e.confidence) for e in edges]
+        for pair in set(pairs):
+            if pair not in wcache:
+                wcache[pair] = r9(cfg.relation_prior(pair[0]) * pair[1])
+        weights = [wcache[pair] for pair in pairs]
+        in_path_order = sorted(paths)
+        hub_at = {p: n_merged + i for i, p in enumerate(in_path_order)}
+        into_lists: dict[str, list[int]] = defaultdict(list)
+        for i in range(n_merged):
+            into_lists[merged[i].target].append(i)
+        incoming = into_lists
     old_into: dict[str, list[Edge]] = defaultdict(list)
     for before in old_runs.values():
         for e in before:
@@ -262,35 +302,39 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     # the raw ranks: the latest's, where an edge's inputs to the ranker did not move. The
     # latest's edges were its merged ones (each source's run, in source order) and then its
     # files' memberships in path order.
-    old_len = {s: len(old) for s, old in old_runs.items()}
-    every = sorted(set(runs) | set(old_runs))
-    n_old_merged = sum(old_len.get(s, 0) if s in differ else (lambda ab: ab[1] - ab[0])(run(s)) for s in every)
-    old_order = sorted(old_nodes)
-    old_raw = latest.ranks(n_old_merged + len(old_order))
-    if old_raw is None:
-        return None, "the latest's ranks cannot be read"
-    raw = [0.0] * len(edges)
-    start_old = start_new = 0
-    # (each source's run's place in the latest's merged edges and in this build's, where it
-    # would be when it has none)
     spans_of: dict[str, tuple[int, int, int, int]] = {}
-    for s in every:
-        a, b = run(s)
-        if s not in moved_structure and s in nodes:  # (the same (target, relation, κ) in the same order)
-            raw[a:b] = old_raw[start_old:start_old + (b - a)]
-        was = old_len.get(s, 0) if s in differ else b - a
-        spans_of[s] = (start_old, start_old + was, start_new, start_new + (b - a))
-        start_old, start_new = start_old + was, start_new + (b - a)
-    old_hub = {p: n_old_merged + i for i, p in enumerate(old_order)}
+    if spliced is not None:
+        raw, spans_of = spliced.raw, spliced.spans
+    else:
+        old_len = {s: len(old) for s, old in old_runs.items()}
+        every = sorted(set(runs) | set(old_runs))
+        n_old_merged = sum(old_len.get(s, 0) if s in differ else (lambda ab: ab[1] - ab[0])(run(s)) for s in every)
+        old_order = sorted(old_nodes)
+        old_raw = latest.ranks(n_old_merged + len(old_order))
+        if old_raw is None:
+            return None, "the latest's ranks cannot be read"
+        raw = [0.0] * len(edges)
+        start_old = start_new = 0
+        # (each source's run's place in the latest's merged edges and in this build's, where it
+        # would be when it has none)
+        for s in every:
+            a, b = run(s)
+            if s not in moved_structure and s in nodes:  # (the same (target, relation, κ) in the same order)
+                raw[a:b] = old_raw[start_old:start_old + (b - a)]
+            was = old_len.get(s, 0) if s in differ else b - a
+            spans_of[s] = (start_old, start_old + was, start_new, start_new + (b - a))
+            start_old, start_new = start_old + was, start_new + (b - a)
+        old_hub = {p: n_old_merged + i for i, p in enumerate(old_order)}
     again: set[str] = set(moved_structure) | retagged
     for c in moved_structure | gone:  # (a 2-path through a source whose edges moved: its in-neighbours')
         again.update(merged[i].source for i in incoming.get(c, ()))
     for t in retagged:  # (the Jaccard term of every edge into a retagged file)
         again.update(merged[i].source for i in incoming.get(t, ()))
     again -= gone
-    for p in in_path_order:
-        if p not in again and p not in added:
-            raw[hub_at[p]] = old_raw[old_hub[p]]
+    if spliced is None:
+        for p in in_path_order:
+            if p not in again and p not in added:
+                raw[hub_at[p]] = old_raw[old_hub[p]]
     tagsets: dict[str, frozenset[str]] = {}
 
     def tags_of(node: str) -> frozenset[str]:
@@ -316,22 +360,36 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     for u in sorted(again):
         for i in out_edges(u):
             raw[i] = rank_one(u, edges[i].target, weights[i], outs, tags_of, cfg.beta, cfg.gamma, cfg.lam)
-    newest = max((facts[p].mtime_ns for p in paths), default=0)
-    terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
     read_again = {p for p in old_records if p not in gone} | added
+    if fast and prior is not None and prior.terms is not None:
+        # the newest mtime: the newest file read again's when it is not older than the
+        # latest's newest; else the latest's, unless only files read again held it
+        before = prior.terms.newest_ns
+        newest = max((facts[p].mtime_ns for p in read_again), default=0)
+        if newest < before:
+            newest = before if not any(previous[p].mtime_ns == before for p in read_again) else \
+                max((facts[p].mtime_ns for p in paths), default=0)
+    else:
+        newest = max((facts[p].mtime_ns for p in paths), default=0)
+    terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
     moved_nodes = read_again | touched | retagged | gone
     # an edge row holds its target's id (a file read again has another) and its raw rank
     moved_sources = differ | again | read_again
     for t in read_again:
         moved_sources.update(merged[i].source for i in incoming.get(t, ()))
     edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
-    ids = {r.path: r.artifact_id for r in records}
-    endpoints = [(e.source, e.target) for e in edges]
+    ids: Mapping[str, str]
+    if spliced is not None and kept_s is not None and kept_s.places is not None:
+        ids, endpoints, counts = weigh.IdsAt(records, kept_s.places), spliced.endpoints, spliced.counts
+    else:
+        ids = {r.path: r.artifact_id for r in records}
+        endpoints, counts = [(e.source, e.target) for e in edges], Counter(e.relation for e in edges)
     if prior is not None:
         graph = _from_prior(prior, records, facts, previous, merged, edges, weights, raw, endpoints, ids, terms,
                             edge_terms, made_nodes, moved_nodes, moved_sources, added, gone, domains, members,
-                            member_w, cfg, usage, sensitivity_overrides, history, spans_of, n_old_merged,
-                            old_order, differ, old_runs, run)
+                            member_w, cfg, usage, sensitivity_overrides, history,
+                            spliced if spliced is not None else _General(spans_of, n_old_merged, old_order),
+                            differ, old_runs, run, by_path, counts)
         if graph is not None:
             graph.orphans = orphans
             _keyed(graph, latest, by_path, old_records, old_runs, read_again, differ, nodes, merged, run, records,
@@ -394,33 +452,193 @@ def _keyed(graph: WeightedGraph, latest: Latest, by_path: Mapping[str, ArtifactR
     graph.structure_key, graph.structure_sum = key_of(total, cfg, usage, sensitivity_overrides, history), total
 
 
+@dataclasses.dataclass(slots=True)
+class _Spliced:
+    """A long-lived builder's lists of every edge when no file came or went: the prior's,
+    with the runs of the sources that differ put in place (``_splice``)."""
+
+    edges: list[Edge]
+    weights: list[float]
+    endpoints: list[tuple[str, str]]
+    raw: list[float]
+    counts: Counter[str]
+    spans: dict[str, tuple[int, int, int, int]]  # each differing source's run: old start/stop, new start/stop
+    old_merged: list[Edge]                        # the prior's merged edges (sorted by source)
+    n_merged: int
+
+    def span(self, src: str, run: Callable[[str], tuple[int, int]]) -> tuple[int, int, int, int]:
+        got = self.spans.get(src)
+        if got is None:  # (a source whose run did not move, as long in both lists: where it lies)
+            a = bisect.bisect_left(self.old_merged, src, key=_source)
+            b = bisect.bisect_right(self.old_merged, src, a, key=_source)
+            got = (a, b, *run(src))
+        return got
+
+    def member(self, p: str, hub_at: Mapping[str, int]) -> tuple[int, int, int, int]:
+        k = hub_at[p] - self.n_merged  # (its place among the memberships: the same in both builds)
+        n_old = len(self.old_merged)
+        return n_old + k, n_old + k + 1, self.n_merged + k, self.n_merged + k + 1
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _General:
+    """The places a weighing without the prior's lists found: each source's run in both
+    builds (``spans_of``), the latest's number of merged edges and its files in path order."""
+
+    spans: Mapping[str, tuple[int, int, int, int]]
+    n_old_merged: int
+    old_order: list[str]
+
+
+def _source(e: Edge) -> str:
+    return e.source
+
+
+def _splice(prior: WeightedGraph, s: Structure, merged: list[Edge], differ: set[str], moved_structure: set[str],
+            run: Callable[[str], tuple[int, int]], weight: Callable[[Edge], float]) -> _Spliced | None:
+    """The prior's lists of every edge with the run of each source in ``differ`` put in its
+    place (the merged edges are sorted by source; the hub memberships, after them, are the
+    same files' in the same domains): its weights and ends made, its raw ranks the prior's
+    when its (target, relation, κ) did not move (else 0, ranked again by the caller), the
+    relation counts moved by its old and new edges. None when the lengths do not add up."""
+    old, n_old = s.merged, len(s.merged)
+    spans: dict[str, tuple[int, int, int, int]] = {}
+    for src in sorted(differ):
+        a = bisect.bisect_left(old, src, key=_source)
+        b = bisect.bisect_right(old, src, a, key=_source)
+        spans[src] = (a, b, *run(src))
+    weights: list[float] = []
+    ends: list[tuple[str, str]] = []
+    raw: list[float] = []
+    counts = Counter(prior.edge_counts)
+    done = 0
+    for src, (oa, ob, a, b) in spans.items():  # (in source order: ascending in both lists)
+        if oa < done or len(weights) + (oa - done) != a:
+            return None
+        weights.extend(s.weights[done:oa])
+        ends.extend(prior.endpoints[done:oa])
+        raw.extend(prior.rank_raw[done:oa])
+        now = merged[a:b]
+        weights.extend(map(weight, now))
+        ends.extend((e.source, e.target) for e in now)
+        raw.extend(prior.rank_raw[oa:ob] if src not in moved_structure else [0.0] * (b - a))
+        counts.subtract(e.relation for e in old[oa:ob])
+        counts.update(e.relation for e in now)
+        done = ob
+    weights.extend(s.weights[done:])
+    ends.extend(prior.endpoints[done:])
+    raw.extend(prior.rank_raw[done:])
+    edges = merged + s.edges[n_old:]
+    if not len(edges) == len(weights) == len(ends) == len(raw):
+        return None
+    return _Spliced(edges, weights, ends, raw, Counter({k: v for k, v in counts.items() if v > 0}), spans, old,
+                    len(merged))
+
+
+def _patch_into(s: Structure, differ: set[str], old_runs: Mapping[str, list[Edge]], merged: list[Edge],
+                run: Callable[[str], tuple[int, int]], gone: set[str]) -> None:
+    """``s.into`` (who has a merged edge into each file) moved to this build's merged edges:
+    only the sources in ``differ`` have other edges (made whole when it was not made)."""
+    if s.into is None:
+        into: dict[str, set[str]] = defaultdict(set)
+        for e in merged:
+            into[e.target].add(e.source)
+        s.into = dict(into)
+        return
+    held_into = s.into
+    for src in differ:
+        was_to = {e.target for e in old_runs.get(src, ())}
+        now_to = {e.target for e in merged[slice(*run(src))]}
+        for t in was_to - now_to:
+            held = held_into.get(t)
+            if held is not None:
+                held.discard(src)
+                if not held:
+                    del held_into[t]
+        for t in now_to - was_to:
+            held_into.setdefault(t, set()).add(src)
+    for p in gone:
+        held_into.pop(p, None)
+
+
+class _Incoming(Mapping[str, list[int]]):
+    """The indexes of the merged edges into a file, ascending, found from who has one
+    (``Structure.into``) and each such source's run: no index of every edge."""
+
+    def __init__(self, into: Mapping[str, set[str]], merged: list[Edge], run: Callable[[str], tuple[int, int]]):
+        self._into, self._merged, self._run = into, merged, run
+
+    def __getitem__(self, target: str) -> list[int]:
+        sources = self._into.get(target)
+        if not sources:
+            raise KeyError(target)
+        merged = self._merged
+        return [i for src in sorted(sources) for i in range(*self._run(src)) if merged[i].target == target]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._into)
+
+    def __len__(self) -> int:
+        return len(self._into)
+
+
+class _HubAt(Mapping[str, int]):
+    """A file's hub membership's index in this build's edges: the memberships follow the
+    merged edges in path order (the prior's memberships, the same files), found by bisection."""
+
+    def __init__(self, edges: list[Edge], lo: int, n_merged: int, files: Mapping[str, object]) -> None:
+        self._edges, self._lo, self._n, self._files = edges, lo, n_merged, files
+
+    def __getitem__(self, path: str) -> int:
+        if path not in self._files:
+            raise KeyError(path)
+        return self._n + bisect.bisect_left(self._edges, path, self._lo, len(self._edges), key=_source) - self._lo
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapping[str, FileFacts],
                 previous: Mapping[str, FileFacts], merged: list[Edge], edges: list[Edge], weights: list[float],
-                raw: list[float], endpoints: list[tuple[str, str]], ids: dict[str, str], terms: derive.Terms,
+                raw: list[float], endpoints: list[tuple[str, str]], ids: Mapping[str, str], terms: derive.Terms,
                 edge_terms: derive.Terms, made_nodes: Mapping[str, _Node], moved_nodes: set[str],
                 moved_sources: set[str], added: set[str], gone: set[str], domains: list[str],
                 members: Counter[str], member_w: list[float], cfg: Config, usage: Mapping[str, int],
                 sensitivity_overrides: Mapping[str, str], history: Mapping[str, str],
-                spans_of: Mapping[str, tuple[int, int, int, int]], n_old_merged: int,
-                old_order: list[str], differ: set[str], old_runs: Mapping[str, list[Edge]],
-                run: Callable[[str], tuple[int, int]]) -> WeightedGraph | None:
+                where: _Spliced | _General, differ: set[str], old_runs: Mapping[str, list[Edge]],
+                run: Callable[[str], tuple[int, int]], by_path: Mapping[str, ArtifactRecord],
+                counts: Counter[str]) -> WeightedGraph | None:
     """The graph weighed around the move made from ``prior`` (the latest build's, kept with
     its structure), changed in place (it is not read again): its structure patched at the
     nodes whose incident edges moved (``made_nodes``: every one of them there) and at the
     files that came, went or were read again; its artifact rows kept but the moved nodes',
     made when read (under these terms; a kept row's derived values follow them when read:
     ``WeightedGraph.full``); its edge rows made when read, and ``spliced`` says where the
-    latest's moved (for the export's kept rows). None when ``prior`` is not the latest's."""
+    latest's moved (for the export's kept rows). ``where``: the prior's lists spliced (no
+    file came or went: the caller checked the prior fits), or the places a weighing of
+    every edge found. None when ``prior`` is not the latest's."""
     s = prior.structure
     if s is None or prior.terms is None:
         return None
-    if s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history)):
-        return None
-    old_paths = [r.path for r in s.records]
-    if (len(old_paths) != len(previous) or len(s.merged) != n_old_merged or prior.hubs != len(domains)
-            or len(prior.edges) != n_old_merged + len(old_order) or len(prior.rank_raw) != len(prior.edges)
-            or any(p not in previous for p in old_paths) or s.domains != domains):
-        return None
+    spliced = where if isinstance(where, _Spliced) else None
+    general = where if isinstance(where, _General) else None
+    paths: list[str] | None = None
+    old_paths: list[str] | None = None
+    if general is not None:
+        if s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history)):
+            return None
+        old_paths = [r.path for r in s.records]
+        if (len(old_paths) != len(previous) or len(s.merged) != general.n_old_merged or prior.hubs != len(domains)
+                or len(prior.edges) != general.n_old_merged + len(general.old_order)
+                or len(prior.rank_raw) != len(prior.edges)
+                or any(p not in previous for p in old_paths) or s.domains != domains):
+            return None
     for node in sorted(made_nodes.keys() | gone):
         got = made_nodes.get(node)
         if got is None:  # (a file gone)
@@ -434,9 +652,8 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
             s.tested.add(node)
         else:
             s.tested.discard(node)
-    by_path = {r.path: r for r in records}
     for p in moved_nodes:
-        if p in by_path:
+        if p in facts:
             s.tagsets[p] = tagset(by_path[p].tags)
     cap = cfg.association_cap
     for d in domains:  # (a hub's: its members' memberships)
@@ -452,39 +669,31 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
         epochs.pop(p, None)
     for d in domains:
         stored.pop(hub_id(d), None)
-    paths = [r.path for r in records]
     nodes: list[NodeRow]
-    if not added and not gone and paths == old_paths:
+    same_files = spliced is not None
+    if general is not None:
+        paths = [r.path for r in records]
+        same_files = not added and not gone and paths == old_paths
+    if same_files:
         nodes = prior.nodes
         del nodes[len(records):]
-        places = s.places if s.places is not None else {p: i for i, p in enumerate(paths)}
+        places = s.places if s.places is not None else {r.path: i for i, r in enumerate(records)}
         for p in moved_nodes:
             if p in places:
                 r = records[places[p]]
                 nodes[places[p]] = {"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
+                s.facts[places[p]] = facts[p]  # (the others' are the kept ones)
+        s.places = places
     else:
+        assert old_paths is not None and paths is not None
         row_of = dict(zip(old_paths, prior.nodes, strict=False))
         nodes = [{"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
                  if r.path in moved_nodes else row_of[r.path] for r in records]
+        s.facts, s.places = [facts[p] for p in paths], None
     newest = terms.newest_ns
-    s.records, s.facts, s.merged = list(records), [facts[p] for p in paths], merged
-    s.edges, s.weights = edges, weights
-    if s.into is not None:  # (who has an edge into each file: moved only by the sources whose edges differ)
-        into = s.into
-        for src in differ:
-            was_to = {e.target for e in old_runs.get(src, ())}
-            now_to = {e.target for e in merged[slice(*run(src))]}
-            for t in was_to - now_to:
-                held = into.get(t)
-                if held is not None:
-                    held.discard(src)
-                    if not held:
-                        del into[t]
-            for t in now_to - was_to:
-                into.setdefault(t, set()).add(src)
-        for p in gone:
-            into.pop(p, None)
-    s.places = s.places if not added and not gone and paths == old_paths else None
+    if general is not None and s.into is not None:  # (the spliced lists' caller patched it)
+        _patch_into(s, differ, old_runs, merged, run, gone)
+    s.records, s.merged, s.edges, s.weights = list(records), merged, edges, weights
 
     def make(path: str) -> tuple[ArtifactNode, derive.Stored]:
         return weigh._artifact_node(by_path[path], facts[path], s, terms, newest, usage, sensitivity_overrides,
@@ -492,7 +701,7 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
 
     nodes.extend(weigh._hub_rows(s, terms, stored))
     graph = WeightedGraph(nodes, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
-                          len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges), endpoints)
+                          len(domains), edge_terms, stored, raw, counts, endpoints)
     graph.structure, graph.make, graph.made = s, make, made
     graph.epochs, graph.epoch, graph.base_epoch = epochs, prior.epoch + 1, base
     graph.make_epoch = graph.epoch
@@ -500,15 +709,26 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
     # the hub memberships of the moved sources and of the files that came and went (in path
     # order, after the merged edges)
     spans: list[tuple[int, int, int, int]] = []
-    for src in sorted(moved_sources):
-        span = spans_of.get(src)
-        if span is not None and (span[1] > span[0] or span[3] > span[2]):  # (none: no run in either build)
-            spans.append(span)
-    n_merged, new_order = len(merged), sorted(paths)
-    for p in sorted({p for p in moved_sources if p in previous or p in facts} | added | gone):
-        oi = n_old_merged + bisect.bisect_left(old_order, p)
-        ni = n_merged + bisect.bisect_left(new_order, p)
-        spans.append((oi, oi + (p in previous), ni, ni + (p in facts)))
+    n_merged = len(merged)
+    if spliced is not None:
+        hub_at = _HubAt(edges, n_merged, n_merged, facts)
+        for src in sorted(moved_sources):
+            span = spliced.span(src, run)
+            if span[1] > span[0] or span[3] > span[2]:
+                spans.append(span)
+            if src in facts:
+                spans.append(spliced.member(src, hub_at))
+    else:
+        assert general is not None and paths is not None
+        for src in sorted(moved_sources):
+            got = general.spans.get(src)
+            if got is not None and (got[1] > got[0] or got[3] > got[2]):  # (none: no run in either build)
+                spans.append(got)
+        new_order = sorted(paths)
+        for p in sorted({p for p in moved_sources if p in previous or p in facts} | added | gone):
+            oi = general.n_old_merged + bisect.bisect_left(general.old_order, p)
+            ni = n_merged + bisect.bisect_left(new_order, p)
+            spans.append((oi, oi + (p in previous), ni, ni + (p in facts)))
     spans.sort()
     graph.spliced = (len(prior.edges), spans)
     graph.moved = (frozenset(moved_nodes), frozenset(moved_sources),
