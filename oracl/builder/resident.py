@@ -224,7 +224,8 @@ def kept_rows(store: PartStore, graph: WeightedGraph, kept: KeptRows | None, who
             kept.edges.remove(kept.edge_keys[i])
             kept.edge_keys[i] = put(i)
     else:  # the latest's rows outside the stretches that moved, in the same order; those made again
-        old, keys, done = kept.edge_keys, [], 0
+        old, done = kept.edge_keys, 0
+        keys: list[Any] = []
         for oa, ob, na, nb in spliced[1]:
             if oa < done or len(keys) + (oa - done) != na:
                 return _whole_rows(store, graph, whole)

@@ -165,12 +165,13 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     if places is not None:
         runs = places
     else:
-        runs = {}
+        found: dict[str, tuple[int, int]] = {}
         start = 0
         for i in range(1, n_merged + 1):
             if i == n_merged or merged[i].source != merged[start].source:
-                runs[merged[start].source] = (start, i)  # type: ignore[index]
+                found[merged[start].source] = (start, i)
                 start = i
+        runs = found
     empty = (0, 0)
 
     def run(s: str) -> tuple[int, int]:
@@ -321,9 +322,9 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
             a, b = run(s)
             if s not in moved_structure and s in nodes:  # (the same (target, relation, κ) in the same order)
                 raw[a:b] = old_raw[start_old:start_old + (b - a)]
-            was = old_len.get(s, 0) if s in differ else b - a
-            spans_of[s] = (start_old, start_old + was, start_new, start_new + (b - a))
-            start_old, start_new = start_old + was, start_new + (b - a)
+            was_len = old_len.get(s, 0) if s in differ else b - a
+            spans_of[s] = (start_old, start_old + was_len, start_new, start_new + (b - a))
+            start_old, start_new = start_old + was_len, start_new + (b - a)
         old_hub = {p: n_old_merged + i for i, p in enumerate(old_order)}
     again: set[str] = set(moved_structure) | retagged
     for c in moved_structure | gone:  # (a 2-path through a source whose edges moved: its in-neighbours')
@@ -332,6 +333,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         again.update(merged[i].source for i in incoming.get(t, ()))
     again -= gone
     if spliced is None:
+        assert old_raw is not None
         for p in in_path_order:
             if p not in again and p not in added:
                 raw[hub_at[p]] = old_raw[old_hub[p]]
@@ -364,10 +366,10 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     if fast and prior is not None and prior.terms is not None:
         # the newest mtime: the newest file read again's when it is not older than the
         # latest's newest; else the latest's, unless only files read again held it
-        before = prior.terms.newest_ns
+        newest_was = prior.terms.newest_ns
         newest = max((facts[p].mtime_ns for p in read_again), default=0)
-        if newest < before:
-            newest = before if not any(previous[p].mtime_ns == before for p in read_again) else \
+        if newest < newest_was:
+            newest = newest_was if not any(previous[p].mtime_ns == newest_was for p in read_again) else \
                 max((facts[p].mtime_ns for p in paths), default=0)
     else:
         newest = max((facts[p].mtime_ns for p in paths), default=0)
@@ -598,7 +600,7 @@ class _HubAt(Mapping[str, int]):
         return path in self._files
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._files)  # type: ignore[arg-type]
+        return iter(self._files)
 
     def __len__(self) -> int:
         return len(self._files)
@@ -643,7 +645,7 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
         got = made_nodes.get(node)
         if got is None:  # (a file gone)
             for table in (s.assoc, s.degree_all, s.degree_aa, s.referrers, s.referred, s.tagsets):
-                table.pop(node, None)  # type: ignore[attr-defined]
+                table.pop(node, None)
             s.tested.discard(node)
             continue
         s.assoc[node], s.degree_all[node], s.degree_aa[node] = got.assoc, got.degree_all, got.degree_aa
@@ -681,7 +683,7 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
         for p in moved_nodes:
             if p in places:
                 r = records[places[p]]
-                nodes[places[p]] = {"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[misc]
+                nodes[places[p]] = {"id": r.artifact_id, "kind": "artifact", "path": r.path}  # type: ignore[call-overload]
                 s.facts[places[p]] = facts[p]  # (the others' are the kept ones)
         s.places = places
     else:
@@ -721,9 +723,9 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
     else:
         assert general is not None and paths is not None
         for src in sorted(moved_sources):
-            got = general.spans.get(src)
-            if got is not None and (got[1] > got[0] or got[3] > got[2]):  # (none: no run in either build)
-                spans.append(got)
+            at = general.spans.get(src)
+            if at is not None and (at[1] > at[0] or at[3] > at[2]):  # (none: no run in either build)
+                spans.append(at)
         new_order = sorted(paths)
         for p in sorted({p for p in moved_sources if p in previous or p in facts} | added | gone):
             oi = general.n_old_merged + bisect.bisect_left(general.old_order, p)
