@@ -94,7 +94,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     made whatever), or why a whole pass is needed instead. ``kept``: the latest's name
     tables as a long-lived builder holds them (the same files in the same places), patched
     here instead of read back (0.3–0.5 s at 20k files)."""
-    here = {f.path: f for f in facts}
+    here = index.facts if len(index.facts) == len(facts) else {f.path: f for f in facts}  # (by path: the index's)
     gone = [p for p in previous if p not in here]
     changed = sorted({*gone, *(p for p in reread if p not in previous
                                or p not in segments.files or interface(here[p]) != segments.files[p].interface)})
@@ -104,11 +104,12 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
             return f"{p} roots a tree of imports"
         if any(x is not None and x.manifest for x in (here.get(p), previous.get(p))):
             return f"{p} is a manifest"
-    before = {_dir(p) for p in previous}
-    now = {_dir(p) for p in here}
-    for p in changed:
-        if (_dir(p) in before) != (_dir(p) in now):
-            return f"the directory of {p} appeared or emptied"
+    if any(p not in previous or p not in here for p in changed):  # (a directory moves only when a file comes or goes)
+        before = {_dir(p) for p in previous}
+        now = {_dir(p) for p in here}
+        for p in changed:
+            if (_dir(p) in before) != (_dir(p) in now):
+                return f"the directory of {p} appeared or emptied"
     recorded = read_sets.read(store, latest)
     if recorded is None:
         return "the latest recorded no reads"
@@ -149,7 +150,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     only.update(p for p in changed if p in here)
     only.update(p for p in reread if p in here)
     only.update(p for p in also if p in here)
-    only.update(f.path for f in facts if _code(f) and f.path not in reads)  # (no record: resolved)
+    only.update(f.path for f in facts if f.path not in reads and _code(f))  # (no record: resolved)
 
     def readers(paths: set[str]) -> list[str]:
         moved = {"\0" + p for p in paths}
