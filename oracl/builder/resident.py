@@ -14,7 +14,7 @@ import orjson
 from oracl.builder.extractors.providers import edges_to_make
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import Carry, Previous
-from oracl.builder.pipeline.weigh import WeightedGraph
+from oracl.builder.pipeline.weigh import WeightedGraph, move_source
 from oracl.builder.reach import standby_rows
 from oracl.core.export import edge_sort_key
 from oracl.core.parts import KeptSection, Parts, PartStore, stored_edge, stored_node
@@ -106,16 +106,8 @@ def retarget(index: dict[str, set[str]], before: tuple[Mapping[str, list[Edge]],
     """``edge_targets(before)`` made ``edge_targets(after)`` in place, when only the files
     ``paths`` have other edges in ``after`` (made again, come or gone)."""
     for p in paths:
-        was = {e.target for lists in before for e in lists.get(p, ())}
-        now = {e.target for lists in after for e in lists.get(p, ())}
-        for t in was - now:
-            sources = index.get(t)
-            if sources is not None:
-                sources.discard(p)
-                if not sources:
-                    del index[t]
-        for t in now - was:
-            index.setdefault(t, set()).add(p)
+        move_source(index, p, {e.target for lists in before for e in lists.get(p, ())},
+                    {e.target for lists in after for e in lists.get(p, ())})
 
 
 @dataclass(slots=True)

@@ -265,6 +265,19 @@ def _source(e: Edge) -> str:
     return e.source
 
 
+def move_source(index: dict[str, set[str]], source: str, was: set[str], now: set[str]) -> None:
+    """``index`` (each target → the sources with an edge into it) moved in place for
+    ``source``, whose targets were ``was`` and are ``now``; a target left with none goes."""
+    for t in was - now:
+        sources = index.get(t)
+        if sources is not None:
+            sources.discard(source)
+            if not sources:
+                del index[t]
+    for t in now - was:
+        index.setdefault(t, set()).add(source)
+
+
 def memberships(domain: Mapping[str, str]) -> list[Edge]:
     """Each file's hub membership (``domain``: path → its domain), in path order: the edges
     after the merged ones. (In path order, not the walk's, so that a build whose files came

@@ -51,6 +51,7 @@ from oracl.builder.pipeline.weigh import (
     hub_id,
     key_of,
     memberships,
+    move_source,
     moved_sum,
     record_part,
     run_part,
@@ -547,20 +548,11 @@ def _patch_into(s: Structure, differ: set[str], old_runs: Mapping[str, list[Edge
             into[e.target].add(e.source)
         s.into = dict(into)
         return
-    held_into = s.into
     for src in differ:
-        was_to = {e.target for e in old_runs.get(src, ())}
-        now_to = {e.target for e in merged[slice(*run(src))]}
-        for t in was_to - now_to:
-            held = held_into.get(t)
-            if held is not None:
-                held.discard(src)
-                if not held:
-                    del held_into[t]
-        for t in now_to - was_to:
-            held_into.setdefault(t, set()).add(src)
+        move_source(s.into, src, {e.target for e in old_runs.get(src, ())},
+                    {e.target for e in merged[slice(*run(src))]})
     for p in gone:
-        held_into.pop(p, None)
+        s.into.pop(p, None)
 
 
 class _Incoming(Mapping[str, list[int]]):
