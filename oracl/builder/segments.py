@@ -290,7 +290,7 @@ class Segments:
 
     @classmethod
     def index(cls, data: bytes, store: PartStore,
-              entries: dict[str, tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]] | None = None) -> Segments:
+              entries: dict[str, _Entry] | None = None) -> Segments:
         """The segments a ``symbols.seg`` places in the store's parts (its group entries
         read from the store, each checked against its digest), their rows not read
         (``put`` reads the parts of the groups it makes again). ValueError when it is not
@@ -305,7 +305,7 @@ class Segments:
             raise ValueError("not a symbols file of this format")
         out = cls(groups=[])
         assert out.groups is not None
-        mine: dict[str, tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]] = {}
+        mine: dict[str, _Entry] = {}
         for digest, size in head["groups"]:
             digest = str(digest)
             got = entries.get(digest) if entries is not None else None
@@ -317,9 +317,7 @@ class Segments:
             mine[digest] = got
             out.files.update(got[0])
             out.spans.update(got[1])
-            parts = [next(([*part] for sp in got[1].values() for part in (sp[k].part,) if part is not None), None)
-                     for k in (0, 1)]
-            out.groups.append((list(got[0]), [digest, int(size)], parts[0], parts[1]))
+            out.groups.append((list(got[0]), [digest, int(size)], *(None if p is None else [*p] for p in got[2])))
         if entries is not None:
             entries.clear()
             entries.update(mine)
@@ -366,8 +364,13 @@ def _read_part(store: PartStore, digest: str) -> bytes:
         raise PreviousBundleError(f"the previous build's symbol rows could not be read ({exc})") from None
 
 
-def _entry(entry: dict[str, Any]) -> tuple[dict[str, Segment], dict[str, tuple[Span, Span]]]:
-    """A group entry's files: their segments (rows not read) and where their rows lie."""
+# a group entry read: its files' segments, where their rows lie, its (node part, edge part)
+_Entry = tuple[dict[str, Segment], dict[str, tuple[Span, Span]], tuple[Part | None, Part | None]]
+
+
+def _entry(entry: dict[str, Any]) -> _Entry:
+    """A group entry's files: their segments (rows not read), where their rows lie, and
+    the group's (node part, edge part): the first its files' rows name, or None."""
     files: dict[str, Segment] = {}
     where: dict[str, tuple[Span, Span]] = {}
     for p, (iface, n_digest, n_size, n_off, n_len, e_digest, e_size, e_off, e_len, n_nodes, n_edges, rel,
@@ -382,7 +385,8 @@ def _entry(entry: dict[str, Any]) -> tuple[dict[str, Segment], dict[str, tuple[S
             spans.append(Span((str(part), int(size)), off, n))
         files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
         where[p] = (spans[0], spans[1])
-    return files, where
+    parts = tuple(next((sp[k].part for sp in where.values() if sp[k].part is not None), None) for k in (0, 1))
+    return files, where, parts
 
 
 def reusable(bundle: Path, manifest_files: dict[str, str], by_path: Mapping[str, FileFacts], reread: list[str],

@@ -511,8 +511,9 @@ def diff_nodes(old: Any, new: Any, key: str) -> tuple[list[Any], Any, list[dict[
     rows = pc.indices_nonzero(anywhere).to_pylist() if anywhere is not None else []
     if not rows:
         return removed, added, []
-    picked = both.take(pa.array(rows))
-    flags = {c: m.take(pa.array(rows)).to_pylist() for c, m in moved.items()}
+    at = pa.array(rows, pa.int64())  # (typed: pyarrow's inference tries a missing optional import each time, ~0.1 ms)
+    picked = both.take(at)
+    flags = {c: m.take(at).to_pylist() for c, m in moved.items()}
     values = {c: picked.column(c).to_pylist() for c in [key, *moved]}
     changed = [{key: values[key][i], **{c: values[c][i] for c in moved if flags[c][i]}} for i in range(len(rows))]
     return removed, added, changed

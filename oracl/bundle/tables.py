@@ -62,6 +62,13 @@ def _column(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
     return [r.get(key) for r in rows]
 
 
+def _text(values: list[Any]) -> pa.Array:
+    """A string column. (Typed: pyarrow's type inference tries importing an optional
+    module, ``dateutil``, each time it runs; where that is absent each try costs ~0.1 ms,
+    a few milliseconds a resident build.)"""
+    return pa.array(values, pa.string())
+
+
 def _columns(rows: Sequence[Any], *keys: str | int) -> list[list[Any]]:
     """The columns ``keys`` of rows that all carry them: names of mappings, or indexes of
     packed rows (one C loop a column)."""
@@ -87,19 +94,19 @@ def artifact_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]
     detail = [stored_detail(n["priority_detail"]) for n in arts]
     own = [stored[n["path"]] for n in arts]
     return pa.table({
-        "path": _column(arts, "path"), "id": _column(arts, "id"),
-        "checksum": _column(arts, "checksum"), "file_type": _column(arts, "file_type"),
+        "path": _text(_column(arts, "path")), "id": _text(_column(arts, "id")),
+        "checksum": _text(_column(arts, "checksum")), "file_type": _text(_column(arts, "file_type")),
         "size_bytes": pa.array(_column(arts, "size_bytes"), pa.int64()),
         "created_at": pa.array([_ts(n["created_at"]) for n in arts], pa.timestamp("us")),
         "modified_at": pa.array([_ts(n["modified_at"]) for n in arts], pa.timestamp("us")),
-        "domain": [t.get("domain") for t in tags], "component": [t.get("component") for t in tags],
-        "lifecycle": [t.get("lifecycle") for t in tags],
-        "classification": [t.get("classification") for t in tags],
-        "content_type": [t.get("content_type") for t in tags],
-        "format": [t.get("format") for t in tags],
+        "domain": _text([t.get("domain") for t in tags]), "component": _text([t.get("component") for t in tags]),
+        "lifecycle": _text([t.get("lifecycle") for t in tags]),
+        "classification": _text([t.get("classification") for t in tags]),
+        "content_type": _text([t.get("content_type") for t in tags]),
+        "format": _text([t.get("format") for t in tags]),
         "placeholder": pa.array([bool(t.get("placeholder")) for t in tags], pa.bool_()),
-        "parse_status": _column(arts, "parse_status"),
-        "tags": [orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in tags],
+        "parse_status": _text(_column(arts, "parse_status")),
+        "tags": _text([orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in tags]),
         "p_sum": pa.array([o.p_sum for o in own], pa.float64()),
         "p_mult": pa.array([o.p_mult for o in own], pa.float64()),
         "fresh_e": pa.array([o.fresh_e for o in own], pa.float64()),
@@ -110,11 +117,11 @@ def artifact_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]
         "backrefs": pa.array(_column(arts, "backrefs"), pa.int64()),
         "usage": pa.array(_column(arts, "usage"), pa.int64()),
         "line_count": pa.array(_column(arts, "line_count"), pa.int64()),
-        "name": [n["path"].rsplit("/", 1)[-1] for n in arts],
-        "symbols": [orjson.dumps(n["symbols"]).decode() for n in arts],
-        "headings": [orjson.dumps(n["headings"]).decode() for n in arts],
-        "detail": [orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode() for d in detail],
-        "history": [n.get("history", "") for n in arts],
+        "name": _text([n["path"].rsplit("/", 1)[-1] for n in arts]),
+        "symbols": _text([orjson.dumps(n["symbols"]).decode() for n in arts]),
+        "headings": _text([orjson.dumps(n["headings"]).decode() for n in arts]),
+        "detail": _text([orjson.dumps(d, option=orjson.OPT_SORT_KEYS).decode() for d in detail]),
+        "history": _text([n.get("history", "") for n in arts]),
     })
 
 
@@ -165,7 +172,7 @@ def fts_rows(table: pa.Table, n: int) -> pa.Table:
 def hub_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]) -> pa.Table:
     hubs = [n for n in nodes if n["kind"] == "hub"]
     return pa.table({
-        "id": _column(hubs, "id"), "domain": [h["tags"]["domain"] for h in hubs],
+        "id": _text(_column(hubs, "id")), "domain": _text([h["tags"]["domain"] for h in hubs]),
         "association": pa.array([stored[h["id"]].assoc for h in hubs], pa.float64()),
         "degree": pa.array([stored[h["id"]].degree for h in hubs], pa.int64()),
     })
@@ -181,18 +188,18 @@ def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, s
     links_r = [r for e, (_, r) in rows if e["relation"] != "belongs_to"]
     belongs_r = [r for e, (_, r) in rows if e["relation"] == "belongs_to"]
     link_tbl = pa.table({
-        "from": [ends[0] for _, ends in links], "to": [ends[1] for _, ends in links],
-        "relation": [e["relation"] for e, _ in links],
+        "from": _text([ends[0] for _, ends in links]), "to": _text([ends[1] for _, ends in links]),
+        "relation": _text([e["relation"] for e, _ in links]),
         "confidence": pa.array([e["metadata"]["confidence"] for e, _ in links], pa.float64()),
         "relation_weight": pa.array([e["relation_weight"] for e, _ in links], pa.float64()),
         "rank_raw": pa.array(links_r, pa.float64()),
-        "source_fragment": [e["source_fragment"] for e, _ in links],
-        "target_fragment": [e["target_fragment"] for e, _ in links],
-        "producer": [e["metadata"]["producer"] for e, _ in links],
-        "provider": [e["metadata"]["provider"] for e, _ in links],
+        "source_fragment": _text([e["source_fragment"] for e, _ in links]),
+        "target_fragment": _text([e["target_fragment"] for e, _ in links]),
+        "producer": _text([e["metadata"]["producer"] for e, _ in links]),
+        "provider": _text([e["metadata"]["provider"] for e, _ in links]),
     })
     belongs_tbl = pa.table({
-        "from": [ends[0] for _, ends in belongs], "to": [ends[1] for _, ends in belongs],
+        "from": _text([ends[0] for _, ends in belongs]), "to": _text([ends[1] for _, ends in belongs]),
         "confidence": pa.array([e["metadata"]["confidence"] for e, _ in belongs], pa.float64()),
         "relation_weight": pa.array([e["relation_weight"] for e, _ in belongs], pa.float64()),
         "rank_raw": pa.array(belongs_r, pa.float64()),
@@ -292,7 +299,7 @@ def packed_symbol_tables(nodes: Sequence[Sequence[Any]], edges: Sequence[Sequenc
               ("candidates", "candidates", ints))
     return {
         "symbols": symbols,
-        "symbol_names": pa.table({"key": list(names), "ids": pa.array(list(names.values()), pa.list_(pa.string()))}),
+        "symbol_names": pa.table({"key": _text(list(names)), "ids": pa.array(list(names.values()), pa.list_(pa.string()))}),
         "defines": pa.table({"from": symbols.column("path"), "to": symbols.column("id")}),
         "contains": rel(by["contains"]),
         "calls": rel(by["calls"], (*scored, ("lines", "lines", strings)), lines=True),
