@@ -227,7 +227,9 @@ def test_a_move_weighed_around_patches_the_kept_graph_and_the_saves_after_it_rew
     the whole; its name tables are patched, not read back, when a file came or went (the
     files both builds have are in the same order). Each build's export and graph tables
     are a full build's."""
-    from oracl.builder import name_tables, resident
+    from oracl.builder import name_tables, read_sets, resident
+    from oracl.core.parts import stat_files, store_of
+    from oracl.core.vault import Vault
 
     from .test_incremental import _full_rows_beside, _graph_rows
 
@@ -248,6 +250,15 @@ def test_a_move_weighed_around_patches_the_kept_graph_and_the_saves_after_it_rew
         full, _ = _full_beside(root, now + timedelta(seconds=40))
         assert got == full, (step, _first_difference(got, full))
         assert rows == full_rows, f"step {step}: the graph's rows differ from a full build's"
+        # the reads the builder holds are those the build recorded, merged
+        vault = Vault(root)
+        pointer = vault.read_latest()
+        bundle = vault.bundle(str(pointer.get("bundle", pointer["build_id"])))
+        latest, _ = stat_files((bundle / "stat.bin").read_bytes(), vault.dir)
+        recorded = read_sets.read(store_of(vault.dir), latest)
+        assert recorded is not None and carry.reads is not None and carry.reads[0] == latest[read_sets.KEY]
+        assert {p: sorted(v) for p, v in carry.reads[1].items()} == \
+            {p: sorted(v) for p, v in read_sets.merged(*recorded).items()}, step
 
     def moved(step: int, changed: set[str]) -> Any:
         return build(root, now=T0 + timedelta(minutes=step), carry=carry, changed=changed, **KW)
@@ -281,3 +292,41 @@ def test_a_move_weighed_around_patches_the_kept_graph_and_the_saves_after_it_rew
             assert mode.startswith("weigh: around the move") and "; the kept graph patched" in mode, (kind, mode)
     assert whole == [], "a save serialised every export row"
     assert read_back == [], "a save read the name tables back (a file came or went: the kept ones are patched)"
+
+
+def test_a_long_lived_builders_standby_folder_goes_after_the_build_returns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save that takes over the standby's database sets the rest of its folder aside
+    (``RETIRED``) and the builder removes it in a thread once the build has returned, not
+    inside the build; the next build waits for that thread. A cold build removes it at once."""
+    import shutil
+
+    from oracl.bundle.database import RETIRED
+    from oracl.core.vault import Vault
+
+    root, carry = _built(tmp_path)
+    _save(root, carry, "pkg/m1.py", "# a note\n", 1)
+    mirror = Vault(root).mirror
+    carry.settle()
+    removed: list[tuple[str, bool]] = []  # (the folder, whether it was still there)
+    real = shutil.rmtree
+
+    def noting(path: Any, *a: Any, **k: Any) -> None:
+        if str(path).endswith(RETIRED):
+            removed.append((Path(path).name, Path(path).is_dir()))
+        real(path, *a, **k)
+
+    monkeypatch.setattr(shutil, "rmtree", noting)
+    report = _save(root, carry, "pkg/m2.py", "# a note\n", 2)
+    assert report.database_mode.startswith("database: the standby updated in place"), report.database_mode
+    assert carry.remover is not None, "the standby's folder was removed inside the build"
+    carry.settle()
+    assert carry.remover is None and len(removed) == 1 and removed[0][1], removed
+    assert sorted(p.name for p in mirror.iterdir() if p.name.endswith(".tmp")) == []
+    # a cold build (no builder): removed inside the build, nothing set aside
+    with open(root / "pkg/m4.py", "a") as fh:
+        fh.write("# another note\n")
+    _stamp(root / "pkg/m4.py", 3)
+    report = build(root, now=T0 + timedelta(minutes=3), **KW)
+    assert report.database_mode.startswith("database: the standby updated in place"), report.database_mode
+    assert len(removed) == 1 and sorted(p.name for p in mirror.iterdir() if p.name.endswith(".tmp")) == []

@@ -27,7 +27,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shutil
 import stat as stat_mod
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -466,6 +468,33 @@ class Carry:
     held: dict[tuple[str, str, int], tuple[Any, Any]] = field(default_factory=dict)
     # (HEAD, the files, the history read at them: ``orchestrator.read_history_phase``)
     history: tuple[str, frozenset[str], Any] | None = None
+    # (the read_sets entry its build recorded, what each file's resolution read as that
+    # record holds it, merged: ``orchestrator.reads_after``)
+    reads: tuple[Any, dict[str, Any]] | None = None
+    # the standby folders its builds took the databases of, set aside (``claim_standby``):
+    # removed by a thread once the build has returned (``remove_retired``), so that a
+    # save's answer does not wait for them; the next build waits for it (``settle``)
+    retired: list[Path] = field(default_factory=list)
+    remover: threading.Thread | None = None
+
+    def settle(self) -> None:
+        """Wait for the last build's folders set aside to be gone."""
+        if self.remover is not None:
+            self.remover.join()
+            self.remover = None
+
+    def remove_retired(self) -> None:
+        """Remove the folders set aside, in a thread (a daemon: one the process leaves
+        behind is a staging folder to the next build's cleaning, ``clean_stale``)."""
+        paths, self.retired = self.retired, []
+
+        def remove() -> None:
+            for p in paths:
+                shutil.rmtree(p, ignore_errors=True)
+
+        if paths:
+            self.remover = threading.Thread(target=remove, name="oracl-retired", daemon=True)
+            self.remover.start()
 
     def keep(self, bundle: Path, header: dict[str, Any], facts: dict[str, FileFacts],
              records: dict[str, tuple[FileFacts, Any]] | None = None, made_under: tuple[Any, Any] | None = None) -> None:
@@ -485,7 +514,7 @@ class Carry:
         self.interface, self.index, self.merged, self.edge_reads = {}, None, None, {}
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
         self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
-        self.symbol_counts = self.shard_groups = self.file_counts = self.history = None
+        self.symbol_counts = self.shard_groups = self.file_counts = self.history = self.reads = None
 
 
 def standby_delta(latest: Path, facts: Mapping[str, FileFacts]) -> tuple[str, dict[str, str | None]] | None:

@@ -599,7 +599,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
         # latest's: what its last build read or removed, against the bundle it started from)
         delta = plan.carry.delta if plan.carry is not None and plan.carry.bundle == r.previous.bundle else None
         checksums, why, moved, standby_of = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols,
-                                                          max_bytes=limit, known=delta[0] if delta else "")
+                                                          max_bytes=limit, known=delta[0] if delta else "",
+                                                          retire=plan.carry.retired if plan.carry is not None else None)
         if checksums is not None and delta is not None and standby_of == delta[0]:
             standby = True
             catchup, gone_there = _catch_up_known(r, delta[1])
@@ -888,6 +889,9 @@ class Symbols:
     reads: dict[str, frozenset[str]] | None = None
     reads_gone: list[str] = field(default_factory=list)
     reads_whole: bool = False
+    # every file's reads as the latest recorded them, when this build read or was given them
+    # (``resolve_again``): what a long-lived builder keeps, with ``reads`` over them
+    reads_all: dict[str, Any] | None = None
     # the latest's patch of the name tables with this build's over it, to be written as a
     # part beside the latest's tables (``name_tables.write_patch``)
     table_patch: tuple[Any, dict[str, list[str]]] | None = None
@@ -988,7 +992,7 @@ def _start_again(ex: Executor, r: Read, previous: Segments, catchup: tuple[str, 
             return again
         if len(again.patch[0]) > name_tables.COMPACT:
             return None
-        again.graph.table = None
+        again.graph.table = again.reads = None  # (nothing keeps them: not sent back)
         return again
 
     return ex.submit("resolving again what the changed files reach", work)
@@ -1037,10 +1041,12 @@ def make_symbols(r: Read, previous: Segments | None, why: str, catchup: tuple[st
         again: Again | str | None = ex.join(early) if early is not None and ex is not None else None  # (``start_symbols``)
         if again is None:
             again = resolve_again(r.facts, r.index, r.previous.facts, r.reread, previous, store, latest, fork,
-                                  [p for p in catchup if p in here], own_table)
+                                  [p for p in catchup if p in here], own_table, held_reads(carry, latest))
         del own_table
         if isinstance(again, Again):
-            return _made_again(r, previous, again, why, gone_too, catchup, store, latest, keep_table)
+            made_again = _made_again(r, previous, again, why, gone_too, catchup, store, latest, keep_table)
+            made_again.reads_all = again.reads if carry is not None else None
+            return made_again
         why = f"{why}; every file resolved: {again}"
     if previous.compare:
         assert store is not None
@@ -1102,6 +1108,36 @@ def _same_order(here: Mapping[str, FileFacts], before: Mapping[str, FileFacts], 
     if not removed and len(here) == len(before):
         return True  # (the same files: the read keeps the latest's order, ``facts_in_order``)
     return [p for p in here if p in before] == [p for p in before if p in here]
+
+
+def held_reads(carry: Carry | None, latest: dict[str, Any]) -> dict[str, Any] | None:
+    """A long-lived builder's reads of every file (``Carry.reads``) when they are those the
+    latest recorded (its ``read_sets`` entry, which names the parts they are in)."""
+    if carry is None or carry.reads is None or not latest or carry.reads[0] != latest.get(read_sets.KEY):
+        return None
+    return carry.reads[1]
+
+
+def reads_after(carry: Carry, latest: dict[str, Any], entry: Any,
+                update: tuple[dict[str, Any], list[str], bool] | None,
+                started: dict[str, Any] | None) -> tuple[Any, dict[str, Any]] | None:
+    """What a long-lived builder keeps of every file's reads after a build that recorded
+    ``entry`` (``read_sets.write``'s; None: no record): the reads it started from
+    (``started``, else the ones it held for the latest) with this build's over them
+    (``update``: (the files' reads, the files gone, whether every file's)), in place. The
+    same record as the parts written, merged (``read_sets.merged``); None when unknown."""
+    if entry is None or update is None:
+        return None
+    reads, gone, whole = update
+    if whole:
+        return entry, dict(reads)
+    base = started if started is not None else held_reads(carry, latest)
+    if base is None:
+        return None
+    base.update(reads)
+    for p in gone:
+        base.pop(p, None)
+    return entry, base
 
 
 def keep_tables(store: PartStore, symbols: Symbols, latest: dict[str, Any]) -> dict[str, Any]:
@@ -1803,6 +1839,8 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
     vault = Vault(root)
     plan = Plan(root, cfg, vault, new_build_id(now), now, frozenset(skip), full, carry=carry, spare=spare,
                 changed=frozenset(changed) if changed is not None and carry is not None else None)
+    if carry is not None:
+        carry.settle()  # (the folders its last build set aside: gone before this one cleans)
     try:
         with provenance.build_lock(vault):
             provenance.clean_stale(vault)  # what a killed build left: staging folders, pending files
@@ -1818,6 +1856,9 @@ def build(root: Path, *, cfg: Config | None = None, skip: tuple[str, ...] = (),
             raise
         raise DiskFullError(f"no space left on the device that holds {vault.dir}: the build stopped and the "
                             "previous build is untouched; free some space and build again") from None
+    finally:
+        if carry is not None:
+            carry.remove_retired()
 
 
 class NotWarmed(Exception):
@@ -1953,6 +1994,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         symbols_mode, database_mode = symbols.why, content.why if content is not None else ""
         del reuse
         tables_task = None
+        reads_update = (symbols.reads, list(symbols.reads_gone), symbols.reads_whole) \
+            if symbols.reads is not None and plan.carry is not None else None
+        reads_started, symbols.reads_all = symbols.reads_all, None
         if plan.warm:  # (the latest's tables: nothing to keep)
             symbols.write = symbols.reads = symbols.table_patch = None
         elif symbols.write is not None or symbols.reads is not None or symbols.table_patch is not None:
@@ -2098,6 +2142,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                 else:
                     plan.carry.edge_targets = None
                 plan.carry.symbol_table, plan.carry.edges, plan.carry.graph = symbols.table, by_file, kept_graph
+                plan.carry.reads = reads_after(plan.carry, latest, kept_tables.get(read_sets.KEY), reads_update,
+                                               reads_started)
                 plan.carry.symbol_counts = (kept_at.name, header["counts"]["symbols"])
                 plan.carry.file_counts = (kept_at.name, dict(parse), dict(languages))
                 plan.carry.shard_groups = (kept_at.name, groups[0]) if groups[0] is not None else None
@@ -2153,7 +2199,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         "seconds": seconds, "bundle_bytes": loaded.bundle_bytes, "signature": loaded.signature,
         "mode": mode, "files_read": files_read, "walk": d.walk,
     })
-    provenance.prune_bundles(vault, keep=max(1, plan.cfg.keep_bundles), current=plan.build_id)
+    provenance.prune_bundles(vault, keep=max(1, plan.cfg.keep_bundles), current=plan.build_id,
+                             spare=plan.carry.retired if plan.carry is not None else ())
     if plan.carry is None or chain % PRUNE_EVERY == 0:  # (a long-lived builder's: every few builds)
         provenance.prune_parts(vault)
     return BuildReport(

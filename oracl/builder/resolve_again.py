@@ -58,6 +58,9 @@ class Again:
     gone: list[str] = field(default_factory=list)
     # the latest's patch of the name tables with this build's over it (``name_tables``)
     patch: tuple[name_tables.Declared, dict[str, list[str]]] = field(default_factory=lambda: ({}, {}))
+    # what each file's resolution read, as the latest recorded it (``read_sets``): kept by a
+    # long-lived builder, with this build's over it, for its next build (None: not kept)
+    reads: dict[str, Any] | None = None
 
 
 def _code(f: FileFacts) -> bool:
@@ -89,11 +92,14 @@ def _package_words(path: str) -> set[str]:
 def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, FileFacts], reread: list[str],
                   segments: Segments, store: PartStore, latest: dict[str, Any],
                   fork: Callable[[Callable[[], Any]], Callable[[], Any]] | None = None,
-                  also: list[str] | tuple[str, ...] = (), kept: SymbolTable | None = None) -> Again | str:
+                  also: list[str] | tuple[str, ...] = (), kept: SymbolTable | None = None,
+                  kept_reads: dict[str, Any] | None = None) -> Again | str:
     """The symbol rows of the files a change can move (``also``: files whose rows must be
     made whatever), or why a whole pass is needed instead. ``kept``: the latest's name
     tables as a long-lived builder holds them (the same files in the same places), patched
-    here instead of read back (0.3–0.5 s at 20k files)."""
+    here instead of read back (0.3–0.5 s at 20k files). ``kept_reads``: the reads the latest
+    recorded, merged, as such a builder holds them (``Carry.reads``), not read back and
+    merged (~50 ms at 20k files)."""
     here = index.facts if len(index.facts) == len(facts) else {f.path: f for f in facts}  # (by path: the index's)
     gone = [p for p in previous if p not in here]
     changed = sorted({*gone, *(p for p in reread if p not in previous
@@ -110,8 +116,8 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         for p in changed:
             if (_dir(p) in before) != (_dir(p) in now):
                 return f"the directory of {p} appeared or emptied"
-    recorded = read_sets.read(store, latest)
-    if recorded is None:
+    recorded = read_sets.read(store, latest) if kept_reads is None else None
+    if kept_reads is None and recorded is None:
         return "the latest recorded no reads"
     order = {f.path: i for i, f in enumerate(facts)}
     table = kept if kept is not None else name_tables.read(store, latest, order)
@@ -143,7 +149,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     for holder, member in attached:  # (a type that gained or lost a member: the member's name, as a
         kind = holder.split("#", 1)[1]   # member lookup records it, and the type's, whole and last part)
         tokens.update((member.split("#", 1)[1].rsplit(".", 1)[-1], kind, kind.rsplit(".", 1)[-1]))
-    reads = read_sets.merged(*recorded)
+    reads = kept_reads if kept_reads is not None else read_sets.merged(*recorded)  # type: ignore[misc]
     only = {p for p, seen in reads.items() if p in here and not tokens.isdisjoint(seen)}
     # (a type's file holds its `contains` edges to the members attached to it)
     only.update(p for p in (holder.split("#", 1)[0] for holder, _ in attached) if p in here)
@@ -162,4 +168,4 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     mine = {*g.reads, *gone}
     bases = {tid: held for tid, held in bases.items() if tid.split("#", 1)[0] not in mine}
     bases.update(g.bases_of)
-    return Again(g, made, changed, gone, (decls, bases))
+    return Again(g, made, changed, gone, (decls, bases), reads)

@@ -317,7 +317,9 @@ class Segments:
             mine[digest] = got
             out.files.update(got[0])
             out.spans.update(got[1])
-            out.groups.append((list(got[0]), [digest, int(size)], *(None if p is None else [*p] for p in got[2])))
+            nodes, edges = got[2]
+            out.groups.append((list(got[0]), [digest, int(size)], None if nodes is None else [*nodes],
+                               None if edges is None else [*edges]))
         if entries is not None:
             entries.clear()
             entries.update(mine)
@@ -385,8 +387,9 @@ def _entry(entry: dict[str, Any]) -> _Entry:
             spans.append(Span((str(part), int(size)), off, n))
         files[p] = Segment(iface, b"", b"", n_nodes, n_edges, rel, unresolved, dropped)
         where[p] = (spans[0], spans[1])
-    parts = tuple(next((sp[k].part for sp in where.values() if sp[k].part is not None), None) for k in (0, 1))
-    return files, where, parts
+    node_part, edge_part = (next((sp[k].part for sp in where.values() if sp[k].part is not None), None)
+                            for k in (0, 1))
+    return files, where, (node_part, edge_part)
 
 
 def reusable(bundle: Path, manifest_files: dict[str, str], by_path: Mapping[str, FileFacts], reread: list[str],

@@ -23,7 +23,7 @@ import hashlib
 import os
 import shutil
 import signal
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -75,9 +75,10 @@ def build_lock(vault: Vault) -> Iterator[None]:
         os.close(fd)
 
 
-def prune_bundles(vault: Vault, keep: int, current: str) -> list[str]:
+def prune_bundles(vault: Vault, keep: int, current: str, spare: Collection[Path] = ()) -> list[str]:
     """Remove bundles beyond the newest ``keep`` unless a reader holds them, and staging
-    folders left by crashed builds. Returns the names removed."""
+    folders left by crashed builds but those in ``spare`` (a long-lived builder's standby
+    folders set aside, which it removes itself). Returns the names removed."""
     removed: list[str] = []
     if not vault.mirror.is_dir():
         return removed
@@ -101,7 +102,7 @@ def prune_bundles(vault: Vault, keep: int, current: str) -> list[str]:
             if fd >= 0:
                 os.close(fd)
     for stale in vault.mirror.glob("*.tmp"):
-        if stale.name != f"{current}.tmp":
+        if stale.name != f"{current}.tmp" and stale not in spare:
             shutil.rmtree(stale, ignore_errors=True)
     return removed
 
