@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -348,3 +349,33 @@ def test_an_armored_pgp_private_key_block_is_withheld_and_redacted(tmp_path: Pat
         if path.is_file():
             data = path.read_bytes()
             assert PGP_BODY[0].encode() not in data and PGP_BODY[1].encode() not in data, path
+
+
+def test_a_text_read_again_is_what_the_file_holds_now_redacted(tmp_path: Path) -> None:
+    """A reader keeps the texts it redacted by the file's stat (``workspace._Redacted``):
+    the same file unchanged gives the same text without a read, and a file rewritten with
+    the same size and its mtime put back (only its ctime moved) is read again and redacted
+    again: a secret written there never comes back as the plain text kept before."""
+    from oracl.core.workspace import Workspace
+
+    root = tmp_path / "r"
+    root.mkdir()
+    f = root / "a.py"
+    plain = 'token = "' + "x" * len(GH_TOKEN) + '"\n'
+    f.write_text(plain)
+    ws = Workspace(root)
+    first = ws.read_text("a.py", 1024)
+    assert first == plain
+    assert ws.read_text("a.py", 1024) is first  # (kept: the same file, unchanged)
+    st = f.stat()
+    secret = f'token = "{GH_TOKEN}"\n'
+    assert len(secret) == len(plain)
+    f.write_text(secret)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    while f.stat().st_ctime_ns == st.st_ctime_ns:  # (a coarse clock: the ctime moves on the next tick)
+        time.sleep(0.005)
+        os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    again = ws.read_text("a.py", 1024)
+    assert GH_TOKEN not in again and again == 'token = "«redacted:github-token»"\n'
+    assert ws.read_text("a.py", 8) == 'token = '  # (another limit: its own text)

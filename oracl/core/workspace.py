@@ -20,6 +20,8 @@ import errno
 import hashlib
 import os
 import stat as stat_mod
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +34,39 @@ CHUNK = 1 << 20
 MAX_LINE = 1 << 20  # a longer line is quoted up to here
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+REDACTED_CACHE_CHARS = 32 << 20
+
+
+class _Redacted:
+    """The texts ``read_text`` gave, redacted, by the file they were read from as its
+    descriptor's stat names it (device, inode, size, mtime and ctime: any write moves the
+    ctime) with the limit and the suffix the redaction used; least recently used first
+    out past ``REDACTED_CACHE_CHARS``. A long-lived reader (``oracl watch`` and MCP beside
+    it, ``Memory``) opens a snapshot per build, and each query read its best candidates
+    again and scanned them for secrets: ~50 ms of a search on sympy, where files are long."""
+
+    def __init__(self, limit: int = REDACTED_CACHE_CHARS) -> None:
+        self.limit, self.size = limit, 0
+        self._texts: OrderedDict[tuple[object, ...], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> str | None:
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+            return text
+
+    def put(self, key: tuple[object, ...], text: str) -> None:
+        with self._lock:
+            old = self._texts.pop(key, None)
+            self.size += len(text) - (len(old) if old is not None else 0)
+            self._texts[key] = text
+            while self.size > self.limit and self._texts:
+                self.size -= len(self._texts.popitem(last=False)[1])
+
+
+_REDACTED = _Redacted()
 
 
 class Workspace:
@@ -100,8 +135,18 @@ class Workspace:
             return fh.read(limit)
 
     def read_text(self, rel: str, limit: int) -> str:
-        """The first ``limit`` bytes of ``rel`` as text, secrets redacted."""
-        return redact_text(self.read_head(rel, limit).decode("utf-8", "replace"), suffix_of(rel))
+        """The first ``limit`` bytes of ``rel`` as text, secrets redacted (the same file
+        unchanged since: the text redacted before, ``_Redacted``)."""
+        suffix = suffix_of(rel)
+        with self.open(rel) as (fh, st):
+            key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, limit, suffix)
+            text = _REDACTED.get(key)
+            if text is not None:
+                return text
+            raw = fh.read(limit)
+        text = redact_text(raw.decode("utf-8", "replace"), suffix)
+        _REDACTED.put(key, text)
+        return text
 
     def sha256(self, rel: str) -> str:
         """The SHA-256 of ``rel``, streamed (never loaded whole)."""
