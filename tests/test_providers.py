@@ -158,3 +158,33 @@ def test_a_test_files_named_modules_are_found_from_the_paths_without_reading_eve
     got = [(e.target, e.relation) for e in targets_of_tests(kept["pkg/test_session.py"], idx, PHASE3)]
     assert ("pkg/session.py", "tests") in got
     assert read == []
+
+
+def test_a_kept_index_takes_the_names_tests_call_with_the_changed_files_moved(tmp_path: Path) -> None:
+    """``carry_test_call_defs``: the index a long-lived builder makes from the one it kept
+    (``IndexView.again``) has each name non-test files define → those files, in the files'
+    order, exactly as an index made from scratch of the new facts has it, with only the
+    changed files' names moved (a def added, one removed, one renamed; a test file's
+    ignored), and the kept index's table left as it was."""
+    from oracl.builder.extractors.providers import carry_test_call_defs, defs_for_test_calls
+
+    tree = {"a/m.py": "def parse_value(x):\n    return x\n\ndef shared_name(x):\n    return x\n",
+            "b/n.py": "def shared_name(x):\n    return x\n",
+            "c/o.py": "def shared_name(x):\n    return x\n\ndef only_here(x):\n    return x\n",
+            "tests/test_m.py": "def test_helper_name():\n    parse_value(1)\n"}
+    root = write_tree(tmp_path / "r", tree)
+    facts, kept = index_of(root)
+    before = {k: list(v) for k, v in defs_for_test_calls(kept).items()}
+    assert before["shared_name"] == ["a/m.py", "b/n.py", "c/o.py"] and "test_helper_name" not in before
+    write_tree(root, {"b/n.py": "def parse_value(y):\n    return y\n",  # shared_name gone, parse_value came
+                      "c/o.py": "def shared_name(x):\n    return x\n\ndef only_there(x):\n    return x\n",
+                      "tests/test_m.py": "def test_other_name():\n    shared_name(1)\n"})
+    changed = ["b/n.py", "c/o.py", "tests/test_m.py"]
+    new_facts, whole = index_of(root)
+    again = IndexView.again(kept, {**facts, **{p: new_facts[p] for p in changed}}, set(changed))
+    carry_test_call_defs(kept, again, changed)
+    assert defs_for_test_calls(again) == defs_for_test_calls(whole)
+    assert defs_for_test_calls(again)["parse_value"] == ["a/m.py", "b/n.py"]
+    assert defs_for_test_calls(again)["shared_name"] == ["a/m.py", "c/o.py"]
+    assert "only_here" not in defs_for_test_calls(again) and defs_for_test_calls(again)["only_there"] == ["c/o.py"]
+    assert defs_for_test_calls(kept) == before  # (the kept index's own table is not changed)

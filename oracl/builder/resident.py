@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from oracl.builder.extractors.providers import edges_to_make
+from oracl.builder.extractors.providers import carry_test_call_defs, edges_to_make
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.incremental import Carry, Previous
 from oracl.builder.pipeline.weigh import WeightedGraph, move_source
@@ -35,6 +35,7 @@ def index_of(carry: Carry | None, previous: Previous | None, by_path: dict[str, 
         index = IndexView.build(by_path)
     else:
         index = IndexView.again(kept, by_path, set(reread))
+        carry_test_call_defs(kept, index, reread)
     if carry is not None:
         carry.index = index
     return index

@@ -22,8 +22,9 @@ ecosystem); Python through the module map of ``IndexView``.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from oracl.builder.extractors.ecosystems import HELD_BACK, JVM, Ecosystems
@@ -345,14 +346,19 @@ def _dir_stems(idx: IndexView, d: str, family: str) -> dict[str, str]:
     return hit[0]
 
 
-def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
-    """Files defining the functions and types a test calls, where the callee's name is
-    specific: defined in at most ``TEST_CALL_MAX_DEFS`` non-test files of the packages the
-    test imports or its own directory (its own directory first – a Go or Java package),
-    and not the test's own."""
-    if not f.calls:
-        return []
-    defs = idx.memo.get(("defs", ""))
+_DEFS = ("defs", "")  # (the index's memo entry: ``defs_for_test_calls``)
+
+
+def _def_names(f: FileFacts) -> set[str]:
+    """The names a file defines that a test's call can point at (``_called_files``)."""
+    shorts = (name.rsplit(".", 1)[-1] for name, *_ in f.symbols)
+    return {s for s in shorts if len(s) >= TEST_CALL_MIN_NAME and not s.startswith("__")}
+
+
+def defs_for_test_calls(idx: IndexView) -> dict[str, list[str]]:
+    """Each name a non-test file defines → those files, in the index's order (sorted by
+    path: the walk's), made once per index."""
+    defs = idx.memo.get(_DEFS)
     if defs is None:
         table: dict[str, list[str]] = {}
         for path, facts in idx.facts.items():
@@ -364,8 +370,48 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
                     paths = table.setdefault(short, [])
                     if not paths or paths[-1] != path:
                         paths.append(path)
-        defs = idx.memo[("defs", "")] = [table]
-    table = defs[0]
+        defs = idx.memo[_DEFS] = [table]
+    return defs[0]
+
+
+def carry_test_call_defs(kept: IndexView, index: IndexView, changed: Iterable[str]) -> None:
+    """A long-lived builder's index made from the one it kept (``IndexView.again``: the
+    same files, ``changed`` read again) takes the kept one's ``defs_for_test_calls`` with the
+    changed files' names moved, where it was made (a pass over every file's symbols: 20–30
+    ms of a save that changed a test on sympy). The lists that change are copied, the
+    others shared; each stays in the files' order."""
+    defs = kept.memo.get(_DEFS)
+    if defs is None:
+        return
+    table = dict(defs[0])
+    for p in sorted(changed):
+        old, new = kept.facts.get(p), index.facts.get(p)
+        test = is_test_path(p)
+        was = _def_names(old) if old is not None and not test else set()
+        now = _def_names(new) if new is not None and not test else set()
+        for short in was - now:
+            left = [q for q in table.get(short, ()) if q != p]
+            if left:
+                table[short] = left
+            else:
+                table.pop(short, None)
+        for short in now - was:
+            paths = list(table.get(short, ()))
+            at = bisect.bisect_left(paths, p)
+            if at == len(paths) or paths[at] != p:
+                paths.insert(at, p)
+            table[short] = paths
+    index.memo[_DEFS] = [table]
+
+
+def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[str, int]]:
+    """Files defining the functions and types a test calls, where the callee's name is
+    specific: defined in at most ``TEST_CALL_MAX_DEFS`` non-test files of the packages the
+    test imports or its own directory (its own directory first – a Go or Java package),
+    and not the test's own."""
+    if not f.calls:
+        return []
+    table = defs_for_test_calls(idx)
     own = {n.rsplit(".", 1)[-1] for n, *_ in f.symbols}
     family = FAMILY.get(f.language, f.language)
     # only the packages the test imports (and below them) and its own directory
@@ -376,19 +422,20 @@ def _called_files(f: FileFacts, idx: IndexView, linked: set[str]) -> list[tuple[
         return "" in scopes or any(p.startswith(s + "/") for s in scopes)
     here = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
     hits: dict[str, tuple[int, int]] = {}
+    picked: dict[str, list[str]] = {}  # (each name's files worked out once: a test calls a name many times)
     for callee, line in f.calls:
         name = callee.rsplit(".", 1)[-1]
         if name in own:
             continue
-        idx.read("defines", name)
-        found = table.get(name)
-        if not found:
-            continue
-        paths = [p for p in found if FAMILY.get(idx.facts[p].language, idx.facts[p].language) == family
-                 and in_scope(p)]
-        local = [p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
-        pick = local if local else paths
-        if len(pick) > TEST_CALL_MAX_DEFS:
+        pick = picked.get(name)
+        if pick is None:
+            idx.read("defines", name)
+            found = table.get(name)
+            paths = [p for p in found if FAMILY.get(idx.facts[p].language, idx.facts[p].language) == family
+                     and in_scope(p)] if found else []
+            local = [p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == here]
+            pick = picked[name] = local if local else paths
+        if not pick or len(pick) > TEST_CALL_MAX_DEFS:
             continue
         for p in pick:
             if p not in linked:
