@@ -352,7 +352,7 @@ def test_an_armored_pgp_private_key_block_is_withheld_and_redacted(tmp_path: Pat
 
 
 def test_a_text_read_again_is_what_the_file_holds_now_redacted(tmp_path: Path) -> None:
-    """A reader keeps the texts it redacted by the file's stat (``workspace._Redacted``):
+    """A reader keeps the texts it redacted by the file's stat (``workspace._REDACTED``):
     the same file unchanged gives the same text without a read, and a file rewritten with
     the same size and its mtime put back (only its ctime moved) is read again and redacted
     again: a secret written there never comes back as the plain text kept before."""

@@ -22,7 +22,7 @@ import os
 import stat as stat_mod
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -37,36 +37,41 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 REDACTED_CACHE_CHARS = 32 << 20
 
 
-class _Redacted:
-    """The texts ``read_text`` gave, redacted, by the file they were read from as its
-    descriptor's stat names it (device, inode, size, mtime and ctime: any write moves the
-    ctime) with the limit and the suffix the redaction used; least recently used first
-    out past ``REDACTED_CACHE_CHARS``. A long-lived reader (``oracl watch`` and MCP beside
-    it, ``Memory``) opens a snapshot per build, and each query read its best candidates
-    again and scanned them for secrets: ~50 ms of a search on sympy, where files are long."""
+class TextLru:
+    """Texts by key up to ``limit`` characters, least recently used first out (the newest
+    is kept even alone over the bound); one lock, since a reader's threads share it."""
 
-    def __init__(self, limit: int = REDACTED_CACHE_CHARS) -> None:
+    def __init__(self, limit: int) -> None:
         self.limit, self.size = limit, 0
-        self._texts: OrderedDict[tuple[object, ...], str] = OrderedDict()
+        self._texts: OrderedDict[Hashable, str] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[object, ...]) -> str | None:
+    def get(self, key: Hashable) -> str | None:
         with self._lock:
             text = self._texts.get(key)
             if text is not None:
                 self._texts.move_to_end(key)
             return text
 
-    def put(self, key: tuple[object, ...], text: str) -> None:
+    def put(self, key: Hashable, text: str) -> None:
         with self._lock:
             old = self._texts.pop(key, None)
             self.size += len(text) - (len(old) if old is not None else 0)
             self._texts[key] = text
-            while self.size > self.limit and self._texts:
+            while self.size > self.limit and len(self._texts) > 1:
                 self.size -= len(self._texts.popitem(last=False)[1])
 
+    def keys(self) -> list[Hashable]:
+        with self._lock:
+            return list(self._texts)
 
-_REDACTED = _Redacted()
+
+# the texts ``read_text`` gave, redacted, by the file they were read from as its
+# descriptor's stat names it (device, inode, size, mtime and ctime: any write moves the
+# ctime) with the limit and the suffix the redaction used. A long-lived reader (``oracl
+# watch`` and MCP beside it, ``Memory``) opens a snapshot per build, and each query read its
+# best candidates again and scanned them for secrets: ~50 ms of a search on sympy
+_REDACTED = TextLru(REDACTED_CACHE_CHARS)
 
 
 class Workspace:
@@ -136,7 +141,7 @@ class Workspace:
 
     def read_text(self, rel: str, limit: int) -> str:
         """The first ``limit`` bytes of ``rel`` as text, secrets redacted (the same file
-        unchanged since: the text redacted before, ``_Redacted``)."""
+        unchanged since: the text redacted before, ``_REDACTED``)."""
         suffix = suffix_of(rel)
         with self.open(rel) as (fh, st):
             key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, limit, suffix)

@@ -8,9 +8,7 @@
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -24,6 +22,7 @@ from oracl.core.errors import OraclError, QueryError, UnsafePathError, in_range
 from oracl.core.paths import LANGUAGE_OF_SUFFIX, is_test_path, role
 from oracl.core.secrets import MARKED, redact_tree, redact_typed
 from oracl.core.vault import Vault
+from oracl.core.workspace import TextLru
 from oracl.read.callgraph import named_each
 from oracl.read.query.chunks import Chunk, merge_spans, score_chunks
 from oracl.read.query.compile import CANDIDATES_MIN, CompiledQuery, compile_fast, compile_query
@@ -91,34 +90,15 @@ TEXT_MAX_BYTES = 512 * 1024
 TEXT_CACHE_BYTES = 64 << 20  # per snapshot: the texts of recent candidates, read once
 
 
-class TextCache:
-    """The texts a snapshot has read, up to ``limit`` characters, least recently used first
-    out; one lock, since the threads of one reader share it."""
+class TextCache(TextLru):
+    """The texts a snapshot has read, by path, up to ``limit`` characters, least recently
+    used first out."""
 
     def __init__(self, limit: int = TEXT_CACHE_BYTES) -> None:
-        self.limit = limit
-        self.size = 0
-        self._texts: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, path: str) -> str | None:
-        with self._lock:
-            text = self._texts.get(path)
-            if text is not None:
-                self._texts.move_to_end(path)
-            return text
-
-    def put(self, path: str, text: str) -> None:
-        with self._lock:
-            old = self._texts.pop(path, None)
-            self.size += len(text) - (len(old) if old is not None else 0)
-            self._texts[path] = text
-            while self.size > self.limit and len(self._texts) > 1:
-                self.size -= len(self._texts.popitem(last=False)[1])
+        super().__init__(limit)
 
     def paths(self) -> list[str]:
-        with self._lock:
-            return list(self._texts)
+        return [str(k) for k in self.keys()]
 
 
 _TEXTS: MemoKey[TextCache] = MemoKey("texts")
