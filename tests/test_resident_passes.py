@@ -330,3 +330,28 @@ def test_a_long_lived_builders_standby_folder_goes_after_the_build_returns(
     report = build(root, now=T0 + timedelta(minutes=3), **KW)
     assert report.database_mode.startswith("database: the standby updated in place"), report.database_mode
     assert len(removed) == 1 and sorted(p.name for p in mirror.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_a_test_file_added_in_a_watch_is_asked_when_a_name_it_calls_is_defined(tmp_path: Path) -> None:
+    """A long-lived builder keeps the test files' paths (``Carry.test_paths``, keyed by the
+    bundle they are the files of) and each test file's called names: a test file that came
+    in an earlier save is among them when a later save defines a name it calls, so its
+    ``tests`` edge to the defining file is made as a full build makes it; a rename of a
+    test file is seen too. Each build's export is a full build's."""
+    root, carry = _built(tmp_path)
+    _save(root, carry, "tests/test_late.py", "import pkg.m0\n\n\ndef test_late():\n    assert helper_late(1)\n",
+          1, new=True)
+    assert carry.test_paths is not None and "tests/test_late.py" in carry.test_paths[1]
+    assert carry.bundle is not None and carry.test_paths[0] == carry.bundle.name
+    _same_as_full(root, T0 + timedelta(minutes=1))
+    _save(root, carry, "pkg/m2.py", "\n\ndef helper_late(x):\n    return x\n", 2)  # the name it calls, defined
+    _same_as_full(root, T0 + timedelta(minutes=2))
+    doc = _canonical(root)
+    ids = {n["id"]: n.get("path") for n in doc["nodes"]}
+    assert any(ids.get(e["source"]) == "tests/test_late.py" and ids.get(e["target"]) == "pkg/m2.py"
+               and e["relation"] == "tests" for e in doc["edges"]), "the test file that came in a watch was not asked"
+    (root / "tests/test_late.py").rename(root / "tests/test_later.py")
+    build(root, now=T0 + timedelta(minutes=3), carry=carry, changed={"tests/test_late.py", "tests/test_later.py"}, **KW)
+    assert carry.test_paths is not None and "tests/test_later.py" in carry.test_paths[1] \
+        and "tests/test_late.py" not in carry.test_paths[1]
+    _same_as_full(root, T0 + timedelta(minutes=3))

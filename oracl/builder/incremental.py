@@ -471,6 +471,11 @@ class Carry:
     # (the read_sets entry its build recorded, what each file's resolution read as that
     # record holds it, merged: ``orchestrator.reads_after``)
     reads: tuple[Any, dict[str, Any]] | None = None
+    # each test file's called names, with the facts object they were made of
+    # (``providers._called_names``: made again for a file whose facts are not that object)
+    test_calls: dict[str, tuple[FileFacts, frozenset[str]]] = field(default_factory=dict)
+    # (the bundle whose files they are, the test files' paths: ``resident.kept_edges``)
+    test_paths: tuple[str, list[str]] | None = None
     # the standby folders its builds took the databases of, set aside (``claim_standby``):
     # removed by a thread once the build has returned (``remove_retired``), so that a
     # save's answer does not wait for them; the next build waits for it (``settle``)
@@ -515,6 +520,7 @@ class Carry:
         self.segment_entries, self.types, self.discovery, self.discovery_key = {}, None, None, ""
         self.recent, self.stat, self.delta, self.edge_targets = None, None, None, None
         self.symbol_counts = self.shard_groups = self.file_counts = self.history = self.reads = None
+        self.test_calls, self.test_paths = {}, None
 
 
 def standby_delta(latest: Path, facts: Mapping[str, FileFacts]) -> tuple[str, dict[str, str | None]] | None:

@@ -99,6 +99,7 @@ from oracl.builder.reach import (
     unmoved,
 )
 from oracl.builder.resident import (
+    TESTS_PENDING,
     KeptRows,
     edge_targets,
     index_of,
@@ -2146,6 +2147,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
             seconds["export_background"] = round(loaded.export_seconds, 3)
         if plan.carry is not None and carried is not None:
             plan.carry.keep(kept_at, *carried)
+            held_tests = plan.carry.test_paths
+            plan.carry.test_paths = (kept_at.name, held_tests[1]) \
+                if held_tests is not None and held_tests[0] == TESTS_PENDING else None
             if plan.carry.bundle is not None and d.discovery.kinds is not None:
                 plan.carry.discovery, plan.carry.discovery_key = d.discovery, plan.cfg.digest()
                 plan.carry.recent = recent

@@ -18,6 +18,7 @@ from oracl.builder.pipeline.weigh import WeightedGraph, move_source
 from oracl.builder.reach import standby_rows
 from oracl.core.export import edge_sort_key
 from oracl.core.parts import KeptSection, Parts, PartStore, stored_edge, stored_node
+from oracl.core.paths import is_test_path
 from oracl.core.records import Edge, FileFacts
 
 if TYPE_CHECKING:
@@ -61,6 +62,9 @@ def standby_reach(carry: Carry | None, standby: bool, standby_of: str, graph: We
     return Reach(nodes | graph.moved[0], sources | graph.moved[1])
 
 
+TESTS_PENDING = ""  # (``Carry.test_paths``' key until the build that made them names its bundle)
+
+
 def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileFacts], reread: list[str],
                known: tuple[Mapping[str, FileFacts], list[str]] | None = None
                ) -> tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...]:
@@ -84,7 +88,16 @@ def kept_edges(carry: Carry | None, previous: Previous | None, facts: list[FileF
     def into(changed: set[str]) -> set[str]:  # (``providers.sources_into``, by the index: no pass over every edge)
         return {s for t in changed for s in index.get(t, ()) if s not in changed}
 
-    again = edges_to_make(facts, previous.facts, into, set(reread), reading, known)
+    # (the test files' paths: the latest's while no file comes or goes, as test-ness is a
+    # path's; keyed by the bundle they are the files of, which the build sets: ``TESTS_PENDING``)
+    held = carry.test_paths
+    if known is not None and not known[1] and all(p in previous.facts for p in reread) \
+            and held is not None and held[0] == previous.bundle.name:
+        tests = held[1]
+    else:
+        tests = [p for p in (known[0] if known is not None else (f.path for f in facts)) if is_test_path(p)]
+    carry.test_paths = (TESTS_PENDING, tests)
+    again = edges_to_make(facts, previous.facts, into, set(reread), reading, known, carry.test_calls, tests)
     if again is None:
         carry.edges = carry.edge_targets = None  # made again whole: the old lists are not held beside the new ones
         return whole
