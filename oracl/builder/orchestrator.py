@@ -808,6 +808,8 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
                   [x for f in r.facts for x in by_file[1][f.path]] + (tail or []))
     if by_source is not None and not plan.cfg.two_layer:
         merged = by_source.result()
+        if kept is not None and kept.made_of == by_source.made_of:
+            merged.runs = (kept, by_source)
     elif plan.cfg.two_layer:
         assert e is not None
         store = EvidenceStore(pending / "evidence")
@@ -1296,7 +1298,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                 latest: dict[str, Any] | None = None,
                 again: tuple[tuple[Mapping[str, list[Edge]] | None, set[str] | None], ...] | None = None,
                 by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
-                shards: Kept | None = None, kept_merge: BySource | None = None) -> Weighed:
+                shards: Kept | None = None) -> Weighed:
     """Hubs, weights, μ/σ, δ, priorities and ranks; the DuoRanker runs as a task (its ranks
     come back as raw doubles, exact) while this process makes the node rows. ``latest``:
     the latest build's ``stat.bin`` header: when this build's structure is the one it
@@ -1363,11 +1365,13 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                 shards.made_with == merged_with(r.overlay, history.edges) else None
             same: Callable[[str], bool] | None = None
             at: Mapping[str, tuple[int, int]] | None = None
-            if carry is not None and kept_merge is not None and isinstance(carry.merged, BySource) \
-                    and kept_merge.made_of == (list(r.overlay), list(history.edges)):
-                # (a long-lived builder's: the latest's runs are its last merge's, and a run
-                # merged again is a new list: a source whose run is the very list kept is unmoved)
-                runs, now_merge = RunRows(kept_merge), carry.merged
+            if merged.runs is not None and merged.runs[0].made_of == (list(r.overlay), list(history.edges)):
+                # (merged over the latest's runs, a long-lived builder's last merge or the edge
+                # shards': a run merged again is a new list, so a source whose run is the very
+                # list kept is unmoved)
+                kept_merge, now_merge = merged.runs
+                if carry is not None:  # (else the shards' rows: the same runs)
+                    runs = RunRows(kept_merge)
                 same = lambda p: now_merge.edges.get(p) is kept_merge.edges.get(p)  # noqa: E731
                 at = now_merge.places() if now_merge.flat is merged.edges else None  # (each run's place in it)
             if figures is not None and runs is None:
@@ -2006,9 +2010,6 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
             e = Edges(skippable("phase2", phase2_edges, r.facts, r.index),
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         groups = _shard_groups(plan.carry, r)
-        # (a long-lived builder's last merge, before this build's takes its place: the latest's runs)
-        kept_merge = plan.carry.merged if plan.carry is not None and r.previous is not None \
-            and plan.carry.bundle == r.previous.bundle and isinstance(plan.carry.merged, BySource) else None
         merged, vault_files = timed("merge", merge, plan, side, r, e, writer.staging, by_file, history.edges,
                                     linked_again, shards, reads, groups[1])
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, catchup,
@@ -2034,7 +2035,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                                       (r.reread, r.removed, r.index.facts) if plan.carry is not None else None)
         del latest_bundle
         weighed = timed("weigh", weigh_graph, plan, ex, r, merged, history, latest,
-                        again if by_file is not None else None, by_file, shards, kept_merge)
+                        again if by_file is not None else None, by_file, shards)
         graph, weigh_mode = weighed.graph, weighed.mode
         kept_graph = graph if plan.carry is not None else None
         now: tuple[frozenset[str], frozenset[str]] | None = None

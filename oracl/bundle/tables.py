@@ -178,7 +178,7 @@ def hub_table(nodes: Sequence[Mapping[str, Any]], stored: Mapping[str, Any]) -> 
     })
 
 
-def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: list[tuple[str, str]],
+def link_tables(edges: Sequence[Mapping[str, Any]], endpoints: Sequence[tuple[str, str]],
                 rank_raw: Sequence[float]) -> tuple[pa.Table, pa.Table]:
     """The Link and BelongsTo tables; ``endpoints`` gives each edge row's (source path,
     target path or hub id) and ``rank_raw`` its raw rank R, in the same order as ``edges``."""

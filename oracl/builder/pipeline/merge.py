@@ -32,6 +32,10 @@ class MergeResult:
     # (the merged list these edges are a copy of, the places whose edges may differ from
     # it): a long-lived builder's merge of a few sources again (``BySource.result``)
     patched: tuple[list[Edge], list[int]] | None = None
+    # (the merge kept, this one): a merge source by source over a kept one (a long-lived
+    # builder's last, or the latest's edge shards'), made with the same overlay and tail. A
+    # source whose run is the very list kept is unmoved (``weigh_around``'s ``same``)
+    runs: tuple[BySource, BySource] | None = None
 
 
 def merge_edges(phase2: Iterable[Edge], phase3: Iterable[Edge], overlay: Iterable[Edge],

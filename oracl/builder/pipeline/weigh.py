@@ -12,7 +12,7 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
 
@@ -70,7 +70,7 @@ class WeightedGraph:
     edge_counts: Counter[str] = field(default_factory=Counter)
     # (source path, target path or hub id) of each edge row, in the same order: the bundle's
     # rel tables are keyed by path, the export by node id
-    endpoints: list[tuple[str, str]] = field(default_factory=list)
+    endpoints: Sequence[tuple[str, str]] = field(default_factory=list)
     orphans: int = 0  # artifacts with no artifact–artifact edge
     structure: Structure | None = None  # kept for ``reweigh`` (a long-lived builder's)
     # (reweigh's) the paths whose artifact rows, and the files whose outgoing edge rows, may
@@ -139,13 +139,43 @@ class WeightedGraph:
         return n
 
 
+T = TypeVar("T")
+
+
+class PerEdge(Sequence[T], Generic[T]):
+    """``[of(e) for e in edges]``, each item made when read and not kept: a cold build
+    weighed around a move reads the weights and ends of a few hundred of its 100,000 edges
+    (``weigh_around``); a pass over them makes each once, as the list did."""
+
+    __slots__ = ("_edges", "_of")
+
+    def __init__(self, edges: Sequence[Edge], of: Callable[[Edge], T]) -> None:
+        self._edges, self._of = edges, of
+
+    def __len__(self) -> int:
+        return len(self._edges)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._of(e) for e in self._edges[i]]
+        return self._of(self._edges[i])
+
+    def __iter__(self) -> Iterator[T]:
+        return map(self._of, self._edges)
+
+
+def ends_of(e: Edge) -> tuple[str, str]:
+    """An edge's (source, target): a row's endpoints (``WeightedGraph.endpoints``)."""
+    return e.source, e.target
+
+
 class EdgeRows(Sequence[EdgeRow]):
     """A cold build's edge rows when its structure is the latest's (``weigh(lazy=True)``):
     each made when first read, and kept. The export orders and groups them by keys made
     from the edges themselves (``order``) and serialises only the groups that moved; the
     load tables only the rows the standby can differ in: a few hundred of 100,000."""
 
-    def __init__(self, edges: list[Edge], weights: list[float], raw: list[float], ids: Mapping[str, str],
+    def __init__(self, edges: list[Edge], weights: Sequence[float], raw: list[float], ids: Mapping[str, str],
                  terms: derive.Terms) -> None:
         self._edges, self._weights, self._raw, self._ids, self._terms = edges, weights, raw, ids, terms
         self._rows: list[EdgeRow | None] = [None] * len(edges)
@@ -214,7 +244,7 @@ class Structure:
     tag sets the ranking compared. Kept (``WeightedGraph.structure``) for ``reweigh``."""
 
     edges: list[Edge]                 # merged + hub membership, in row order
-    weights: list[float]
+    weights: Sequence[float]          # (a list; ``PerEdge`` in a graph weighed around a move from cold)
     assoc: dict[str, float]
     degree_all: Counter[str]
     degree_aa: Counter[str]

@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from oracl.builder.pipeline import weigh
@@ -46,6 +46,7 @@ from oracl.builder.pipeline.edge_lists import edge_row
 from oracl.builder.pipeline.weigh import (
     HUB_PREFIX,
     EdgeRows,
+    PerEdge,
     Structure,
     WeightedGraph,
     hub_id,
@@ -212,6 +213,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
 
     incoming: Mapping[str, list[int]]
     hub_at: Mapping[str, int]
+    weights: Sequence[float]
     spliced: _Spliced | None = None
     if fast:  # (the prior's lists with the runs that differ put in place)
         assert prior is not None and kept_s is not None
@@ -226,11 +228,14 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     else:
         # the edges: the merged ones, then each file's hub membership, in path order
         edges = merged + memberships(domain)
-        pairs = [(e.relation, e.confidence) for e in edges]
-        for pair in set(pairs):
-            if pair not in wcache:
-                wcache[pair] = r9(cfg.relation_prior(pair[0]) * pair[1])
-        weights = [wcache[pair] for pair in pairs]
+        if prior is None:  # (each made when read: the graph is not kept)
+            weights = PerEdge(edges, weight)
+        else:
+            pairs = [(e.relation, e.confidence) for e in edges]
+            for pair in set(pairs):
+                if pair not in wcache:
+                    wcache[pair] = r9(cfg.relation_prior(pair[0]) * pair[1])
+            weights = [wcache[pair] for pair in pairs]
         in_path_order = sorted(paths)
         hub_at = {p: n_merged + i for i, p in enumerate(in_path_order)}
         into_lists: dict[str, list[int]] = defaultdict(list)
@@ -382,11 +387,13 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         moved_sources.update(merged[i].source for i in incoming.get(t, ()))
     edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
     ids: Mapping[str, str]
+    endpoints: Sequence[tuple[str, str]]
     if spliced is not None and kept_s is not None and kept_s.places is not None:
         ids, endpoints, counts = weigh.IdsAt(records, kept_s.places), spliced.endpoints, spliced.counts
     else:
         ids = {r.path: r.artifact_id for r in records}
-        endpoints, counts = [(e.source, e.target) for e in edges], Counter(e.relation for e in edges)
+        endpoints = PerEdge(edges, weigh.ends_of) if prior is None else [(e.source, e.target) for e in edges]
+        counts = Counter(e.relation for e in edges)
     if prior is not None:
         graph = _from_prior(prior, records, facts, previous, merged, edges, weights, raw, endpoints, ids, terms,
                             edge_terms, made_nodes, moved_nodes, moved_sources, added, gone, domains, members,
@@ -422,7 +429,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     stored: dict[str, derive.Stored] = {}
     node_rows.extend(weigh._hub_rows(st, terms, stored))
     graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
-                          len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges), endpoints, orphans)
+                          len(domains), edge_terms, stored, raw, counts, endpoints, orphans)
     _keyed(graph, latest, by_path, old_records, old_runs, read_again, differ, nodes, merged, run, records, cfg, usage,
            sensitivity_overrides, history)
     graph.make = make
@@ -599,8 +606,8 @@ class _HubAt(Mapping[str, int]):
 
 
 def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapping[str, FileFacts],
-                previous: Mapping[str, FileFacts], merged: list[Edge], edges: list[Edge], weights: list[float],
-                raw: list[float], endpoints: list[tuple[str, str]], ids: Mapping[str, str], terms: derive.Terms,
+                previous: Mapping[str, FileFacts], merged: list[Edge], edges: list[Edge], weights: Sequence[float],
+                raw: list[float], endpoints: Sequence[tuple[str, str]], ids: Mapping[str, str], terms: derive.Terms,
                 edge_terms: derive.Terms, made_nodes: Mapping[str, _Node], moved_nodes: set[str],
                 moved_sources: set[str], added: set[str], gone: set[str], domains: list[str],
                 members: Counter[str], member_w: list[float], cfg: Config, usage: Mapping[str, int],
