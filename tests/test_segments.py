@@ -210,3 +210,35 @@ def test_the_edge_diff_leaves_equal_pairs_alone_updates_moved_ones_and_remakes_t
     assert create == [e("a", "e", [8]), e("x", "y", [1])]
     assert edge_diff(old, list(reversed(old))) == ([], [], [])  # the order of rows does not matter
     assert edge_diff([], new[:1]) == ([], [], new[:1]) and edge_diff(old[:1], []) == ([{"source": "a", "target": "b"}], [], [])
+
+
+def test_small_tables_are_diffed_in_python_as_arrow_diffs_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A standby patched for a change's reach compares a few rows: in Python, without
+    loading Arrow's compute kernels, to the same removed keys, added rows (the engine's
+    type for a column the build made of nulls only) and moved columns; the same edge plans."""
+    import pyarrow as pa
+
+    from oracl.bundle import database
+
+    old = pa.table({"path": ["a.py", "b.py", "c.py", "d.py"], "size": [1, 2, 3, 4],
+                    "score": [0.5, float("nan"), None, 1.0], "note": ["x", "y", None, "w"]})
+    new = pa.table({"path": ["b.py", "a.py", "e.py", "d.py"], "size": [2, 9, 5, 4],
+                    "score": [0.25, 0.5, None, 1.0], "note": pa.array([None, None, None, None], pa.null())})
+    small = database.diff_nodes(old, new, "path")
+    assert small[0] == ["c.py"]
+    assert small[1].to_pylist() == [{"path": "e.py", "size": 5, "score": None, "note": None}]
+    assert small[1].schema.field("note").type == pa.string()  # (the engine's type: nulls only in the build's)
+    # (a NaN never equals itself: moved, as Arrow's comparison has it; a null moved against a value)
+    assert small[2] == [{"path": "b.py", "score": 0.25, "note": None}, {"path": "a.py", "size": 9, "note": None},
+                        {"path": "d.py", "note": None}]
+    monkeypatch.setattr(database, "_SMALL", -1)  # (the Arrow path)
+    big = database.diff_nodes(old, new, "path")
+    assert big[0] == small[0] and big[1].to_pylist() == small[1].to_pylist()
+    assert sorted(big[2], key=lambda r: r["path"]) == sorted(small[2], key=lambda r: r["path"])
+    links_old = pa.table({"from": ["a", "a", "x", "x"], "to": ["b", "c", "y", "y"], "rank": [1.0, 2.0, 3.0, 4.0]})
+    links_new = pa.table({"from": ["a", "a", "x"], "to": ["b", "c", "y"], "rank": [1.0, 2.5, 3.0]})
+    arrow = database.diff_edges(links_old, links_new)
+    monkeypatch.setattr(database, "_SMALL", 4096)
+    assert database.diff_edges(links_old, links_new) == arrow == (
+        [{"source": "x", "target": "y"}], [{"source": "a", "target": "c", "rank": 2.5}],
+        [{"source": "x", "target": "y", "rank": 3.0}])

@@ -82,7 +82,14 @@ from oracl.builder.pipeline.merge import (
     write_jsonl,
 )
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
-from oracl.builder.pipeline.weigh import WeightedGraph, edge_order, reweigh, settings_key, weigh
+from oracl.builder.pipeline.weigh import (
+    EdgeRows,
+    WeightedGraph,
+    edge_order,
+    reweigh,
+    settings_key,
+    weigh,
+)
 from oracl.builder.pipeline.weigh_around import weigh_around
 from oracl.builder.reach import (
     Against,
@@ -1697,11 +1704,14 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
         return taken.get(tuple(keys[a:b]))
 
     node_parts = put_groups(store, keys, node_rows, node_kept, rewrite=whole)
-    order, edge_keys = edge_order(graph.edges)  # (a lazy graph's rows: made only for the groups written)
+    # (a lazy graph's rows: made, and sorted inside each source, only for the groups written)
+    lazy = graph.edges if isinstance(graph.edges, EdgeRows) else None
+    order, edge_keys = edge_order(graph.edges, within=lazy is None)
     raw, ends = graph.rank_raw, graph.endpoints
 
     def edge_rows(a: int, b: int) -> list[Any]:
-        return [stored_edge(graph.edges[i], raw[i]) for i in order[a:b]]
+        at = lazy.sort_within(order[a:b], edge_keys[a:b]) if lazy is not None else order[a:b]
+        return [stored_edge(graph.edges[i], raw[i]) for i in at]
 
     held = same.parts_by_keys(edge_keys, same.edges) if same is not None else None
 

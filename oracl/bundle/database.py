@@ -500,6 +500,9 @@ def diff_nodes(old: Any, new: Any, key: str) -> tuple[list[Any], Any, list[dict[
     key and the columns that moved). Compared a column at a time in Arrow; only the rows
     that differ become Python objects."""
     import pyarrow as pa
+
+    if _small(old, new):
+        return _diff_small(old, new, key)
     import pyarrow.compute as pc
 
     old, new = _alike(old, new)
@@ -536,6 +539,10 @@ def diff_edges(old: Any, new: Any) -> tuple[list[dict[str, Any]], list[dict[str,
     and the properties): ``edge_diff`` of the rows of the endpoint pairs whose rows are
     not the same on both sides (found by anti-joins and counts in Arrow, so the pairs left
     alone never become Python objects)."""
+    if _small(old, new):  # (every row compared by its pair: the same plans)
+        cols = new.column_names
+        return edge_diff(*([{"source": r.pop("from"), "target": r.pop("to"), **r} for r in _dicts(t, cols)]
+                           for t in (old, new)))
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -567,6 +574,61 @@ def diff_edges(old: Any, new: Any) -> tuple[list[dict[str, Any]], list[dict[str,
         return [{"source": r.pop("from"), "target": r.pop("to"), **r} for r in near if (r["from"], r["to"]) in pairs]
 
     return edge_diff(rows_of(old), rows_of(new))
+
+
+_SMALL = 4096  # rows of both tables at most, compared in Python (no Arrow kernels to load)
+
+
+def _small(*tables: Any) -> bool:
+    """Whether ``tables`` are few enough rows to compare as Python values: a standby
+    patched for the rows a change reaches compares tens of rows, where loading Arrow's
+    compute kernels and joins (``pyarrow.compute``, ``acero``) costs 60–75 ms a process."""
+    return sum(t.num_rows for t in tables) <= _SMALL
+
+
+def _dicts(table: Any, cols: list[str]) -> list[dict[str, Any]]:
+    """``table``'s rows as dicts of ``cols`` (each column read once; no kernel loaded)."""
+    values = [table.column(c).to_pylist() for c in cols]
+    return [dict(zip(cols, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def _pick(table: Any, at: list[int]) -> Any:
+    """The rows of ``table`` at ``at``, as a table of its schema (slices put together:
+    no kernel loaded, for a few rows)."""
+    import pyarrow as pa
+
+    return pa.concat_tables([table.slice(i, 1) for i in at]) if at else table.slice(0, 0)
+
+
+def _diff_small(old: Any, new: Any, key: str) -> tuple[list[Any], Any, list[dict[str, Any]]]:
+    """``diff_nodes`` of small tables, compared as Python values (a value moved when it is
+    not equal: a NaN always, a null only against a non-null, as Arrow's comparison has it);
+    ``added`` keeps the build's schema, with the engine's type for a column of nulls only
+    (``_alike``'s), and ``changed`` is in ``new``'s order."""
+    import pyarrow as pa
+
+    cols = new.column_names
+    was = {r[key]: r for r in _dicts(old, cols)}
+    now = _dicts(new, cols)
+    keys = {r[key] for r in now}
+    removed = [k for k in was if k not in keys]
+    changed: list[dict[str, Any]] = []
+    fresh: list[int] = []
+    for i, r in enumerate(now):
+        before = was.get(r[key])
+        if before is None:
+            fresh.append(i)
+            continue
+        moved = {c: r[c] for c in cols if c != key and not r[c] == before[c]}
+        if moved:
+            changed.append({key: r[key], **moved})
+    added = _pick(new, fresh)
+    if any(pa.types.is_null(f.type) for f in new.schema):
+        names = set(old.column_names)
+        schema = pa.schema([old.schema.field(f.name) if pa.types.is_null(f.type) and f.name in names else f
+                            for f in new.schema])
+        added = pa.Table.from_pylist(added.to_pylist(), schema=schema)
+    return removed, added, changed
 
 
 def _alike(old: Any, new: Any) -> tuple[Any, Any]:
@@ -740,9 +802,12 @@ def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> t
     appended = text.slice(0, 0)
     if moved:
         n = int(store.rows("MATCH (t:ArtifactText) RETURN coalesce(max(t.n), 0) AS n")[0]["n"]) + 1
-        import pyarrow.compute as pc
+        if _small(text):
+            appended = _pick(text, [i for i, p in enumerate(text.column("path").to_pylist()) if p in moved])
+        else:
+            import pyarrow.compute as pc
 
-        appended = text.filter(pc.is_in(text.column("path"), value_set=pa.array(sorted(moved), pa.string())))
+            appended = text.filter(pc.is_in(text.column("path"), value_set=pa.array(sorted(moved), pa.string())))
         paths = appended.column("path").to_pylist()
         appended = appended.set_column(appended.schema.get_field_index("key"), "key",
                                        pa.array([text_key(p, n) for p in paths], pa.string()))
@@ -755,11 +820,14 @@ def _text_rows(store: Store, artifacts: Any, text: Any, only: Reach | None) -> t
 
 def _rows_by_key(table: Any, key: str, keys: list[Any]) -> dict[Any, dict[str, Any]]:
     """The rows of ``table`` whose ``key`` is one of ``keys``, as dicts by key."""
+    if not keys:
+        return {}
+    if _small(table):
+        wanted = set(keys)
+        return {r[key]: r for r in table.to_pylist() if r[key] in wanted}
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not keys:
-        return {}
     at = pc.index_in(pa.array(keys, table.schema.field(key).type), value_set=table.column(key))
     return {r[key]: r for r in table.take(at).to_pylist()}
 

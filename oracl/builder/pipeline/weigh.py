@@ -201,9 +201,12 @@ class EdgeRows(Sequence[EdgeRow]):
     def __iter__(self) -> Iterator[EdgeRow]:
         return (self._row(i) for i in range(len(self._rows)))
 
-    def order(self) -> tuple[list[int], list[str]]:
+    def order(self, within: bool = True) -> tuple[list[int], list[str]]:
         """The rows' indexes in ``edge_sort_key`` order (a stable sort's), and each one's
-        source id: grouped by source, each group sorted on its own."""
+        source id: grouped by source, each group sorted on its own; or (``within`` false)
+        each group in edge order, sorted only where its rows are made (``sort_within``:
+        the export writes a few groups of a cold build's 20,000, and sorting every one was
+        ~170 ms of its 0.5 s at 20k files)."""
         ids, edges = self._ids, self._edges
         src = [ids[e.source] for e in edges]
         groups: dict[str, list[int]] = defaultdict(list)
@@ -212,17 +215,37 @@ class EdgeRows(Sequence[EdgeRow]):
         out: list[int] = []
         for s in sorted(groups):
             held = groups[s]
-            if len(held) > 1:
-                held.sort(key=lambda i: (edges[i].source_fragment, ids.get(edges[i].target, edges[i].target),
-                                         edges[i].target_fragment, edges[i].relation))
+            if within and len(held) > 1:
+                held.sort(key=self._within)
             out.extend(held)
         return out, [src[i] for i in out]
 
+    def _within(self, i: int) -> tuple[str, str, str, str]:
+        e = self._edges[i]
+        return e.source_fragment, self._ids.get(e.target, e.target), e.target_fragment, e.relation
 
-def edge_order(edges: Sequence[EdgeRow]) -> tuple[list[int], list[str]]:
-    """The export's order of ``edges`` (``edge_sort_key``, stable) and each row's source id."""
+    def sort_within(self, at: list[int], keys: Sequence[str]) -> list[int]:
+        """``at``, a stretch of ``order(within=False)`` (``keys``: its source ids), with
+        each source's indexes sorted as ``order()`` sorts them: a stretch the export's
+        groups cut holds whole sources (``parts.grouped`` never parts equal keys)."""
+        out: list[int] = []
+        start, n = 0, len(at)
+        for i in range(1, n + 1):
+            if i == n or keys[i] != keys[start]:
+                held = at[start:i]
+                if len(held) > 1:
+                    held.sort(key=self._within)
+                out.extend(held)
+                start = i
+        return out
+
+
+def edge_order(edges: Sequence[EdgeRow], within: bool = True) -> tuple[list[int], list[str]]:
+    """The export's order of ``edges`` (``edge_sort_key``, stable) and each row's source
+    id; ``within`` false: rows made when read (``EdgeRows``) are left in edge order inside
+    each source, for ``EdgeRows.sort_within`` to sort where they are made."""
     if isinstance(edges, EdgeRows):
-        return edges.order()
+        return edges.order(within)
     order = sorted(range(len(edges)), key=lambda i: edge_sort_key(edges[i]))
     return order, [edges[i]["source"] for i in order]
 
