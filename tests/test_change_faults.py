@@ -324,6 +324,58 @@ def test_a_long_lived_builder_keeps_the_edges_it_held_open(tmp_path: Path, monke
     _equals_full(root)
 
 
+def test_a_cold_build_takes_the_pairs_the_last_update_held_open_from_the_vault(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold build's in-place update keeps ``hold_groups``' pairs in the vault
+    (``held_pairs.json``) and the next cold build checks each by key before scanning a node
+    group for a live edge; a pair whose node is not in the group it was chosen for is not
+    used; a file that is not a list of pairs (or not a regular file) is no pair."""
+    from oracl.bundle import database
+    from oracl.core import store as store_module
+
+    scans: list[str] = []
+    rows = store_module.Store.rows
+
+    def counted(self: object, statement: str, params: object = None) -> object:
+        if "offset(id(" in statement and "LIMIT 1" in statement:
+            scans.append(statement)
+        return rows(self, statement, params)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module.Store, "rows", counted)
+    files = _chain(30)
+    root = _dated(tmp_path / "r", files)
+    build(root, **KW)
+    held_file = root / ".oracl" / database.HELD_FILE
+    for step, gone in enumerate(("pkg/m29.py", "pkg/m28.py", "pkg/m27.py"), start=1):
+        (root / gone).unlink()
+        before = len(scans)
+        assert build(root, **KW).mode.startswith("incremental: ")
+        if step == 1:  # (no pairs yet: each group scanned, and the pairs kept in the vault)
+            assert len(scans) > before and held_file.is_file()
+            kept = database.read_held(root / ".oracl")
+            assert kept and all(len(k) == 3 and len(v) == 2 for k, v in kept.items())
+        else:
+            assert len(scans) == before, scans[before:]
+            assert database.read_held(root / ".oracl") == kept
+    _equals_full(root)
+    db = _latest_bundle(root) / "graph.kuzu"
+    db.chmod(0o644)
+    store = store_module.Store.open(db, read_only=False, buffer_pool_bytes=64 << 20, threads=1)
+    try:
+        (_, side, group), pair = next((k, v) for k, v in sorted(kept.items()) if k[0] == "Link")
+        args = ("Link", "Artifact", "path", "Artifact", "path", database.rel_numbers()["Link"], pair)
+        assert database._write_again(store, *args, (side, group)) is True  # type: ignore[arg-type]
+        assert database._write_again(store, *args, (side, group + 1)) is False  # type: ignore[arg-type]
+    finally:
+        store_module.close(db)
+    held_file.write_bytes(b'[["Link","x",0,"a.py"],["Link","z",0,"a.py","b.py"],["Link","x","0","a.py","b.py"],'
+                          b'["Link","x",0,"a.py","b.py"]]')
+    assert database.read_held(root / ".oracl") == {("Link", "x", 0): ("a.py", "b.py")}
+    held_file.unlink()
+    held_file.symlink_to("/dev/zero")
+    assert database.read_held(root / ".oracl") == {}
+
+
 def test_the_engines_full_text_delete_drops_another_documents_postings(tmp_path: Path) -> None:
     """Kùzu 0.11.3's full-text index, as an in-place update met it: 1,100 documents share
     the words "alpha beta" and each has its own; deleting one row also drops another

@@ -84,6 +84,7 @@ from oracl.builder.pipeline.merge import (
 from oracl.builder.pipeline.symbols import SymbolGraph, SymbolTable, symbol_graph
 from oracl.builder.pipeline.weigh import (
     EdgeRows,
+    PerEdge,
     WeightedGraph,
     edge_order,
     reweigh,
@@ -1715,8 +1716,13 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
 
     held = same.parts_by_keys(edge_keys, same.edges) if same is not None else None
 
+    # each row's source path, in the export's order (a graph weighed from cold makes its
+    # ends when read: its edges' sources are read instead)
+    sources: list[str] = [] if held is None and against is None else \
+        [e.source for e in (ends.edges[i] for i in order)] if isinstance(ends, PerEdge) else [ends[i][0] for i in order]
+
     def edge_kept(a: int, b: int) -> list[Any] | None:
-        if held is None or same is None or any(ends[i][0] in same.moved_sources for i in order[a:b]):
+        if held is None or same is None or any(src in same.moved_sources for src in sources[a:b]):
             return None
         return held.get(tuple(edge_keys[a:b]))
 
@@ -1725,7 +1731,7 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
     if against is not None:
         moved = reach_of_groups(against, (keys, node_parts, [str(n.get("path", "")) if n["kind"] == "artifact"
                                                               else "" for n in nodes]),
-                                (edge_keys, edge_parts, [ends[i][0] for i in order]))
+                                (edge_keys, edge_parts, sources))
     return node_parts, edge_parts, moved
 
 
@@ -1747,7 +1753,9 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
             keep = found[1]
         else:
             nodes = [n for n in nodes if n["kind"] == "hub" or n["path"] in reach.nodes]
-            keep = [i for i, (src, _) in enumerate(ends) if src in reach.sources]
+            # (by the edges' sources: a graph weighed from cold makes its ends when read)
+            keep = [i for i, e in enumerate(ends.edges) if e.source in reach.sources] \
+                if isinstance(ends, PerEdge) else [i for i, (src, _) in enumerate(ends) if src in reach.sources]
         edges, ends, raw = [edges[i] for i in keep], [ends[i] for i in keep], [raw[i] for i in keep]
     nodes = [graph.full(n) for n in nodes]  # (a lazy graph's rows: only those tabled are made)
     links, belongs = tables_of.link_tables(edges, ends, raw)
@@ -1767,10 +1775,13 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     expected = {"Defines": counted.get("symbols", 0), "Calls": by_relation.get("calls", 0),
                 "Contains": by_relation.get("contains", 0), "References": by_relation.get("references", 0),
                 "Inherits": by_relation.get("inherits", 0) + by_relation.get("implements", 0)}
+    from oracl.bundle.database import read_held, write_held
+
+    # (``hold_groups``' pairs: a long-lived builder's, or the last cold update's, from the vault)
+    held = plan.carry.held if plan.carry is not None else read_held(plan.vault.dir) if in_place else None
     try:
         history_dropped = writer.load_graph(tables, after_each=lambda: provenance.fault("copy"), symbol_patch=patch,
-                                            in_place=in_place, only=reach, expected=expected,
-                                            held=plan.carry.held if plan.carry is not None else None)
+                                            in_place=in_place, only=reach, expected=expected, held=held)
     except StoreError as exc:
         # the engine failed while it updated an earlier build's database in place, or lost
         # edges at its checkpoint (Kùzu 0.11.3, docs/decisions.md): the build starts again,
@@ -1780,6 +1791,8 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
         raise PreviousBundleError(f"the engine failed while it brought an earlier build's database up to date "
                                   f"({exc})") from None
     del tables
+    if plan.carry is None and held:
+        write_held(plan.vault.dir, held)
     # a build from scratch: its database copied beside the export as the spare its first
     # rebuild brings up to date in place (that rebuild copied 190 MB at 20k files)
     spare = None if based else ex.submit("copying a spare database", functools.partial(

@@ -152,6 +152,11 @@ class PerEdge(Sequence[T], Generic[T]):
     def __init__(self, edges: Sequence[Edge], of: Callable[[Edge], T]) -> None:
         self._edges, self._of = edges, of
 
+    @property
+    def edges(self) -> Sequence[Edge]:
+        """The edges the items are made of (a pass that needs only their fields reads these)."""
+        return self._edges
+
     def __len__(self) -> int:
         return len(self._edges)
 
