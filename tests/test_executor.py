@@ -68,6 +68,34 @@ def test_a_child_that_dies_and_children_still_running() -> None:
         os.kill(slow.pid, 0)
 
 
+def test_a_task_told_later_gets_what_its_parent_tells_it_and_one_told_nothing_is_ended() -> None:
+    """``Later``: a task forked before its parent knows all of its work waits for one
+    frame; a sibling forked in between holds the pipe's write end open, and the frame still
+    arrives (length-prefixed, no end of file needed). A task whose answer is no longer
+    wanted is ended by ``cancel``, and one whose parent closed its end gets None."""
+    from oracl.builder.executor import Later
+
+    ex = Processes()
+    later = Later()
+    waiting = ex.submit("waiting", lambda: ("got", later.receive()))
+    later.forked()
+    sibling = ex.submit("a sibling", lambda: os.getpid())  # (forked while the write end is open)
+    later.tell(("again", {"a.py": "iface"}, ["b.py"]))
+    assert ex.join(waiting) == ("got", ("again", {"a.py": "iface"}, ["b.py"]))
+    assert isinstance(ex.join(sibling), int)
+    never = Later()
+    stuck = ex.submit("never told", lambda: never.receive())
+    never.forked()
+    ex.cancel(stuck)
+    assert stuck.done and stuck not in ex.running
+    os.close(never.write_fd)
+    closed = Later()
+    nothing = ex.submit("told nothing", lambda: closed.receive())
+    closed.forked()
+    os.close(closed.write_fd)
+    assert ex.join(nothing) is None
+
+
 def test_no_fork_beside_a_thread_or_an_open_engine(tmp_path: Path) -> None:
     ex = Processes()
     stop = threading.Event()

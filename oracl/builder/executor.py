@@ -239,6 +239,14 @@ class Processes:
             for fh in readers.values():
                 fh.close()
 
+    def cancel(self, task: Task[Any]) -> None:
+        """End ``task``'s child, its answer no longer wanted (``Later``'s, told nothing)."""
+        if not task.done and task in self.running:
+            self.running.remove(task)
+            _kill(task.pid)
+            os.close(task.fd)
+            task.done = True
+
     def close(self) -> None:
         """End every child still running (a failed build), and reap them."""
         for task in list(self.running):
@@ -256,6 +264,39 @@ def _kill(pid: int) -> None:
         os.waitpid(pid, 0)
     except (ProcessLookupError, ChildProcessError):
         pass
+
+
+class Later:
+    """What a task forked now is told later, once its parent knows it: a pipe made before
+    the fork (``Later()``), whose read end the child takes (``receive``, in the task) and
+    whose write end the parent keeps (``tell``: one frame, then closed). Frames are
+    length-prefixed, so an end held open by a sibling forked in between never keeps the
+    child waiting for an end of file; a child told nothing ends with its parent or with
+    ``Processes.cancel``."""
+
+    __slots__ = ("read_fd", "write_fd")
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+
+    def receive(self) -> Any:
+        """(the child's) What the parent tells, None when it closed its end first."""
+        os.close(self.write_fd)
+        with os.fdopen(self.read_fd, "rb") as fh:
+            return _read_frame(fh)
+
+    def forked(self) -> None:
+        """(the parent's, once the child is forked) Its copy of the read end closed."""
+        os.close(self.read_fd)
+
+    def tell(self, payload: Any) -> None:
+        """(the parent's) ``payload`` to the child, once; a child that died is not told."""
+        try:
+            _write_frame(self.write_fd, payload)
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(self.write_fd)
 
 
 def _write_frame(out: Any, payload: Any) -> None:

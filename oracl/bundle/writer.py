@@ -69,17 +69,19 @@ class BundleWriter:
 
     def load_graph(self, tables: dict[str, Any], after_each: Callable[[], None] | None = None,
                    symbol_patch: tuple[list[str], dict[str, Any]] | None = None, in_place: bool = False,
-                   only: Any = None, expected: dict[str, int] | None = None, held: Any = None) -> int:
+                   only: Any = None, expected: dict[str, int] | None = None, held: Any = None,
+                   made: dict[str, int] | None = None) -> int:
         """COPY the graph tables (artifacts, hubs, links, belongs, and the symbol tables
         unless ``symbol_patch`` patches the ones ``write_content`` kept) – in a standby
         (``in_place``), write the rows that differ instead (``only``: among the rows a
         ``database.Reach`` names; ``expected``: the edges each relationship table must then
-        hold; ``held``: ``database.hold_groups``' pairs a long-lived builder keeps) – checkpoint,
+        hold; ``made``: the graph's edges of the other tables; ``held``: ``database.hold_groups``'
+        pairs a long-lived builder keeps) – checkpoint,
         close. Returns the superseded History rows a compaction deleted."""
         from oracl.bundle import database
 
         return database.finish_bundle(self.db, tables, after_each=after_each, symbol_patch=symbol_patch, in_place=in_place,
-                               only=only, expected=expected, held=held)
+                               only=only, expected=expected, held=held, made=made)
 
     def add(self, name: str, data: bytes) -> None:
         atomic_write(self.staging / name, data)
