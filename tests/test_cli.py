@@ -37,10 +37,13 @@ def test_build_summary_is_readable(sample_repo: Path) -> None:
     lines = quiet.strip().splitlines()  # (nothing changed since: the build it names serves)
     assert code == 0 and len(lines) == 1 and lines[0].startswith(f"up to date {sample_repo} build ")
     assert re.fullmatch(r"7 files \(0 read\), 20 edges, \d+\.\d s", lines[0].split(": ", 1)[1]), lines
-    piped = run_cli("build", str(sample_repo), "-q", "--workers", "1", "--full")
+    piped = run_cli("build", str(sample_repo), "-q", "--workers", "1", "--full", env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
     fields = piped.stdout.rstrip("\n").split("\t")
     assert piped.stdout.count("\n") == 1 and fields[:2] == ["built", str(sample_repo)] and fields[3] == "7"
     assert fields[5] == "20" and float(fields[6]) > 0
+    # (in a pipe, -q prints through face/plain.py: rich, 60–70 ms of imports, is not loaded)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in piped.stderr.splitlines() if line.startswith("import time:")}
+    assert "oracl.face.plain" in imported and not any(m == "rich" or m.startswith("rich.") for m in imported)
     # a comment added: the build says how it had the weighting's structure (a first build does not)
     assert not any(line.startswith("weigh\t") for line in run_cli("build", str(sample_repo), "--workers", "1",
                                                                     "--full").stdout.splitlines())

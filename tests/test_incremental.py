@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -2683,3 +2684,39 @@ def test_a_full_build_whose_spare_cannot_be_copied_still_publishes(tmp_path: Pat
     one = build(root, now=t0 + timedelta(minutes=2), **KW)
     assert one.database_mode == "database: a copy of the latest (the latest build started from no bundle)"
     assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=3))[0]
+
+
+def test_a_flipped_byte_in_a_facts_or_edge_shard_is_never_read_as_the_latests(tmp_path: Path) -> None:
+    """The facts shards and the edge shards are decoded while their digests are made in a
+    thread beside (``digests_beside``): a shard with one byte flipped is said by its digest,
+    whatever its decoding made of it, and the next build starts from scratch (facts) or
+    makes every file's edges again (edges), and equals a full build either way."""
+    from oracl.builder.edge_shards import read_edges
+    from oracl.builder.incremental import decode_head, digests_beside, read_facts
+
+    assert digests_beside.__doc__
+    with digests_beside([b"", b"abc"]) as made:
+        pass
+    assert made == [hashlib.sha256(b"").hexdigest(), hashlib.sha256(b"abc").hexdigest()]
+    files = {f"pkg/m{i}.py": f"from pkg.m{max(i - 1, 0)} import f{max(i - 1, 0)}\n\n\ndef f{i}():\n    return {i}\n"
+             for i in range(12)}
+    root = write_tree(tmp_path / "r", files)
+    bundle = Path(build(root, **KW).bundle_path)
+    head = decode_head((bundle / FACTS_FILE).read_bytes())
+    assert len(read_facts(bundle, head)) == 12
+    facts_shard = bundle / sorted(head["shards"])[0]
+    edge_shard = bundle / sorted(head["edge_shards"])[0]
+    for shard in (facts_shard, edge_shard):
+        shard.chmod(0o644)
+        data = bytearray(shard.read_bytes())
+        data[len(data) // 2] ^= 1
+        shard.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=f"{facts_shard.name} does not match its digest"):
+        read_facts(bundle, head)
+    assert read_edges(SimpleNamespace(bundle=bundle, edge_shards=dict(head["edge_shards"]),  # type: ignore[arg-type]
+                                      facts=dict.fromkeys(files), edges_merged_with="")) is None
+    (root / "pkg/m3.py").write_text(files["pkg/m3.py"] + "# three\n")
+    assert build(root, **KW).mode.startswith("full: ")
+    incremental = _canonical(root)
+    full = _full_beside(root, datetime.now(UTC))[0]
+    assert incremental == full, _first_difference(incremental, full)

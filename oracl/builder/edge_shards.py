@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from oracl.builder.extractors.providers import PHASE2, PHASE3
-from oracl.builder.incremental import Previous, shard_of
+from oracl.builder.incremental import Previous, digests_beside, shard_of
 from oracl.builder.pipeline.edge_lists import Blobs, EdgeLists, edge_row
 from oracl.builder.pipeline.merge import BySource
 from oracl.core.records import Edge, FileFacts
@@ -159,32 +159,45 @@ def _read(previous: Previous) -> Kept | None:
     runs: dict[str, list[Any]] = {}
     drops: dict[str, dict[str, int]] = {}
     try:
-        for name, digest in sorted(previous.edge_shards.items()):
-            if not isinstance(name, str) or not name.startswith("edges.") or "/" in name:
-                return None
-            data = (previous.bundle / name).read_bytes()
-            if hashlib.sha256(data).hexdigest() != digest:
-                return None
-            cut = data.find(b"\n")
-            second = data.find(b"\n", cut + 1) if cut >= 0 else -1
-            if second < 0:
-                return None
-            doc = orjson.loads(data[:cut])
-            if doc.get("format") != FORMAT:
-                return None
-            reads_lines[name] = data[cut + 1:second]
-            body = memoryview(data)[second + 1:]
-            end = len(body)
-            for path, (run, dropped, start, size) in doc["files"].items():
-                if not 0 <= start <= start + size <= end or not isinstance(dropped, dict) or not isinstance(run, list):
-                    return None
-                blobs[path], runs[path], drops[path] = body[start:start + size], run, dropped
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        shards = sorted(previous.edge_shards.items())
+        if any(not isinstance(name, str) or not name.startswith("edges.") or "/" in name for name, _ in shards):
+            return None
+        datas = [(previous.bundle / name).read_bytes() for name, _ in shards]
+    except (OSError, TypeError, AttributeError):
+        return None
+    with digests_beside(datas) as digests:  # (checked once the shards are decoded)
+        got = _decode(datas, blobs, reads_lines, runs, drops, [name for name, _ in shards])
+    if not got or digests != [digest for _, digest in shards]:
         return None
     if len(blobs) != len(previous.facts) or any(p not in blobs for p in previous.facts):
         return None
     shared = Blobs(blobs)
     return Kept((EdgeLists(shared, 0), EdgeLists(shared, 1)), runs, drops, previous.edges_merged_with, reads_lines)
+
+
+def _decode(datas: list[bytes], blobs: dict[str, bytes | memoryview], reads_lines: dict[str, bytes],
+            runs: dict[str, list[Any]], drops: dict[str, dict[str, int]], names: list[str]) -> bool:
+    """Each shard's head, lookups line and lists into the tables given; False when one is
+    not such a shard."""
+    try:
+        for name, data in zip(names, datas, strict=True):
+            cut = data.find(b"\n")
+            second = data.find(b"\n", cut + 1) if cut >= 0 else -1
+            if second < 0:
+                return False
+            doc = orjson.loads(data[:cut])
+            if doc.get("format") != FORMAT:
+                return False
+            reads_lines[name] = data[cut + 1:second]
+            body = memoryview(data)[second + 1:]
+            end = len(body)
+            for path, (run, dropped, start, size) in doc["files"].items():
+                if not 0 <= start <= start + size <= end or not isinstance(dropped, dict) or not isinstance(run, list):
+                    return False
+                blobs[path], runs[path], drops[path] = body[start:start + size], run, dropped
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return False
+    return True
 
 
 def _holds(previous: Previous | None, name: str, data: bytes) -> bool:

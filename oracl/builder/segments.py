@@ -169,7 +169,9 @@ class Segments:
         out = []
         for p, seg in fresh.files.items():
             pair = self.spans.get(p)
-            if pair is None or bytes(seg.nodes) != _sliced(store, pair[0], cache) \
+            # (rows of another length moved: their part is not read to say so)
+            if pair is None or len(seg.nodes) != _length(pair[0]) or len(seg.edges) != _length(pair[1]) \
+                    or bytes(seg.nodes) != _sliced(store, pair[0], cache) \
                     or bytes(seg.edges) != _sliced(store, pair[1], cache):
                 out.append(p)
         return sorted(out)
@@ -347,6 +349,11 @@ def _kept(spans: dict[str, tuple[Span, Span]], full: list[str], key: int, store:
     if part[1] != total + len(full) - 1 or not store.has(part[0], part[1]):
         return None
     return part
+
+
+def _length(span: Span) -> int:
+    """The length of a file's rows where its previous part holds them (0: none)."""
+    return span.n if span.part is not None else 0
 
 
 def _sliced(store: PartStore, span: Span, cache: dict[str, bytes]) -> bytes | memoryview:

@@ -257,6 +257,10 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
     dropped = 0
     try:
         copied = dict(tables)
+        # (the changed files' old symbol rows, read along the artifacts there now: a file gone
+        # loses its artifact in the refresh; a file added gets its own there, read after)
+        before = _old_symbols(store, symbol_patch[0], scan=False) if in_place and symbol_patch is not None \
+            else None
         if in_place:
             for name in GRAPH_ROWS:
                 copied.pop(name, None)
@@ -271,7 +275,7 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
             if after_each is not None:
                 after_each()
         if symbol_patch is not None:
-            _patch_symbols(deletes, *symbol_patch, defines_again=not in_place)  # type: ignore[arg-type]
+            _patch_symbols(deletes, *symbol_patch, defines_again=not in_place, before=before)  # type: ignore[arg-type]
             if after_each is not None:
                 after_each()
         if in_place:
@@ -954,7 +958,32 @@ def edge_diff(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[
     return unlink, update, create
 
 
-def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defines_again: bool = True) -> None:
+OldSymbols = tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]]]
+
+
+def _old_symbols(store: Store, paths: list[str], scan: bool = True) -> tuple[OldSymbols, list[str]]:
+    """What the database holds of ``paths``' symbols (by id) and of the symbol edges that
+    start in them (by ``PATCH_RELS`` parameter), and the paths not read: those of the
+    files whose artifact it holds along their Defines edges; the others by a scan of the
+    paths (``scan``), else left. A file gone loses its artifact, and with it those edges,
+    when the artifact rows are refreshed, and a file added has none before: ``finish_bundle``
+    reads the first before and the second after (a scan of Symbol's paths was 0.1–0.2 s of
+    a rename's update at 20k files)."""
+    present = {r["path"] for r in by_keys(store, query("symbols_patch_present"), "paths", paths, arrow=False)}
+    here = [p for p in paths if p in present]
+    left = [p for p in paths if p not in present]
+    was: dict[str, dict[str, Any]] = {}
+    edges: dict[str, list[dict[str, Any]]] = {param: [] for param in PATCH_RELS}
+    for via, part in (("_via", here), ("", left if scan else [])):
+        if part:
+            was.update((r["id"], r) for r in store.named(f"symbols_patch_old_symbols{via}", {"paths": part}))
+            for param in PATCH_RELS:
+                edges[param].extend(store.named(f"symbols_patch_old_{param}{via}", {"paths": part}))
+    return (was, edges), [] if scan else left
+
+
+def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defines_again: bool = True,
+                   before: tuple[OldSymbols, list[str]] | None = None) -> None:
     """The changed files' rows (``tables``: the Arrow tables ``symbol_tables`` makes of
     them) patched into kept symbol tables, writing only what moved: a symbol of those
     files that is no longer there is removed with its edges, one that is new is made (and
@@ -969,12 +998,12 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     0.11.3 — the 200-step incremental test caught a row whose ids were another key's — and
     making SymbolName again from every symbol's names was 1.2 s of an add at 20k files);
     readers take it over SymbolName's lists (``read/callgraph.symbol_ids``)."""
-    # (the old rows found from each file's artifact along its Defines edges when the database
-    # holds every one of them – a file gone has lost its artifact, and with it those edges –
-    # else by a scan of Symbol's paths)
-    present = {r["path"] for r in by_keys(store, query("symbols_patch_present"), "paths", paths, arrow=False)}
-    via = "_via" if present.issuperset(paths) else ""
-    was = {r["id"]: r for r in store.named(f"symbols_patch_old_symbols{via}", {"paths": paths})}
+    (was, old_edges), left = before if before is not None else _old_symbols(store, paths)
+    if left:  # (read before the artifacts were refreshed but for these: read now)
+        (more, more_edges), _ = _old_symbols(store, left)
+        was.update(more)
+        for param, found in more_edges.items():
+            old_edges[param].extend(found)
     new_rows = tables["symbols"].to_pylist()
     now = {n["id"] for n in new_rows}
     drop = sorted(i for i in was if i not in now)
@@ -993,7 +1022,7 @@ def _patch_symbols(store: Store, paths: list[str], tables: dict[str, Any], defin
     plans: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]] | None] = {}
     for param, table in PATCH_RELS.items():
         new = [{"source": r.pop("from"), "target": r.pop("to"), **r} for r in tables[param].to_pylist()]
-        diff = edge_diff(store.named(f"symbols_patch_old_{param}{via}", {"paths": paths}), new)
+        diff = edge_diff(old_edges[param], new)
         touched = sum(map(len, diff))
         many = touched > PATCH_COPY_MIN and \
             touched > store.rows(f"MATCH ()-[e:{table}]->() RETURN count(e) AS n")[0]["n"] // 300

@@ -48,7 +48,6 @@ def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = 
     with no build here, a directory among them is refused with the command probably meant
     (rather than "no build")."""
     from oracl.core.locate import find_root
-    from oracl.face.render import notice
 
     if arg is not None and opt is not None and arg.resolve() != opt.resolve():
         _fail(ConfigError(f"two repositories named: ROOT {arg} and -r {opt}; give one"))
@@ -66,6 +65,8 @@ def _root(arg: Path | None = None, opt: Path | None = None, *, building: bool = 
                            "or name the repository with -r DIR"))
         raise AssertionError  # unreachable: _fail exits
     if found != here:
+        from oracl.face.render import notice
+
         notice(f"using the build of {found} (the nearest above the current folder)")
     return found
 
@@ -121,7 +122,7 @@ def _memory(root: Path) -> Any:
 def _print_json(obj: Any) -> None:
     import orjson
 
-    from oracl.face.render import json_text
+    from oracl.face.plain import json_text
 
     sys.stdout.write(json_text(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()) + "\n")
 
@@ -180,9 +181,11 @@ def build(
     With nothing changed since the latest build (the files, the settings, git's HEAD, the
     learned data and events, the signing key) it says "up to date" and writes nothing.
     --full reads everything."""
+    import contextlib
+
     from oracl.builder.orchestrator import build as run_build
     from oracl.core.vault import check_root
-    from oracl.face.render import build_line, build_progress, build_summary
+    from oracl.face import plain as lines
 
     overrides: dict[str, Any] = {"alpha": alpha, "beta": beta, "gamma": gamma, "lam": lam,
                  "neighbour_cap": neighbour_cap, "priority_cap": priority_cap,
@@ -193,16 +196,29 @@ def build(
     try:
         check_root(root)
         t0 = time.perf_counter()
-        with build_progress(enabled=not (as_json or quiet)) as progress:
+        # (no progress display and, in a pipe, no rich at all: ``face/plain.py``)
+        if as_json or quiet:
+            shown: Any = contextlib.nullcontext(lambda *_: None)
+        else:
+            from oracl.face.render import build_progress
+
+            shown = build_progress(enabled=True)
+        with shown as progress:
             report = run_build(root, skip=tuple(skip_phase or ()), progress=progress, full=full,
                                executor_kind=executor_opt, spare=_SPARED, **overrides)
     except OraclError as exc:
         _fail(exc)
     if as_json:
         _print_json(report.to_json())
+    elif quiet and lines.plain():
+        lines.line(*lines.build_fields(report.to_json(), time.perf_counter() - t0))
     elif quiet:
+        from oracl.face.render import build_line
+
         build_line(report.to_json(), time.perf_counter() - t0)
     else:
+        from oracl.face.render import build_summary
+
         build_summary(report.to_json())
 
 

@@ -38,6 +38,10 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from oracl.face.plain import build_fields, json_text, plain  # noqa: F401 – json_text: this module's name too
+from oracl.face.plain import field as _field
+from oracl.face.plain import line as _line
+
 _TERMINAL_VARS = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TERM")
 _consoles: dict[bool, tuple[tuple[Any, ...], Console]] = {}  # per side: what it was made for, it
 
@@ -61,46 +65,9 @@ def out() -> Console:
 def err() -> Console:
     return _console(True)
 
-# control characters, and the bidirectional controls that make a name read backwards
-# (U+202E in a file name): written as \xNN / \uNNNN wherever a value is shown
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NUMBER = re.compile(r"-?[\d,.]+( s)?|[\d,]+ / [\d,]+|yes|no|skipped")
 
 
-def plain() -> bool:
-    """True when stdout is not a terminal: answers are written as tab-separated lines.
-    ``TTY_COMPATIBLE=1`` asks for the terminal form anyway, ``=0`` for the plain one (a
-    colour setting such as ``FORCE_COLOR`` never changes the form)."""
-    forced = os.environ.get("TTY_COMPATIBLE", "")
-    if forced in ("0", "1"):
-        return forced == "0"
-    try:
-        return not sys.stdout.isatty()
-    except ValueError:  # a closed stdout
-        return True
-
-
-def _field(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return _CONTROL.sub(_escaped, text)
-
-
-def _escaped(m: re.Match[str]) -> str:
-    code = ord(m.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def json_text(text: str) -> str:
-    """JSON text with the bidirectional controls as ``\\uNNNN`` escapes (JSON escapes
-    the other control characters itself)."""
-    return _BIDI.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _line(*fields: Any) -> None:
-    sys.stdout.write("\t".join(_field(f) for f in fields) + "\n")
 
 
 def _info(text: str) -> None:
@@ -293,8 +260,7 @@ def build_line(r: dict[str, Any], secs: float) -> None:
     "up to date" instead of "built" when nothing changed since the build it names."""
     done = "up to date" if str(r["mode"]).startswith("up to date") else "built"
     if plain():
-        _line(done, r["root"], r["build_id"], r["files_indexed"], r["files_read"], r["counts"]["edges"],
-              f"{secs:.2f}")
+        _line(*build_fields(r, secs))
     else:
         out().print(f"{done} {r['root']} build {r['build_id']}: {r['files_indexed']} files "
                   f"({r['files_read']} read), {r['counts']['edges']} edges, {secs:.1f} s", markup=False,

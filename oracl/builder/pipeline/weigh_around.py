@@ -369,16 +369,14 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         for i in out_edges(u):
             raw[i] = rank_one(u, edges[i].target, weights[i], outs, tags_of, cfg.beta, cfg.gamma, cfg.lam)
     read_again = {p for p in old_records if p not in gone} | added
-    if fast and prior is not None and prior.terms is not None:
-        # the newest mtime: the newest file read again's when it is not older than the
-        # latest's newest; else the latest's, unless only files read again held it
-        newest_was = prior.terms.newest_ns
-        newest = max((facts[p].mtime_ns for p in read_again), default=0)
-        if newest < newest_was:
-            newest = newest_was if not any(previous[p].mtime_ns == newest_was for p in read_again) else \
-                max((facts[p].mtime_ns for p in paths), default=0)
-    else:
-        newest = max((facts[p].mtime_ns for p in paths), default=0)
+    # the newest mtime: the newest file read again's when it is not older than the latest's
+    # newest; else the latest's, unless a file read again or gone held it (then a pass)
+    newest_was = prior.terms.newest_ns if fast and prior is not None and prior.terms is not None else \
+        latest.terms.newest_ns
+    newest = max((facts[p].mtime_ns for p in read_again), default=0)
+    if newest < newest_was:
+        newest = newest_was if not any(previous[p].mtime_ns == newest_was for p in (*read_again, *gone)
+                                       if p in previous) else max((facts[p].mtime_ns for p in paths), default=0)
     terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
     moved_nodes = read_again | touched | retagged | gone
     # an edge row holds its target's id (a file read again has another) and its raw rank
