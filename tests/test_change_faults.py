@@ -292,11 +292,9 @@ def test_a_node_group_held_open_keeps_its_edges_through_the_checkpoint(tmp_path:
         close(path)
 
 
-def test_a_long_lived_builder_keeps_the_edges_it_held_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``oracl watch``'s Carry keeps ``hold_groups``' pairs: the next update that deletes
-    edges checks each pair by key (in whichever database it updates) instead of scanning
-    for a live edge of every node group again."""
-    from oracl.builder.incremental import Carry
+def _group_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements that scan a node group for a live edge (``hold_groups``), as the
+    store runs them from now on."""
     from oracl.core import store as store_module
 
     scans: list[str] = []
@@ -308,6 +306,16 @@ def test_a_long_lived_builder_keeps_the_edges_it_held_open(tmp_path: Path, monke
         return rows(self, statement, params)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store_module.Store, "rows", counted)
+    return scans
+
+
+def test_a_long_lived_builder_keeps_the_edges_it_held_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oracl watch``'s Carry keeps ``hold_groups``' pairs: the next update that deletes
+    edges checks each pair by key (in whichever database it updates) instead of scanning
+    for a live edge of every node group again."""
+    from oracl.builder.incremental import Carry
+
+    scans = _group_scans(monkeypatch)
     files = _chain(30)
     root = _dated(tmp_path / "r", files)
     carry = Carry()
@@ -333,15 +341,7 @@ def test_a_cold_build_takes_the_pairs_the_last_update_held_open_from_the_vault(
     from oracl.bundle import database
     from oracl.core import store as store_module
 
-    scans: list[str] = []
-    rows = store_module.Store.rows
-
-    def counted(self: object, statement: str, params: object = None) -> object:
-        if "offset(id(" in statement and "LIMIT 1" in statement:
-            scans.append(statement)
-        return rows(self, statement, params)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(store_module.Store, "rows", counted)
+    scans = _group_scans(monkeypatch)
     files = _chain(30)
     root = _dated(tmp_path / "r", files)
     build(root, **KW)
