@@ -88,11 +88,12 @@ def test_a_task_told_later_gets_what_its_parent_tells_it_and_one_told_nothing_is
     never.forked()
     ex.cancel(stuck)
     assert stuck.done and stuck not in ex.running
-    os.close(never.write_fd)
+    never.close()
     closed = Later()
     nothing = ex.submit("told nothing", lambda: closed.receive())
     closed.forked()
-    os.close(closed.write_fd)
+    closed.close()
+    closed.tell("too late")  # (told once at most: nothing written on a closed end)
     assert ex.join(nothing) is None
 
 

@@ -25,6 +25,7 @@ failed build never waits for its helpers.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import selectors
@@ -274,13 +275,25 @@ class Later:
     child waiting for an end of file; a child told nothing ends with its parent or with
     ``Processes.cancel``."""
 
-    __slots__ = ("read_fd", "write_fd")
+    __slots__ = ("read_fd", "told", "write_fd")
 
     def __init__(self) -> None:
         self.read_fd, self.write_fd = os.pipe()
+        self.told = False
+
+    def close(self) -> None:
+        """(the parent's) Its end closed without telling: the child gets None."""
+        if not self.told:
+            self.told = True
+            with contextlib.suppress(OSError):
+                os.close(self.write_fd)
+
+    def __del__(self) -> None:  # (a build that failed before telling: its end closed all the same)
+        self.close()
 
     def receive(self) -> Any:
         """(the child's) What the parent tells, None when it closed its end first."""
+        self.told = True  # (this copy's write end: closed here, never again)
         os.close(self.write_fd)
         with os.fdopen(self.read_fd, "rb") as fh:
             return _read_frame(fh)
@@ -291,6 +304,9 @@ class Later:
 
     def tell(self, payload: Any) -> None:
         """(the parent's) ``payload`` to the child, once; a child that died is not told."""
+        if self.told:
+            return
+        self.told = True
         try:
             _write_frame(self.write_fd, payload)
         except BrokenPipeError:
