@@ -89,7 +89,14 @@ class BySource:
             if moved is not None:
                 assert self.flat is not None
                 return MergeResult(self.flat, Counter(total), (base.flat, moved))
-        self.flat = [e for s in sorted(self.edges) for e in self.edges[s]]
+        # (each run's place found in the same pass: ``places`` sorted every source again)
+        flat: list[Edge] = []
+        at: dict[str, tuple[int, int]] = {}
+        for s in sorted(self.edges):
+            run = self.edges[s]
+            at[s] = (len(flat), len(flat) + len(run))
+            flat.extend(run)
+        self.flat, self.at = flat, at
         return MergeResult(self.flat, Counter(total))
 
     def places(self) -> dict[str, tuple[int, int]]:
