@@ -1,9 +1,10 @@
 """Where a one-file rebuild's writes go: bytes written per phase and per file of the new bundle.
 
-    python scripts/bytes_by_phase.py WORKSPACE [--rebuilds 3]
+    python scripts/bytes_by_phase.py WORKSPACE [--rebuilds 3] [--kind comment]
 
-Builds WORKSPACE once if it has no build, then appends a comment to one file and rebuilds
-``--rebuilds`` times in this process (``executor_kind="in-process"``, so that every write
+Builds WORKSPACE once if it has no build, then makes one change (``--kind``: ``comment``
+appends a comment to one file; ``define``, ``init``, ``add``, ``delete``, ``rename`` are
+``scripts/bench_ab.py``'s changes) and rebuilds, ``--rebuilds`` times in this process (``executor_kind="in-process"``, so that every write
 is this process's), printing for each rebuild the bytes handed to ``write``/``pwrite``
 (``/proc/self/io`` ``wchar``) and sent to the storage layer (``write_bytes``) between
 phase starts, and the size of each file the new bundle holds that is not a hard link of
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
 
 
 def io_now() -> tuple[int, int]:
@@ -29,6 +31,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workspace", type=Path)
     ap.add_argument("--rebuilds", type=int, default=3)
+    ap.add_argument("--kind", default="comment",
+                    choices=("comment", "define", "init", "add", "delete", "rename"))
     args = ap.parse_args()
     from oracl.builder.orchestrator import build
     from oracl.core.vault import Vault
@@ -39,8 +43,15 @@ def main() -> None:
         build(root)
     target = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts)[0]
     for i in range(args.rebuilds):
-        with open(target, "a") as fh:
-            fh.write(f"# bytes_by_phase {i}\n")
+        if args.kind == "comment":
+            with open(target, "a") as fh:
+                fh.write(f"# bytes_by_phase {i}\n")
+        else:
+            from bench_ab import change
+            if args.kind == "delete":
+                change(root, "add", 900 + i)
+                build(root, executor_kind="in-process")
+            change(root, args.kind, 900 + i)
         marks: list[tuple[str, int, int]] = []
 
         def progress(name: str, done: int, total: int | None, marks: list[tuple[str, int, int]] = marks) -> None:

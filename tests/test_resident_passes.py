@@ -112,7 +112,7 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
 
     monkeypatch.setattr(orchestrator, "reweigh", reweigh)
     monkeypatch.setattr(orchestrator, "read_history",
-                        lambda root, paths: seen["history"].append(len(paths)) or real_history(root, paths))
+                        lambda root, paths, **kw: seen["history"].append(len(paths)) or real_history(root, paths, **kw))
     return seen
 
 

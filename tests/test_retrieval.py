@@ -337,6 +337,97 @@ def test_commit_messages_and_cochange_rank_files(repo: Path) -> None:
     assert "co_change" in core["matched_fields"]
 
 
+def test_the_kept_git_log_is_read_again_only_for_new_commits(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "h"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    t0, day = 1_700_000_000, 86_400
+    _commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n", "c.md": "# c\n"}, "initial import", t0)
+    _commit(root, {"a.py": "A = 2\n", "b.py": "B = 2\n"}, "move both", t0 + day)
+    paths = {"a.py", "b.py", "c.md"}
+    calls: list[tuple[str, ...]] = []
+    real_git = history.git
+
+    def counted(where: Path, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+        calls.append(args)
+        return real_git(where, *args, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(history, "git", counted)
+    first = history.read_history(root, paths)
+    assert first.read == "whole" and first.commits == 2 and first.log is not None
+    # the same commit: the kept log is parsed again, git log is not run
+    calls.clear()
+    same = history.read_history(root, paths, kept=first.log)
+    assert same.read == "kept" and not any(a[0] in ("log", "rev-list") for a in calls)
+    assert (same.edges, same.messages, same.commits, same.head) == (first.edges, first.messages, 2, first.head)
+    # three new commits (one a day before the newest kept: the walk's order, not the kept
+    # log's, decides), and a file gone from the build: only those commits are read by name
+    _commit(root, {"a.py": "A = 3\n", "b.py": "B = 3\n"}, "again both", t0 + 2 * day)
+    _commit(root, {"a.py": "A = 4\n", "c.md": "# c 4\n"}, "a and c", t0 + 3 * day)
+    _commit(root, {"c.md": "# c 5\n", "b.py": "B = 5\n"}, "c and b, dated back", t0 + day // 2)
+    calls.clear()
+    again = history.read_history(root, paths - {"c.md"}, kept=first.log)
+    whole = history.read_history(root, paths - {"c.md"})
+    assert again.read == "new commits 3" and whole.read == "whole"
+    # (HEAD and the shallow boundary, then the walk and the three commits; a whole read after)
+    assert [a[0] for a in calls] == ["rev-parse", "rev-parse", "rev-list", "log", "rev-parse", "rev-parse", "log"]
+    assert calls[3][-3:] == tuple(_git(root, "rev-list", "--no-merges", "HEAD").split()[:3])
+    assert again.log is not None and whole.log is not None and again.log == whole.log
+    assert (again.edges, again.messages, again.commits, again.head) == \
+        (whole.edges, whole.messages, 5, _git(root, "rev-parse", "HEAD").strip())
+    assert [(e.source, e.target) for e in again.edges] == [("a.py", "b.py"), ("b.py", "a.py")]
+    # a shallow boundary is part of what the log is a function of
+    (root / ".git" / "shallow").write_text(_git(root, "rev-parse", "HEAD~1"))
+    assert history.read_history(root, paths, kept=whole.log).read != "kept"
+
+
+def test_a_build_keeps_its_git_log_and_the_next_reads_no_history_again(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracl.builder import orchestrator
+    from oracl.bundle.provenance import prune_parts
+    from oracl.core.vault import Vault
+
+    root = tmp_path / "b"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    _commit(root, {"a.py": "def jar():\n    return 1\n", "b.py": "def box():\n    return 2\n"}, "start", 1_700_000_000)
+    _commit(root, {"a.py": "def jar():\n    return 3\n", "b.py": "def box():\n    return 4\n"}, "quirk fix",
+            1_700_086_400)
+    build(root, **SMALL)
+    vault = Vault(root)
+    stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
+    entry = stat[orchestrator.GIT_LOG]
+    assert entry[2].startswith(_git(root, "rev-parse", "HEAD").strip() + ":")
+    read: list[str] = []
+    real = orchestrator.read_history
+
+    def noted(*a: object, **kw: object) -> history.History:
+        h = real(*a, **kw)  # type: ignore[arg-type]
+        read.append(h.read)
+        return h
+    monkeypatch.setattr(orchestrator, "read_history", noted)
+    (root / "a.py").write_text("def jar():\n    return 5\n")  # an edit, no commit
+    prune_parts(vault)  # (the part is named by stat.bin: kept)
+    build(root, **SMALL)
+    assert read == ["kept"]
+    stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
+    assert stat[orchestrator.GIT_LOG] == entry
+    assert paths(search(root, "quirk"))[:2] in (["a.py", "b.py"], ["b.py", "a.py"])
+    _commit(root, {"b.py": "def box():\n    return 6\n"}, "another", 1_700_172_800)
+    build(root, **SMALL)
+    assert read == ["kept", "new commits 1"]
+    # a part with a flipped byte is never parsed: the whole log is read again
+    from oracl.core.parts import store_of
+    stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
+    part = store_of(vault.dir).path(stat[orchestrator.GIT_LOG][0])
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 1
+    part.write_bytes(bytes(data))
+    (root / "a.py").write_text("def jar():\n    return 7\n")
+    build(root, **SMALL)
+    assert read == ["kept", "new commits 1", "whole"]
+
+
 def test_a_tree_without_git_builds_and_answers(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "plain", {"a.py": "def cookie_jar():\n    return 1\n"})
     build(root, **SMALL)

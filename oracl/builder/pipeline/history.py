@@ -16,6 +16,13 @@ the repository's git history up to the built commit (``HEAD``) and never beyond 
 A tree that is not in a git repository, a shallow clone's missing past, or a git that
 fails or takes longer than ``TIMEOUT`` seconds gives no history and the build goes on.
 
+The log read is kept (``Log``: a part of the vault, named in ``stat.bin``), so that git is
+read only for what is new (issue 49): while the commit and the shallow boundary are the
+latest build's, the kept log is parsed again (with this build's files) and git is not run;
+after new commits, ``git rev-list`` gives the walk's order (the same as ``git log``'s)
+and only the commits the kept log lacks are read with their files. What is parsed is
+byte for byte what ``git log`` gives at that commit (tested against it).
+
 >>> h = parse_log(b"\\x1ec1\\x1f200\\x1ffix cookie jar\\x1f\\n\\na.py\\nb.py\\n"
 ...               b"\\x1ec2\\x1f100\\x1fadd jar\\x1f\\n\\na.py\\nb.py\\nc.md\\n", {"a.py", "b.py"})
 >>> [(e.source, e.target, e.confidence) for e in h.edges]
@@ -26,6 +33,7 @@ fails or takes longer than ``TIMEOUT`` seconds gives no history and the build go
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from collections import defaultdict
 from collections.abc import Set as AbstractSet
@@ -47,6 +55,18 @@ MESSAGE_CHARS = 1500
 TIMEOUT = 120
 RELATION = "co_change"
 PRODUCER = "history"
+_FORMAT = "--format=%x1e%H%x1f%ct%x1f%s%x1f"
+_PER_COMMIT = ("--no-renames", "--relative", "--name-only", "--no-textconv", _FORMAT)
+MAX_NEW_BY_NAME = 1000  # new commits read by name (on the command line); more: the whole log again
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """``git log``'s output for the history (``text``) and what it is a function of
+    (``key``: the commit, the shallow boundary, the commits read)."""
+
+    key: str
+    text: bytes
 
 
 @dataclass(slots=True)
@@ -56,18 +76,76 @@ class History:
     commits: int = 0      # commits read
     head: str = ""        # the commit the history ends at
     note: str = ""        # why there is none, when there is none
+    log: Log | None = None  # what was parsed (kept for the next build)
+    read: str = ""        # how the log was had: "kept", "new commits N", "whole" (a build's report)
 
 
-def read_history(root: Path, paths: AbstractSet[str], max_commits: int = MAX_COMMITS) -> History:
-    """The history of ``root``'s files up to HEAD (see the module's docstring)."""
+def read_history(root: Path, paths: AbstractSet[str], max_commits: int = MAX_COMMITS, head: str | None = None,
+                 kept: Log | None = None) -> History:
+    """The history of ``root``'s files up to ``head`` (a commit; None: HEAD), see the
+    module's docstring. ``kept``: the log a build before read, used for what it holds."""
     try:
-        proc = git(root, "log", "HEAD", f"--max-count={max_commits}", "--no-merges", "--no-renames", "--relative",
-                   "--name-only", "--no-textconv", "--format=%x1e%H%x1f%ct%x1f%s%x1f", timeout=TIMEOUT)
+        if head is None:
+            proc = git(root, "rev-parse", "--verify", "HEAD^{commit}", text=True, timeout=TIMEOUT)
+            if proc.returncode != 0:
+                return History(note="not a git repository with a HEAD commit")
+            head = proc.stdout.strip()
+        key = _log_key(root, head, max_commits)
+        if kept is not None and kept.key == key:
+            log, how = kept, "kept"
+        else:
+            found = _log_again(root, head, max_commits, kept) if kept is not None else None
+            if found is not None:
+                log, how = Log(key, found[0]), f"new commits {found[1]}"
+            else:
+                proc = git(root, "log", head, f"--max-count={max_commits}", "--no-merges", *_PER_COMMIT,
+                           timeout=TIMEOUT)
+                if proc.returncode != 0:
+                    return History(note="not a git repository with a HEAD commit")
+                log, how = Log(key, proc.stdout), "whole"
     except (OSError, subprocess.SubprocessError) as exc:
         return History(note=f"git log failed: {type(exc).__name__}")
+    history = parse_log(log.text, paths)
+    history.log, history.read = log, how
+    return history
+
+
+def _log_key(root: Path, head: str, max_commits: int) -> str:
+    """What ``git log`` at ``head`` is a function of: the commit, the commits read, and a
+    shallow clone's boundary (``git fetch --deepen`` moves it, not the commit)."""
+    proc = git(root, "rev-parse", "--git-path", "shallow", text=True, timeout=TIMEOUT)
+    shallow = ""
+    if proc.returncode == 0 and proc.stdout.strip():
+        where = Path(root) / proc.stdout.strip()
+        try:
+            shallow = hashlib.sha256(where.read_bytes()).hexdigest()[:32]
+        except OSError:
+            shallow = ""  # (not shallow)
+    return f"{head}:{max_commits}:{shallow}"
+
+
+def _log_again(root: Path, head: str, max_commits: int, kept: Log) -> tuple[bytes, int] | None:
+    """``git log``'s output at ``head`` from ``kept`` and the commits it lacks, or None
+    (too many new ones, or a git that fails: the whole log is read). ``git rev-list`` walks
+    as ``git log`` does (same options, same order); each commit's record is the same
+    bytes whichever walk printed it."""
+    proc = git(root, "rev-list", f"--max-count={max_commits}", "--no-merges", head, text=True, timeout=TIMEOUT)
     if proc.returncode != 0:
-        return History(note="not a git repository with a HEAD commit")
-    return parse_log(proc.stdout, paths)
+        return None
+    order = proc.stdout.split()
+    records = {rec.split(b"\x1f", 1)[0].decode("ascii", "replace"): rec for rec in kept.text.split(b"\x1e")[1:]}
+    new = [sha for sha in order if sha not in records]
+    if len(new) > MAX_NEW_BY_NAME:
+        return None
+    if new:
+        proc = git(root, "log", "--no-walk=unsorted", *_PER_COMMIT, *new, timeout=TIMEOUT)
+        if proc.returncode != 0:
+            return None
+        for rec in proc.stdout.split(b"\x1e")[1:]:
+            records[rec.split(b"\x1f", 1)[0].decode("ascii", "replace")] = rec
+    if any(sha not in records for sha in order):
+        return None
+    return b"".join(b"\x1e" + records[sha] for sha in order), len(new)
 
 
 def parse_log(out: bytes, paths: AbstractSet[str]) -> History:
