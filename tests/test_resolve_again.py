@@ -11,7 +11,7 @@ import pytest
 
 from oracl.builder.extractors.resolve import IndexView
 from oracl.builder.orchestrator import build
-from oracl.builder.pipeline.symbols import change_tokens, symbol_graph
+from oracl.builder.pipeline.symbols import change_tokens, declared, symbol_graph
 from oracl.core.records import FileFacts
 
 from .conftest import write_tree
@@ -83,6 +83,13 @@ STEPS = [
     ({"pkg/base.py": TREE["pkg/base.py"] + "\n\ndef helper():\n    return 5\n",
       "lib/use.py": "from pkg.base import helper\n\n\ndef use():\n    return helper()\n"}, 4,
      ("lib/use.py#use", "pkg/base.py#helper", "imported", True)),
+    # a function no file imports, called by name alone from another directory: the one of
+    # that name in the repository (a lookup in every file's names, whose outcome moved)
+    ({"pkg/tools.py": "def tally():\n    return 1\n", "lib/count.py": "def count():\n    return tally()\n"}, 3,
+     ("lib/count.py#count", "pkg/tools.py#tally", "unique", True)),
+    # and removed: the latest's tables were read back without it (a file of their patch that
+    # this build removed), yet its going moves that lookup, and count.py is resolved again
+    ({"pkg/tools.py": None}, 2, ("lib/count.py#count", "pkg/tools.py#tally", "unique", False)),
 ]
 
 
@@ -187,26 +194,63 @@ def test_change_tokens_name_the_file_its_directory_its_names_and_its_types_endin
                (("HttpSession", "class HttpSession:", ""), ("HttpSession.send", "def send(self, x)", "")))
     assert change_tokens(f) == {
         "\0pkg/net/http_session.py", "http_session", "py",              # the file, its name's words
-        "HttpSession", "send",                                           # the names it declares, their parts
         "~httpsession", "~ttpsession", "~tpsession", "~psession", "~session", "~ession", "~ssion", "~sion"}
     java = _facts("src/a/Ledger.java", "java", (("Ledger", "class", 1, 2),), namespaces=("com.acme",))
     assert {"com", "acme", "Ledger", "java", "~ledger", "~edger", "~dger"} <= change_tokens(java)
     go = _facts("srv/api/handler.go", "go", (("Serve", "function", 1, 2),))
-    assert {"\0srv/api/handler.go", "handler", "go", "api", "Serve"} == change_tokens(go)  # a Go import names the directory
+    assert {"\0srv/api/handler.go", "handler", "go", "api"} == change_tokens(go)  # a Go import names the directory
     index = _facts("web/util/index.ts", "typescript", ())
     assert change_tokens(index) == {"\0web/util/index.ts", "index", "ts", "util"}
 
 
+def test_a_lookup_in_every_files_names_moves_only_where_its_outcome_moves() -> None:
+    """``lookup_outcomes`` before and after a patch: a seventh method ``evalf`` (six are
+    already more than ``MAX_CANDIDATES`` = 5: none linked) moves no ``*m:evalf`` reader; a
+    second free function ``sqrt`` (one was linked as unique, two are ambiguous) moves the
+    ``*c:sqrt`` readers, the files declaring it (``*v:``) and the ids named so (``*r:``);
+    the new file's directory's ``*d:`` keys move; nothing else does."""
+    from oracl.builder.pipeline.symbols import (
+        MAX_CANDIDATES,
+        lookup_keys,
+        lookup_outcomes,
+        moved_lookups,
+        patch_table,
+    )
+
+    def method_file(i: int) -> FileFacts:
+        return _facts(f"k/c{i}.py", "python", ((f"C{i}", "class", 1, 3), ("evalf", "method", 2, 3)),
+                      ((f"C{i}", f"class C{i}:", ""), (f"C{i}.evalf", "def evalf(self)", "")))
+    files = [method_file(i) for i in range(6)]
+    files.append(_facts("m/a.py", "python", (("sqrt", "function", 1, 2),), (("sqrt", "def sqrt(x)", ""),)))
+    assert MAX_CANDIDATES == 5
+    g = symbol_graph(files, IndexView.build({f.path: f for f in files}))
+    table, order = g.table, {f.path: i for i, f in enumerate(files)}
+    assert table is not None
+    copy = _facts("n/b.py", "python", (("C9", "class", 1, 3), ("evalf", "method", 2, 3), ("sqrt", "function", 4, 5)),
+                  (("C9", "class C9:", ""), ("C9.evalf", "def evalf(self)", ""), ("sqrt", "def sqrt(x)", "")))
+    order[copy.path] = len(order)
+    keys = lookup_keys([declared(copy)])
+    assert keys == ({("python", "C9"), ("python", "evalf"), ("python", "sqrt")}, {("n", "C9"), ("n", "sqrt")})
+    before = lookup_outcomes(table.t, *keys)
+    assert patch_table(table, [], [(copy.path, declared(copy))], order) == ""
+    moved = moved_lookups(before, lookup_outcomes(table.t, *keys))
+    assert moved == {"*c:sqrt", "*v:sqrt", "*r:sqrt", "*r:evalf", "*c:C9", "*t:C9", "*v:C9", "*r:C9",
+                     "*d:n\0C9", "*d:n\0sqrt"}
+
+
 def test_what_a_files_resolution_read_is_recorded_with_it() -> None:
     """A file's reads hold the names it looked up (found or not), the files whose entries
-    or facts it read, and the words of the imports it read."""
+    or facts it read, and the words of the imports it read; a name looked up in the tables
+    of every file's names (``nowhere``: not imported, not here; its directory's, then the
+    free callables') also as such a lookup's token, one found through an import (``f``)
+    not: no other file's ``f`` can move it."""
     a = FileFacts("m/a.py", "a", "c", 1, 0, 0, "ok", language="python",
                   symbols=(("f", "function", 1, 2),), symbol_details=(("f", "def f()", ""),))
     b = FileFacts("m/b.py", "b", "c", 1, 0, 0, "ok", language="python",
                   symbols=(("g", "function", 3, 4),), symbol_details=(("g", "def g()", ""),),
                   calls=(("f", 4), ("nowhere", 4)), imports=(("m.a", ("f",), 0),))
     g = symbol_graph([a, b], IndexView.build({"m/a.py": a, "m/b.py": b}))
-    assert g.reads["m/b.py"] == {"\0m/a.py", "\0m/b.py", "m", "a", "f", "nowhere"}
+    assert g.reads["m/b.py"] == {"\0m/a.py", "\0m/b.py", "m", "a", "f", "nowhere", "*d:m\0nowhere", "*c:nowhere"}
     assert g.reads["m/a.py"] == {"\0m/a.py"}
 
 

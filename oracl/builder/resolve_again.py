@@ -5,8 +5,9 @@ Such a file changes the resolver's tables (the names it declares) and so, possib
 other files' names resolve to. The latest build recorded, per file, what resolving its
 names read (``read_sets``) and its tables (``name_tables``). This build takes the changed
 files' old declarations out of the tables and enters their new ones (``patch_table``),
-then resolves again the files whose reads meet what the changed files declare or are
-(``change_tokens``), the changed files themselves and the files read again; when a
+then resolves again the files whose reads meet what the changed files are
+(``change_tokens``) or the lookups in every file's names whose outcome the patch moved
+(``lookup_outcomes``), the changed files themselves and the files read again; when a
 resolved file's bases move, the files that read its types are resolved too. Every other
 file's rows are the latest's, unread; the rows made are compared with the latest's so
 that the database is patched only for the files whose rows moved.
@@ -38,6 +39,9 @@ from oracl.builder.pipeline.symbols import (
     change_tokens,
     declared,
     interface,
+    lookup_keys,
+    lookup_outcomes,
+    moved_lookups,
     moved_names,
     patch_table,
     symbol_graph,
@@ -126,20 +130,30 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         return "the latest recorded no name tables"
     old = {p: declared(previous[p]) for p in changed if p in previous and _code(previous[p])}
     new = {p: declared(here[p]) for p in changed if p in here and _code(here[p])}
+    # (a file the latest's patch entered and this build removed is not in the tables read back:
+    # ``name_tables.read`` enters only this build's files. It is entered here, after them, so
+    # that what its going moves is seen against the latest's tables as they were)
+    missing = [(p, old[p]) for p in gone if p in old and not any(i in table.t.kind for i in old[p].kind)]
+    if missing:
+        why = patch_table(table, [], missing, {**order, **{p: len(order) + k for k, (p, _) in enumerate(missing)}})
+        if why:
+            return why
     attached: set[tuple[str, str]] = set()  # (members that moved between types: their holders' rows move)
+    keys = lookup_keys([*old.values(), *new.values()])
+    outcomes = lookup_outcomes(table.t, *keys)  # (the lookups in every file's names these declarations enter)
     why = patch_table(table, list(old.items()), list(new.items()), order, attached)
     if why:
         return why
+    tokens = moved_lookups(outcomes, lookup_outcomes(table.t, *keys))
     decls, bases = patch
     for p in changed:  # (what the base part held of it: the latest patch's, else its old declaration)
         decls[p] = (decls[p][0] if p in decls else old.get(p), new.get(p))
         if decls[p] == (None, None):
             del decls[p]
-    tokens: set[str] = set()
     for p in changed:
         names = moved_names(previous[p], here[p]) if p in previous and p in here else None
-        if names is not None:  # (only top-level names of a Python file moved: only those are read)
-            tokens |= names
+        if names is not None:  # (only top-level names of a Python file moved: only those are read in it;
+            tokens |= names      # the lookups in every file's names are the outcomes' above)
             continue
         for f in (previous.get(p), here.get(p)):
             if f is not None:
@@ -147,8 +161,9 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
         if p.rsplit("/", 1)[-1] == "__init__.py":
             tokens |= _package_words(p)
     for holder, member in attached:  # (a type that gained or lost a member: the member's name, as a
-        kind = holder.split("#", 1)[1]   # member lookup records it, and the type's, whole and last part)
-        tokens.update((member.split("#", 1)[1].rsplit(".", 1)[-1], kind, kind.rsplit(".", 1)[-1]))
+        kind = holder.split("#", 1)[1]   # member lookup records it, and the type's, whole and last part;
+        short = member.split("#", 1)[1].rsplit(".", 1)[-1]  # a lookup by its name alone, which reads its owner)
+        tokens.update((short, "*r:" + short, kind, kind.rsplit(".", 1)[-1]))
     reads = kept_reads if kept_reads is not None else read_sets.merged(*recorded)  # type: ignore[misc]
     only = {p for p, seen in reads.items() if p in here and not tokens.isdisjoint(seen)}
     # (a type's file holds its `contains` edges to the members attached to it)

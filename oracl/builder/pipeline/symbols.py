@@ -156,6 +156,13 @@ _RET_BEFORE = re.compile(r"([\w.$]+)\s*(?:<[^()]*>)?(?:\[\])?\s+([\w$]+)\s*[<(]"
 # Go: `func (b *B) F() *T`, `F() (*T, error)`, `F() (c *T, r *E)`, `F() []*T` (what ranging over it yields)
 _RET_GO = re.compile(r"\)\s*(?:\(\s*(?:[A-Za-z_]\w*\s+)?(?:\[\])?\*?([A-Za-z_][\w.]*)\s*(?:,[^()]*)?\)"
                      r"|(?:\[\])?\*?([A-Za-z_][\w.]*))\s*$")
+# a lookup in the tables of every file's names (``by_short``, ``by_dir``) is read as a token of
+# its own (``*m:name``: the methods of that name, ``*c:`` the free callables, ``*t:`` the types,
+# ``*v:`` the files declaring it, ``*r:`` its ids and their owners; ``*d:dir\0name`` a
+# directory's), which a change moves only where the lookup's outcome moved (``lookup_outcomes``);
+# a bare ``name`` is a lookup in given files (each read as ``\0path``), which only a change of
+# those files, or of an import's target, moves (``change_tokens``)
+GLOBAL = "*"
 MAX_REEXPORTS = 4  # re-exports followed from a name's import to its definition (zod: index → classic → external → schemas)
 _GO_RECEIVER = re.compile(r"func\s*\(\s*([A-Za-z_]\w*)\s")
 _NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
@@ -429,6 +436,56 @@ def _detach(t: _Files, pairs: list[tuple[str, str]]) -> None:
                 del t.members[holder]
         if t.owner.get(sid) == holder:
             del t.owner[sid]
+
+
+def _picked(t: _Files, ids: list[str], how: str) -> list[Hit]:
+    """The hits of candidates ``ids`` found ``how``: one, or each as ambiguous, or none when
+    there are more than ``MAX_CANDIDATES`` (a C prototype and its definition are one)."""
+    if not ids:
+        return []
+    if len(ids) > 1 and any(i in t.prototypes for i in ids):
+        ids = [i for i in ids if i not in t.prototypes] or ids
+    if len(ids) == 1:
+        return [(ids[0], how, 1)]
+    return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else []
+
+
+def lookup_keys(decls: Iterable[_Files]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The (family, name) and (directory, name) keys the declarations ``decls`` enter in
+    the tables of every file's names."""
+    names: set[tuple[str, str]] = set()
+    dirs: set[tuple[str, str]] = set()
+    for x in decls:
+        names.update(x.by_short)
+        dirs.update(x.by_dir)
+    return names, dirs
+
+
+def lookup_outcomes(t: _Files, names: Iterable[tuple[str, str]], dirs: Iterable[tuple[str, str]]
+                    ) -> dict[str, list[Any]]:
+    """What each lookup in the tables of every file's names gives for the keys ``names``
+    ((family, name)) and ``dirs`` ((directory, name)), by the token its readers record
+    (``GLOBAL``). A change moves the readers of a token only where this differs before and
+    after the tables are patched: ``x.evalf()`` among 40 methods named ``evalf`` links none
+    (more than ``MAX_CANDIDATES``), and so does it among 41 or 39."""
+    out: dict[str, list[Any]] = defaultdict(list)
+    for fam, name in sorted(names):
+        ids = t.by_short.get((fam, name), ())
+        methods = [i for i in ids if t.kind[i] == "method"]
+        out["*m:" + name].append((fam, tuple(methods) if len(methods) <= MAX_CANDIDATES else None))
+        out["*c:" + name].append((fam, _picked(t, [i for i in ids if t.kind[i] in FREE_CALLABLE], "unique")))
+        out["*t:" + name].append((fam, _picked(t, [i for i in ids if t.kind[i] in TYPE_KINDS], "unique")))
+        files = sorted({t.path[i] for i in ids})
+        out["*v:" + name].append((fam, tuple(files) if len(files) <= MAX_CANDIDATES else None))
+        out["*r:" + name].append((fam, tuple((i, t.owner.get(i)) for i in ids)))
+    for d, name in sorted(dirs):
+        out[f"*d:{d}\0{name}"].append(tuple((i, t.kind[i]) for i in t.by_dir.get((d, name), ())))
+    return out
+
+
+def moved_lookups(before: dict[str, list[Any]], after: dict[str, list[Any]]) -> set[str]:
+    """The tokens whose lookups ``lookup_outcomes`` found to give another outcome."""
+    return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 
 
 def patch_table(table: SymbolTable, gone: list[tuple[str, _Files]], came: list[tuple[str, _Files]],
@@ -823,9 +880,10 @@ class _Resolver:
         self._methods_memo: dict[tuple[str, str], list[str]] = {}
         self._callable_memo: dict[tuple[str, str], list[str]] = {}
         self._reversed: list[tuple[str, str]] | None = None
-        # what each file's resolution read (see ``read_tokens``): the names looked up in the
-        # tables, hit or missed, ``~name`` for a type looked up by the end of its name, and
-        # ``\0path`` for a file whose entries, facts or imports were read
+        # what each file's resolution read (see ``read_tokens``): the names looked up, hit or
+        # missed (``*name`` too when in the tables of every file's names: ``GLOBAL``), ``~name``
+        # for a type looked up by the end of its name, and ``\0path`` for a file whose
+        # entries, facts or imports were read
         self.reads: dict[str, set[str]] = {}
         self.rd: set[str] = set()
         self._import_tokens: dict[str, frozenset[str]] = {}
@@ -878,13 +936,7 @@ class _Resolver:
         return FAMILY.get(f.language, f.language)
 
     def _pick(self, ids: list[str], how: str) -> list[Hit]:
-        if not ids:
-            return []
-        if len(ids) > 1 and any(i in self.t.prototypes for i in ids):
-            ids = [i for i in ids if i not in self.t.prototypes] or ids  # a C prototype and its definition are one function
-        if len(ids) == 1:
-            return [(ids[0], how, 1)]
-        return [(i, "ambiguous", len(ids)) for i in ids] if len(ids) <= MAX_CANDIDATES else []
+        return _picked(self.t, ids, how)
 
     def _top(self, paths: list[str], name: str, kinds: frozenset[str] | None = None, depth: int = 0,
              follow: bool = True) -> list[str]:
@@ -945,9 +997,11 @@ class _Resolver:
         if hits:
             return self._pick(hits, "imported")
         directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+        self.rd.add(f"*d:{directory}\0{name}")
         near = [i for i in self.t.by_dir.get((directory, name), ()) if self.t.kind[i] in TYPE_KINDS]
         if near:
             return self._pick(near, "same_package")
+        self.rd.add("*t:" + name)
         ids = [i for i in self.t.by_short.get((self._family(f), name), ()) if self.t.kind[i] in TYPE_KINDS]
         return self._pick(ids, "unique")
 
@@ -1019,9 +1073,11 @@ class _Resolver:
                 if hits:
                     return self._pick(hits, "imported") or None
             directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
+            self.rd.add(f"*d:{directory}\0{name}")  # (the tables of every file's names: ``GLOBAL``)
             near = [i for i in t.by_dir.get((directory, name), ()) if t.kind[i] in CALLABLE and t.path[i] != f.path]
             if near:
                 return self._pick(near, "same_package") or None
+            self.rd.add("*c:" + name)
             key = (fam, name)
             if key not in self._callable_memo:
                 self._callable_memo[key] = [i for i in t.by_short.get(key, ()) if t.kind[i] in FREE_CALLABLE]
@@ -1148,6 +1204,7 @@ class _Resolver:
         ``core.$ZodCUID``): None when there is none or more than one."""
         def elsewhere() -> str | None:
             self.rd.add(name)
+            self.rd.add("*v:" + name)
             files = {self.t.path[i] for i in self.t.by_short.get((fam, name), ())}
             return self._declared_in(sorted(files), name) if len(files) <= MAX_CANDIDATES else None
 
@@ -1248,6 +1305,7 @@ class _Resolver:
             return [(next(iter(found)), "receiver", 1)]
         if found:
             return []
+        self.rd.add("*r:" + name)
         hits = []
         for i in self.t.by_short.get((fam, name), ()):
             owner = self.t.owner.get(i)
@@ -1262,6 +1320,7 @@ class _Resolver:
 
     def _members_named(self, fam: str, name: str) -> list[Hit] | None:
         self.rd.add(name)
+        self.rd.add("*m:" + name)
         key = (fam, name)
         if key not in self._methods_memo:
             self._methods_memo[key] = [i for i in self.t.by_short.get(key, ()) if self.t.kind[i] == "method"]
@@ -1299,10 +1358,15 @@ def change_tokens(f: FileFacts) -> set[str]:
     """What a file's resolution must have read (``_Resolver.reads``) to be changed by ``f``
     coming, going or changing its ``interface``: ``f`` itself (``\\0path``); the words of
     its name (an import naming it), and of its directory's where an import names the
-    directory (a Go or Swift package, an ``index.js``, a ``mod.rs``); every name it declares, and
-    each part of their qualified names and namespaces; and ``~s`` for each ending ``s`` a
-    type it declares can be looked up by (``_types_like``: the name, and its endings of
-    four letters or more)."""
+    directory (a Go or Swift package, an ``index.js``, a ``mod.rs``), and of its namespaces;
+    and ``~s`` for each ending ``s`` a type it declares can be looked up by (``_types_like``:
+    the name, and its endings of four letters or more). Not the names it declares: a lookup
+    of a name in given files reads them (``\0path``, this file's when it is one of them),
+    and one in the tables of every file's names moves only where its outcome moved
+    (``lookup_outcomes``, compared before and after the tables are patched). A file that read
+    ``sqrt`` through its import of another module, or ``x.evalf()`` among more methods of
+    that name than are linked, is not moved by a copy of ``sqrt`` or ``evalf`` coming or
+    going (sympy: an added copy of a module resolved 339 files again before)."""
     name = f.path.rsplit("/", 1)
     out = {"\0" + f.path, *_TOKEN.findall(name[-1])}
     if len(name) > 1 and (f.language in _DIRECTORY_MODULES or name[-1].split(".", 1)[0] in ("index", "mod")):
@@ -1310,7 +1374,6 @@ def change_tokens(f: FileFacts) -> set[str]:
     details = f.symbol_details if len(f.symbol_details) == len(f.symbols) else tuple((s[0], "", "") for s in f.symbols)
     for s, d in zip(f.symbols, details, strict=True):
         parts = [s[0], *d[0].split(".")]
-        out.update(parts)
         if s[1] in TYPE_KINDS:
             for word in {s[0], parts[-1]}:
                 low = word.lower()
