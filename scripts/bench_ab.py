@@ -168,14 +168,16 @@ def db_bytes(root: Path) -> int:
 
 
 def tree_bytes(root: Path) -> tuple[int, int]:
-    """(the vault's bytes, the tree's bytes but the vault's), as allocated on disk."""
+    """(the vault's bytes, the working tree's bytes: neither the vault's nor a git
+    repository's own, ``.git``), as allocated on disk."""
     vault = tree = 0
     for p in root.rglob("*"):
         if p.is_file() and not p.is_symlink():
             size = p.stat().st_blocks * 512
-            if ".oracl" in p.relative_to(root).parts:
+            parts = p.relative_to(root).parts
+            if ".oracl" in parts:
                 vault += size
-            else:
+            elif ".git" not in parts:
                 tree += size
     return vault, tree
 
