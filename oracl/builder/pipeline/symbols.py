@@ -162,7 +162,6 @@ _RET_GO = re.compile(r"\)\s*(?:\(\s*(?:[A-Za-z_]\w*\s+)?(?:\[\])?\*?([A-Za-z_][\
 # directory's), which a change moves only where the lookup's outcome moved (``lookup_outcomes``);
 # a bare ``name`` is a lookup in given files (each read as ``\0path``), which only a change of
 # those files, or of an import's target, moves (``change_tokens``)
-GLOBAL = "*"
 MAX_REEXPORTS = 4  # re-exports followed from a name's import to its definition (zod: index → classic → external → schemas)
 _GO_RECEIVER = re.compile(r"func\s*\(\s*([A-Za-z_]\w*)\s")
 _NOT_TYPES = frozenset({"void", "int", "long", "boolean", "bool", "string", "String", "number", "any", "unknown",
@@ -465,7 +464,7 @@ def lookup_outcomes(t: _Files, names: Iterable[tuple[str, str]], dirs: Iterable[
                     ) -> dict[str, list[Any]]:
     """What each lookup in the tables of every file's names gives for the keys ``names``
     ((family, name)) and ``dirs`` ((directory, name)), by the token its readers record
-    (``GLOBAL``). A change moves the readers of a token only where this differs before and
+    (``*m:name``…). A change moves the readers of a token only where this differs before and
     after the tables are patched: ``x.evalf()`` among 40 methods named ``evalf`` links none
     (more than ``MAX_CANDIDATES``), and so does it among 41 or 39."""
     out: dict[str, list[Any]] = defaultdict(list)
@@ -881,9 +880,9 @@ class _Resolver:
         self._callable_memo: dict[tuple[str, str], list[str]] = {}
         self._reversed: list[tuple[str, str]] | None = None
         # what each file's resolution read (see ``read_tokens``): the names looked up, hit or
-        # missed (``*name`` too when in the tables of every file's names: ``GLOBAL``), ``~name``
-        # for a type looked up by the end of its name, and ``\0path`` for a file whose
-        # entries, facts or imports were read
+        # missed (and a token of its own for a lookup in the tables of every file's names:
+        # ``*m:name``…, ``lookup_outcomes``), ``~name`` for a type looked up by the end of its
+        # name, and ``\0path`` for a file whose entries, facts or imports were read
         self.reads: dict[str, set[str]] = {}
         self.rd: set[str] = set()
         self._import_tokens: dict[str, frozenset[str]] = {}
@@ -1073,7 +1072,7 @@ class _Resolver:
                 if hits:
                     return self._pick(hits, "imported") or None
             directory = f.path.rsplit("/", 1)[0] if "/" in f.path else ""
-            self.rd.add(f"*d:{directory}\0{name}")  # (the tables of every file's names: ``GLOBAL``)
+            self.rd.add(f"*d:{directory}\0{name}")  # (the tables of every file's names: ``lookup_outcomes``)
             near = [i for i in t.by_dir.get((directory, name), ()) if t.kind[i] in CALLABLE and t.path[i] != f.path]
             if near:
                 return self._pick(near, "same_package") or None
