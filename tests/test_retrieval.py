@@ -413,9 +413,18 @@ def test_a_build_keeps_its_git_log_and_the_next_reads_no_history_again(tmp_path:
     stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
     assert stat[orchestrator.GIT_LOG] == entry
     assert paths(search(root, "quirk"))[:2] in (["a.py", "b.py"], ["b.py", "a.py"])
+    # a file no commit holds, added: the update's rows hold no history, the database's still
+    # do, and so does its full-text index (an update whose rows held none dropped it: the
+    # answers lost the commit subjects until a build whose rows held some made it again)
+    for body in ("8", "9"):  # (twice: the second update's standby catches up on nothing else)
+        (root / "c.py").write_text(f"def crate():\n    return {body}\n")
+        build(root, **SMALL)
+    assert read == ["kept", "kept", "kept"]
+    found = search(root, "quirk")
+    assert paths(found)[:2] in (["a.py", "b.py"], ["b.py", "a.py"]) and "history" in found.results[0]["matched_fields"]
     _commit(root, {"b.py": "def box():\n    return 6\n"}, "another", 1_700_172_800)
     build(root, **SMALL)
-    assert read == ["kept", "new commits 1"]
+    assert read == ["kept", "kept", "kept", "new commits 1"]
     # a part with a flipped byte is never parsed: the whole log is read again
     from oracl.core.parts import store_of
     stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
@@ -425,7 +434,7 @@ def test_a_build_keeps_its_git_log_and_the_next_reads_no_history_again(tmp_path:
     part.write_bytes(bytes(data))
     (root / "a.py").write_text("def jar():\n    return 7\n")
     build(root, **SMALL)
-    assert read == ["kept", "new commits 1", "whole"]
+    assert read == ["kept", "kept", "kept", "new commits 1", "whole"]
 
 
 def test_a_tree_without_git_builds_and_answers(tmp_path: Path) -> None:

@@ -278,8 +278,8 @@ def finish_bundle(path: Path, tables: dict[str, Any], after_each: Any = None,
             _patch_symbols(deletes, *symbol_patch, defines_again=not in_place, before=before)  # type: ignore[arg-type]
             if after_each is not None:
                 after_each()
-        if in_place:
-            _history_index(store, len(tables.get("history", ())) > 0)
+        if in_place:  # (the rows tabled are the update's reach: whether any file has history is the store's)
+            _history_index(store, bool(store.rows("MATCH (c:History) WHERE c.live RETURN c.n AS n LIMIT 1")))
             dropped = _compact_fts(store, "History", "history_fts", loader_statements("040_history_fts"))
         elif len(tables.get("history", ())):
             for stmt in loader_statements("040_history_fts"):
@@ -893,7 +893,10 @@ def _rows_by_key(table: Any, key: str, keys: list[Any]) -> dict[Any, dict[str, A
 
 def _history_index(store: Store, wanted: bool) -> None:
     """The History table's full-text index as a full build leaves it: there when a file
-    has history, absent when none has."""
+    has history, absent when none has. (An update once asked its own rows, which hold only
+    the files of its reach: an update of a file without history dropped the index, and the
+    answers lost every commit subject until an update whose reach held one made it again,
+    0.27–0.37 s at sympy.)"""
     try:
         if wanted:
             for stmt in loader_statements("040_history_fts"):
