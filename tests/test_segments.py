@@ -235,10 +235,18 @@ def test_small_tables_are_diffed_in_python_as_arrow_diffs_them(monkeypatch: pyte
     big = database.diff_nodes(old, new, "path")
     assert big[0] == small[0] and big[1].to_pylist() == small[1].to_pylist()
     assert sorted(big[2], key=lambda r: r["path"]) == sorted(small[2], key=lambda r: r["path"])
-    links_old = pa.table({"from": ["a", "a", "x", "x"], "to": ["b", "c", "y", "y"], "rank": [1.0, 2.0, 3.0, 4.0]})
-    links_new = pa.table({"from": ["a", "a", "x"], "to": ["b", "c", "y"], "rank": [1.0, 2.5, 3.0]})
+    links_old = pa.table({"from": ["a", "a", "x", "x", "p"], "to": ["b", "c", "y", "y", "q"],
+                          "rank": [1.0, 2.0, 3.0, 4.0, 5.0], "frag": ["f", None, "", "", None]})
+    links_new = pa.table({"rank": [1.0, 2.5, 3.0, 5.0], "from": ["a", "a", "x", "p"], "to": ["b", "c", "y", "q"],
+                          "frag": ["f", None, "", None]})
+    monkeypatch.setattr(database, "_MEDIUM", -1)  # (the Arrow path: joins)
     arrow = database.diff_edges(links_old, links_new)
+    monkeypatch.setattr(database, "_MEDIUM", 100_000)  # (rows as tuples, by multiset differences)
+    tuples = database.diff_edges(links_old, links_new)
     monkeypatch.setattr(database, "_SMALL", 4096)
-    assert database.diff_edges(links_old, links_new) == arrow == (
-        [{"source": "x", "target": "y"}], [{"source": "a", "target": "c", "rank": 2.5}],
-        [{"source": "x", "target": "y", "rank": 3.0}])
+    assert database.diff_edges(links_old, links_new) == arrow == tuples == (
+        [{"source": "x", "target": "y"}], [{"source": "a", "target": "c", "rank": 2.5, "frag": None}],
+        [{"source": "x", "target": "y", "rank": 3.0, "frag": ""}])
+    # (the same rows in another order, and a column of nulls only in the build's: nothing moved)
+    again = links_old.slice(4, 1).append_column("x", pa.array([None], pa.null()))
+    assert database._diff_edges_as_tuples(again, again.take([0])) == ([], [], [])

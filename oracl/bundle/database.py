@@ -602,6 +602,8 @@ def diff_edges(old: Any, new: Any) -> tuple[list[dict[str, Any]], list[dict[str,
         cols = new.column_names
         return edge_diff(*([{"source": r.pop("from"), "target": r.pop("to"), **r} for r in _dicts(t, cols)]
                            for t in (old, new)))
+    if old.num_rows + new.num_rows <= _MEDIUM:
+        return _diff_edges_as_tuples(old, new)
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -636,6 +638,34 @@ def diff_edges(old: Any, new: Any) -> tuple[list[dict[str, Any]], list[dict[str,
 
 
 _SMALL = 4096  # rows of both tables at most, compared in Python (no Arrow kernels to load)
+# edge rows of both tables at most, told apart as tuples of their values (``_diff_edges_as_tuples``):
+# the links of every file with an edge into an edited module (sympy's abc.py: thousands) loaded
+# ``pyarrow.compute`` and ``acero`` for two anti-joins, ~60 ms of a cold build's imports
+_MEDIUM = 100_000
+
+
+def _diff_edges_as_tuples(old: Any, new: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                       list[dict[str, Any]]]:
+    """``diff_edges`` without Arrow's kernels: each row a tuple of its values (columns read
+    by ``new``'s names; a value compared as Python compares it, a NaN never equal to
+    another), the pairs holding a row one side holds more often than the other found by
+    two multiset differences, and ``edge_diff`` of those pairs' rows."""
+    from collections import Counter
+
+    cols = new.column_names
+    fi, ti = cols.index("from"), cols.index("to")
+    a, b = (list(zip(*(t.column(c).to_pylist() for c in cols), strict=True)) for t in (old, new))
+    ca, cb = Counter(a), Counter(b)
+    pairs = {(r[fi], r[ti]) for r in ca - cb} | {(r[fi], r[ti]) for r in cb - ca}
+    if not pairs:
+        return [], [], []
+    rest = [(i, c) for i, c in enumerate(cols) if i not in (fi, ti)]
+
+    def rows_of(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return [{"source": r[fi], "target": r[ti], **{c: r[i] for i, c in rest}}
+                for r in rows if (r[fi], r[ti]) in pairs]
+
+    return edge_diff(rows_of(a), rows_of(b))
 
 
 def _small(*tables: Any) -> bool:
