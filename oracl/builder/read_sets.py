@@ -32,7 +32,7 @@ from oracl.core.errors import DigestError
 from oracl.core.parts import PartStore
 
 KEY = "read_sets"  # stat.bin's entry
-FORMAT = 2  # (2: a lookup in the tables of every file's names is read as ``*name``: a record without them is not used)
+FORMAT = 2  # (2: a lookup in the tables of every file's names has tokens of its own, ``*m:name``…: a record without them is not used)
 COMPACT = 2000  # files a delta may hold before it is folded into the base
 RECENT = 64     # files the recent part may hold before it is folded into the delta
 
