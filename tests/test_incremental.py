@@ -1231,6 +1231,80 @@ def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_pa
     assert any(e["relation"] == "co_change" for e in doc["edges"])
 
 
+def test_a_commit_moves_only_the_rows_and_runs_of_the_files_it_changed(tmp_path: Path) -> None:
+    """A commit moves the history of the files it changed (their commit messages, the
+    co-change edges among them) and nothing else while HEAD's time stays in the same 30
+    days: the next build weighs around that move — no pass over every node's structure,
+    no ranking of every edge — and equals a full build. So do a rename (the history's
+    edges of the file and its partners move) and an edit on top of a commit. When the
+    latest's history cannot be had again (its kept log damaged), every node is weighed,
+    and the build still equals a full one."""
+    from oracl.builder import orchestrator
+    from oracl.core.parts import store_of
+
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(8)}  # (no edges between them)
+    # (and enough other files that the export's groups of rows are not all one with a hub's,
+    # which is always written again)
+    others = {f"lib/u{i}.py": f"U{i} = {i}\n" for i in range(48)}
+    root = write_tree(tmp_path / "repo", {**files, **others, "README.md": "# pkg\n"})
+    for rel in (*files, *others, "README.md"):
+        _stamp(root / rel, 0)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, capture_output=True)
+    _commit(root, 0)
+    for step, pair in ((1, (1, 2)), (2, (1, 2)), (3, (3, 4)), (4, (3, 4)), (5, (3, 5))):  # co-change pairs
+        for i in pair:
+            (root / f"pkg/m{i}.py").write_text(files[f"pkg/m{i}.py"] + f"# {step}\n")
+            _stamp(root / f"pkg/m{i}.py", step)
+        _commit(root, step)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    co = [e for e in _canonical(root)["edges"] if e["relation"] == "co_change"]
+    assert len(co) == 4  # (m1 ↔ m2, m3 ↔ m4: the first commit is a sweep, m3 ↔ m5 one commit)
+
+    def step(n: int, change: Callable[[], None], commit: bool) -> BuildReport:
+        change()
+        if commit:
+            _commit(root, n)
+        report = build(root, now=t0 + timedelta(minutes=n), **KW)
+        assert report.mode.startswith("incremental"), report.mode
+        export, graph = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _graph_rows(root)
+        full, _, full_graph = _full_rows_beside(root, t0 + timedelta(minutes=n, seconds=30), graph=True)
+        assert export == full, f"step {n}: {_first_difference(orjson.loads(export), orjson.loads(full))}"
+        assert graph == full_graph, f"step {n}: the database's rows differ"
+        return report
+
+    def edit(*names: str) -> Callable[[], None]:
+        def change() -> None:
+            for rel in names:
+                with open(root / rel, "a") as fh:
+                    fh.write("# more\n")
+        return change
+
+    # a commit of an edit the latest build already read: only m6's messages move
+    step(6, edit("pkg/m6.py"), commit=False)
+    r = step(7, lambda: None, commit=True)
+    assert r.weigh_mode == "weigh: the structure is the latest's, 0 files' edges compared", r.weigh_mode
+    assert [n["history"] for n in _canonical(root)["nodes"] if n.get("path") == "pkg/m6.py"][0].startswith("step 7: ")
+    # a second commit of m3 and m5 (and m7), of edits built before: their pair reaches
+    # MIN_SUPPORT, an edge each way, in files not read again; m7's messages move, not its edges
+    step(8, edit("pkg/m3.py", "pkg/m5.py", "pkg/m7.py"), commit=False)
+    r = step(9, lambda: None, commit=True)
+    assert r.weigh_mode == ("weigh: around the move: 2 files' edges moved; 3 nodes' structure and 3 files' edge "
+                            "ranks made again (the history's edges of 2 files moved)"), r.weigh_mode
+    # a rename, not committed: m4 leaves the history (its pair with m3 goes), m4b has none
+    r = step(10, lambda: (root / "pkg/m4.py").rename(root / "pkg/m4b.py"), commit=False)
+    assert r.weigh_mode.startswith("weigh: around the move:") and "1 came and 1 went" in r.weigh_mode, r.weigh_mode
+    # the latest's kept log damaged: its history cannot be had again
+    stat = orjson.loads((Vault(root).bundle(Vault(root).read_latest()["bundle"]) / "stat.bin").read_bytes())
+    part = store_of(root / ".oracl").path(stat[orchestrator.GIT_LOG][0])
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 1
+    part.write_bytes(bytes(data))
+    r = step(11, edit("pkg/m6.py"), commit=True)
+    assert r.weigh_mode.startswith("weigh: every node's structure worked out") \
+        and "(the history moved and the latest's could not be had again)" in r.weigh_mode, r.weigh_mode
+
+
 def test_an_artifacts_moving_strings_are_appended_never_set_nor_deleted(tmp_path: Path) -> None:
     """A changed file's strings (id, checksum, tags, symbols, …) go into a new ArtifactText
     row numbered one past the database's largest, and the artifact's ``text_n`` points at

@@ -291,16 +291,24 @@ def test_best_spans_merge_and_order() -> None:
 # ---- 4. history as evidence ---------------------------------------------------------------
 
 def test_cochange_kappa_by_hand() -> None:
-    # c1 at HEAD's time changes a, b (n = 2: weight 1); c2 a year earlier changes a, b, c
-    # (recency 0.5, n = 3: weight 0.5 / 2 = 0.25). s(a, b) = 1.25 → κ = 1.25 / 2.25;
-    # (a, c) and (b, c) share one commit only (< MIN_SUPPORT): no edge.
-    year = int(365 * 86_400)
-    log = (f"\x1ec1\x1f{10 * year}\x1fkeep jar\x1f\n\na.py\nb.py\n"
-           f"\x1ec2\x1f{9 * year}\x1fadd jar\x1f\n\na.py\nb.py\nc.py\n").encode()
+    # c1 at HEAD's time (day 3,600: a multiple of REFERENCE_DAYS, 30) changes a, b (n = 2:
+    # weight 1); c2 a year earlier changes a, b, c (recency 0.5, n = 3: weight 0.5 / 2 =
+    # 0.25). s(a, b) = 1.25 → κ = 1.25 / 2.25; (a, c) and (b, c) share one commit only
+    # (< MIN_SUPPORT): no edge.
+    day, year = 86_400, 365 * 86_400
+    log = (f"\x1ec1\x1f{3600 * day}\x1fkeep jar\x1f\n\na.py\nb.py\n"
+           f"\x1ec2\x1f{3600 * day - year}\x1fadd jar\x1f\n\na.py\nb.py\nc.py\n").encode()
     h = parse_log(log, {"a.py", "b.py", "c.py"})
     assert [(e.source, e.target, e.relation, e.confidence) for e in h.edges] == [
         ("a.py", "b.py", "co_change", round(1.25 / 2.25, 6)), ("b.py", "a.py", "co_change", round(1.25 / 2.25, 6))]
     assert h.messages == {"a.py": "keep jar · add jar", "b.py": "keep jar · add jar", "c.py": "add jar"}
+    # HEAD 10 days into its 30: ages count from day 3,600, so c1's is −10 days (recency
+    # 2^(10/365)); c0, dated after HEAD, counts as HEAD's time; c2's stays a year
+    log = (f"\x1ec1\x1f{3610 * day}\x1fkeep jar\x1f\n\na.py\nb.py\n"
+           f"\x1ec0\x1f{3700 * day}\x1fskewed\x1f\n\na.py\nb.py\n"
+           f"\x1ec2\x1f{3600 * day - year}\x1fadd jar\x1f\n\na.py\nb.py\nc.py\n").encode()
+    s = 2 * 2 ** (10 / 365) + 0.25
+    assert [e.confidence for e in parse_log(log, {"a.py", "b.py", "c.py"}).edges] == [round(s / (s + 1), 6)] * 2
     # a sweep (more than MAX_COMMIT_FILES files) counts for nothing
     many = "\n".join(f"f{i}.py" for i in range(history.MAX_COMMIT_FILES + 1))
     sweep = parse_log(f"\x1es\x1f1\x1freformat\x1f\n\n{many}\n".encode() * 3, {f"f{i}.py" for i in range(40)})
@@ -314,9 +322,12 @@ def test_history_is_in_the_build_and_ends_at_head(repo: Path) -> None:
     ids = {n["id"]: n.get("path") for n in doc["nodes"]}
     co = sorted((ids[e["source"]], ids[e["target"]], e["metadata"]["confidence"]) for e in doc["edges"]
                 if e["relation"] == "co_change")
-    # the pair changed together in two commits one day apart (1 + 0.5^(1/365)), and in the
-    # initial import two days before HEAD with every other file (0.5^(2/365) / (n − 1))
-    s = 1 + 0.5 ** (1 / 365) + 0.5 ** (2 / 365) / (len(FILES) - 1)  # and the initial import's share
+    # the pair changed together in two commits one day apart, and in the initial import two
+    # days before HEAD with every other file (its share: / (n − 1)); ages count from HEAD's
+    # time (t0 + 2 days = 1,700,172,800 s) rounded down to a multiple of 30 days
+    # (1,697,760,000 s: 27.925926 days before HEAD), so HEAD's commit is −27.925926 days old
+    before = 2_412_800 / 86_400
+    s = 2 ** (before / 365) + 2 ** ((before - 1) / 365) + 2 ** ((before - 2) / 365) / (len(FILES) - 1)
     assert co == [("src/app/cookies.py", "src/app/core.py", round(s / (s + 1), 6)),
                   ("src/app/core.py", "src/app/cookies.py", round(s / (s + 1), 6))]
     messages = {n["path"]: n["history"] for n in doc["nodes"] if n["kind"] == "artifact"}

@@ -125,8 +125,10 @@ class Kept:
 
     def merge(self, overlay: list[Edge], tail: list[Edge]) -> BySource | None:
         """The latest's merge source by source, when its runs were merged with this
-        ``overlay`` and ``tail``: what ``merge_by_source`` keeps for the files not made again
-        (over the latest's files, which a caller keeping it has)."""
+        ``overlay`` and ``tail`` (the latest's history's edges, had again:
+        ``history.Moved.edges``): what ``merge_by_source`` keeps for the files not made
+        again and whose overlay and tail edges did not move (over the latest's files, which a
+        caller keeping it has)."""
         if not self.made_with or merged_with(overlay, tail) != self.made_with:
             return None
         return self.latest(overlay, tail)

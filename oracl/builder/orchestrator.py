@@ -70,7 +70,8 @@ from oracl.builder.pipeline.annotate import (
     make_record,
 )
 from oracl.builder.pipeline.discover import prime, read_one
-from oracl.builder.pipeline.history import History, Log, read_history
+from oracl.builder.pipeline.history import History, Log, moved_between, parse_log, read_history
+from oracl.builder.pipeline.history import Moved as HistoryMoved
 from oracl.builder.pipeline.merge import (
     BySource,
     EvidenceStore,
@@ -763,7 +764,8 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
           by_file: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]] | None = None,
           tail: list[Edge] | None = None, again: set[str] | None = None,
           shards: Kept | None = None, reads: dict[str, set[str]] | None = None,
-          groups: Mapping[int, list[str]] | None = None) -> tuple[MergeResult, Task[bytes]]:
+          groups: Mapping[int, list[str]] | None = None,
+          old_tail: list[Edge] | None = None) -> tuple[MergeResult, Task[bytes]]:
     """The merged edges, and a task writing the vault's JSON-lines files and the bundle's
     ``facts.bin`` beside the next phases. ``by_file`` (each file's Phase 2 and Phase 3
     edges; ``tail``: the Phase 3 edges after them): merged source by source, only the
@@ -771,7 +773,9 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
     the latest's edge shards': ``shards``); ``e`` (the edges as lists) when there is no
     ``by_file``. ``reads``: what making each file's edges here looked up (the shards keep
     it, with the latest's or the long-lived builder's for the others). ``groups``: each
-    shard's files, when they are the latest's (a long-lived builder's, kept)."""
+    shard's files, when they are the latest's (a long-lived builder's, kept). ``old_tail``:
+    the tail the latest's edge shards were merged with (its history's edges, had again;
+    None: not known, and the shards' merge is not kept)."""
     nodes = r.index.facts.keys()  # (every file's path: the index's, not a set made again)
     pending = provenance.pending_dir(plan.vault, plan.build_id)  # moved into the vault once published
     carry = plan.carry
@@ -786,14 +790,15 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
         if carry is not None:
             kept = carry.merged if r.previous is not None and carry.bundle == r.previous.bundle else None
         else:  # (over the latest's files: ``again`` is None when a file came or went)
-            kept = shards.merge(r.overlay, tail or []) if shards is not None and again is not None else None
+            kept = shards.merge(r.overlay, old_tail) if shards is not None and again is not None \
+                and old_tail is not None else None
         by_source = merge_by_source(by_file[0], by_file[1], tail or [], r.overlay, nodes, kept, again)
-        if again is not None and (kept is None or kept.made_of != by_source.made_of):
-            # (merged again whole, with another overlay or history: any file's run can have
-            # moved, and the shards hold the runs)
-            before = kept if kept is not None else \
-                shards.latest(r.overlay, tail or []) if shards is not None else None
+        if again is not None and kept is None:
+            # (merged again whole: any file's run can have moved, and the shards hold the runs)
+            before = shards.latest(r.overlay, tail or []) if shards is not None else None
             shard_moved = again | runs_moved(by_source, before) if before is not None else None
+        elif again is not None:  # (and those whose history's or overlay's edges moved)
+            shard_moved = again | by_source.fixed_again
         if carry is not None:
             carry.merged = by_source if not plan.cfg.two_layer else None
             if again is None:
@@ -817,7 +822,7 @@ def merge(plan: Plan, ex: Executor, r: Read, e: Edges | None, staging: Path,
                   [x for f in r.facts for x in by_file[1][f.path]] + (tail or []))
     if by_source is not None and not plan.cfg.two_layer:
         merged = by_source.result()
-        if kept is not None and kept.made_of == by_source.made_of:
+        if kept is not None and again is not None:  # (merged over it: ``merge_by_source``)
             merged.runs = (kept, by_source)
     elif plan.cfg.two_layer:
         assert e is not None
@@ -1369,11 +1374,43 @@ def read_history_phase(plan: Plan, r: Read, head: str | None, latest: dict[str, 
     held = carry.history if carry is not None else None
     paths = r.index.facts.keys()
     if held is not None and head is not None and held[0] == head and held[1] == paths:
-        return held[2]
-    history = read_history(plan.root, paths, head=head, kept=kept_log(store_of(plan.vault.dir), latest or {}))
-    if carry is not None:
-        carry.history = (head, frozenset(paths), history) if head is not None else None
+        history = held[2]
+    else:
+        kept = kept_log(store_of(plan.vault.dir), latest or {})
+        history = read_history(plan.root, paths, head=head, kept=kept)
+        if carry is not None:
+            carry.history = (head, frozenset(paths), history) if head is not None else None
+    history.moved = None
+    if r.previous is not None:
+        history.moved = history_moved(plan, r, history, latest or {},
+                                      held[2] if held is not None else None)
     return history
+
+
+HISTORY_KEY = "history_sha256"  # stat.bin's entry: ``History.digest`` of the history the build weighed with
+
+
+def history_moved(plan: Plan, r: Read, history: History, latest: dict[str, Any],
+                  held: History | None) -> HistoryMoved | None:
+    """What moved between the latest build's history and ``history`` (``history.Moved``),
+    or None when the latest's cannot be had again: a long-lived builder's last history,
+    or the kept log parsed again with the latest's files, taken only when its digest is
+    the one the latest recorded (``HISTORY_KEY``)."""
+    want = latest.get(HISTORY_KEY)
+    if not isinstance(want, str) or not want:
+        return None
+    if history.digest() == want:
+        return HistoryMoved(frozenset(), frozenset(), history.edges)
+    assert r.previous is not None
+    old = held if held is not None and held is not history and held.digest() == want else None
+    if old is None:
+        kept = kept_log(store_of(plan.vault.dir), latest)
+        if kept is None:
+            return None
+        old = parse_log(kept.text, r.previous.facts.keys())
+        if old.digest() != want:
+            return None
+    return moved_between(old, history)
 
 
 GIT_LOG = "git_log"  # stat.bin's entry: [the part holding the history's git log, its length, its key]
@@ -1448,11 +1485,15 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     facts = r.index.facts  # (every file's facts by path)
     overrides = _sensitivity_overrides(plan.cfg, r.facts)
     learned = r.made_under[1] if r.made_under is not None else {}
-    settings = settings_key(plan.cfg, Counter(), overrides, history.messages, learned, [*r.overlay, *history.edges])
+    settings = settings_key(plan.cfg, Counter(), overrides, learned, r.overlay)
     carry = plan.carry
-    if carry is not None and carry.graph is not None and r.previous is not None and carry.bundle == r.previous.bundle:
+    # (what moved of the history against the latest's: its files' rows made again, its
+    # sources' runs merged again; not known: weighed whole)
+    moved = history.moved
+    if carry is not None and carry.graph is not None and r.previous is not None and carry.bundle == r.previous.bundle \
+            and moved is not None:
         graph = reweigh(carry.graph, r.records, facts, merged.edges, plan.cfg, Counter(), overrides, history.messages,
-                        r.places, merged.patched)
+                        r.places, merged.patched, moved.rows)
         if graph is not None:
             carry.graph = None  # its rows are this build's now (changed in place)
             return Weighed(graph, settings, "weigh: the kept graph's, its moved rows made again")
@@ -1465,23 +1506,30 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
     latest = latest or {}
     ranks = latest_ranks(store_of(plan.vault.dir), latest)
     kept, why = None, "no previous build" if r.previous is None else "every file's edges made"
-    if r.previous is not None and not plan.cfg.two_layer and again is not None and by_file is not None \
+    if r.previous is not None and moved is None:
+        why = "the history moved and the latest's could not be had again"
+    elif r.previous is not None and not plan.cfg.two_layer and again is not None and by_file is not None \
             and again[0][0] is not None and again[1][0] is not None:
         old_lists = (again[0][0], again[1][0])
-        if again[0][1] is not None:
+        assert moved is not None
+        if moved.sources:
+            n = len(moved.sources)
+            why = f"the history's edges of {n:,} {'file' if n == 1 else 'files'} moved"
+        elif again[0][1] is not None:
             kept, why = kept_structure(r.previous.bundle, latest, settings, plan.cfg, learned, r.facts,
                                        r.previous.facts, r.records, r.reread, merged.edges, old_lists, by_file,
                                        again[0][1], history.edges, r.overlay, ranks)
         else:
             why = "a file's edge interface moved"
         if kept is None:  # (the structure moved, or could not be proven the latest's: weighed around the move)
+            assert moved is not None
             figures, not_figures = latest_figures(r.previous.bundle, latest, settings, ranks)
             around, not_around = None, not_figures
             runs: Mapping[str, list[Any]] | None = shards.runs if shards is not None and shards.made_with and \
-                shards.made_with == merged_with(r.overlay, history.edges) else None
+                shards.made_with == merged_with(r.overlay, moved.edges) else None
             same: Callable[[str], bool] | None = None
             at: Mapping[str, tuple[int, int]] | None = None
-            if merged.runs is not None and merged.runs[0].made_of == (list(r.overlay), list(history.edges)):
+            if merged.runs is not None:
                 # (merged over the latest's runs, a long-lived builder's last merge or the edge
                 # shards': a run merged again is a new list, so a source whose run is the very
                 # list kept is unmoved)
@@ -1497,7 +1545,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
                                for p in (*r.reread, *r.removed) if p in r.previous.facts}
                 around, not_around = weigh_around(r.records, facts, r.previous.facts, old_records, merged.edges,
                                                   runs, plan.cfg, figures, Counter(), overrides, history.messages,
-                                                  same, prior if same is not None else None, at)
+                                                  same, prior if same is not None else None, at, moved.rows)
             if around is not None:
                 return Weighed(around, settings, f"weigh: {not_around} ({why})")
             why = why if not_around == why else f"{why}; not weighed around it: {not_around}"
@@ -2145,7 +2193,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                       skippable("phase3", phase3_edges, r.facts, r.index) + history.edges)
         groups = _shard_groups(plan.carry, r)
         merged, vault_files = timed("merge", merge, plan, side, r, e, writer.staging, by_file, history.edges,
-                                    linked_again, shards, reads, groups[1])
+                                    linked_again, shards, reads, groups[1],
+                                    history.moved.edges if history.moved is not None else None)
         symbols = timed("symbols", make_symbols, r, reuse, symbols_why, catchup,
                         store_of(plan.vault.dir), plan.carry, ex, latest, resolving)
         del resolving
@@ -2178,6 +2227,10 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         elif r.previous is not None:
             now = moved_since(r.previous, latest, r.reread, {p: r.index.facts[p] for p in r.reread},
                               graph, linked_again)
+            if now is not None and history.moved is not None and history.moved.rows:  # (their messages moved)
+                now = (now[0] | (history.moved.rows & r.index.facts.keys()), now[1])
+            elif now is not None and history.moved is None:
+                now = None
             if now is not None and plan.carry is not None and graph.structure is not None and not plan.warm:
                 # (a long-lived builder's whole weighing whose structure is the latest's: the
                 # rows it can differ in are named, as a reweighing names them, so that the
@@ -2242,6 +2295,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         git_log = log_entry(store_of(plan.vault.dir), history, latest)
         if git_log is not None:
             stat_extra[GIT_LOG] = git_log
+        stat_extra[HISTORY_KEY] = history.digest()
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine

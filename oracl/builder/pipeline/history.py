@@ -7,7 +7,12 @@ the repository's git history up to the built commit (``HEAD``) and never beyond 
 
   with n(c) the number of files the commit changed (a sweep of more than
   ``MAX_COMMIT_FILES`` counts for nothing) and age(c) its distance in days from HEAD's
-  commit time (so the result depends on the history only, not on the clock). A pair
+  commit time rounded down to a whole number of ``REFERENCE_DAYS`` (a commit dated after
+  HEAD counts as HEAD's time; those of the last days have an age below 0). So the result
+  depends on the history only, not on the clock, and a new commit moves only the pairs of
+  the files it changed (and of a commit it pushes out of the newest ``MAX_COMMITS``) while
+  HEAD's time stays in the same ``REFERENCE_DAYS`` (issue 49: counted from HEAD's own
+  time, every commit moved every pair's κ, and so every rank). A pair
   needs ``MIN_SUPPORT`` commits; each file keeps its ``MAX_PARTNERS`` strongest partners
   as ``co_change`` edges with κ = s / (s + 1).
 * **messages**: each file's newest ``MESSAGES_PER_FILE`` commit subjects (of commits that
@@ -23,8 +28,8 @@ after new commits, ``git rev-list`` gives the walk's order (the same as ``git lo
 and only the commits the kept log lacks are read with their files. What is parsed is
 byte for byte what ``git log`` gives at that commit (tested against it).
 
->>> h = parse_log(b"\\x1ec1\\x1f200\\x1ffix cookie jar\\x1f\\n\\na.py\\nb.py\\n"
-...               b"\\x1ec2\\x1f100\\x1fadd jar\\x1f\\n\\na.py\\nb.py\\nc.md\\n", {"a.py", "b.py"})
+>>> h = parse_log(b"\\x1ec1\\x1f2592000\\x1ffix cookie jar\\x1f\\n\\na.py\\nb.py\\n"
+...               b"\\x1ec2\\x1f2592000\\x1fadd jar\\x1f\\n\\na.py\\nb.py\\nc.md\\n", {"a.py", "b.py"})
 >>> [(e.source, e.target, e.confidence) for e in h.edges]
 [('a.py', 'b.py', 0.6), ('b.py', 'a.py', 0.6)]
 >>> h.messages["a.py"]
@@ -41,6 +46,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+import orjson
+
 from oracl.core.children import git
 from oracl.core.records import Edge
 from oracl.core.secrets import redact_text
@@ -48,6 +55,7 @@ from oracl.core.secrets import redact_text
 MAX_COMMITS = 5000        # the newest commits read
 MAX_COMMIT_FILES = 30     # a commit changing more files is a sweep (renames, formatting, releases)
 HALF_LIFE_DAYS = 365.0
+REFERENCE_DAYS = 30       # ages count from HEAD's commit time rounded down to a multiple of these
 MIN_SUPPORT = 2           # commits a pair must share
 MAX_PARTNERS = 8          # co-change edges kept per file
 MESSAGES_PER_FILE = 12
@@ -69,6 +77,18 @@ class Log:
     text: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """What moved between the latest build's history and this one's: the files whose
+    commit messages moved (their rows are made again) and those whose co-change edges did
+    (their runs of the merged edges are merged again), and the latest's co-change edges
+    (what its merge was made with)."""
+
+    rows: frozenset[str]
+    sources: frozenset[str]
+    edges: list[Edge]
+
+
 @dataclass(slots=True)
 class History:
     edges: list[Edge] = field(default_factory=list)
@@ -78,6 +98,32 @@ class History:
     note: str = ""        # why there is none, when there is none
     log: Log | None = None  # what was parsed (kept for the next build)
     read: str = ""        # how the log was had: "kept", "new commits N", "whole" (a build's report)
+    # what moved against the latest build's history (``moved_between``); None: not known
+    # (no latest, or its history could not be had again): every file's is then taken as moved
+    moved: Moved | None = None
+    _digest: str = ""
+
+    def digest(self) -> str:
+        """A digest of what the graph takes of the history: its edges and messages
+        (``stat.bin`` records it; the next build proves the history it had again by it)."""
+        if not self._digest:
+            self._digest = hashlib.sha256(orjson.dumps([[[*e] for e in self.edges],
+                                                        sorted(self.messages.items())])).hexdigest()
+        return self._digest
+
+
+def moved_between(old: History, new: History) -> Moved:
+    """The files whose messages, and the sources whose co-change edges, differ between
+    ``old`` and ``new``."""
+    rows = frozenset(p for p in old.messages.keys() | new.messages.keys()
+                     if old.messages.get(p) != new.messages.get(p))
+    if old.edges == new.edges:
+        return Moved(rows, frozenset(), old.edges)
+    runs: dict[str, list[list[Edge]]] = defaultdict(lambda: [[], []])
+    for side, edges in enumerate((old.edges, new.edges)):
+        for e in edges:
+            runs[e.source][side].append(e)
+    return Moved(rows, frozenset(s for s, (a, b) in runs.items() if a != b), old.edges)
 
 
 def read_history(root: Path, paths: AbstractSet[str], max_commits: int = MAX_COMMITS, head: str | None = None,
@@ -165,6 +211,7 @@ def parse_log(out: bytes, paths: AbstractSet[str]) -> History:
     if not commits:
         return History(note="no commits")
     head_time = commits[0][1]
+    reference = head_time - head_time % (REFERENCE_DAYS * 86_400)
     strength: dict[tuple[str, str], float] = defaultdict(float)
     support: dict[tuple[str, str], int] = defaultdict(int)
     subjects: dict[str, list[str]] = defaultdict(list)
@@ -178,7 +225,7 @@ def parse_log(out: bytes, paths: AbstractSet[str]) -> History:
                 subjects[f].append(subject[:200])
         if n < 2 or len(known) < 2:
             continue
-        recency = 0.5 ** (max(0, head_time - when) / 86_400 / HALF_LIFE_DAYS)
+        recency = 0.5 ** ((reference - min(when, head_time)) / 86_400 / HALF_LIFE_DAYS)
         w = recency / (n - 1)
         for a, b in combinations(known, 2):
             strength[(a, b)] += w

@@ -10,7 +10,7 @@ the opt-in two-layer mode whose committed view is the same edge set.
 from __future__ import annotations
 
 import os
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -76,6 +76,9 @@ class BySource:
     base: BySource | None = None
     changed: frozenset[str] = frozenset()
     flat: list[Edge] | None = None  # (``result``'s list, once made)
+    # (the sources merged again over a kept merge because their edges of the overlay or the
+    # tail moved: ``fixed_moved``)
+    fixed_again: frozenset[str] = frozenset()
     at: dict[str, tuple[int, int]] | None = None  # (each source's run's place in it, once asked)
 
     def result(self) -> MergeResult:
@@ -149,16 +152,30 @@ def tail_and_overlay(sources: Iterable[str], tail: list[Edge], overlay: list[Edg
     return extra
 
 
+def fixed_moved(made_of: tuple[list[Edge], list[Edge]], overlay: list[Edge], tail: list[Edge]) -> set[str]:
+    """The sources whose edges among the overlay or the tail differ between ``made_of``
+    (a kept merge's) and ``overlay``/``tail``."""
+    runs: dict[str, list[list[Edge]]] = defaultdict(lambda: [[], [], [], []])
+    for i, edges in enumerate((*made_of, overlay, tail)):
+        for e in edges:
+            runs[e.source][i].append(e)
+    return {s for s, (o1, t1, o2, t2) in runs.items() if o1 != o2 or t1 != t2}
+
+
 def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[Edge]], tail: list[Edge],
                     overlay: list[Edge], nodes: AbstractSet[str], kept: BySource | None = None,
                     again: set[str] | None = None) -> BySource:
     """``merge_edges(phase2 in file order, phase3 in file order + tail, overlay, nodes)``
     source by source (``phase2``/``phase3``: each file's edges, which start in it), in one
-    pass over the sources merged. With ``kept`` (made with the same overlay and tail, over
-    the same files) only the sources in ``again`` (and those ``kept`` did not merge) are
-    merged again; the others' lists are ``kept``'s, untouched (``phase2``/``phase3`` of
-    those are not read)."""
-    reuse = kept is not None and again is not None and kept.made_of == (list(overlay), list(tail))
+    pass over the sources merged. With ``kept`` (a merge over the same files) only the
+    sources in ``again``, those ``kept`` did not merge and those whose edges among the
+    overlay or the tail are not the ones ``kept`` was made with are merged again; the
+    others' lists are ``kept``'s, untouched (``phase2``/``phase3`` of those are not read)."""
+    reuse = kept is not None and again is not None
+    fixed_again: frozenset[str] = frozenset()
+    if kept is not None and again is not None and kept.made_of != (list(overlay), list(tail)):
+        fixed_again = frozenset(fixed_moved(kept.made_of, overlay, tail) - again)
+        again = again | fixed_again
     sources = set(phase2) | set(phase3) | {e.source for e in overlay} | {e.source for e in tail}
     edges: dict[str, list[Edge]] = {}
     dropped: dict[str, Mapping[str, int]] = {}
@@ -223,8 +240,9 @@ def merge_by_source(phase2: Mapping[str, list[Edge]], phase3: Mapping[str, list[
             run_of = edges[e.source] = []
         run_of.append(e)
     if base is not None:
-        return BySource(edges, dropped, (list(overlay), list(tail)), sources, base, frozenset(todo))
-    return BySource(edges, dropped, (list(overlay), list(tail)), sources)
+        return BySource(edges, dropped, (list(overlay), list(tail)), sources, base, frozenset(todo),
+                        fixed_again=fixed_again)
+    return BySource(edges, dropped, (list(overlay), list(tail)), sources, fixed_again=fixed_again)
 
 
 def runs_moved(new: BySource, old: BySource) -> set[str]:

@@ -574,44 +574,43 @@ def moved_sum(total: int, plus: Sequence[int], minus: Sequence[int]) -> int:
     return (total + sum(plus) - sum(minus)) % _STRUCTURE_MOD
 
 
-def key_of(total: int, cfg: Config, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
-           history: Mapping[str, str]) -> str:
+def key_of(total: int, cfg: Config, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str]) -> str:
     """``structure_key`` of a structure whose ``structure_sum`` is ``total``."""
     h = hashlib.sha256()
-    h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
-                           sorted(history.items())]))
+    h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items())]))
     h.update(total.to_bytes(STRUCTURE_BYTES, "little"))
     return h.hexdigest()
 
 
 def structure_key(s: Structure, records: list[ArtifactRecord], cfg: Config, usage: Mapping[str, int],
-                  sensitivity_overrides: Mapping[str, str], history: Mapping[str, str]) -> tuple[str, int]:
+                  sensitivity_overrides: Mapping[str, str]) -> tuple[str, int]:
     """A digest of what ``reweigh`` requires to be unchanged before it keeps a graph's
     structure, and its ``structure_sum``: the files with each one's tags (its domain and
     tag set follow from them; the files are in path order, as are the hub memberships),
     review status and estimated savings, the (source, target, relation, κ) of every merged
-    edge in order, and the settings (the configuration, usage, sensitivity overrides, each
-    file's commit messages). Two builds with equal keys have equal weights, association
-    values, degrees and raw ranks, so their artifact rows differ only where the files' own
-    facts do, and their edge rows only where an endpoint's did (``builder/reach.py``)."""
+    edge in order (the history's co-change edges among them), and the settings (the
+    configuration, usage, sensitivity overrides). Two builds with equal keys have equal
+    weights, association values, degrees and raw ranks, so their artifact rows differ only
+    where the files' own facts or commit messages do (``history.Moved.rows``), and their
+    edge rows only where an endpoint's did (``builder/reach.py``)."""
     total = structure_sum(records, s.merged)
-    return key_of(total, cfg, usage, sensitivity_overrides, history), total
+    return key_of(total, cfg, usage, sensitivity_overrides), total
 
 
 def settings_key(cfg: Config, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
-                 history: Mapping[str, str], learned: Mapping[str, object], fixed: Sequence[Edge]) -> str:
-    """A digest of what every record and edge besides the files' own facts is made under:
-    the configuration, usage, sensitivity overrides, each file's commit messages, the
-    learned tags, and the edges no file makes (``fixed``: the learned overlay's and the
-    history's, every field). Two builds with equal keys make equal records and merged
-    edges from equal facts: what ``KeptStructure``'s proof leans on for every file it
-    does not look at."""
+                 learned: Mapping[str, object], overlay: Sequence[Edge]) -> str:
+    """A digest of what every record and edge besides the files' own facts and the
+    history is made under: the configuration, usage, sensitivity overrides, the learned
+    tags, and the learned overlay's edges (every field). Two builds with equal keys make
+    equal records and merged edges from equal facts and equal histories: what
+    ``KeptStructure``'s proof leans on for every file it does not look at. The history is
+    not in it: what moved of it is known file by file (``history.Moved``), and only those
+    files' rows and runs are made again (issue 49: every commit moved the whole key)."""
     h = hashlib.sha256()
-    h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items()),
-                           sorted(history.items())]))
+    h.update(orjson.dumps([cfg.digest(), sorted(usage.items()), sorted(sensitivity_overrides.items())]))
     h.update(orjson.dumps(learned, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS))
     h.update(orjson.dumps([(e.source, e.target, e.relation, e.confidence, e.source_fragment, e.target_fragment,
-                            e.producer, e.provider) for e in fixed]))
+                            e.producer, e.provider) for e in overlay]))
     return h.hexdigest()
 
 
@@ -750,7 +749,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     s = _structure(records, merged, cfg)
     s.merged = merged
     edges, weights = s.edges, s.weights
-    key, total = structure_key(s, records, cfg, usage, sensitivity_overrides, history)
+    key, total = structure_key(s, records, cfg, usage, sensitivity_overrides)
     kept = latest_ranks(len(edges)) if latest_ranks is not None and latest_key and key == latest_key else None
     if kept is None or keep:
         _with_tagsets(s, records)
@@ -797,7 +796,7 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     graph.make, graph.ranked_here = make, kept is None
     if keep:
         s.records, s.facts, s.merged = list(records), [facts[r.path] for r in records], merged
-        s.settings = (cfg, dict(usage), dict(sensitivity_overrides), dict(history))
+        s.settings = (cfg, dict(usage), dict(sensitivity_overrides))
         graph.structure = s
     return graph
 
@@ -806,7 +805,8 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
             merged: list[Edge], cfg: Config, usage: Mapping[str, int] | None = None,
             sensitivity_overrides: Mapping[str, str] | None = None,
             history: Mapping[str, str] | None = None, places: list[int] | None = None,
-            patched: tuple[list[Edge], list[int]] | None = None) -> WeightedGraph | None:
+            patched: tuple[list[Edge], list[int]] | None = None,
+            rows_again: Set[str] = frozenset()) -> WeightedGraph | None:
     """``weigh``'s graph made from the previous build's (``previous``, kept with its
     ``structure``) when the edges' structure did not move: the same files in the same
     order, the same (source, target, relation, κ) edges in the same order, the same
@@ -820,7 +820,9 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     graph's (a long-lived builder's read: every other file's are the very objects it
     kept, ``orchestrator.records_in_order``); ``patched``: the merged list ``merged`` is a
     copy of, and the only places where an edge can differ (``BySource.result``). Only
-    those places are compared, when that list is the previous graph's."""
+    those places are compared, when that list is the previous graph's. ``rows_again``:
+    files whose rows are made again though their records did not move (their commit
+    messages did: ``history.Moved.rows``)."""
     s = previous.structure
     if s is None:
         return None
@@ -828,7 +830,7 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
     sensitivity_overrides = sensitivity_overrides or {}
     history = history or {}
     if (len(records) != len(s.records) or len(merged) != len(s.merged)
-            or s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history))):
+            or s.settings != (cfg, dict(usage), dict(sensitivity_overrides))):
         return None
     changed: list[int] = []
     for i in range(len(records)) if places is None else places:
@@ -839,6 +841,10 @@ def reweigh(previous: WeightedGraph, records: list[ArtifactRecord], facts: Mappi
             if r.tags.get("domain") != old.tags.get("domain") or tagset(r.tags) != s.tagsets[r.path]:
                 return None
             changed.append(i)
+    if rows_again:
+        place = s.places if s.places is not None else {r.path: i for i, r in enumerate(records)}
+        seen = set(changed)
+        changed.extend(sorted(i for i in (place.get(p) for p in rows_again) if i is not None and i not in seen))
     moved: list[int] = []
     at: Sequence[int] = range(len(merged)) if patched is None or patched[0] is not s.merged else patched[1]
     for i in at:

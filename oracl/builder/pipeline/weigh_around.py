@@ -37,6 +37,7 @@ import bisect
 import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from oracl.builder.pipeline import weigh
@@ -98,8 +99,8 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
                  old_records: Mapping[str, ArtifactRecord], merged: list[Edge], kept_runs: Mapping[str, list[Any]],
                  cfg: Config, latest: Latest, usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str],
                  history: Mapping[str, str], same: Callable[[str], bool] | None = None,
-                 prior: WeightedGraph | None = None, places: Mapping[str, tuple[int, int]] | None = None
-                 ) -> tuple[WeightedGraph | None, str]:
+                 prior: WeightedGraph | None = None, places: Mapping[str, tuple[int, int]] | None = None,
+                 rows_again: AbstractSet[str] = frozenset()) -> tuple[WeightedGraph | None, str]:
     """``weigh(lazy=True)``'s graph, made around what moved since the latest build (see the
     module's text), or None and why not. ``previous``: the latest's facts; ``old_records``:
     the records the latest made of the files read again and of the files gone (from its
@@ -119,7 +120,9 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     prior's with the runs that differ put in place, and who has an edge into a file is its
     kept index (``Structure.into``), so no pass over every edge is made. ``places``: each
     source's run's place in ``merged`` (the builder's merge says it: ``BySource.places``);
-    else found by a pass over the merged edges."""
+    else found by a pass over the merged edges. ``rows_again``: files whose rows are made
+    again though nothing of theirs above moved (their commit messages did:
+    ``history.Moved.rows``)."""
     paths = [r.path for r in records]
     added = {p for p in paths if p not in previous}
     gone = {p for p in previous if p not in facts}
@@ -142,7 +145,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
     # (a long-lived builder's save whose files neither came nor went: the prior's lists
     # spliced; its places of the records serve as the records by path)
     fast = (prior is not None and kept_s is not None and not added and not gone and prior.terms is not None
-            and kept_s.settings == (cfg, dict(usage), dict(sensitivity_overrides), dict(history))
+            and kept_s.settings == (cfg, dict(usage), dict(sensitivity_overrides))
             and kept_s.domains == domains and prior.hubs == len(domains)
             and len(prior.edges) == len(kept_s.edges) == len(prior.rank_raw) == len(kept_s.weights)
             == len(prior.endpoints) and [r.path for r in kept_s.records] == paths)
@@ -378,7 +381,7 @@ def weigh_around(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], 
         newest = newest_was if not any(previous[p].mtime_ns == newest_was for p in (*read_again, *gone)
                                        if p in previous) else max((facts[p].mtime_ns for p in paths), default=0)
     terms = derive.Terms(len(paths) + len(domains), s1, s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
-    moved_nodes = read_again | touched | retagged | gone
+    moved_nodes = read_again | touched | retagged | gone | (rows_again & nodes)
     # an edge row holds its target's id (a file read again has another) and its raw rank
     moved_sources = differ | again | read_again
     for t in read_again:
@@ -457,7 +460,7 @@ def _keyed(graph: WeightedGraph, latest: Latest, by_path: Mapping[str, ArtifactR
              *(run_part(src, old_runs[src]) for src in sorted(old_runs))])
     else:
         total = structure_sum(records, merged)
-    graph.structure_key, graph.structure_sum = key_of(total, cfg, usage, sensitivity_overrides, history), total
+    graph.structure_key, graph.structure_sum = key_of(total, cfg, usage, sensitivity_overrides), total
 
 
 @dataclasses.dataclass(slots=True)
@@ -630,7 +633,7 @@ def _from_prior(prior: WeightedGraph, records: list[ArtifactRecord], facts: Mapp
     paths: list[str] | None = None
     old_paths: list[str] | None = None
     if general is not None:
-        if s.settings != (cfg, dict(usage), dict(sensitivity_overrides), dict(history)):
+        if s.settings != (cfg, dict(usage), dict(sensitivity_overrides)):
             return None
         old_paths = [r.path for r in s.records]
         if (len(old_paths) != len(previous) or len(s.merged) != general.n_old_merged or prior.hubs != len(domains)
