@@ -28,7 +28,8 @@ it read and its ratio to the target (2 × a bare stat walk + 2 s).
 changes issue 49's table names: a new function defined at the end of a Python file (an
 edit that moves the file's interface, as most edits that add code do), the same in a
 package's ``__init__.py`` (``init``: it roots a tree of imports), a Python file added
-(a copy of another, under a new name), that file deleted, a Python file renamed, and
+(a copy of another, under a new name), that file deleted, a Python file renamed, those
+changes committed (``commit``, in a git repository only: the history moves), and
 nothing changed at all; each median with the
 bytes it wrote and its ratio to the target (2 × a bare stat walk + 1 s, the walk taken in
 the same round).
@@ -117,6 +118,16 @@ def change(root: Path, kind: str, n: int) -> None:
     a copy of a Python file under a new name (an hour back), ``delete`` the file the last
     add made, ``rename`` a Python file, or ``nothing``."""
     if kind == "nothing":
+        return
+    if kind == "commit":  # (the round's changes, committed a minute after HEAD's)
+        head = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"], check=True, capture_output=True,
+                              text=True).stdout.strip()
+        stamp = f"@{int(head) + 60} +0000"
+        env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+               "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+               "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+        for args in (["add", "-A", "--", ".", ":(exclude).oracl"], ["commit", "-q", "-m", f"bench: round {n}"]):
+            subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
         return
     files = sorted(p for p in root.rglob("*.py") if ".oracl" not in p.parts and "bench_" not in p.name)
     path = files[(n * 7907 + 13) % len(files)]
@@ -265,7 +276,8 @@ def main() -> None:
                 target = covered(s["root"], a.coverage)[(i * 31) % a.coverage]  # type: ignore[arg-type]
                 wall, _ = oracl(s, "impact", str(target.relative_to(s["root"])), "-r", str(s["root"]))  # type: ignore[arg-type]
                 impacts[s["name"]].append(wall)  # type: ignore[index]
-        kinds = ("define", "init", "add", "delete", "rename", "nothing")
+        kinds = ("define", "init", "add", "delete", "rename",
+                 *(("commit",) if (a.workspace / ".git").exists() else ()), "nothing")
         changes: dict[str, dict[str, list[tuple[float, int]]]] = {
             s["name"]: {k: [] for k in kinds} for s in sides}  # type: ignore[misc]
         walks: list[float] = []

@@ -92,5 +92,13 @@ def test_merge_by_source_is_merge_edges_and_remerges_only_what_it_is_told() -> N
     assert again.result().edges == fresh.edges and again.result().dropped == fresh.dropped
     stale = merge_by_source(two, three2, tail, overlay, nodes, by, set())  # told nothing: a.py kept, wrongly
     assert stale.result().edges != fresh.edges
-    assert merge_by_source(two, three2, [], overlay, nodes, by, set()).result().edges == \
-        merge_by_source(two, three2, [], overlay, nodes).result().edges  # another tail: merged again whole
+    # another tail (b.py's co-change edge gone): b.py is merged again besides those named,
+    # the others' lists are the kept ones
+    other = merge_by_source(two, three2, [], overlay, nodes, by, {"a.py"})
+    assert other.fixed_again == {"b.py"} and other.edges["c.md"] is by.edges["c.md"]
+    assert other.result().edges == merge_by_source(two, three2, [], overlay, nodes).result().edges
+    # another overlay (c.md → b.py gone): c.md's run merged again, b.py's kept
+    moved = merge_by_source(two, three, tail, overlay[:1], nodes, by, set())
+    assert moved.fixed_again == {"c.md"} and moved.edges["b.py"] is by.edges["b.py"]
+    assert moved.result().edges == merge_by_source(two, three, tail, overlay[:1], nodes).result().edges
+    assert moved.result().dropped == merge_by_source(two, three, tail, overlay[:1], nodes).result().dropped
