@@ -72,7 +72,7 @@ def latest_figures(bundle: Path, latest: Mapping[str, Any], settings: str,
     if not isinstance(key, str) or not key or not isinstance(orphans, int):
         return None, "the latest recorded no structure"
     if latest.get(KEY) != settings:
-        return None, "the settings, learned data or history moved"
+        return None, "the settings or learned data moved"
     header = _header(bundle)
     if header is None or not isinstance(header.get("aggregates"), dict):
         return None, "the latest's header cannot be read"
