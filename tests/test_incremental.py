@@ -1237,8 +1237,8 @@ def test_a_commit_moves_only_the_rows_and_runs_of_the_files_it_changed(tmp_path:
     days: the next build weighs around that move — no pass over every node's structure,
     no ranking of every edge — and equals a full build. So do a rename (the history's
     edges of the file and its partners move) and an edit on top of a commit. When the
-    latest's history cannot be had again (its kept log damaged), every node is weighed,
-    and the build still equals a full one."""
+    latest's history cannot be had again (its kept log and the history it parsed it into
+    both damaged), every node is weighed, and the build still equals a full one."""
     from oracl.builder import orchestrator
     from oracl.core.parts import store_of
 
@@ -1294,13 +1294,22 @@ def test_a_commit_moves_only_the_rows_and_runs_of_the_files_it_changed(tmp_path:
     # a rename, not committed: m4 leaves the history (its pair with m3 goes), m4b has none
     r = step(10, lambda: (root / "pkg/m4.py").rename(root / "pkg/m4b.py"), commit=False)
     assert r.weigh_mode.startswith("weigh: around the move:") and "1 came and 1 went" in r.weigh_mode, r.weigh_mode
-    # the latest's kept log damaged: its history cannot be had again
-    stat = orjson.loads((Vault(root).bundle(Vault(root).read_latest()["bundle"]) / "stat.bin").read_bytes())
-    part = store_of(root / ".oracl").path(stat[orchestrator.GIT_LOG][0])
-    data = bytearray(part.read_bytes())
-    data[len(data) // 2] ^= 1
-    part.write_bytes(bytes(data))
+
+    def damage(entry: str) -> None:  # (a byte flipped in the part the latest's stat.bin names under entry)
+        stat = orjson.loads((Vault(root).bundle(Vault(root).read_latest()["bundle"]) / "stat.bin").read_bytes())
+        part = store_of(root / ".oracl").path(stat[entry][0])
+        data = bytearray(part.read_bytes())
+        data[len(data) // 2] ^= 1
+        part.write_bytes(bytes(data))
+
+    # the latest's kept log damaged: its history is read back from what it parsed it into
+    damage(orchestrator.GIT_LOG)
     r = step(11, edit("pkg/m6.py"), commit=True)
+    assert r.weigh_mode == "weigh: the structure is the latest's, 1 file's edges compared", r.weigh_mode
+    # both damaged: the latest's history cannot be had again, every node is weighed
+    damage(orchestrator.GIT_LOG)
+    damage(orchestrator.HISTORY_PART)
+    r = step(12, edit("pkg/m6.py"), commit=True)
     assert r.weigh_mode.startswith("weigh: every node's structure worked out") \
         and "(the history moved and the latest's could not be had again)" in r.weigh_mode, r.weigh_mode
 

@@ -417,10 +417,19 @@ def test_a_build_keeps_its_git_log_and_the_next_reads_no_history_again(tmp_path:
         read.append(h.read)
         return h
     monkeypatch.setattr(orchestrator, "read_history", noted)
+    parsed: list[int] = []  # (the logs parsed, by their length)
+    real_parse = history.parse_log
+
+    def parse(out: bytes, files: object) -> history.History:
+        parsed.append(len(out))
+        return real_parse(out, files)  # type: ignore[arg-type]
+    monkeypatch.setattr(history, "parse_log", parse)
+    monkeypatch.setattr(orchestrator, "parse_log", parse)
     (root / "a.py").write_text("def jar():\n    return 5\n")  # an edit, no commit
-    prune_parts(vault)  # (the part is named by stat.bin: kept)
+    prune_parts(vault)  # (the parts are named by stat.bin: kept)
     build(root, **SMALL)
-    assert read == ["kept"]
+    # the same log and the same files: what the latest parsed it into is read back, not parsed
+    assert read == ["kept"] and parsed == []
     stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())
     assert stat[orchestrator.GIT_LOG] == entry
     assert paths(search(root, "quirk"))[:2] in (["a.py", "b.py"], ["b.py", "a.py"])
@@ -431,11 +440,14 @@ def test_a_build_keeps_its_git_log_and_the_next_reads_no_history_again(tmp_path:
         (root / "c.py").write_text(f"def crate():\n    return {body}\n")
         build(root, **SMALL)
     assert read == ["kept", "kept", "kept"]
+    assert parsed == [entry[1]]  # (c.py came: the log parsed with this build's files, once)
     found = search(root, "quirk")
     assert paths(found)[:2] in (["a.py", "b.py"], ["b.py", "a.py"]) and "history" in found.results[0]["matched_fields"]
     _commit(root, {"b.py": "def box():\n    return 6\n"}, "another", 1_700_172_800)
     build(root, **SMALL)
     assert read == ["kept", "kept", "kept", "new commits 1"]
+    # the new log parsed; the latest's history (what moved is found against) read back
+    assert len(parsed) == 2 and parsed[1] > entry[1]
     # a part with a flipped byte is never parsed: the whole log is read again
     from oracl.core.parts import store_of
     stat = orjson.loads((vault.bundle(vault.read_latest()["bundle"]) / "stat.bin").read_bytes())

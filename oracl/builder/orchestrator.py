@@ -72,6 +72,8 @@ from oracl.builder.pipeline.annotate import (
 from oracl.builder.pipeline.discover import prime, read_one
 from oracl.builder.pipeline.history import History, Log, moved_between, parse_log, read_history
 from oracl.builder.pipeline.history import Moved as HistoryMoved
+from oracl.builder.pipeline.history import from_part as history_from_part
+from oracl.builder.pipeline.history import to_part as history_to_part
 from oracl.builder.pipeline.merge import (
     BySource,
     EvidenceStore,
@@ -1376,8 +1378,13 @@ def read_history_phase(plan: Plan, r: Read, head: str | None, latest: dict[str, 
     if held is not None and head is not None and held[0] == head and held[1] == paths:
         history = held[2]
     else:
-        kept = kept_log(store_of(plan.vault.dir), latest or {})
-        history = read_history(plan.root, paths, head=head, kept=kept)
+        store = store_of(plan.vault.dir)
+        kept = kept_log(store, latest or {})
+        # (the latest's files: what it parsed the kept log into is this build's history while
+        # the log is the same, a part read back instead of 5,000 commits parsed again)
+        same_files = r.previous is not None and not r.removed and len(paths) == len(r.previous.facts)
+        parsed = kept_history(store, latest or {}) if kept is not None and same_files else None
+        history = read_history(plan.root, paths, head=head, kept=kept, parsed=parsed)
         if carry is not None:
             carry.history = (head, frozenset(paths), history) if head is not None else None
     history.moved = None
@@ -1388,6 +1395,31 @@ def read_history_phase(plan: Plan, r: Read, head: str | None, latest: dict[str, 
 
 
 HISTORY_KEY = "history_sha256"  # stat.bin's entry: ``History.digest`` of the history the build weighed with
+HISTORY_PART = "history"  # stat.bin's entry: [the part holding that history (``history.to_part``), its length]
+
+
+def kept_history(store: PartStore, latest: dict[str, Any]) -> History | None:
+    """The history the latest build weighed with, when it kept one and its part is whole."""
+    entry, want = latest.get(HISTORY_PART), latest.get(HISTORY_KEY)
+    if not isinstance(entry, list) or len(entry) != 2 or not isinstance(want, str) or not want:
+        return None
+    try:
+        blob = store.get(str(entry[0]))
+    except (DigestError, OSError):
+        return None
+    return history_from_part(blob, want) if len(blob) == entry[1] else None
+
+
+def history_entry(store: PartStore, history: History, latest: dict[str, Any]) -> list[Any] | None:
+    """What ``stat.bin`` records of the history this build weighed with (the latest's entry
+    when it is the same history: nothing written); None when there is none."""
+    if not history.edges and not history.messages:
+        return None
+    entry = latest.get(HISTORY_PART)
+    if isinstance(entry, list) and len(entry) == 2 and latest.get(HISTORY_KEY) == history.digest():
+        return entry
+    blob = history_to_part(history)
+    return [store.put(blob, packed=True), len(blob)]
 
 
 def history_moved(plan: Plan, r: Read, history: History, latest: dict[str, Any],
@@ -1403,6 +1435,8 @@ def history_moved(plan: Plan, r: Read, history: History, latest: dict[str, Any],
         return HistoryMoved(frozenset(), frozenset(), history.edges)
     assert r.previous is not None
     old = held if held is not None and held is not history and held.digest() == want else None
+    if old is None:
+        old = kept_history(store_of(plan.vault.dir), latest)
     if old is None:
         kept = kept_log(store_of(plan.vault.dir), latest)
         if kept is None:
@@ -2296,6 +2330,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         if git_log is not None:
             stat_extra[GIT_LOG] = git_log
         stat_extra[HISTORY_KEY] = history.digest()
+        parsed = history_entry(store_of(plan.vault.dir), history, latest)
+        if parsed is not None:
+            stat_extra[HISTORY_PART] = parsed
         mine = record(base_name, now)
         if mine is not None:
             stat_extra["reach"] = mine

@@ -208,8 +208,8 @@ HEALTH_KIND = "health"  # what a health line's seal binds it to (core.seal)
 def prune_parts(vault: Vault) -> int:
     """Remove the parts nothing kept names: the export indexes (the bundles', the
     snapshots', the top-level one), the bundles' ``symbols.seg`` (its group entries) and
-    ``stat.bin`` (its rows, its edges' raw ranks, its name tables, its reads, its type names
-    and its git log). Under the build lock, after the bundles were pruned. When one
+    ``stat.bin`` (its rows, its edges' raw ranks, its name tables, its reads, its type names,
+    its git log and what it parsed into). Under the build lock, after the bundles were pruned. When one
     of those files is there but cannot be read, nothing goes (its parts may be all a build
     has). Returns how many went."""
     from oracl.core.parts import decode_index, digests, store_of
@@ -223,11 +223,13 @@ def prune_parts(vault: Vault) -> int:
         ranks, tables, reads, types = doc.get("ranks"), doc.get("symbol_table"), doc.get("read_sets"), \
             doc.get("interface_types")
         log = doc.get("git_log")  # (the history's git log: ``orchestrator.GIT_LOG``)
+        parsed = doc.get("history")  # (what it parsed into: ``orchestrator.HISTORY_PART``)
         named = [tables, tables.get("patch") if isinstance(tables, dict) else None,
                  *((reads.get("base"), reads.get("delta"), reads.get("recent")) if isinstance(reads, dict) else ())]
         return {str(d) for d, _ in doc.get("parts", [])} | ({str(ranks[0])} if isinstance(ranks, list) and ranks else set()) \
             | ({str(types[0])} if isinstance(types, list) and types else set()) \
             | ({str(log[0])} if isinstance(log, list) and log else set()) \
+            | ({str(parsed[0])} if isinstance(parsed, list) and parsed else set()) \
             | {str(p["part"]) for p in named if isinstance(p, dict) and "part" in p}
 
     readers = {EXPORT_INDEX: lambda data: digests(decode_index(data)), SYMBOLS_FILE: listed("groups"),

@@ -112,6 +112,25 @@ class History:
         return self._digest
 
 
+def to_part(h: History) -> bytes:
+    """What a build keeps of the history it weighed with (``from_part`` reads it back)."""
+    return orjson.dumps({"edges": [[*e] for e in h.edges], "messages": h.messages, "commits": h.commits,
+                         "head": h.head})
+
+
+def from_part(data: bytes, digest: str) -> History | None:
+    """The history ``to_part`` kept, said to have ``digest`` (its part was checked against
+    its own); None when it is not such a part."""
+    try:
+        doc = orjson.loads(data)
+        h = History([Edge(*row) for row in doc["edges"]], dict(doc["messages"]), int(doc["commits"]),
+                    str(doc["head"]))
+    except (ValueError, TypeError, KeyError):
+        return None
+    h._digest = digest
+    return h
+
+
 def moved_between(old: History, new: History) -> Moved:
     """The files whose messages, and the sources whose co-change edges, differ between
     ``old`` and ``new``."""
@@ -127,9 +146,11 @@ def moved_between(old: History, new: History) -> Moved:
 
 
 def read_history(root: Path, paths: AbstractSet[str], max_commits: int = MAX_COMMITS, head: str | None = None,
-                 kept: Log | None = None) -> History:
+                 kept: Log | None = None, parsed: History | None = None) -> History:
     """The history of ``root``'s files up to ``head`` (a commit; None: HEAD), see the
-    module's docstring. ``kept``: the log a build before read, used for what it holds."""
+    module's docstring. ``kept``: the log a build before read, used for what it holds;
+    ``parsed``: what that build parsed it into, with files that are ``paths`` (taken
+    instead of parsing the log again while the log is the same)."""
     try:
         if head is None:
             proc = git(root, "rev-parse", "--verify", "HEAD^{commit}", text=True, timeout=TIMEOUT)
@@ -138,6 +159,9 @@ def read_history(root: Path, paths: AbstractSet[str], max_commits: int = MAX_COM
             head = proc.stdout.strip()
         key = _log_key(root, head, max_commits)
         if kept is not None and kept.key == key:
+            if parsed is not None:
+                parsed.log, parsed.read = kept, "kept"
+                return parsed
             log, how = kept, "kept"
         else:
             found = _log_again(root, head, max_commits, kept) if kept is not None else None
