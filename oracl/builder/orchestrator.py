@@ -1552,7 +1552,7 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
         elif again[0][1] is not None:
             kept, why = kept_structure(r.previous.bundle, latest, settings, plan.cfg, learned, r.facts,
                                        r.previous.facts, r.records, r.reread, merged.edges, old_lists, by_file,
-                                       again[0][1], history.edges, r.overlay, ranks)
+                                       again[0][1], history.edges, r.overlay, ranks, r.index.facts.keys())
         else:
             why = "a file's edge interface moved"
         if kept is None:  # (the structure moved, or could not be proven the latest's: weighed around the move)

@@ -41,7 +41,7 @@ import orjson
 
 from oracl.builder.extractors.providers import edge_interface
 from oracl.builder.incremental import Previous
-from oracl.builder.pipeline.weigh import WeightedGraph
+from oracl.builder.pipeline.weigh import PerEdge, WeightedGraph
 from oracl.core.parts import PartStore
 from oracl.core.records import FileFacts
 
@@ -87,9 +87,11 @@ def moved_since(previous: Previous, latest: dict[str, Any], reread: list[str], f
         if old is None or (again is None and edge_interface(old) != edge_interface(facts[path])):
             return None
     sources = set(changed) | (again or set())
-    for src, dst in graph.endpoints:
-        if dst in changed:
-            sources.add(src)
+    ends = graph.endpoints
+    if isinstance(ends, PerEdge):  # (a graph weighed from cold makes its ends when read: its edges' fields)
+        sources.update(e.source for e in ends.edges if e.target in changed)
+    else:
+        sources.update(src for src, dst in ends if dst in changed)
     return changed, frozenset(sources)
 
 

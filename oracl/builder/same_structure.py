@@ -26,8 +26,10 @@ working them out.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,10 @@ def _header(bundle: Path) -> dict[str, Any] | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return doc if isinstance(doc, dict) else None
+
+
+def _source(e: Edge) -> str:
+    return e.source
 
 
 def _shape(edges: list[Edge]) -> list[tuple[str, str, str, float]]:
@@ -98,11 +104,13 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
                    merged: list[Edge], kept: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]],
                    made: tuple[Mapping[str, list[Edge]], Mapping[str, list[Edge]]], again: set[str],
                    tail: list[Edge], overlay: list[Edge],
-                   ranks: Callable[[int], list[float] | None]) -> tuple[KeptStructure | None, str]:
+                   ranks: Callable[[int], list[float] | None],
+                   paths: AbstractSet[str] | None = None) -> tuple[KeptStructure | None, str]:
     """The latest's structure (``bundle``: its bundle, ``latest``: its ``stat.bin``
     header), or None and why not. ``kept``: the latest's Phase 2 and Phase 3 edges per
     file, ``made``: this build's, ``again``: the files whose edges it made again, ``tail``/``overlay``:
-    the history's and the learned overlay's edges (as merged)."""
+    the history's and the learned overlay's edges (as merged); ``paths``: this build's
+    files (the index's keys: not a set made again)."""
     figures, why = latest_figures(bundle, latest, settings, ranks)
     if figures is None:
         return None, why
@@ -117,12 +125,14 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
                                                                         r.estimated_savings):
                 return None, f"{r.path}'s tags moved"
     checked = again | read_again
-    nodes = {f.path for f in facts}
+    nodes = paths if paths is not None else {f.path for f in facts}
     extra = tail_and_overlay(checked, tail, overlay)
-    now: dict[str, list[Edge]] = {s: [] for s in checked}
-    for e in merged:
-        if e.source in now:
-            now[e.source].append(e)
+    # (each checked source's run of the merged edges, which are in source order: found by
+    # halving, not by a pass over every edge)
+    now: dict[str, list[Edge]] = {}
+    for s in checked:
+        a = bisect.bisect_left(merged, s, key=_source)
+        now[s] = merged[a:bisect.bisect_right(merged, s, a, key=_source)]
     for s in sorted(checked):
         p2, p3 = kept[0].get(s, []), kept[1].get(s, [])
         if any(e.source != s for lists in (p2, p3, made[0].get(s, []), made[1].get(s, [])) for e in lists):
