@@ -119,7 +119,7 @@ def _named_parts(root: Path) -> set[str]:
     indexes = [*vault.glob("mirror/*/export.idx"), *vault.glob("snapshots/*/export.idx"), vault / "export.idx"]
     named = set().union(*(digests(decode_index(i.read_bytes())) for i in indexes if i.is_file()))
     for seg in vault.glob(f"mirror/*/{SYMBOLS_FILE}"):
-        named |= {d for d, _ in orjson.loads(seg.read_bytes())["groups"]}
+        named |= {d for d, *_ in orjson.loads(seg.read_bytes())["groups"]}
     for stat in vault.glob("mirror/*/stat.bin"):
         doc = orjson.loads(stat.read_bytes())
         named |= {d for d, _ in doc["parts"]} | ({doc["ranks"][0]} if "ranks" in doc else set()) \
@@ -623,7 +623,7 @@ def test_a_flipped_byte_in_the_previous_export_makes_the_next_build_full(tmp_pat
     build(root, **KW)
     store = store_of(root / ".oracl")
     seg = orjson.loads((_latest_bundle(root) / SYMBOLS_FILE).read_bytes())
-    entry = next(e for e in (orjson.loads(store.get(d)) for d, _ in seg["groups"]) if "pkg/m7.py" in e)
+    entry = next(e for e in (orjson.loads(store.get(d)) for d, *_ in seg["groups"]) if "pkg/m7.py" in e)
     digest = entry["pkg/m7.py"][1]  # the node part of m7's group: read to join the group again
     part = Vault(root).parts / digest[:2] / digest
     _flip_a_byte(part)

@@ -239,9 +239,9 @@ def test_incremental_equals_full_on_random_edits(tmp_path: Path, seed: int, carr
     decoded: list[int] = []
     decode = incremental.read_facts
 
-    def counted(bundle: Path, head: dict):  # type: ignore[no-untyped-def]
+    def counted(bundle: Path, head: dict, *rest):  # type: ignore[no-untyped-def]
         decoded.append(len(head["shards"]))
-        return decode(bundle, head)
+        return decode(bundle, head, *rest)
 
     monkeypatch.setattr(incremental, "read_facts", counted)
     carry = incremental.Carry() if carried else None
@@ -343,7 +343,7 @@ def test_warming_fills_the_carry_from_the_latest_and_writes_nothing(tmp_path: Pa
 
     decoded: list[int] = []
     decode = incremental.read_facts
-    monkeypatch.setattr(incremental, "read_facts", lambda bundle, head: decoded.append(1) or decode(bundle, head))
+    monkeypatch.setattr(incremental, "read_facts", lambda bundle, head, *rest: decoded.append(1) or decode(bundle, head, *rest))
     reaches: list[object] = []
     reach_of = resident.standby_reach
     monkeypatch.setattr(orchestrator, "standby_reach", lambda *a: reaches.append(reach_of(*a)) or reaches[-1])
@@ -401,7 +401,7 @@ def test_a_carry_is_used_only_while_its_build_is_the_latest(tmp_path: Path, monk
 
     decoded: list[int] = []
     decode = incremental.read_facts
-    monkeypatch.setattr(incremental, "read_facts", lambda bundle, head: decoded.append(1) or decode(bundle, head))
+    monkeypatch.setattr(incremental, "read_facts", lambda bundle, head, *rest: decoded.append(1) or decode(bundle, head, *rest))
     root = _one_file_repo(tmp_path)
     vault = Vault(root)
     carry = incremental.Carry()
@@ -2072,7 +2072,8 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
 
     # a line added above the function: the file's edges and those of the file importing it
     assert step(1, "pkg/m7.py", "# a comment\n" + files["pkg/m7.py"]) == {"pkg/m7.py", "pkg/m6.py"}
-    assert step(2, "pkg/m150.py", files["pkg/m150.py"] + "# 2\n") == {"pkg/m150.py", "pkg/m149.py"}
+    # a line added below it: no line an edge into the file points at moved, its edges alone
+    assert step(2, "pkg/m150.py", files["pkg/m150.py"] + "# 2\n") == {"pkg/m150.py"}
     # a new function: the edge interface moved, but only its symbols (no test calls g9):
     # the file's edges and those of the file importing it
     assert step(3, "pkg/m9.py", files["pkg/m9.py"] + "\n\ndef g9():\n    return 9\n") == {"pkg/m9.py", "pkg/m8.py"}
@@ -2085,7 +2086,7 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     shard.write_bytes(bytes(data))
     assert len(step(4, "pkg/m20.py", files["pkg/m20.py"] + "# 4\n")) == n
     # then the shards this build wrote serve again
-    assert step(5, "pkg/m21.py", files["pkg/m21.py"] + "# 5\n") == {"pkg/m21.py", "pkg/m20.py"}
+    assert step(5, "pkg/m21.py", "# 5\n" + files["pkg/m21.py"]) == {"pkg/m21.py", "pkg/m20.py"}
     # a file added: its edges and those of the files that looked up its path, name, module
     # names or folder while theirs were made (``IndexView.read``): here none
     assert step(6, "pkg/extra.py", "import pkg.m3\n") == {"pkg/extra.py"}
@@ -2105,7 +2106,7 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     data[-2] ^= 0x01
     damaged.write_bytes(bytes(data))
     assert len(step(10, "pkg/extra2.py", "import pkg.m3\n")) == n + 2
-    assert step(11, "pkg/m50.py", files["pkg/m50.py"] + "# 11\n") == {"pkg/m50.py", "pkg/m49.py"}
+    assert step(11, "pkg/m50.py", "# 11\n" + files["pkg/m50.py"]) == {"pkg/m50.py", "pkg/m49.py"}
     # an __init__.py moves other modules' names: every file's edges
     assert len(step(12, "pkg/__init__.py", "")) == n + 3
 
@@ -2194,7 +2195,7 @@ def test_a_cold_build_takes_the_latest_merge_and_decodes_only_the_lists_it_compa
                 **{p.name: p.read_bytes() for p in sorted(bundle.glob("edges.*.bin"))}}
 
     def step(k: int, rel: str) -> tuple[int, list[str]]:
-        (root / rel).write_text(files[rel] + f"# {k}\n")
+        (root / rel).write_text(f"# {k}\n" + files[rel])  # (a line above: the lines m6's edge points at move)
         _stamp(root / rel, k)
         merged_again.clear()
         decoded.clear()
@@ -2443,23 +2444,26 @@ def test_a_cold_build_proves_its_structure_the_latests_file_by_file(tmp_path: Pa
         _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)
         return report.weigh_mode, worked_out
 
-    # a comment: the file and the one importing it had their edges made again, both the same
+    # a comment below the code: the file's edges alone made again (no line an edge into it
+    # points at moved), the same; above it, the one importing it too
     assert step(1, "pkg/m7.py", files["pkg/m7.py"] + "# 1\n") == \
+        ("weigh: the structure is the latest's, 1 file's edges compared", False)
+    assert step(2, "pkg/m7.py", "# 2\n" + files["pkg/m7.py"]) == \
         ("weigh: the structure is the latest's, 2 files' edges compared", False)
     # a body and its lines moved: fragments move, the structure does not
-    assert step(2, "pkg/m50.py", "\n\n" + files["pkg/m50.py"].replace("x + 50", "x * 50 + 1")) == \
+    assert step(3, "pkg/m50.py", "\n\n" + files["pkg/m50.py"].replace("x + 50", "x * 50 + 1")) == \
         ("weigh: the structure is the latest's, 2 files' edges compared", False)
     # an edge more: the structure moved, weighed around the move (``weigh_around``): m9, m10
     # and m3 (the ends of m9's edges) have their structure worked out again, and the edges
     # of m9 and of m8 (which imports m9: a 2-path through it) are ranked again
-    assert step(3, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"]) == \
+    assert step(4, "pkg/m9.py", "import pkg.m3\n" + files["pkg/m9.py"]) == \
         ("weigh: around the move: 1 file's edges moved; 3 nodes' structure and 2 files' edge ranks made again "
          "(pkg/m9.py's edges moved)", False)
     # the next edit proves it again, against the latest
-    assert step(4, "pkg/m20.py", files["pkg/m20.py"] + "# 4\n")[1] is False
+    assert step(5, "pkg/m20.py", files["pkg/m20.py"] + "# 5\n")[1] is False
     # a secret in a file: its record's tag set moved — no edge did, but the edges of m30 and
     # of m31 (which imports it) compare m30's tags: ranked again
-    assert step(5, "pkg/m30.py", files["pkg/m30.py"] + "KEY = '" + "AKIA" + "QWERTYUIOPASDFGH'\n") == \
+    assert step(6, "pkg/m30.py", files["pkg/m30.py"] + "KEY = '" + "AKIA" + "QWERTYUIOPASDFGH'\n") == \
         ("weigh: around the move: 0 files' edges moved; 0 nodes' structure and 2 files' edge ranks made again "
          "(pkg/m30.py's tags moved)", False)
 
@@ -2580,11 +2584,14 @@ def test_a_new_function_makes_again_only_the_edges_that_read_it(tmp_path: Path,
     ids = {n["id"]: n.get("path") for n in _canonical(root)["nodes"]}
     assert ("tests/test_totals.py", "pkg/calc.py") not in {
         (ids[e["source"]], ids[e["target"]]) for e in _canonical(root)["edges"] if e["relation"] == "tests"}
-    # a body changed only: the file and its in-neighbours, as before
+    # a body changed, its lines kept: the file's edges alone (use.py's edge into add's lines is the same)
     assert step(3, "pkg/calc.py", files["pkg/calc.py"].replace("a + b", "b + a") +
+                "\n\ndef compute_sum(xs):\n    return sum(xs)\n") == {"pkg/calc.py"}
+    # a body a line longer: add's lines moved, so the in-neighbour's edge into them is made again
+    assert step(4, "pkg/calc.py", files["pkg/calc.py"].replace("    return a + b", "    c = b + a\n    return c") +
                 "\n\ndef compute_sum(xs):\n    return sum(xs)\n") == {"pkg/calc.py", "pkg/use.py"}
     # a Java class's method more: every file's edges
-    assert step(4, "src/Main.java", files["src/Main.java"].replace("    public int one()",
+    assert step(5, "src/Main.java", files["src/Main.java"].replace("    public int one()",
                                                                    "    public int two() { return 2; }\n"
                                                                    "    public int one()")) is None
 

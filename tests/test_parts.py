@@ -223,7 +223,7 @@ def test_parts_go_when_no_kept_index_names_them(tmp_path: Path) -> None:
             if (b / EXPORT_INDEX).is_file():
                 out |= digests(decode_index((b / EXPORT_INDEX).read_bytes()))
             if (b / SYMBOLS_FILE).is_file():
-                out |= {d for d, _ in orjson.loads((b / SYMBOLS_FILE).read_bytes())["groups"]}
+                out |= {d for d, *_ in orjson.loads((b / SYMBOLS_FILE).read_bytes())["groups"]}
             if (b / STAT_FILE).is_file():  # its rows' parts, its edges' raw ranks, its name tables, its reads,
                 doc = orjson.loads((b / STAT_FILE).read_bytes())  # its type names
                 out |= {d for d, _ in doc["parts"]} | ({doc["ranks"][0]} if "ranks" in doc else set()) \

@@ -10,6 +10,7 @@ import pytest
 
 from oracl.builder.pipeline.symbols import SymbolGraph, interface
 from oracl.builder.segments import Segments
+from oracl.core.errors import PreviousBundleError
 from oracl.core.export import export_bytes, pack_symbols
 from oracl.core.parts import PartStore
 from oracl.core.records import FileFacts
@@ -145,26 +146,56 @@ def test_the_parts_hold_the_section_and_a_rebuild_joins_only_its_own_group(tmp_p
     with pytest.raises(ValueError):
         Segments.index(b'{"format":2,"files":{}}', store)
     head = orjson.loads(seg_file)
+    assert [g[2:4] for g in head["groups"]] == [["a/b-c.py", 2], ["a/b.pyi", 3]]  # (each group's first, its files)
+    assert head["counts"] == segs.counts()
     entry = orjson.loads(store.get(head["groups"][1][0]))
     entry["z.py"][3] = 10**6  # z.py's node rows said to lie past its part's end
     data = orjson.dumps(entry)
-    head["groups"][1] = [store.put(data), len(data)]
+    head["groups"][1][:2] = [store.put(data), len(data)]
     with pytest.raises(ValueError, match="outside its part"):
         Segments.index(orjson.dumps(head), store)
-    head["groups"][1] = ["0" * 64, 10]  # an entry the store lacks
+    # read when needed: the damage is found when z.py's group is first asked for, and the
+    # build starts again, whole
+    damaged = Segments.index(orjson.dumps(head), store, lazy=True)
+    assert damaged.files["a/b.py"].interface == interface(_facts("a/b.py"))
+    with pytest.raises(PreviousBundleError, match="outside its part"):
+        damaged.files["z.py"]
+    head["groups"][1][:2] = ["0" * 64, 10]  # an entry the store lacks
     with pytest.raises(ValueError, match="missing"):
         Segments.index(orjson.dumps(head), store)
+    head = orjson.loads(seg_file)
+    head["groups"][0][3] = 3  # a head that says another number of files than its entry holds
+    with pytest.raises(ValueError, match="not the one its head lists"):
+        Segments.index(orjson.dumps(head), store)
+    # a cold build's index reads an entry when one of its files is first asked for: a
+    # one-file change reads its own group's entry alone, and writes what the whole read gives
+    read.clear()
+    lazy = Segments.index(seg_file, store2, lazy=True)
+    assert read == [] and len(lazy.files) == len(PATHS) and lazy.counts() == segs.counts()
+    assert lazy.files["z.py"].interface == back.files["z.py"].interface and "q.py" not in lazy.files
+    assert read == [orjson.loads(seg_file)["groups"][1][0]]  # (z.py's group's entry)
+    moved = lazy.replaced(fresh, ["z.py"])
+    assert moved.counts() == back.replaced(fresh, ["z.py"]).counts() and len(read) == 1
+    assert moved.put(store2) == back.replaced(fresh, ["z.py"]).put(store)
+    assert len(read) == 3  # (and the two parts of z.py's group joined again: the first group's unread)
+    gone = Segments.index(seg_file, store, lazy=True).replaced(fresh, ["z.py"])
+    gone.drop(["a/b/c.py"])
+    eager = back.replaced(fresh, ["z.py"])
+    eager.drop(["a/b/c.py"])
+    assert "a/b/c.py" not in gone.files and len(gone.files) == len(PATHS) - 1
+    assert sorted(gone.files) == sorted(eager.files) and gone.counts() == eager.counts()
+    assert gone.put(store) == eager.put(store)
     # a long-lived builder's entries by digest: each read once, then never again; the map
     # left holding only the entries the file names
     entries: dict[str, object] = {}
     read.clear()
     first = Segments.index(seg_file, store2, entries)
-    assert sorted(read) == sorted(d for d, _ in orjson.loads(seg_file)["groups"]) and set(entries) == set(read)
+    assert sorted(read) == sorted(d for d, *_ in orjson.loads(seg_file)["groups"]) and set(entries) == set(read)
     read.clear()
     again = Segments.index(seg_file, store2, entries)
     assert read == [] and again.files == first.files == back.files and again.spans == back.spans
     _, _, seg_file2 = back.replaced(fresh, ["z.py"]).put(store)
-    groups2 = [d for d, _ in orjson.loads(seg_file2)["groups"]]
+    groups2 = [d for d, *_ in orjson.loads(seg_file2)["groups"]]
     Segments.index(seg_file2, store2, entries)
     assert read == [groups2[1]] and set(entries) == set(groups2)  # z.py's group's entry alone read
 

@@ -696,11 +696,14 @@ def _shard_groups(carry: Carry | None, r: Read) -> tuple[dict[int, list[str]] | 
                                                          dict[int, list[str]] | None]:
     """(each shard's files this build has, kept for the next build; the same when the
     vault files may take them as the latest's): a long-lived builder's, kept while no file
-    comes or goes, made again when one does (None, None for a one-shot build)."""
-    if carry is None or r.previous is None:
+    comes or goes, made again when one does; a one-shot build's, the latest's as its facts
+    shards were read, when no file came or went (None otherwise)."""
+    if r.previous is None:
         return None, None
-    held = carry.shard_groups
     same = not r.removed and len(r.index.facts) == len(r.previous.facts)
+    if carry is None:
+        return None, r.previous.groups if same else None
+    held = carry.shard_groups
     if same and held is not None and held[0] == r.previous.bundle.name:
         return held[1], held[1]
     return shard_groups(r.index.facts), None

@@ -215,8 +215,8 @@ def prune_parts(vault: Vault) -> int:
     from oracl.core.parts import decode_index, digests, store_of
     from oracl.core.vault import STAT_FILE, SYMBOLS_FILE
 
-    def listed(key: str) -> Any:  # the [digest, length] pairs a JSON file lists under key
-        return lambda data: {str(d) for d, _ in orjson.loads(data).get(key, [])}  # (an older format lists none)
+    def listed(key: str) -> Any:  # the parts a JSON file lists under key: [digest, length, …] each
+        return lambda data: {str(g[0]) for g in orjson.loads(data).get(key, [])}  # (an older format lists none)
 
     def stat_parts(data: bytes) -> set[str]:  # its rows' parts, the raw ranks, the name tables and reads it recorded
         doc = orjson.loads(data)

@@ -538,8 +538,11 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
     files changed, the others' kept from the build whose files were ``previous``
     (``sources_into``: the files with an edge of either phase into one of the files it is
     given, but those: ``sources_into`` below, or the edge shards' ``Kept``): the changed
-    files, the files with an edge into one of them, and — when a changed file's symbols or headings moved (a
-    function added, renamed or removed) — the test files that call a name it defines or
+    files, the files with an edge into one of them (only when its lines that such an edge
+    points at moved: its symbols or headings; an edit that keeps them, say in a function's
+    body or a comment after its last symbol, gives every other file the same edges), and —
+    when a changed file's symbols or headings moved (a function added, renamed or
+    removed) — the test files that call a name it defines or
     defined (``_called_files``' table: the only provider that reads another file's symbols
     but through an edge into it, its lines). None when keeping any would not give a full
     pass's edges: a changed file's language, held-back status, manifest or namespaces
@@ -581,17 +584,21 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
             keys.update(f"defines\x00{n}" for n in _defined(previous[p]))
         again.update(added, gone, reading(keys), sources_into(set(gone)))
         changed = {p for p in changed if p in previous}
+    pointed = set()  # (the changed files whose lines another file's edge into it may point at moved)
     for f in (known[0][p] for p in sorted(changed) if p in known[0]) if known is not None else facts:
         if f.path not in changed:
             continue
         old = previous[f.path]
         now, was = edge_interface(f), edge_interface(old)
         if now == was:
+            if f.symbols != old.symbols or f.headings != old.headings:
+                pointed.add(f.path)
             continue
+        pointed.add(f.path)
         if now[:5] != was[:5] or f.language in JVM or old.language in JVM:
             return None
         names |= _defined(f) ^ _defined(old)
-    again |= changed | sources_into(changed)
+    again |= changed | (sources_into(pointed) if pointed else set())
     if names and reading is not None and tests is None:
         # (a cold build: the files that looked one of the names up while their edges were made,
         # ``_called_files``' lookups, from the shards' records; asking every test file's calls
