@@ -2782,7 +2782,7 @@ def test_a_flipped_byte_in_a_facts_or_edge_shard_is_never_read_as_the_latests(tm
     whatever its decoding made of it, and the next build starts from scratch (facts) or
     makes every file's edges again (edges), and equals a full build either way."""
     from oracl.builder.edge_shards import read_edges
-    from oracl.builder.incremental import decode_head, digests_beside, read_facts
+    from oracl.builder.incremental import decode_head, digests_beside, read_facts, shard_groups
 
     assert digests_beside.__doc__
     with digests_beside([b"", b"abc"]) as made:
@@ -2793,7 +2793,11 @@ def test_a_flipped_byte_in_a_facts_or_edge_shard_is_never_read_as_the_latests(tm
     root = write_tree(tmp_path / "r", files)
     bundle = Path(build(root, **KW).bundle_path)
     head = decode_head((bundle / FACTS_FILE).read_bytes())
-    assert len(read_facts(bundle, head)) == 12
+    groups: dict[int, list[str]] = {}
+    assert len(read_facts(bundle, head, groups)) == 12
+    # (each shard's paths as read: what grouping the files again gives, which a build whose
+    # files are these takes instead of hashing every path)
+    assert groups == shard_groups(sorted(files)) and sum(map(len, groups.values())) == 12
     facts_shard = bundle / sorted(head["shards"])[0]
     edge_shard = bundle / sorted(head["edge_shards"])[0]
     for shard in (facts_shard, edge_shard):
