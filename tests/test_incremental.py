@@ -2814,3 +2814,26 @@ def test_a_flipped_byte_in_a_facts_or_edge_shard_is_never_read_as_the_latests(tm
     incremental = _canonical(root)
     full = _full_beside(root, datetime.now(UTC))[0]
     assert incremental == full, _first_difference(incremental, full)
+
+
+def test_the_newest_file_made_older_moves_the_newest_mtime_as_a_full_build(tmp_path: Path) -> None:
+    """A cold rebuild whose structure is the latest's takes the newest mtime from the files
+    read again (``weigh.newest_kept``): when the file that held it is edited and dated
+    back, every file's mtime is read and the freshness of every row is a full build's; when
+    another is edited, its mtime or the latest's newest. Each step equals a full build."""
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(4)}
+    root, t0 = _built_tree(tmp_path, files)
+    _stamp(root / "pkg/m3.py", 30)  # (m3 the newest, m1 the next)
+    _stamp(root / "pkg/m1.py", 20)
+    build(root, now=t0 + timedelta(minutes=1), **KW)
+    # (m3 dated back to 10: m1's 20 the newest; m2 to 5: still m1's; m0 to 40: its own)
+    for k, (rel, at, newest) in enumerate((("pkg/m3.py", 10, 20), ("pkg/m2.py", 5, 20), ("pkg/m0.py", 40, 40)),
+                                          start=2):
+        with open(root / rel, "a") as fh:
+            fh.write(f"# {k}\n")
+        _stamp(root / rel, at)
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        assert report.weigh_mode.startswith("weigh: the structure is the latest's"), (k, report.weigh_mode)
+        held = orjson.loads(export_of(root))["schema"]["aggregates"]["newest_mtime_ns"]
+        assert held == OLD + newest * 10**9, (k, held)
+        _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)

@@ -5,6 +5,7 @@ parts removed only when no kept index names them. Real files, real builds."""
 from __future__ import annotations
 
 import hashlib
+import os
 import zlib
 from pathlib import Path
 
@@ -249,6 +250,13 @@ def test_parts_go_when_no_kept_index_names_them(tmp_path: Path) -> None:
     garbage = vault.dir / "snapshots" / "x"
     garbage.mkdir(parents=True)
     (garbage / EXPORT_INDEX).write_bytes(b"damaged")  # an index that cannot be read: nothing is removed
+    assert provenance.prune_parts(vault) == 0 and stray.exists()
+    (garbage / EXPORT_INDEX).unlink()
+    # a link or a FIFO where an index is: not followed, not waited on; nothing is removed
+    (garbage / EXPORT_INDEX).symlink_to(vault.export_index)
+    assert provenance.prune_parts(vault) == 0 and stray.exists()
+    (garbage / EXPORT_INDEX).unlink()
+    os.mkfifo(garbage / EXPORT_INDEX)
     assert provenance.prune_parts(vault) == 0 and stray.exists()
     (garbage / EXPORT_INDEX).unlink()
     assert provenance.prune_parts(vault) == 1 and not stray.exists()

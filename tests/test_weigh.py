@@ -256,3 +256,29 @@ def test_the_structure_sum_is_a_multiset_hash_of_records_and_runs_by_hand() -> N
     cfg = Config()
     assert key_of(after, cfg, {}, {}) != key_of(want, cfg, {}, {})
     assert key_of(want, cfg, {}, {}) == key_of(structure_sum([b, a], [ab, ba]), cfg, {}, {})
+
+
+def test_newest_kept_reads_every_file_only_when_a_file_read_again_held_the_newest() -> None:
+    """``newest_kept``: the newest mtime of a build whose files are the latest's, from the
+    files read again and the mtime each had in the latest (``KeptStructure.reread``)."""
+    from types import SimpleNamespace
+
+    from oracl.builder.pipeline.weigh import KeptStructure, newest_kept
+    from oracl.core import derive
+
+    now = {"a": 1_000, "b": 2_000, "c": 1_500}  # (c read again: 3,000 in the latest, the newest then)
+    facts = {p: SimpleNamespace(mtime_ns=t) for p, t in now.items()}
+    records = [SimpleNamespace(path=p) for p in now]
+
+    def kept(before: int, reread: tuple[tuple[str, int], ...] | None) -> KeptStructure:
+        terms = derive.Terms(3, 0, 0, before, 0.0, 0.5, 1.0)
+        return KeptStructure("k", terms, lambda n: None, 0, reread=reread)
+
+    # c held the newest (3,000) and is older now: every file's read, b's 2,000 the newest
+    assert newest_kept(kept(3_000, (("c", 3_000),)), facts, records) == 2_000  # type: ignore[arg-type]
+    # c did not hold it (b's 2,000 did) and is older than it: the latest's 2,000
+    assert newest_kept(kept(2_000, (("c", 1_200),)), facts, records) == 2_000  # type: ignore[arg-type]
+    # c is the newest now (1,500 against the latest's 1,400): its own
+    assert newest_kept(kept(1_400, (("c", 900),)), facts, records) == 1_500  # type: ignore[arg-type]
+    # the files read again not known: every file's
+    assert newest_kept(kept(9_999, None), facts, records) == 2_000  # type: ignore[arg-type]

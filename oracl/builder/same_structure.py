@@ -86,7 +86,17 @@ def latest_figures(bundle: Path, latest: Mapping[str, Any], settings: str,
         terms = derive.Terms.from_header(header)
     except (KeyError, TypeError, ValueError):
         return None, "the latest's header cannot be read"
-    return Latest(terms, orphans, ranks, _total(latest)), ""
+    return Latest(terms, orphans, ranks, _total(latest), _relations(header)), ""
+
+
+def _relations(header: Mapping[str, Any]) -> dict[str, int] | None:
+    """The latest graph's edges by relation, as its header counts them (None: not there)."""
+    counts = header.get("counts")
+    held = counts.get("edges_by_relation") if isinstance(counts, dict) else None
+    if not isinstance(held, dict) or not all(isinstance(k, str) and type(v) is int and v >= 0
+                                             for k, v in held.items()):
+        return None
+    return dict(held)
 
 
 def _total(latest: Mapping[str, Any]) -> int | None:
@@ -141,4 +151,8 @@ def kept_structure(bundle: Path, latest: Mapping[str, Any], settings: str, cfg: 
         if _shape(merge_edges(p2, [*p3, *after], over, nodes).edges) != _shape(now[s]):
             return None, f"{s}'s edges moved"
     files = "1 file's" if len(checked) == 1 else f"{len(checked):,} files'"
-    return KeptStructure(key, terms, ranks, orphans, figures.total), f"the latest's, {files} edges compared"
+    # (each file read again and the mtime the latest had of it: the newest mtime is then had
+    # without a pass over every file, ``weigh.newest_kept``)
+    was = tuple((p, previous[p].mtime_ns) for p in reread)
+    return KeptStructure(key, terms, ranks, orphans, figures.total, figures.relations, was), \
+        f"the latest's, {files} edges compared"

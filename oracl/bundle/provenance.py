@@ -26,6 +26,7 @@ import signal
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import orjson
@@ -239,13 +240,27 @@ def prune_parts(vault: Vault) -> int:
         if folder.is_dir():
             named += [b / name for b in folder.iterdir() if b.is_dir() for name in readers]
     keep: set[str] = set()
+    read: set[tuple[int, int]] = set()  # (a snapshot's export index is a link to its bundle's: read once)
     for path in named:
         try:
-            keep |= readers[path.name](path.read_bytes())
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
             continue
+        except OSError:
+            return 0
+        try:
+            st = os.fstat(fd)
+            if not S_ISREG(st.st_mode):
+                return 0
+            if (st.st_dev, st.st_ino) in read:
+                continue
+            read.add((st.st_dev, st.st_ino))
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                keep |= readers[path.name](fh.read())
         except (OSError, OraclError, ValueError, KeyError, TypeError, AttributeError):
             return 0
+        finally:
+            os.close(fd)
     return store_of(vault.dir).prune(keep)
 
 

@@ -626,6 +626,22 @@ class KeptStructure:
     ranks: Callable[[int], list[float] | None]
     orphans: int
     total: int | None = None  # its ``structure_sum`` (None: the latest recorded none)
+    relations: Mapping[str, int] | None = None  # its graph's edges by relation (None: counted here)
+    reread: tuple[tuple[str, int], ...] | None = None  # the files read again and their mtimes in the latest
+
+
+def newest_kept(kept: KeptStructure, facts: Mapping[str, FileFacts], records: Sequence[ArtifactRecord]) -> int:
+    """The newest mtime of ``records``' files, whose files are the latest's (``kept``'s): the
+    newest of the files read again when it is not older than the latest's newest; else the
+    latest's newest, unless only files read again held it (then every file's is read)."""
+    before = kept.terms.newest_ns
+    if kept.reread is not None and records:
+        newest = max((facts[p].mtime_ns for p, _ in kept.reread), default=0)
+        if newest >= before:
+            return newest
+        if not any(old == before for _, old in kept.reread):
+            return before
+    return max((facts[r.path].mtime_ns for r in records), default=0)
 
 
 def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge], cfg: Config,
@@ -701,7 +717,7 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
         s.degree_all[node], s.degree_aa[node] = degree_all, degree_aa
         s.assoc[node] = association(incident, cap)
 
-    newest = max((facts[r.path].mtime_ns for r in records), default=0)
+    newest = newest_kept(kept, facts, records)
     terms = derive.Terms(kept.terms.n, kept.terms.s1, kept.terms.s2, newest, 0.0, cfg.alpha, cfg.priority_cap)
     by_path = {r.path: r for r in records}
 
@@ -715,9 +731,12 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     node_rows.extend(_hub_rows(s, terms, stored))
     edge_terms = dataclasses.replace(terms, rank_top=max(raw, default=0.0))
     ids = {r.path: r.artifact_id for r in records}
+    # (the edges by relation: the latest's, whose merged edges and memberships these are,
+    # relation for relation, when its header's add up to them)
+    relations = Counter(kept.relations) if kept.relations is not None and sum(kept.relations.values()) == len(edges) \
+        else Counter(e.relation for e in edges)
     graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
-                          len(domains), edge_terms, stored, raw, Counter(e.relation for e in edges),
-                          endpoints, kept.orphans)
+                          len(domains), edge_terms, stored, raw, relations, endpoints, kept.orphans)
     graph.structure_key, graph.make, graph.ranked_here = kept.key, make, False
     graph.structure_sum = kept.total
     return graph

@@ -77,6 +77,7 @@ class Latest:
     orphans: int
     ranks: Callable[[int], list[float] | None]
     total: int | None = None  # its ``weigh.structure_sum`` (None: it recorded none)
+    relations: Mapping[str, int] | None = None  # its graph's edges by relation (its header's; None: not read)
 
 
 @dataclasses.dataclass(slots=True)
