@@ -158,7 +158,8 @@ def test_sigkill_while_a_standby_is_updated_in_place_leaves_the_latest_serving(t
     assert report.mode.startswith("incremental: "), report.mode
     lost = point not in ("after read", "after load")  # the killed build had taken the standby over
     assert report.database_mode == ("database: a copy of the latest (no standby bundle)" if lost else
-                                    "database: the standby updated in place (1 more file caught up)"), \
+                                    "database: the standby updated in place (1 more file caught up, known to the "
+                                    "latest build)"), \
         (point, report.database_mode)
     assert _callers(root, "f6") == ["pkg/m7.py#f7"]
     assert not list((root / ".oracl" / "mirror").glob("*.tmp"))

@@ -1388,7 +1388,8 @@ def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:
     standby = Path(first.bundle_path)
     inode = (standby / DB_FILE).stat().st_ino
     two = edit(2, "pkg/base.py", CALLERS["pkg/base.py"].replace("return x", '"""Twice."""\n    return x * 2'))
-    assert two.database_mode == "database: the standby updated in place (1 more file caught up)", two.database_mode
+    assert two.database_mode == ("database: the standby updated in place (1 more file caught up, known to the "
+                                 "latest build)"), two.database_mode
     assert two.mode == "incremental: 3 reused, 1 read, 0 removed"
     assert not standby.exists() and (Path(two.bundle_path) / DB_FILE).stat().st_ino == inode  # moved, not copied
     assert Path(one.bundle_path).is_dir()  # the latest build's bundle is only read
@@ -1410,7 +1411,8 @@ def test_a_standby_is_updated_in_place(tmp_path: Path) -> None:
     assert four.database_mode == ("database: a copy of the latest (the standby's database is not the one its "
                                   "manifest seals)")
     five = edit(5, "pkg/cart.py", CALLERS["pkg/cart.py"] + "# five\n")
-    assert five.database_mode == "database: the standby updated in place (1 more file caught up)"
+    assert five.database_mode == ("database: the standby updated in place (1 more file caught up, known to the "
+                                  "latest build)")
     export, rows, answer = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root), _answer(root)
     assert (export, rows, answer) == _full_rows_beside(root, t0 + timedelta(minutes=11), answer=True)
     assert verify(root)[0].startswith("latest: ")
@@ -1835,13 +1837,14 @@ def test_a_cold_build_reads_back_only_the_standby_rows_its_reach_names(tmp_path:
     assert one.database_mode == "database: the standby updated in place (0 more files caught up)" and len(seen) == 1
     assert seen[-1] is not None and seen[-1].nodes == seen[-1].sources == {"pkg/shop.py"}  # (nothing calls shop)
     two = edit(2, "pkg/cart.py", cart + "# two\n")
-    assert two.database_mode == "database: the standby updated in place (1 more file caught up)"
+    assert two.database_mode == ("database: the standby updated in place (1 more file caught up, known to the "
+                                 "latest build)")
     # the standby is the full build's: behind on shop.py (build one's) and cart.py (this one's);
     # base.py has edges into neither, so only its own row and edges are not read back
     assert seen[-1] is not None and seen[-1].nodes == {"pkg/shop.py", "pkg/cart.py"}
     assert seen[-1].sources == {"pkg/shop.py", "pkg/cart.py"}
     three = edit(3, "pkg/base.py", CALLERS["pkg/base.py"] + "# three\n")
-    assert three.database_mode.endswith("(1 more file caught up)")
+    assert three.database_mode.endswith("(1 more file caught up, known to the latest build)")
     assert seen[-1] is not None and seen[-1].nodes == {"pkg/cart.py", "pkg/base.py"}
     assert seen[-1].sources == {"pkg/cart.py", "pkg/base.py", "pkg/shop.py"}  # (shop and cart import base)
     every = set(CALLERS)
@@ -2837,3 +2840,109 @@ def test_the_newest_file_made_older_moves_the_newest_mtime_as_a_full_build(tmp_p
         held = orjson.loads(export_of(root))["schema"]["aggregates"]["newest_mtime_ns"]
         assert held == OLD + newest * 10**9, (k, held)
         _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)
+
+
+def test_a_cold_rebuild_counts_its_files_from_the_latests_counts_as_a_full_build(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold rebuild's files by parse status and by language are the latest's (its
+    ``stat.bin`` head records them) with the files read again or gone moved, no pass over
+    every file: equal to a full build's after a parse that fails, a file gone and one added
+    in another language; a head whose counts do not add up is counted over every file."""
+    import oracl.builder.orchestrator as orchestrator
+    from oracl.core.parts import stat_files
+    from oracl.core.vault import STAT_FILE, Vault
+
+    files = {"pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n",
+             "docs/c.md": "# C\n\nText.\n"}
+    root, t0 = _built_tree(tmp_path, files)
+    steps = ((lambda: (root / "pkg/a.py").write_text("def a(:\n    return (\n")),
+             (lambda: (root / "pkg/b.py").unlink()),
+             (lambda: (root / "src/d.rs").parent.mkdir() or (root / "src/d.rs").write_text("fn d() -> i32 { 4 }\n")))
+    for k, change in enumerate(steps, start=1):
+        change()
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        full = _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)
+        assert (report.parse_status, report.languages) == (full.parse_status, full.languages), k
+        vault = Vault(root)
+        head, _ = stat_files((vault.bundle(vault.read_latest()["build_id"]) / STAT_FILE).read_bytes(), vault.dir)
+        assert head[orchestrator.FILE_COUNTS] == [dict(sorted(report.parse_status.items())),
+                                                  dict(sorted(report.languages.items()))], k
+    assert report.languages == {"markdown": 1, "python": 1, "rust": 1}, report.languages
+    assert report.parse_status["ok"] == 2 and sum(report.parse_status.values()) == 3, report.parse_status
+    # the counts are the head's: planted ones (adding up to its files) come back moved by the
+    # file read again (a.py failed to parse and parses now: its status moves to "ok"); planted
+    # ones that do not add up are not used (every file counted)
+    real = orchestrator.file_counts
+    planted: list[Any] = []
+
+    def spying(carry: Any, r: Any, latest: Any = None) -> Any:
+        return real(carry, r, {**latest, orchestrator.FILE_COUNTS: planted} if latest else latest)
+
+    monkeypatch.setattr(orchestrator, "file_counts", spying)
+    for k, (plant, want) in enumerate(((([{"ok": 2, "planted": 1}, {"python": 2, "planted": 1}]),
+                                        ({"ok": 3, "planted": 1}, {"python": 2, "planted": 1})),
+                                       (([{"ok": 9}, {"python": 9}]),
+                                        ({"ok": 3}, {"markdown": 1, "python": 1, "rust": 1}))), start=10):
+        planted[:] = plant
+        (root / "pkg/a.py").write_text(f"def a():\n    return {k}\n")
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        assert (report.parse_status, report.languages) == want, (k, report.parse_status, report.languages)
+
+
+def test_the_latests_lineage_lists_what_its_standby_is_behind_on(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild records in its lineage each file it read or removed with its checksum in
+    the bundle it started from (``provenance.lineage``'s ``delta``); the next cold build
+    takes that bundle over as its standby and catches those files up from the list, without
+    reading the standby's checksums of every file. A lineage that lists none (more files
+    than ``DELTA_MAX``) has the standby's checksums read, as before. Each build's export,
+    symbol rows and full-text answer equal a full build's."""
+    from oracl.bundle import database, provenance
+    from oracl.core.vault import MANIFEST
+
+    root = write_tree(tmp_path / "repo", CALLERS)
+    for rel in CALLERS:
+        _stamp(root / rel, 0)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    build(root, now=t0, **KW)
+    read_whole: list[str] = []
+    real = database.stat_files
+
+    def counting(*a: Any, **kw: Any) -> Any:
+        read_whole.append("stat")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(database, "stat_files", counting)
+
+    def checksum(rel: str) -> str:  # (the latest build's, from its stat.bin)
+        from oracl.core.parts import stat_files
+        from oracl.core.vault import STAT_FILE
+
+        vault = Vault(root)
+        return str(stat_files((vault.bundle(vault.read_latest()["build_id"]) / STAT_FILE).read_bytes(),
+                              vault.dir)[1][rel][2])
+
+    def edit(step: int, rel: str, text: str) -> Any:
+        before = checksum(rel)
+        (root / rel).write_text(text)
+        _stamp(root / rel, step)
+        read_whole.clear()
+        report = build(root, now=t0 + timedelta(minutes=2 * step), **KW)
+        lineage = orjson.loads((Path(report.bundle_path) / MANIFEST).read_bytes())["lineage"]
+        assert lineage.get("delta") == ({rel: before} if provenance.DELTA_MAX else None), (step, lineage)
+        export, rows, answer = orjson.dumps(_canonical(root), option=orjson.OPT_SORT_KEYS), _symbol_rows(root), \
+            _answer(root)
+        assert (export, rows, answer) == _full_rows_beside(root, t0 + timedelta(minutes=2 * step + 1), answer=True)
+        return report
+
+    one = edit(1, "pkg/shop.py", CALLERS["pkg/shop.py"] + "# one\n")  # (the full build's spare: nothing behind)
+    assert one.database_mode == "database: the standby updated in place (0 more files caught up)"
+    two = edit(2, "pkg/cart.py", CALLERS["pkg/cart.py"] + "# two\n")  # (the standby is behind on shop.py)
+    assert two.database_mode == ("database: the standby updated in place (1 more file caught up, known to the "
+                                 "latest build)") and not read_whole, (two.database_mode, read_whole)
+    monkeypatch.setattr(provenance, "DELTA_MAX", 0)
+    three = edit(3, "pkg/base.py", CALLERS["pkg/base.py"] + "# three\n")  # (behind on cart.py: listed by two)
+    assert three.database_mode.endswith("(1 more file caught up, known to the latest build)"), three.database_mode
+    four = edit(4, "pkg/shop.py", CALLERS["pkg/shop.py"] + "# four\n")  # (three listed none: its standby's read)
+    assert four.database_mode == "database: the standby updated in place (1 more file caught up)", four.database_mode
+    assert read_whole == ["stat"], read_whole

@@ -282,3 +282,39 @@ def test_newest_kept_reads_every_file_only_when_a_file_read_again_held_the_newes
     assert newest_kept(kept(1_400, (("c", 900),)), facts, records) == 1_500  # type: ignore[arg-type]
     # the files read again not known: every file's
     assert newest_kept(kept(9_999, None), facts, records) == 2_000  # type: ignore[arg-type]
+
+
+def test_a_proven_structures_rows_are_found_by_halving_as_a_scan_finds_them(graph) -> None:  # type: ignore[no-untyped-def]
+    """``_weigh_kept``'s graph finds the rows of a cold build's reach (``rows_in``) by
+    halving its edges, which are in source order with the memberships in path order: the
+    very rows a scan of every node and edge finds, in the same order."""
+    from oracl.builder.pipeline.weigh import KeptStructure
+
+    cfg = Config()
+    fs = {"core/a.py": facts("core/a.py", module_docstring=True, defs=2, documented_defs=1),
+          "core/b.py": facts("core/b.py"),
+          "docs/c.md": facts("docs/c.md")}
+    records = [make_record(f, cfg) for f in fs.values()]
+    merged = [Edge("core/a.py", "core/b.py", "imports", 1.0, "L1-1"),
+              Edge("docs/c.md", "core/a.py", "references", 0.95, "L2-2"),
+              Edge("docs/c.md", "core/b.py", "mentions", 0.6, "L3-3")]
+    kept = KeptStructure("k", graph.terms, lambda n: [0.0] * n, 0, relations=dict(graph.edge_counts))
+    lazy = weigh(records, fs, merged, cfg, lazy=True, proven=kept)
+    assert lazy.find_rows is not None and lazy.edge_counts == graph.edge_counts
+    # rows: a, b, c, then the hubs core and docs; edges: the three merged, then a's, b's
+    # and c's memberships
+    assert len(lazy.nodes) == 5 and len(lazy.endpoints) == 6
+    for paths, sources, want in ((set(), set(), ([3, 4], [])),
+                                 ({"docs/c.md"}, {"docs/c.md"}, ([2, 3, 4], [1, 2, 5])),
+                                 ({"core/b.py", "core/a.py"}, {"core/b.py", "core/a.py", "gone.py"},
+                                  ([0, 1, 3, 4], [0, 3, 4]))):
+        got = lazy.rows_in(paths, sources)
+        scanned = ([i for i, n in enumerate(lazy.nodes) if n["kind"] == "hub" or n["path"] in paths],
+                   [i for i, (src, _) in enumerate(lazy.endpoints) if src in sources])
+        assert got == scanned == want, (paths, got, scanned)
+    # the sources of the edges into a file, from the index of the merged edges by target
+    assert lazy.sources_into is not None
+    for into, want_sources in (({"core/b.py"}, {"core/a.py", "docs/c.md"}), ({"core/a.py"}, {"docs/c.md"}),
+                               ({"docs/c.md", "gone.py"}, set())):
+        scanned_sources = {src for src, dst in lazy.endpoints if dst in into}
+        assert lazy.sources_into(into) == scanned_sources == want_sources, into

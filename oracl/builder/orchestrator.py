@@ -610,7 +610,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
         limit = growth_limit(r.previous.base_db_bytes or db.stat().st_size)
         # (a long-lived builder knows the standby's checksums where they differ from the
         # latest's: what its last build read or removed, against the bundle it started from)
-        delta = plan.carry.delta if plan.carry is not None and plan.carry.bundle == r.previous.bundle else None
+        delta = plan.carry.delta if plan.carry is not None and plan.carry.bundle == r.previous.bundle else \
+            provenance.recorded_delta(plan.vault, r.previous.bundle) if plan.carry is None else None
         checksums, why, moved, standby_of = claim_standby(plan.vault, writer.staging, symbols_kept=keep_symbols,
                                                           max_bytes=limit, known=delta[0] if delta else "",
                                                           retire=plan.carry.retired if plan.carry is not None else None)
@@ -619,7 +620,8 @@ def start_content(plan: Plan, ex: Executor, r: Read, writer: BundleWriter, keep_
             catchup, gone_there = _catch_up_known(r, delta[1])
             symbols_catchup = sorted({*catchup, *gone_there, *moved})
             why = (f"database: the standby updated in place ({len(catchup):,} more file"
-                   f"{'' if len(catchup) == 1 else 's'} caught up, known to the builder)")
+                   f"{'' if len(catchup) == 1 else 's'} caught up, known to the "
+                   f"{'builder' if plan.carry is not None else 'latest build'})")
         elif checksums is not None:
             standby, catchup = True, _catch_up(r, checksums)
             here = {f.path for f in r.facts}
@@ -654,12 +656,23 @@ def _side(plan: Plan, ex: Executor, r: Read) -> Executor:
     return ex
 
 
-def file_counts(carry: Carry | None, r: Read) -> tuple[Counter[str], Counter[str]]:
+FILE_COUNTS = "file_counts"  # stat.bin's head: [its files by parse status, by language]
+
+
+def file_counts(carry: Carry | None, r: Read, latest: Mapping[str, Any] | None = None
+                ) -> tuple[Counter[str], Counter[str]]:
     """This build's files by parse status and by language (what the report and the health
-    line count): a long-lived builder's are the last build's with the files read again or
-    gone moved (``Carry.file_counts``), counted over every file otherwise."""
+    line count): the last build's with the files read again or gone moved — a long-lived
+    builder's (``Carry.file_counts``), or those the latest recorded (``latest``: its
+    ``stat.bin`` head) —, counted over every file otherwise."""
     held = carry.file_counts if carry is not None else None
-    if carry is None or r.previous is None or held is None or held[0] != r.previous.bundle.name:
+    if held is None and carry is None and r.previous is not None and latest:
+        counted = latest.get(FILE_COUNTS)
+        if isinstance(counted, list) and len(counted) == 2 and all(
+                isinstance(c, dict) and all(isinstance(k, str) and type(v) is int and v > 0 for k, v in c.items())
+                for c in counted) and sum(counted[0].values()) == sum(counted[1].values()) == len(r.previous.facts):
+            held = (r.previous.bundle.name, counted[0], counted[1])
+    if r.previous is None or held is None or held[0] != r.previous.bundle.name:
         parse = Counter(f.parse_status for f in r.facts)
         languages = Counter(f.language or "other" for f in r.facts)
     else:
@@ -1929,11 +1942,13 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
 def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, symbols: Symbols,
          header: dict[str, Any], spool: Path, content: Content, vault_files: Task[bytes],
          export: Task[bytes], based: bool = False, reach: Reach | None = None,
-         answered: bytes | None = None) -> Loaded:
+         answered: bytes | None = None, delta: dict[str, str | None] | None = None) -> Loaded:
     """The graph tables into the bundle (once its content is ready), then the bundle sealed
     and published once the export and the vault files are written. ``reach``: the rows
     the standby can differ in (``standby_reach``); only those are made into tables.
-    ``answered``: the export's answer, when the build already waited for it."""
+    ``answered``: the export's answer, when the build already waited for it. ``delta``:
+    each file this build read or removed → its checksum in the bundle it started from (None
+    where that had no such file), recorded in the lineage for the next build's standby."""
     from oracl.bundle import tables as tables_of
 
     nodes, edges, ends, raw = graph.nodes, graph.edges, graph.endpoints, graph.rank_raw
@@ -1995,7 +2010,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
     os.unlink(spool)
     known = {**orjson.loads(ex.join(vault_files)), **linked}
     answer = orjson.loads(answered if answered is not None else ex.join(export))
-    lineage = provenance.lineage(plan.vault, symbols.patched is None, symbols.moved) if based else None
+    lineage = provenance.lineage(plan.vault, symbols.patched is None, symbols.moved, delta) if based else None
     if spare is not None:
         try:
             ex.join(spare)
@@ -2287,7 +2302,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         base_bundle = str(r.previous.bundle) if r.previous is not None else ""
         # what the later phases need is in the graph rows now: the facts, the index and the
         # per-producer edge lists go before the bundle load, while the full-text index grows
-        parse, languages = file_counts(plan.carry, r)
+        parse, languages = file_counts(plan.carry, r, latest)
         n_records, dropped = len(r.records), dict(merged.dropped)
         mode, files_read, files_removed, spool = r.mode, len(r.reread), len(r.removed), r.spool
         # (a cold build whose structure moved: its reach against the latest is found from the
@@ -2313,7 +2328,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         # files this one read or removed: ``_catch_up_known``)
         delta_of_build = (r.previous.bundle.name, {p: (r.previous.facts[p].checksum if p in r.previous.facts else None)
                                                    for p in (*r.reread, *r.removed)}) \
-            if plan.carry is not None and r.previous is not None and not plan.warm else \
+            if r.previous is not None and not plan.warm else \
             standby_delta(r.previous.bundle, r.index.facts) if plan.warm and r.previous is not None else None
         # (the bundle the carry is kept for: this build's, or a warming's latest, which it equals)
         kept_at = r.previous.bundle if plan.warm and r.previous is not None else plan.vault.bundle(plan.build_id)
@@ -2324,6 +2339,7 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         # (what ``uptodate`` compares the next build with, and what its report then says)
         stat_extra = {"inputs": d.inputs, "scan_started_ns": d.scan_started_ns, "orphans": graph.orphans,
                       "mu": graph.mu, "sigma": graph.sigma,  # (the header's are rounded)
+                      FILE_COUNTS: [dict(sorted(parse.items())), dict(sorted(languages.items()))],
                       "structure_sha256": graph.structure_key, same_structure.KEY: weighed.settings,
                       same_structure.SUM: format(graph.structure_sum, "x") if graph.structure_sum is not None else "",
                       # (ranks read back are the latest's part: not converted and hashed again)
@@ -2372,7 +2388,8 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
                 if plan.carry is not None else standby_rows(latest, content.standby_of, now) if content.standby \
                 else None
             loaded = timed("load", load, plan, ex, writer, graph, symbols, header, spool, content, vault_files,
-                           export, based, reach, answered)
+                           export, based, reach, answered, delta_of_build[1] if delta_of_build is not None
+                           and not plan.warm else None)
             seconds["fts_background"] = round(loaded.content_seconds, 3)
             if loaded.compacted:
                 database_mode = f"{database_mode}; {loaded.compacted}"

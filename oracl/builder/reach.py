@@ -88,7 +88,9 @@ def moved_since(previous: Previous, latest: dict[str, Any], reread: list[str], f
             return None
     sources = set(changed) | (again or set())
     ends = graph.endpoints
-    if isinstance(ends, PerEdge):  # (a graph weighed from cold makes its ends when read: its edges' fields)
+    if graph.sources_into is not None:  # (a structure proven the latest's: an index of its edges by target)
+        sources.update(graph.sources_into(changed))
+    elif isinstance(ends, PerEdge):  # (a graph weighed from cold makes its ends when read: its edges' fields)
         sources.update(e.source for e in ends.edges if e.target in changed)
     else:
         sources.update(src for src, dst in ends if dst in changed)

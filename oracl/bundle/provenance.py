@@ -23,7 +23,7 @@ import hashlib
 import os
 import shutil
 import signal
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISREG
@@ -37,6 +37,7 @@ from oracl.core.vault import (
     EXPORT,
     EXPORT_INDEX,
     LATEST_KIND,
+    MANIFEST,
     READERS_LOCK,
     Vault,
     append_fd,
@@ -345,13 +346,20 @@ def write_manifest(bundle: Path, build_id: str, export_root: str, counts: dict[s
     return hashlib.sha256(data).hexdigest()
 
 
-def lineage(vault: Vault, symbols_whole: bool, symbols_moved: list[str] | None = None) -> dict[str, Any] | None:
+DELTA_MAX = 2_000  # the most files a lineage lists with their checksums in the bundle it started from
+
+
+def lineage(vault: Vault, symbols_whole: bool, symbols_moved: list[str] | None = None,
+            delta: Mapping[str, str | None] | None = None) -> dict[str, Any] | None:
     """What a build that started from the latest bundle records of it in its manifest:
     that bundle's name and manifest digest (as LATEST, sealed, holds them), whether this
     build made every symbol row again, and which files' symbol rows it made again though
     their bytes did not change (``symbols_moved``: a file came, went or changed what names
-    resolve to). The next build takes that bundle over as its standby
-    (``database.claim_standby``) and catches those files up."""
+    resolve to); and ``delta``, when it lists at most ``DELTA_MAX`` files: each file this
+    build read or removed → its checksum in that bundle (None where it had no such file).
+    The next build takes that bundle over as its standby (``database.claim_standby``) and
+    catches those files up; with ``delta`` it finds them without reading the standby's
+    checksums of every file (``recorded_delta``)."""
     try:
         latest = vault.read_latest()
     except Exception:  # noqa: BLE001 – no latest build: nothing to start from next time
@@ -362,7 +370,31 @@ def lineage(vault: Vault, symbols_whole: bool, symbols_moved: list[str] | None =
     out: dict[str, Any] = {"base": base, "base_manifest_sha256": digest, "symbols_whole": symbols_whole}
     if symbols_moved:
         out["symbols_moved"] = sorted(symbols_moved)
+    if delta is not None and len(delta) <= DELTA_MAX:
+        out["delta"] = {p: delta[p] for p in sorted(delta)}
     return out
+
+
+def recorded_delta(vault: Vault, latest_bundle: Path) -> tuple[str, dict[str, str | None]] | None:
+    """(the bundle the latest build started from, each file it read or removed → its
+    checksum there), as the latest's lineage records it (``lineage``'s ``delta``), when the
+    latest is ``latest_bundle`` and its manifest is the one LATEST seals; else None."""
+    try:
+        latest = vault.read_latest()
+        if vault.bundle(str(latest.get("bundle", latest["build_id"]))) != latest_bundle:
+            return None
+        raw = (latest_bundle / MANIFEST).read_bytes()
+        if hashlib.sha256(raw).hexdigest() != latest.get("manifest_sha256"):
+            return None
+        held = orjson.loads(raw).get("lineage") or {}
+    except Exception:  # noqa: BLE001 – none recorded: the standby's checksums are read when it is claimed
+        return None
+    base, delta = held.get("base") if isinstance(held, dict) else None, \
+        held.get("delta") if isinstance(held, dict) else None
+    if not isinstance(base, str) or not isinstance(delta, dict) or not all(
+            isinstance(p, str) and (c is None or isinstance(c, str)) for p, c in delta.items()):
+        return None
+    return base, delta
 
 
 SPARE = "-spare"  # mirror/<build_id>-spare: a full build's database, copied for its first rebuild

@@ -86,6 +86,12 @@ class WeightedGraph:
     # {"id", "kind", "path"} and ``stored`` lacks it. None: every row is whole.
     make: Callable[[str], tuple[ArtifactNode, derive.Stored]] | None = None
     made: dict[str, NodeRow] = field(default_factory=dict)
+    # (``_weigh_kept``'s) what ``rows_in`` answers for a graph no ``reweigh`` made: its rows
+    # found by halving its edges (in source order, the memberships in path order)
+    find_rows: Callable[[Set[str], Set[str]], tuple[list[int], list[int]]] | None = None
+    # (``_weigh_kept``'s) the sources of the edges into any of the paths given, from an index
+    # of its merged edges by target (its memberships end in hubs)
+    sources_into: Callable[[Set[str]], set[str]] | None = None
     ranked_here: bool = True  # False: the raw ranks are the latest build's (equal structure)
     # (``reweigh``'s) an artifact row's derived values (freshness, P0, δ, priority, link
     # density) are made under ``terms`` when the row is read (``full``), not for every row
@@ -108,7 +114,7 @@ class WeightedGraph:
         graph ``reweigh`` did not make (its caller scans the rows)."""
         s = self.structure
         if s is None or self.epochs is None:
-            return None
+            return self.find_rows(paths, sources) if self.find_rows is not None else None
         if s.places is None:
             s.places = {r.path: i for i, r in enumerate(s.records)}
         places, ends = s.places, self.endpoints
@@ -659,7 +665,8 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     if kept.terms.n != len(records) + len(domains) or any(h in facts for h in hubs.values()):
         return None  # (a file named as a hub is: the whole pass sorts it out)
     n_merged = len(merged)
-    edges = merged + memberships({r.path: d for r, d in zip(records, member, strict=True)})
+    domain_of = {r.path: d for r, d in zip(records, member, strict=True)}
+    edges = merged + memberships(domain_of)
     wcache: dict[tuple[str, float], float] = {}
 
     def weight(e: Edge) -> float:  # w = ρ·κ, as ``_structure``
@@ -686,6 +693,14 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
         s.assoc[h] = association(member_w * members[d], cap)
     incoming: dict[str, list[int]] = {}
 
+    def into(node: str) -> list[int]:
+        """The merged edges into ``node`` (an index of every merged edge by its target, made
+        when first asked)."""
+        if not incoming:
+            for i in range(n_merged):
+                incoming.setdefault(merged[i].target, []).append(i)
+        return incoming.get(node, [])
+
     def fill(node: str) -> None:
         """An artifact's entries of ``s``, as ``_structure`` makes them: its merged edges
         as a source (a run of ``merged``, sorted by source) and as a target (an index
@@ -693,14 +708,11 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
         degree and, when structural, the association (summed sorted: order is no matter)."""
         if node in s.assoc:
             return
-        if not incoming:
-            for i in range(n_merged):
-                incoming.setdefault(merged[i].target, []).append(i)
         incident: list[float] = list(member_w)
         degree_all, degree_aa = 1, 0
         a = bisect.bisect_left(merged, node, 0, n_merged, key=_source)
         b = bisect.bisect_right(merged, node, a, n_merged, key=_source)
-        for run, as_target in ((range(a, b), False), (incoming.get(node, ()), True)):
+        for run, as_target in ((range(a, b), False), (into(node), True)):
             for i in run:
                 degree_all += 1
                 e = edges[i]
@@ -739,6 +751,29 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
                           len(domains), edge_terms, stored, raw, relations, endpoints, kept.orphans)
     graph.structure_key, graph.make, graph.ranked_here = kept.key, make, False
     graph.structure_sum = kept.total
+    places: dict[str, int] = {}
+    in_path_order: list[str] = []
+
+    def find_rows(paths: Set[str], sources: Set[str]) -> tuple[list[int], list[int]]:
+        """``rows_in``: the rows of ``paths`` (artifacts, in record order, then every hub)
+        and the edges whose source is in ``sources`` (each one's run of the merged edges,
+        which are in source order, and its membership, the memberships in path order)."""
+        if not places:
+            places.update((r.path, i) for i, r in enumerate(records))
+            in_path_order.extend(sorted(domain_of))
+        rows = sorted(places[p] for p in paths if p in places) + list(range(len(records), len(node_rows)))
+        keep: list[int] = []
+        for src in sources:
+            a = bisect.bisect_left(merged, src, 0, n_merged, key=_source)
+            keep.extend(range(a, bisect.bisect_right(merged, src, a, n_merged, key=_source)))
+            j = bisect.bisect_left(in_path_order, src)
+            if j < len(in_path_order) and in_path_order[j] == src:
+                keep.append(n_merged + j)
+        keep.sort()
+        return rows, keep
+
+    graph.find_rows = find_rows
+    graph.sources_into = lambda paths: {merged[i].source for p in paths for i in into(p)}
     return graph
 
 
