@@ -2946,3 +2946,36 @@ def test_the_latests_lineage_lists_what_its_standby_is_behind_on(tmp_path: Path,
     four = edit(4, "pkg/shop.py", CALLERS["pkg/shop.py"] + "# four\n")  # (three listed none: its standby's read)
     assert four.database_mode == "database: the standby updated in place (1 more file caught up)", four.database_mode
     assert read_whole == ["stat"], read_whole
+
+
+def test_a_proven_structures_export_groups_its_edges_by_source(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold rebuild whose structure is the latest's writes the export's edge section from
+    each file's run of the merged edges and its membership (``EdgeRows.by_source``), the
+    groups cut over the sources' ids: no order of every edge is made (``edge_order``), and
+    the export equals a full build's — an edit in a file with edges out and in, one in a
+    file with none, and one that moves a fragment's lines."""
+    import oracl.builder.orchestrator as orchestrator
+
+    files = {f"pkg/m{i}.py": f"import pkg.m{(i + 1) % 12}\n\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(12)}
+    files["pkg/lone.py"] = "def lone():\n    return 0\n"
+    files["docs/guide.md"] = "# Guide\n\nSee `pkg/m3.py` and f3.\n"
+    root, t0 = _built_tree(tmp_path, files)
+    refusing = [False]
+    real = orchestrator.edge_order
+
+    def refuse(*a: Any, **kw: Any) -> Any:
+        assert not refusing[0], "every edge was ordered"
+        return real(*a, **kw)
+
+    monkeypatch.setattr(orchestrator, "edge_order", refuse)
+    for k, (rel, text) in enumerate((("pkg/m3.py", files["pkg/m3.py"] + "# note\n"),
+                                     ("pkg/lone.py", files["pkg/lone.py"] + "# note\n"),
+                                     ("pkg/m7.py", "# a line before\n" + files["pkg/m7.py"])), start=1):
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+        refusing[0] = True  # (the rebuild's alone: the full build below orders every edge)
+        report = build(root, now=t0 + timedelta(minutes=k), **KW)
+        refusing[0] = False
+        assert report.weigh_mode.startswith("weigh: the structure is the latest's"), (k, report.weigh_mode)
+        _as_full_build(root, t0 + timedelta(minutes=k, seconds=30), k)

@@ -1599,9 +1599,14 @@ def weigh_graph(plan: Plan, ex: Executor, r: Read, merged: MergeResult, history:
             if around is not None:
                 return Weighed(around, settings, f"weigh: {not_around} ({why})")
             why = why if not_around == why else f"{why}; not weighed around it: {not_around}"
+    # (each source's run's place in the merged edges, when they are a merge's runs laid end
+    # to end: what the export groups a proven structure's edge rows by, ``_edge_sections``)
+    now_runs = merged.runs[1] if merged.runs is not None else None
+    places = now_runs.places() if kept is not None and now_runs is not None and now_runs.flat is merged.edges \
+        else None
     graph = weigh(r.records, facts, merged.edges, plan.cfg, Counter(), overrides, rank_job=rank_job,
                   history=history.messages, keep=carry is not None, latest_key=str(latest.get("structure_sha256", "")),
-                  latest_ranks=ranks, lazy=carry is None, proven=kept)
+                  latest_ranks=ranks, lazy=carry is None, proven=kept, places=places)
     if r.previous is None:  # (a first or full build: nothing to say how it was had against)
         mode = ""
     elif kept is not None and graph.make is not None and not graph.ranked_here and graph.structure_key == kept.key:
@@ -1885,6 +1890,32 @@ def start_export(plan: Plan, ex: Executor, header: dict[str, Any], graph: Weight
     return task
 
 
+def _edge_parts_by_source(store: PartStore, graph: WeightedGraph,
+                          runs: tuple[list[str], Callable[[str], list[int]], Mapping[str, str]], same: Unmoved | None,
+                          whole: bool) -> Parts:
+    """The export's edge section of a graph whose rows are grouped by source
+    (``EdgeRows.by_source``: every source's id, sorted, and its rows' indexes): the groups
+    ``grouped`` cuts over the sources' ids (where a group ends depends on the ids alone,
+    not on how many rows each has), each one's rows made only when the group is written —
+    no pass over every edge to order them. The parts ``put_groups`` makes of every row."""
+    from oracl.core.parts import grouped
+
+    ids, rows_of, path_of = runs
+    raw = graph.rank_raw
+    held = same.parts_by_keys(ids, same.edges) if same is not None else None
+    moved = same.moved_sources if same is not None else frozenset()
+    out: Parts = []
+    for a, b in grouped(ids):
+        group = ids[a:b]
+        part = None if whole or held is None or any(path_of[i] in moved for i in group) else held.get(tuple(group))
+        if part is None:
+            data = orjson.dumps([stored_edge(graph.edges[k], raw[k]) for i in group for k in rows_of(i)],
+                                option=orjson.OPT_SORT_KEYS)[1:-1]
+            part = [store.put(data, rewrite=whole, packed=True), len(data)]
+        out.append(part)
+    return out
+
+
 def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None, whole: bool,
                     against: Against | None = None) -> tuple[Parts, Parts, tuple[frozenset[str], frozenset[str]] | None]:
     """The export's node and edge sections of ``graph`` in parts: every row serialised, or,
@@ -1911,6 +1942,9 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
     node_parts = put_groups(store, keys, node_rows, node_kept, rewrite=whole)
     # (a lazy graph's rows: made, and sorted inside each source, only for the groups written)
     lazy = graph.edges if isinstance(graph.edges, EdgeRows) else None
+    runs = lazy.by_source() if lazy is not None and against is None else None
+    if runs is not None:
+        return node_parts, _edge_parts_by_source(store, graph, runs, same, whole), None
     order, edge_keys = edge_order(graph.edges, within=lazy is None)
     raw, ends = graph.rank_raw, graph.endpoints
 

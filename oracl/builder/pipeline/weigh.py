@@ -190,6 +190,36 @@ class EdgeRows(Sequence[EdgeRow]):
                  terms: derive.Terms) -> None:
         self._edges, self._weights, self._raw, self._ids, self._terms = edges, weights, raw, ids, terms
         self._rows: list[EdgeRow | None] = [None] * len(edges)
+        # (``_weigh_kept``'s) each file's run's place in the merged edges, and their number: the
+        # edges after them are the memberships, one a file, in path order (``memberships``)
+        self.runs: tuple[Mapping[str, tuple[int, int]], int] | None = None
+
+    def by_source(self) -> tuple[list[str], Callable[[str], list[int]], Mapping[str, str]] | None:
+        """With ``runs``: (every source's id, sorted — each file's, since each has its
+        membership —, what gives the indexes of the rows of the file of an id in the
+        export's order, ``order()``'s, and each id's file), without a pass over every
+        edge; None when the runs do not account for every edge."""
+        if self.runs is None:
+            return None
+        at, n_merged = self.runs
+        ids = self._ids
+        if len(ids) != len(self._edges) - n_merged or any(s not in ids for s in at):
+            return None
+        path_of = {i: p for p, i in ids.items()}
+        if len(path_of) != len(ids):
+            return None  # (two files with one id: the whole order sorts them out)
+        in_path_order = sorted(ids)
+
+        def rows_of(source_id: str) -> list[int]:
+            path = path_of[source_id]
+            a, b = at.get(path, (0, 0))
+            held = list(range(a, b))
+            held.append(n_merged + bisect.bisect_left(in_path_order, path))
+            if len(held) > 1:
+                held.sort(key=self._within)
+            return held
+
+        return sorted(path_of), rows_of, path_of
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -652,7 +682,7 @@ def newest_kept(kept: KeptStructure, facts: Mapping[str, FileFacts], records: Se
 
 def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged: list[Edge], cfg: Config,
                 usage: Mapping[str, int], sensitivity_overrides: Mapping[str, str], history: Mapping[str, str],
-                kept: KeptStructure) -> WeightedGraph | None:
+                kept: KeptStructure, places: Mapping[str, tuple[int, int]] | None = None) -> WeightedGraph | None:
     """``weigh(lazy=True)``'s graph for a structure proven to be the latest's, without a
     pass that works out every node's structure: the weights and edges are made (a list
     each), the hubs' and the rows' structure is worked out only for the nodes made, from
@@ -747,21 +777,24 @@ def _weigh_kept(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], m
     # relation for relation, when its header's add up to them)
     relations = Counter(kept.relations) if kept.relations is not None and sum(kept.relations.values()) == len(edges) \
         else Counter(e.relation for e in edges)
-    graph = WeightedGraph(node_rows, EdgeRows(edges, weights, raw, ids, edge_terms), edge_terms.mu, edge_terms.sigma,
+    rows = EdgeRows(edges, weights, raw, ids, edge_terms)
+    if places is not None:  # (each file's edges: its run of the merged ones and its membership, after them)
+        rows.runs = (places, n_merged)
+    graph = WeightedGraph(node_rows, rows, edge_terms.mu, edge_terms.sigma,
                           len(domains), edge_terms, stored, raw, relations, endpoints, kept.orphans)
     graph.structure_key, graph.make, graph.ranked_here = kept.key, make, False
     graph.structure_sum = kept.total
-    places: dict[str, int] = {}
+    record_at: dict[str, int] = {}
     in_path_order: list[str] = []
 
     def find_rows(paths: Set[str], sources: Set[str]) -> tuple[list[int], list[int]]:
         """``rows_in``: the rows of ``paths`` (artifacts, in record order, then every hub)
         and the edges whose source is in ``sources`` (each one's run of the merged edges,
         which are in source order, and its membership, the memberships in path order)."""
-        if not places:
-            places.update((r.path, i) for i, r in enumerate(records))
+        if not record_at:
+            record_at.update((r.path, i) for i, r in enumerate(records))
             in_path_order.extend(sorted(domain_of))
-        rows = sorted(places[p] for p in paths if p in places) + list(range(len(records), len(node_rows)))
+        rows = sorted(record_at[p] for p in paths if p in record_at) + list(range(len(records), len(node_rows)))
         keep: list[int] = []
         for src in sources:
             a = bisect.bisect_left(merged, src, 0, n_merged, key=_source)
@@ -783,7 +816,8 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
           rank_job: RankJob = rank_here, history: Mapping[str, str] | None = None,
           keep: bool = False, latest_key: str = "",
           latest_ranks: Callable[[int], list[float] | None] | None = None, lazy: bool = False,
-          proven: KeptStructure | None = None) -> WeightedGraph:
+          proven: KeptStructure | None = None,
+          places: Mapping[str, tuple[int, int]] | None = None) -> WeightedGraph:
     """``rank_job`` starts the edge ranking and returns a function that waits for it: the
     builder runs it in a second process while this one makes the node rows. ``history``
     is each file's past commit messages (design §5c). Edges of a relation in
@@ -798,12 +832,14 @@ def weigh(records: list[ArtifactRecord], facts: Mapping[str, FileFacts], merged:
     and the DuoRanker does not run; with ``lazy`` too, the artifact rows are made only when
     read (``WeightedGraph.full``): a cold build reads few of them. ``proven`` (with ``lazy``):
     the latest's structure, proven the same file by file: no pass over every node's
-    structure and no key is made (``_weigh_kept``), unless its figures do not fit."""
+    structure and no key is made (``_weigh_kept``), unless its figures do not fit; ``places``
+    (with ``proven``): each source's run's place in ``merged`` (``BySource.places``), which
+    its edge rows then keep for the export to group them by source (``EdgeRows.runs``)."""
     history = history or {}
     usage = usage or {}
     sensitivity_overrides = sensitivity_overrides or {}
     if proven is not None and lazy and not keep:
-        graph = _weigh_kept(records, facts, merged, cfg, usage, sensitivity_overrides, history, proven)
+        graph = _weigh_kept(records, facts, merged, cfg, usage, sensitivity_overrides, history, proven, places)
         if graph is not None:
             return graph
     s = _structure(records, merged, cfg)
