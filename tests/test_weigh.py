@@ -315,6 +315,27 @@ def test_a_proven_structures_rows_are_found_by_halving_as_a_scan_finds_them(grap
     # the sources of the edges into a file, from the index of the merged edges by target
     assert lazy.sources_into is not None
     for into, want_sources in (({"core/b.py"}, {"core/a.py", "docs/c.md"}), ({"core/a.py"}, {"docs/c.md"}),
-                               ({"docs/c.md", "gone.py"}, set())):
+                               ({"docs/c.md", "gone.py"}, set()), ({"b.py", "core/b"}, set())):
         scanned_sources = {src for src, dst in lazy.endpoints if dst in into}
         assert lazy.sources_into(into) == scanned_sources == want_sources, into
+
+
+def test_the_edges_into_a_file_are_found_side_by_side_and_not_by_a_suffix() -> None:
+    """``_weigh_kept``'s edges into a node (``sources_into``): two edges in a row into the
+    same file are both found, and a path that ends another (``b.py``, ``core/b.py``) is not
+    taken for it."""
+    from oracl.builder.pipeline.weigh import KeptStructure
+
+    cfg = Config()
+    fs = {p: facts(p) for p in ("core/a.py", "core/b.py", "core/c.py", "b.py")}
+    records = [make_record(f, cfg) for f in fs.values()]
+    merged = [Edge("b.py", "core/c.py", "imports", 1.0, "L1-1"), Edge("core/a.py", "core/c.py", "imports", 1.0, "L1-1"),
+              Edge("core/b.py", "core/c.py", "imports", 1.0, "L1-1"), Edge("core/c.py", "core/b.py", "imports", 1.0, "")]
+    full = weigh(records, fs, merged, cfg)
+    lazy = weigh(records, fs, merged, cfg, lazy=True,
+                 proven=KeptStructure("k", full.terms, lambda n: [0.0] * n, 0))
+    assert lazy.sources_into is not None
+    assert lazy.sources_into({"core/c.py"}) == {"b.py", "core/a.py", "core/b.py"}
+    assert lazy.sources_into({"b.py"}) == set() and lazy.sources_into({"core/b.py"}) == {"core/c.py"}
+    # (the rows made when read are the whole weighing's)
+    assert [lazy.full(n) for n in lazy.nodes] == list(full.nodes)
