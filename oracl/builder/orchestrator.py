@@ -1898,22 +1898,20 @@ def _edge_parts_by_source(store: PartStore, graph: WeightedGraph,
     ``grouped`` cuts over the sources' ids (where a group ends depends on the ids alone,
     not on how many rows each has), each one's rows made only when the group is written —
     no pass over every edge to order them. The parts ``put_groups`` makes of every row."""
-    from oracl.core.parts import grouped
-
     ids, rows_of, path_of = runs
     raw = graph.rank_raw
     held = same.parts_by_keys(ids, same.edges) if same is not None else None
     moved = same.moved_sources if same is not None else frozenset()
-    out: Parts = []
-    for a, b in grouped(ids):
-        group = ids[a:b]
-        part = None if whole or held is None or any(path_of[i] in moved for i in group) else held.get(tuple(group))
-        if part is None:
-            data = orjson.dumps([stored_edge(graph.edges[k], raw[k]) for i in group for k in rows_of(i)],
-                                option=orjson.OPT_SORT_KEYS)[1:-1]
-            part = [store.put(data, rewrite=whole, packed=True), len(data)]
-        out.append(part)
-    return out
+
+    def group_rows(a: int, b: int) -> list[Any]:
+        return [stored_edge(graph.edges[k], raw[k]) for i in ids[a:b] for k in rows_of(i)]
+
+    def group_kept(a: int, b: int) -> list[Any] | None:
+        if held is None or any(path_of[i] in moved for i in ids[a:b]):
+            return None
+        return held.get(tuple(ids[a:b]))
+
+    return put_groups(store, ids, group_rows, group_kept, rewrite=whole)
 
 
 def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None, whole: bool,
