@@ -339,3 +339,28 @@ def test_the_edges_into_a_file_are_found_side_by_side_and_not_by_a_suffix() -> N
     assert lazy.sources_into({"b.py"}) == set() and lazy.sources_into({"core/b.py"}) == {"core/c.py"}
     # (the rows made when read are the whole weighing's)
     assert [lazy.full(n) for n in lazy.nodes] == list(full.nodes)
+
+
+def test_many_rows_readied_together_are_the_rows_made_one_by_one() -> None:
+    """``WeightedGraph.full_rows`` past ``READY_ONE_BY_ONE`` rows finds the edges into all
+    of them in one pass (``_weigh_kept``'s ``ready``): a star of twelve files into
+    ``core/c.py``, a chain among them and a path that ends another's, made together, are
+    the whole weighing's rows, as made one by one in a second graph."""
+    from oracl.builder.pipeline.weigh import READY_ONE_BY_ONE, KeptStructure
+
+    cfg = Config()
+    paths = ["core/c.py", "c.py", *(f"core/m{i:02d}.py" for i in range(12))]
+    fs = {p: facts(p) for p in paths}
+    records = [make_record(f, cfg) for f in fs.values()]
+    merged = sorted([*(Edge(f"core/m{i:02d}.py", "core/c.py", "imports", 1.0, "L1-1") for i in range(12)),
+                     *(Edge(f"core/m{i:02d}.py", f"core/m{i + 1:02d}.py", "references", 0.5, "") for i in range(11)),
+                     Edge("core/m00.py", "c.py", "tests", 0.9, "")], key=lambda e: (e.source, e.target))
+    full = weigh(records, fs, merged, cfg)
+    proven = KeptStructure("k", full.terms, lambda n: [0.0] * n, 0)
+    together = weigh(records, fs, merged, cfg, lazy=True, proven=proven)
+    one_by_one = weigh(records, fs, merged, cfg, lazy=True, proven=proven)
+    assert len(paths) > READY_ONE_BY_ONE and together.ready is not None
+    assert together.full_rows(together.nodes) == list(full.nodes)
+    assert [one_by_one.full(n) for n in one_by_one.nodes] == list(full.nodes)
+    assert together.sources_into({"core/c.py"}) == {f"core/m{i:02d}.py" for i in range(12)}
+    assert together.sources_into({"c.py"}) == {"core/m00.py"}

@@ -1926,7 +1926,7 @@ def _graph_sections(store: PartStore, graph: WeightedGraph, same: Unmoved | None
     keys = [n["id"] for n in nodes]
 
     def node_rows(a: int, b: int) -> list[Any]:
-        rows = [graph.full(n) for n in nodes[a:b]]  # (a lazy graph's rows made now: stored follows)
+        rows = graph.full_rows(nodes[a:b])  # (a lazy graph's rows made now: stored follows)
         return [stored_node(n, stored[str(n.get("path", n["id"]))]) for n in rows]
 
     taken = same.parts_by_keys(keys, same.nodes) if same is not None else None
@@ -1995,7 +1995,7 @@ def load(plan: Plan, ex: Executor, writer: BundleWriter, graph: WeightedGraph, s
             keep = [i for i, e in enumerate(ends.edges) if e.source in reach.sources] \
                 if isinstance(ends, PerEdge) else [i for i, (src, _) in enumerate(ends) if src in reach.sources]
         edges, ends, raw = [edges[i] for i in keep], [ends[i] for i in keep], [raw[i] for i in keep]
-    nodes = [graph.full(n) for n in nodes]  # (a lazy graph's rows: only those tabled are made)
+    nodes = graph.full_rows(nodes)  # (a lazy graph's rows: only those tabled are made)
     links, belongs = tables_of.link_tables(edges, ends, raw)
     tables = {"artifacts": tables_of.artifact_table(nodes, graph.stored),
               "hubs": tables_of.hub_table(nodes, graph.stored),
@@ -2395,10 +2395,9 @@ def _run(plan: Plan, ex: Executor, progress: Progress) -> BuildReport | None:
         same = unmoved(Path(base_bundle), now, old_ids, added_ids, gone_ids) \
             if base_bundle and plan.carry is None else None
         if same is None and graph.make is not None and plan.carry is None:
-            for n in graph.nodes:  # every row is serialised: each made once, before the export task's
-                graph.full(n)      # fork, not in it and again in the load (a long-lived builder's export
-            for _ in graph.edges:  # runs here, and makes only the rows it serialises)
-                pass
+            graph.full_rows(graph.nodes)  # every row is serialised: each made once, before the export
+            for _ in graph.edges:  # task's fork, not in it and again in the load (a long-lived builder's
+                pass               # export runs here, and makes only the rows it serialises)
         symbol_sections = early()
         export = timed("export", start_export, plan, ex, header, graph, stat_files, writer,
                        learned.bundle_doc(), events, not based, stat_extra, same, symbol_sections, derive)

@@ -147,8 +147,8 @@ def _whole_rows(store: PartStore, graph: WeightedGraph, whole: bool) -> KeptRows
     node_ids: dict[str, str] = {}
     node_at: dict[str, int] = {}
     by_id: list[tuple[str, bytes]] = []
-    for at, lazy in enumerate(graph.nodes):
-        n = graph.full(lazy)  # (a graph weighed around a move makes its artifact rows when read)
+    for at, n in enumerate(graph.full_rows(graph.nodes)):  # (a graph weighed around a move makes
+        # its artifact rows when read)
         key = str(n.get("path", n["id"]))
         node_ids[key] = n["id"]
         if n["kind"] == "artifact":
