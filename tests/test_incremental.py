@@ -1498,11 +1498,13 @@ def test_the_call_sites_and_symbol_details_are_decoded_only_when_read(tmp_path: 
     moved = dataclasses.replace(decode_shard(shard)["pkg/calls.py"], line_count=99)
     assert moved.calls == fresh.calls and moved.line_count == 99 and moved != fresh
     rows, _, blob = shard.partition(b"\n")
-    for i in (-1, -3):  # (the call sites' document, the other fields')
-        bad = orjson.loads(rows)
-        bad[0][i] = len(blob) + 1
+    for i, value in ((-1, len(blob) + 1), (-3, len(blob) + 1), (-2, -1), (-4, 0.5), (-1, "1")):
+        bad = orjson.loads(rows)  # (past the end, before the start, an offset that is no int)
+        bad[0][i] = value
         with pytest.raises(ValueError, match="outside its shard"):
             decode_shard(orjson.dumps(bad) + b"\n" + blob)
+    with pytest.raises(ValueError, match="another layout"):  # (a row short of its offsets)
+        decode_shard(orjson.dumps([orjson.loads(rows)[0][:-1]]) + b"\n" + blob)
 
 
 def test_a_long_lived_builders_interface_document_is_patched_for_the_files_read_again(tmp_path: Path) -> None:

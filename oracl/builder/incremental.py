@@ -114,6 +114,10 @@ class LazyFacts(FileFacts):
     __hash__ = FileFacts.__hash__
 
 
+_ROW_SETTERS = tuple(getattr(FileFacts, n).__set__ for n in _ROW)  # (each slot's own setter)
+_SET_REST, _SET_HEAVY = LazyFacts._rest.__set__, LazyFacts._heavy.__set__  # type: ignore[attr-defined]
+
+
 def _lazy_bytes(f: FileFacts, slot: str, names: tuple[str, ...]) -> bytes:
     """The JSON of ``f``'s fields ``names`` (a lazy one's not decoded yet: the bytes it was
     read from)."""
@@ -308,33 +312,41 @@ def digests_beside(datas: list[bytes]) -> Iterator[list[str]]:
 def decode_shard(data: bytes) -> dict[str, FileFacts]:
     """Each file's facts in a shard ``encode_shard`` made: a ``LazyFacts`` holding ``_ROW``'s
     fields, the others decoded when first read (a plain ``FileFacts`` when they are all
-    empty). ValueError when it is not such a shard."""
+    empty). ValueError when it is not such a shard. (Each row checked and set in one loop,
+    its fields through the slots' own setters: two passes and a setter looked up by name
+    were a quarter of decoding 50,000 rows, ~0.07 s.)"""
     cut = data.find(b"\n")
     if cut < 0:
         raise ValueError("a facts shard of another layout")
     rows = orjson.loads(data[:cut])
+    if not isinstance(rows, list):
+        raise ValueError("a facts row of another layout")
     blob = memoryview(data)[cut + 1:]
     width = len(_ROW)
-    if not isinstance(rows, list) or any(not isinstance(row, list) or len(row) != width + 4 for row in rows):
-        raise ValueError("a facts row of another layout")
     out: dict[str, FileFacts] = {}
-    setattr_, new = object.__setattr__, LazyFacts.__new__
-    size = len(blob)
-    for row in rows:
-        rest_at, rest_size, heavy_at, heavy_size = row[width:]
-        if not all(isinstance(v, int) and v >= 0 for v in (rest_at, rest_size, heavy_at, heavy_size)) \
-                or rest_at + rest_size > size or heavy_at + heavy_size > size:
-            raise ValueError("a facts row points outside its shard")
-        rest, heavy = blob[rest_at:rest_at + rest_size], blob[heavy_at:heavy_at + heavy_size]
-        if rest == _NO_REST and heavy == _NO_HEAVY:
-            out[row[0]] = FileFacts(**dict(zip(_ROW, row, strict=False)))
-            continue
-        f = new(LazyFacts)
-        for name, value in zip(_ROW, row, strict=False):
-            setattr_(f, name, value)
-        setattr_(f, "_rest", rest)
-        setattr_(f, "_heavy", heavy)
-        out[row[0]] = f
+    new, set_rest, set_heavy = LazyFacts.__new__, _SET_REST, _SET_HEAVY
+    size, no_rest, no_heavy = len(blob), len(_NO_REST), len(_NO_HEAVY)
+    try:
+        for row in rows:
+            if type(row) is not list or len(row) != width + 4:
+                raise ValueError("a facts row of another layout")
+            rest_at, rest_size, heavy_at, heavy_size = row[width:]
+            # (an offset that is no int fails the comparison or the slice: TypeError, below)
+            if rest_at < 0 or rest_size < 0 or heavy_at < 0 or heavy_size < 0 \
+                    or rest_at + rest_size > size or heavy_at + heavy_size > size:
+                raise ValueError("a facts row points outside its shard")
+            rest, heavy = blob[rest_at:rest_at + rest_size], blob[heavy_at:heavy_at + heavy_size]
+            if rest_size == no_rest and heavy_size == no_heavy and rest == _NO_REST and heavy == _NO_HEAVY:
+                out[row[0]] = FileFacts(**dict(zip(_ROW, row, strict=False)))
+                continue
+            f = new(LazyFacts)
+            for put, value in zip(_ROW_SETTERS, row, strict=False):
+                put(f, value)
+            set_rest(f, rest)
+            set_heavy(f, heavy)
+            out[row[0]] = f
+    except TypeError:
+        raise ValueError("a facts row points outside its shard") from None
     return out
 
 
