@@ -1151,10 +1151,15 @@ def _commit(root: Path, step: int) -> None:
         subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
 
 
+POLY_PACKAGE_INIT = "pkg/sub/__init__.py"
+POLY_PACKAGE_STEPS = (20, 33, 40, 90, 100, 151, 160, 180)  # (outside the random choices: the run's edits stay its own)
+
+
 def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """200 steps of one to three edits (adds, edits, deletes, renames; Python, JavaScript,
-    TypeScript, Go, Rust, Java, Markdown, YAML, a language the tree did not have yet) with a
+    TypeScript, Go, Rust, Java, Markdown, YAML, a language the tree did not have yet; a
+    package's ``__init__.py`` coming and going, checked on the steps it does) with a
     commit every few steps and two branch switches (many files at once): every step reads
     only what changed; the first step, every 20th and the last, the export, the full-text
     answer and every symbol table equal a full build's and verify passes. Most builds take
@@ -1201,6 +1206,16 @@ def test_incremental_equals_full_over_200_steps_of_a_polyglot_tree_in_git(tmp_pa
             for _ in range(rng.randint(1, 3)):
                 touched |= _poly_edit(root, rng, step, names)
             touched &= set(names)
+            if step in POLY_PACKAGE_STEPS:  # (a package's __init__.py comes or goes, beside the step's edits)
+                init = root / POLY_PACKAGE_INIT
+                if init.exists():
+                    init.unlink()
+                    names[:] = [n for n in names if n != POLY_PACKAGE_INIT]
+                    touched.discard(POLY_PACKAGE_INIT)
+                else:
+                    write_tree(root, {POLY_PACKAGE_INIT: ""})
+                    _stamp(init, step)
+                    touched.add(POLY_PACKAGE_INIT)
         if step % 3 == 0:
             _commit(root, step)
         now = t0 + timedelta(minutes=2 * step)
@@ -2048,8 +2063,9 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     build whose changed files kept their ``edge_interface`` makes again only the edges of
     those files and of the files with an edge into one of them, and reads the others back;
     a file added or removed makes again its own and those of the files that looked it up.
-    The export is a full build's after each step. A damaged shard or an ``__init__.py``
-    makes every file's edges."""
+    The export is a full build's after each step; a package's ``__init__.py`` coming or
+    going makes again, besides, the edges of the files that looked up a name it moves of
+    the modules under it. A damaged shard makes every file's edges."""
     import oracl.builder.orchestrator as orchestrator
     from oracl.builder.extractors import providers
 
@@ -2112,8 +2128,16 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     damaged.write_bytes(bytes(data))
     assert len(step(10, "pkg/extra2.py", "import pkg.m3\n")) == n + 2
     assert step(11, "pkg/m50.py", "# 11\n" + files["pkg/m50.py"]) == {"pkg/m50.py", "pkg/m49.py"}
-    # an __init__.py moves other modules' names: every file's edges
-    assert len(step(12, "pkg/__init__.py", "")) == n + 3
+    # a package's __init__.py moves the names of the modules under it (``pkg/m5.py`` is also
+    # ``m5`` while ``pkg`` is no package): its edges and those of the files that looked one
+    # of those names up, coming and going
+    assert step(12, "pkg/short.py", "import m5\n") == {"pkg/short.py"}
+    assert step(13, "pkg/__init__.py", "") == {"pkg/__init__.py", "pkg/short.py"}
+    (root / "pkg/__init__.py").unlink()
+    made.clear()
+    build(root, now=t0 + timedelta(minutes=14), **KW)
+    assert set(made) == {"pkg/short.py"}
+    assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=14, seconds=30))[0]
 
 
 def test_a_long_lived_builder_makes_again_only_the_edges_that_looked_up_a_file_that_came_or_went(

@@ -880,8 +880,8 @@ def kept_edge_shards(r: Read) -> tuple[tuple[tuple[Mapping[str, list[Edge]] | No
                                          Kept | None]:
     """For each of Phase 2 and Phase 3 of a cold build: (the latest build's edges per file,
     read back from its shards, the files whose edges are made again: ``edges_to_make``;
-    None when every file's are — an ``__init__.py`` added or removed, a changed file whose
-    language, manifest or namespaces moved), or (None, None) when there are no shards or
+    None when every file's are — a changed file whose language, manifest or namespaces
+    moved), or (None, None) when there are no shards or
     one is damaged;
     and what the shards hold (``Kept``: the latest's merge, kept for the files not made again)."""
     if r.previous is None:

@@ -13,10 +13,12 @@ file's rows are the latest's, unread; the rows made are compared with the latest
 that the database is patched only for the files whose rows moved.
 
 The result is the rows and tables a whole pass makes (tested against full builds); it
-gives way to the whole pass when it cannot be sure of that: a package's ``__init__.py``,
-a crate root or a manifest among the changed files (they move how every import in their
-tree resolves; a package's ``__init__.py`` that stayed with the same imports is taken
-as any module, with its package's words), a directory that appears or empties, or no
+gives way to the whole pass when it cannot be sure of that: a package's ``__init__.py``
+whose imports moved, a crate root or a manifest among the changed files (they move how
+every import in their tree resolves; a package's ``__init__.py`` that stayed with the same
+imports is taken as any module, with its package's words; one that came or went moves the
+module names of the files under it, ``resolve.modules_moved``: those files are resolved
+again, and the files that read their words), a directory that appears or empties, or no
 record to start from. Members
 declared outside their type (Go methods, Rust impls) in a changed file's directory are
 attached again; a type that gains or loses one has its file's rows made again, and the
@@ -32,7 +34,7 @@ from typing import Any
 
 from oracl.builder import name_tables, read_sets
 from oracl.builder.extractors.code import CODE_LANGUAGES
-from oracl.builder.extractors.resolve import IndexView
+from oracl.builder.extractors.resolve import IndexView, modules_moved
 from oracl.builder.pipeline.symbols import (
     SymbolGraph,
     SymbolTable,
@@ -108,10 +110,13 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     gone = [p for p in previous if p not in here]
     changed = sorted({*gone, *(p for p in reread if p not in previous
                                or p not in segments.files or interface(here[p]) != segments.files[p].interface)})
+    tree: set[str] = set()  # (files whose module names a package's ``__init__.py`` coming or going moved)
     for p in changed:
         name = p.rsplit("/", 1)[-1]
         if name in _ROOTS and not _package_stays(previous.get(p), here.get(p)):
-            return f"{p} roots a tree of imports"
+            if name != "__init__.py" or (p in previous) == (p in here):
+                return f"{p} roots a tree of imports"
+            tree.update(modules_moved(p, previous, here))
         if any(x is not None and x.manifest for x in (here.get(p), previous.get(p))):
             return f"{p} is a manifest"
     if any(p not in previous or p not in here for p in changed):  # (a directory moves only when a file comes or goes)
@@ -160,6 +165,10 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
                 tokens |= change_tokens(f)
         if p.rsplit("/", 1)[-1] == "__init__.py":
             tokens |= _package_words(p)
+    for q in tree:  # (an import naming such a module by a name it gained or lost reads its words)
+        tokens |= change_tokens(here[q])
+        if q.rsplit("/", 1)[-1] == "__init__.py":
+            tokens |= _package_words(q)
     for holder, member in attached:  # (a type that gained or lost a member: the member's name, as a
         kind = holder.split("#", 1)[1]   # member lookup records it, and the type's, whole and last part;
         short = member.split("#", 1)[1].rsplit(".", 1)[-1]  # a lookup by its name alone, which reads its owner)
@@ -169,6 +178,7 @@ def resolve_again(facts: list[FileFacts], index: IndexView, previous: dict[str, 
     # (a type's file holds its `contains` edges to the members attached to it)
     only.update(p for p in (holder.split("#", 1)[0] for holder, _ in attached) if p in here)
     only.update(p for p in changed if p in here)
+    only.update(tree)
     only.update(p for p in reread if p in here)
     only.update(p for p in also if p in here)
     only.update(f.path for f in facts if f.path not in reads and _code(f))  # (no record: resolved)

@@ -33,6 +33,7 @@ from oracl.builder.extractors.resolve import (
     fragment,
     heading_slug,
     lookups_of,
+    modules_moved,
     nearest,
     subject_names,
 )
@@ -554,8 +555,9 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
     removed can change only the answers to the lookups of its path, its file name, its
     module names, its folder's files, the short names it defines and the import resolvers'
     whole index (``resolve.lookups_of``), so the files that made one of those are made
-    again too, with the files added and removed; an ``__init__.py`` added or removed moves
-    other modules' names: every file's edges. ``called``: each test file's called names,
+    again too, with the files added and removed; an ``__init__.py`` added or removed also
+    moves the names of the modules under it (``resolve.modules_moved``): the files that
+    looked one of those up too. ``called``: each test file's called names,
     kept by a long-lived builder (``_called_names``); ``tests`` (with ``known``): the test
     files' paths, kept by it while no file comes or goes (else every file is asked, or,
     with ``reading`` and no ``tests``, the files that looked a moved name up: the lookups
@@ -573,9 +575,11 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
         added = sorted(p for p in changed if p not in previous) if known is not None else \
             [p for p in present if p not in previous]
         gone = list(known[1]) if known is not None else [p for p in previous if p not in present]
-        if any(p.rsplit("/", 1)[-1] == "__init__.py" for p in (*added, *gone)):
-            return None
         keys = {"ecosystems\x00"}
+        for p in (*added, *gone):  # (a package's ``__init__.py``: the names it moves of the modules under it)
+            if p.rsplit("/", 1)[-1] == "__init__.py":
+                for moved in modules_moved(p, previous, present).values():
+                    keys.update(f"module\x00{m}" for m in moved)
         for p in added:
             keys |= lookups_of(p, present)
             keys.update(f"defines\x00{n}" for n in _defined(present[p]))

