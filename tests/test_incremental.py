@@ -2135,6 +2135,73 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     assert step(14, "pkg/__init__.py", None) == {"pkg/short.py"}
 
 
+def test_a_file_that_comes_or_goes_makes_again_only_the_edges_that_looked_up_what_it_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import resolvers of the other languages (``Ecosystems``) record what each file's
+    imports looked up — a path, a folder's files, a JVM class, what the manifests hold — so a
+    Go, JavaScript or Java file coming or going makes again the edges of the files that
+    looked it up, not of every file importing through them (``came_or_went_reads``): here
+    twenty JavaScript files importing one module, and Go and Java files, are left as they
+    were. The export is a full build's after each step."""
+    import oracl.builder.orchestrator as orchestrator
+    from oracl.builder.extractors import providers
+
+    files = {"go.mod": "module example.com/app\n\ngo 1.21\n",
+             "svc/a.go": "package svc\n\nfunc A() int { return 1 }\n",
+             "cmd/main.go": 'package main\n\nimport "example.com/app/svc"\n\nfunc main() { svc.A() }\n',
+             "cmd/other.go": 'package main\n\nimport "example.com/app/lib"\n\nfunc other() {}\n',
+             "lib/l.go": "package lib\n\nfunc L() int { return 2 }\n",
+             "web/util.js": "export function util(x) {\n  return x;\n}\n",
+             "app/main.rb": "require 'helper'\n\ndef main\n  helper\nend\n",
+             "web/other.js": "import { later } from './later.js';\n\nexport function other() {\n  return later();\n}\n",
+             "src/com/acme/Shop.java": ("package com.acme;\n\nimport com.acme.Ledger;\n\npublic class Shop {\n"
+                                        "    public int run() {\n        return new Ledger().sum();\n    }\n}\n"),
+             "src/com/acme/Tool.java": "package com.acme;\n\npublic class Tool {\n    public int use() {\n        return 1;\n    }\n}\n",
+             **{f"web/page{i}.js": f"import {{ util }} from './util.js';\n\nexport function page{i}() {{\n  return util({i});\n}}\n"
+                for i in range(20)}}
+    root, t0 = _built_tree(tmp_path, files)
+    made: list[str] = []
+    real2, real3 = providers.phase2_of, providers.phase3_of
+
+    def two(f: Any, idx: Any) -> Any:
+        made.append(f.path)
+        return real2(f, idx)
+
+    def three(f: Any, idx: Any) -> Any:
+        made.append(f.path)
+        return real3(f, idx)
+
+    monkeypatch.setattr(orchestrator, "phase2_of", two)
+    monkeypatch.setattr(orchestrator, "phase3_of", three)
+
+    def step(k: int, rel: str, text: str | None) -> set[str]:
+        if text is None:
+            (root / rel).unlink()
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+            _stamp(root / rel, k)
+        made.clear()
+        build(root, now=t0 + timedelta(minutes=k), **KW)
+        out = set(made)
+        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
+        return out
+
+    # a Go file in a package folder: the file importing that package (its folder's files read)
+    assert step(1, "svc/b.go", "package svc\n\nfunc B() int { return 2 }\n") == {"svc/b.go", "cmd/main.go"}
+    # a JavaScript module looked up before it was there, and gone again
+    assert step(2, "web/later.js", "export function later() {\n  return 1;\n}\n") == {"web/later.js", "web/other.js"}
+    assert step(3, "web/later.js", None) == {"web/other.js"}
+    # a Java class a file imports: that file (its class looked up by package and name)
+    ledger = "package com.acme;\n\npublic class Ledger {\n    public int sum() {\n        return 0;\n    }\n}\n"
+    assert step(4, "src/com/acme/Ledger.java", ledger) == {"src/com/acme/Ledger.java", "src/com/acme/Shop.java"}
+    # a new folder: every file that read which folders there are, with the file itself
+    # a new folder: the file, and the Ruby file whose `require` searched every lib/ folder
+    # (it read which folders there are); a new lib/ folder holding what it requires: its edge
+    assert step(5, "tools/t.go", "package tools\n\nfunc T() {}\n") == {"tools/t.go", "app/main.rb"}
+    assert step(6, "vendor/lib/helper.rb", "def helper\n  1\nend\n") == {"vendor/lib/helper.rb", "app/main.rb"}
+
+
 def test_a_long_lived_builder_makes_again_only_the_edges_that_looked_up_a_file_that_came_or_went(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A long-lived builder (``Carry``) keeps each file's lookups (``Carry.edge_reads``): a

@@ -26,7 +26,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from oracl.core.records import FileFacts, ImportRef
 
@@ -40,6 +42,110 @@ MANIFESTS = ("package.json", "Cargo.toml", "go.mod", "CMakeLists.txt", "pom.xml"
 
 def _dir(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+Read = Callable[[str, str], None]
+
+
+class _Looked(dict):
+    """A table of ``Ecosystems`` that records each key looked up in it (``read(kind, key)``:
+    ``IndexView.read``, so a file's edges say which paths, folders, names, packages and
+    namespaces their imports read), and, when it is walked, ``every`` (what a walk reads:
+    all its keys). Looked up by ``get``, ``in`` and ``[]``; nothing else reads it."""
+
+    __slots__ = ("_read", "_kind", "_every")
+
+    def __init__(self, data: Mapping[Any, Any], read: Read, kind: str, every: tuple[str, str]) -> None:
+        super().__init__(data)
+        self._read, self._kind, self._every = read, kind, every
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._read(self._kind, key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._read(self._kind, str(key))
+        return super().__contains__(key)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._read(self._kind, key)
+        return super().__getitem__(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._read(*self._every)
+        return super().__iter__()
+
+
+class _Whole(list):
+    """A list of ``Ecosystems`` made of what every file of a kind holds (the manifests, the
+    folders' names): walking it records ``keys``."""
+
+    __slots__ = ("_read", "_keys")
+
+    def __init__(self, data: Iterable[Any], read: Read, keys: tuple[tuple[str, str], ...]) -> None:
+        super().__init__(data)
+        self._read, self._keys = read, keys
+
+    def __iter__(self) -> Iterator[Any]:
+        for kind, key in self._keys:
+            self._read(kind, key)
+        return super().__iter__()
+
+
+class _WholeMap(_Looked):
+    """A table of ``Ecosystems`` made of what every file of a kind holds: any lookup in it
+    records ``every``."""
+
+    __slots__ = ()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._read(*self._every)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._read(*self._every)
+        return dict.__contains__(self, key)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._read(*self._every)
+        return dict.__getitem__(self, key)
+
+
+MANIFESTS_READ = ("manifests", "")   # what every manifest holds (module paths, packages, crates, labels)
+DIRS_READ = ("dirs", "")             # which folders there are (lib/, include/, Sources/…), and their walk
+WHOLE_READ = ("ecosystems", "")      # a walk of every file or name
+
+
+def jvm_keys(path: str, f: FileFacts) -> list[str]:
+    """The keys a JVM file is filed under in ``Ecosystems.jvm``: its package and stem, its
+    package's wildcard, and each top-level declaration not named as its file."""
+    pkg = f.namespaces[0] if f.namespaces else ""
+    name = path.rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0]
+    out = [f"{pkg}.{stem}" if pkg else stem, pkg + ".*"]
+    for sym, detail in zip(f.symbols, f.symbol_details, strict=False):
+        if "." not in detail[0] and sym[0] != stem:
+            out.append(f"{pkg}.{sym[0]}" if pkg else sym[0])
+    return out
+
+
+def came_or_went_reads(path: str, f: FileFacts, folder_moved: bool) -> set[str]:
+    """What a file coming or going can change of the lookups ``Ecosystems`` records, beyond
+    its path, name and folder (``resolve.lookups_of``): the whole set of files (a walk of
+    them); its JVM keys and its namespaces; what every manifest holds, when it has one or is
+    a crate's root; the folders, when its folder appeared or emptied (``folder_moved``) or it
+    is a Swift file (a folder under ``Sources/`` is a target while it holds one)."""
+    out = {"\x00".join(WHOLE_READ)}
+    if f.language in JVM:
+        out.update(f"jvm\x00{k}" for k in jvm_keys(path, f))
+    elif f.language in ("csharp", "php"):
+        out.update(f"ns\x00{n}" for n in f.namespaces)
+    name = path.rsplit("/", 1)[-1]
+    if f.manifest or name in ("lib.rs", "main.rs"):
+        out.add("\x00".join(MANIFESTS_READ))
+    if folder_moved or name.endswith(".swift"):
+        out.add("\x00".join(DIRS_READ))
+    return out
 
 
 def _join(*parts: str) -> str:
@@ -66,7 +172,10 @@ class Ecosystems:
     suffix_index: dict[str, list[str]] = field(default_factory=dict)        # basename → paths
 
     @classmethod
-    def build(cls, facts: dict[str, FileFacts]) -> Ecosystems:
+    def build(cls, facts: dict[str, FileFacts], read: Read | None = None) -> Ecosystems:
+        """The indexes over ``facts``; with ``read`` (``IndexView.read``), tables that
+        record what the resolvers look up in them (``came_or_went_reads`` says which of
+        those a file coming or going moves)."""
         eco = cls(facts)
         dir_files: dict[str, list[str]] = defaultdict(list)
         jvm: dict[str, list[str]] = defaultdict(list)
@@ -101,13 +210,8 @@ class Ecosystems:
                 for define in m.get("template_defines") or []:  # type: ignore[attr-defined]
                     eco.defines.setdefault(str(define), path)
             if f.language in JVM:
-                pkg = f.namespaces[0] if f.namespaces else ""
-                stem = name.rsplit(".", 1)[0]
-                jvm[f"{pkg}.{stem}" if pkg else stem].append(path)
-                jvm[pkg + ".*"].append(path)
-                for sym, detail in zip(f.symbols, f.symbol_details, strict=False):
-                    if "." not in detail[0] and sym[0] != stem:
-                        jvm[f"{pkg}.{sym[0]}" if pkg else sym[0]].append(path)
+                for key in jvm_keys(path, f):
+                    jvm[key].append(path)
             elif f.language in ("csharp", "php"):
                 for ns in f.namespaces:
                     spaces[ns].append(path)
@@ -128,7 +232,24 @@ class Ecosystems:
         eco.psr4.sort(key=lambda x: -len(x[0]))
         eco.tsconfigs.sort(key=lambda x: -x[0].count("/") - bool(x[0]))
         eco.crate_dirs.sort(key=lambda x: -x[0].count("/") - bool(x[0]))
+        if read is not None:
+            eco._record(read)
         return eco
+
+    def _record(self, read: Read) -> None:
+        """Each table made one that records what is looked up in it."""
+        self.facts = _Looked(self.facts, read, "path", WHOLE_READ)
+        self.dir_files = _Looked(self.dir_files, read, "dir", DIRS_READ)
+        self.suffix_index = _Looked(self.suffix_index, read, "name", WHOLE_READ)
+        self.jvm = _Looked(self.jvm, read, "jvm", WHOLE_READ)
+        self.namespaces = _Looked(self.namespaces, read, "ns", WHOLE_READ)
+        for name in ("js_packages", "crates", "labels", "defines"):
+            setattr(self, name, _WholeMap(getattr(self, name), read, "manifests", MANIFESTS_READ))
+        self.swift_targets = _WholeMap(self.swift_targets, read, "dirs", DIRS_READ)
+        for name in ("go_modules", "tsconfigs", "crate_dirs", "psr4"):
+            setattr(self, name, _Whole(getattr(self, name), read, (MANIFESTS_READ,)))
+        self.include_dirs = _Whole(self.include_dirs, read, (MANIFESTS_READ, DIRS_READ))
+        self.lib_dirs = _Whole(self.lib_dirs, read, (DIRS_READ,))
 
     # ---- the resolvers ------------------------------------------------------------------
 

@@ -128,7 +128,8 @@ class IndexView:
     memo: dict[tuple[str, str], list] = field(default_factory=dict)  # per-file resolutions shared by providers
     # while one file's edges are made: the lookups whose answers depend on which files there
     # are (``read``: a path, a file name, a module name, a folder's files, a short name
-    # defined, the import resolvers' whole index), for ``providers.edges_to_make``
+    # defined; in the other languages' resolvers, a JVM key, a namespace, what the
+    # manifests hold, which folders there are: ``Ecosystems``), for ``providers.edges_to_make``
     reads: set[str] | None = None
 
     def read(self, kind: str, key: str = "") -> None:
