@@ -558,9 +558,10 @@ def edges_to_make(facts: list[FileFacts], previous: dict[str, FileFacts],
     module names, its folder's files, the short names it defines (``resolve.lookups_of``)
     and, in the other languages' resolvers, its JVM keys or namespaces, what the manifests
     hold, which folders there are and a walk of every file (``came_or_went_reads``), so the
-    files that made one of those are made again too, with the files added and removed; an ``__init__.py`` added or removed also
-    moves the names of the modules under it (``resolve.modules_moved``): the files that
-    looked one of those up too. ``called``: each test file's called names,
+    files that made one of those are made again too, with the files added and removed; an
+    ``__init__.py`` added or removed also moves the names of the modules under it
+    (``resolve.modules_moved``): the files that looked one of those up too. ``called``:
+    each test file's called names,
     kept by a long-lived builder (``_called_names``); ``tests`` (with ``known``): the test
     files' paths, kept by it while no file comes or goes (else every file is asked, or,
     with ``reading`` and no ``tests``, the files that looked a moved name up: the lookups
