@@ -44,9 +44,13 @@ def test_build_summary_is_readable(sample_repo: Path) -> None:
     # (in a pipe, -q prints through face/plain.py: rich, 60–70 ms of imports, is not loaded)
     imported = {line.rsplit("|", 1)[-1].strip() for line in piped.stderr.splitlines() if line.startswith("import time:")}
     assert "oracl.face.plain" in imported and not any(m == "rich" or m.startswith("rich.") for m in imported)
-    # a comment added: the build says how it had the weighting's structure (a first build does not)
-    assert not any(line.startswith("weigh\t") for line in run_cli("build", str(sample_repo), "--workers", "1",
-                                                                    "--full").stdout.splitlines())
+    # a comment added: the build says how it had the weighting's structure (a first build does not);
+    # its whole summary in a pipe loads no rich either (face/render.py imports it to draw a terminal)
+    summary = run_cli("build", str(sample_repo), "--workers", "1", "--full",
+                      env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert not any(line.startswith("weigh\t") for line in summary.stdout.splitlines())
+    imported = {line.rsplit("|", 1)[-1].strip() for line in summary.stderr.splitlines() if line.startswith("import time:")}
+    assert "oracl.face.render" in imported and not any(m == "rich" or m.startswith("rich.") for m in imported)
     path = next(p for p in sorted(sample_repo.rglob("*.py")) if ".oracl" not in p.parts)
     path.write_text(path.read_text() + "# a comment\n")
     said = [line for line in run_cli("build", str(sample_repo), "--workers", "1").stdout.splitlines()

@@ -22,25 +22,17 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
-
-from rich.cells import cell_len
-from rich.console import Console
-from rich.padding import Padding
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from oracl.face.plain import build_fields, json_text, plain  # noqa: F401 – json_text: this module's name too
 from oracl.face.plain import field as _field
 from oracl.face.plain import line as _line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# (rich is imported where a terminal is drawn, not with this module: a build or an answer
+# written to a pipe is plain text and never loads it: 10-35 ms of a cold build's imports)
 
 _TERMINAL_VARS = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TERM")
 _consoles: dict[bool, tuple[tuple[Any, ...], Console]] = {}  # per side: what it was made for, it
@@ -54,8 +46,21 @@ def _console(stderr: bool) -> Console:
     key = (id(stream), tuple(os.environ.get(v) for v in _TERMINAL_VARS))
     made = _consoles.get(stderr)
     if made is None or made[0] != key:
+        from rich.console import Console
+
         made = _consoles[stderr] = (key, Console(stderr=stderr))
     return made[1]
+
+
+def _may_be_terminal(stream: Any) -> bool:
+    """Whether rich could take ``stream`` for a terminal: it is one, or a variable forces
+    it (else no console is made, and rich is not imported, to say it is not)."""
+    try:
+        if stream.isatty():
+            return True
+    except (AttributeError, ValueError):
+        pass
+    return any(os.environ.get(v) for v in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_TERMINAL"))
 
 
 def out() -> Console:
@@ -120,6 +125,8 @@ def fit_widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int,
     >>> fit_widths([Col("path", "path"), Col("why", "text")], [["src/a/very/long/path.py", "x"]], 20)
     ([0, 1], [23, 3], 33)
     """
+    from rich.cells import cell_len
+
     natural, least, hard = [], [], []
     for i, c in enumerate(cols):
         cells = [cell_len(str(r[i])) for r in rows]
@@ -188,6 +195,9 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
     if draw > out().width:  # a path wider than the table can hold: one record per row instead
         _records(title, cols, cells, caption)
         return
+    from rich.table import Table
+    from rich.text import Text
+
     t = Table(title=title or None, title_justify="left", show_header=header, caption=caption or None)
     for i, w in zip(kept, widths, strict=True):
         c = cols[i]
@@ -201,6 +211,9 @@ def table(title: str, cols: Sequence[Col], rows: Sequence[Sequence[Any]], *, cap
 def _records(title: str, cols: Sequence[Col], cells: list[list[str]], caption: str) -> None:
     """Rows too wide for the terminal as records: the path(s) alone on a line (never cut;
     only a path longer than the terminal runs past its edge), every other field under it."""
+    from rich.padding import Padding
+    from rich.text import Text
+
     kept = range(len(cols))
     if title:
         out().print(Text(title, style="italic"))
@@ -225,11 +238,20 @@ def kv(title: str, rows: dict[str, Any], *, section: str = "") -> None:
 def build_progress(enabled: bool) -> Iterator[Any]:
     """A callback ``(phase, done, total)`` that drives one progress row per phase (on a
     terminal only: a log file gets no spinner frames)."""
-    if not enabled or not err().is_terminal:
+    if not enabled or (not _may_be_terminal(sys.stderr) or not err().is_terminal):
         yield lambda *_: None
         return
     # no refresh thread (auto_refresh off): the build forks its helpers, and a fork with
     # another thread alive is refused; each update redraws instead
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     progress = Progress(SpinnerColumn(), TextColumn("{task.description:<9}"), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), console=err(), transient=False,
                         auto_refresh=False)
