@@ -2057,6 +2057,24 @@ def test_a_cold_build_whose_structure_stays_reads_the_ranks_back_and_makes_only_
     assert ran == 1, (rows, ran)
 
 
+def _remade_after(root: Path, t0: datetime, made: list[str], k: int, rel: str,
+                  text: str | None) -> tuple[set[str], BuildReport]:
+    """``rel`` written (or removed: ``text`` None) at step ``k`` and the tree built again,
+    ``made`` (what a test's spies record of the files whose edges are made) emptied first:
+    (the files recorded, the build's report). The export is a full build's."""
+    if text is None:
+        (root / rel).unlink()
+    else:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+        _stamp(root / rel, k)
+    made.clear()
+    report = build(root, now=t0 + timedelta(minutes=k), **KW)
+    out = set(made)  # (before the full build beside it makes every file's)
+    assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
+    return out, report
+
+
 def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """``edge_shards``: each bundle keeps every file's Phase 2 and Phase 3 edges; a cold
@@ -2082,15 +2100,7 @@ def test_a_cold_build_makes_again_only_the_edges_a_change_can_move(tmp_path: Pat
     monkeypatch.setattr(orchestrator, "phase3_of", lambda f, idx: real3(f, idx))
 
     def step(k: int, rel: str, text: str | None) -> set[str]:
-        if text is None:  # (removed)
-            (root / rel).unlink()
-        else:
-            (root / rel).write_text(text)
-            _stamp(root / rel, k)
-        made.clear()
-        report = build(root, now=t0 + timedelta(minutes=k), **KW)
-        out = set(made)  # (before the full build beside it makes every file's)
-        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
+        out, report = _remade_after(root, t0, made, k, rel, text)
         assert "edges_kept" in report.seconds
         return out
 
@@ -2175,17 +2185,7 @@ def test_a_file_that_comes_or_goes_makes_again_only_the_edges_that_looked_up_wha
     monkeypatch.setattr(orchestrator, "phase3_of", three)
 
     def step(k: int, rel: str, text: str | None) -> set[str]:
-        if text is None:
-            (root / rel).unlink()
-        else:
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text)
-            _stamp(root / rel, k)
-        made.clear()
-        build(root, now=t0 + timedelta(minutes=k), **KW)
-        out = set(made)
-        assert _canonical(root) == _full_beside(root, t0 + timedelta(minutes=k, seconds=30))[0], k
-        return out
+        return _remade_after(root, t0, made, k, rel, text)[0]
 
     # a Go file in a package folder: the file importing that package (its folder's files read)
     assert step(1, "svc/b.go", "package svc\n\nfunc B() int { return 2 }\n") == {"svc/b.go", "cmd/main.go"}
