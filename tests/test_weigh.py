@@ -15,7 +15,7 @@ import pytest
 from oracl.builder.pipeline.annotate import make_record
 from oracl.builder.pipeline.weigh import association, tagset, weigh
 from oracl.core.config import Config
-from oracl.core.records import Edge, FileFacts
+from oracl.core.records import ArtifactRecord, Edge, FileFacts
 
 T = 1_700_000_000 * 10**9
 
@@ -25,8 +25,8 @@ def facts(path: str, **kw: object) -> FileFacts:
                      mtime_ns=kw.pop("mtime_ns", T), ctime_ns=T, parse_status="ok", **kw)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def graph():  # type: ignore[no-untyped-def]
+def _sample() -> tuple[Config, dict[str, FileFacts], list[ArtifactRecord], list[Edge]]:
+    """Three files and three edges: (the config, the facts, the records, the merged edges)."""
     cfg = Config()
     fs = {"core/a.py": facts("core/a.py", module_docstring=True, defs=2, documented_defs=1),
           "core/b.py": facts("core/b.py"),
@@ -35,6 +35,12 @@ def graph():  # type: ignore[no-untyped-def]
     merged = [Edge("core/a.py", "core/b.py", "imports", 1.0, "L1-1"),
               Edge("docs/c.md", "core/a.py", "references", 0.95, "L2-2"),
               Edge("docs/c.md", "core/b.py", "mentions", 0.6, "L3-3")]
+    return cfg, fs, records, merged
+
+
+@pytest.fixture
+def graph():  # type: ignore[no-untyped-def]
+    cfg, fs, records, merged = _sample()
     return weigh(records, fs, merged, cfg)
 
 
@@ -290,14 +296,7 @@ def test_a_proven_structures_rows_are_found_by_halving_as_a_scan_finds_them(grap
     very rows a scan of every node and edge finds, in the same order."""
     from oracl.builder.pipeline.weigh import KeptStructure
 
-    cfg = Config()
-    fs = {"core/a.py": facts("core/a.py", module_docstring=True, defs=2, documented_defs=1),
-          "core/b.py": facts("core/b.py"),
-          "docs/c.md": facts("docs/c.md")}
-    records = [make_record(f, cfg) for f in fs.values()]
-    merged = [Edge("core/a.py", "core/b.py", "imports", 1.0, "L1-1"),
-              Edge("docs/c.md", "core/a.py", "references", 0.95, "L2-2"),
-              Edge("docs/c.md", "core/b.py", "mentions", 0.6, "L3-3")]
+    cfg, fs, records, merged = _sample()
     kept = KeptStructure("k", graph.terms, lambda n: [0.0] * n, 0, relations=dict(graph.edge_counts))
     lazy = weigh(records, fs, merged, cfg, lazy=True, proven=kept)
     assert lazy.find_rows is not None and lazy.edge_counts == graph.edge_counts
